@@ -1,0 +1,104 @@
+/**
+ * Shapes shared by decide(), the gates, the scoring and control/. Views are plain data so the
+ * data plane can cache them and the controller can produce them without depending on router
+ * internals.
+ */
+
+export type TBreakerState = "closed" | "open" | "half_open";
+
+/**
+ * What the decision needs from a circuit breaker. Keyed `provider` or `provider|region`; the
+ * region-specific key wins when both exist.
+ */
+export type TBreakerView = {
+  state: TBreakerState;
+  /** In half_open: whether a probe slot is free right now. */
+  probeAvailable: boolean;
+  openedAt?: number;
+  nextAttemptAt?: number;
+};
+
+/** Remaining quota per provider; null means unlimited for that period. */
+export type TQuotaView = {
+  remainingMinute: number | null;
+  remainingDay: number | null;
+  resetAt: number | null;
+};
+
+/** Traffic shares for one (operation, region), produced by the controller: provider key → share. */
+export type TShares = Record<string, number>;
+
+export type TCredentialStatus = "valid" | "invalid" | "expired" | "unknown";
+
+export type TProviderInfo = {
+  key: string;
+  /** Regions the provider serves; "*" serves all. */
+  regions: readonly string[];
+  /** Compliance certifications or approvals (e.g. "gdpr", "hipaa", "in_dlt"). */
+  complianceTags: readonly string[];
+  /** Cost of one request in the account currency; the cost index and price strategies use it. */
+  costPerRequest: number;
+  credentialStatus: TCredentialStatus;
+  enabled: boolean;
+};
+
+/**
+ * Metrics of one provider for the decision's (operation, region), as produced by
+ * metrics/window.ts `summarizeWindow`. `scope` says whether they came from the region itself or
+ * from the operation-wide fallback used for thin regions.
+ */
+export type TMetricSnapshot = {
+  sampleCount: number;
+  /** Provider-attributable completion rate in [0, 1]; null with no business outcomes. */
+  completionRate: number | null;
+  /** Provider-call failure rate in [0, 1]; null with no calls. */
+  errorRate: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+  /** Incidents (breaker openings, declared incidents) in the window. */
+  recentIncidents: number;
+  /** In [0, 1]; see metrics/confidence.ts. */
+  confidence: number;
+  /** Time (ms) of the newest data that went into the snapshot; null when there is none. */
+  updatedAt: number | null;
+  scope: "region" | "operation" | "none";
+};
+
+export type TPin = {
+  provider: string;
+  reason: string;
+  /** Epoch ms after which the pin is ignored. */
+  expiresAt: number;
+};
+
+export type TOverrides = {
+  /** Adaptive routing off for the operation: static priority order among providers passing gates. */
+  routingKilled?: boolean;
+  killedProviders?: readonly string[];
+  pin?: TPin | null;
+};
+
+export type TRequestContext = {
+  operation: string;
+  region: string;
+  requestId: string;
+  /**
+   * Free-form request attributes. `compliance` (comma-separated tags the request requires) is
+   * read by the compliance gate; `providers` (comma-separated) restricts the candidates.
+   */
+  attributes?: Readonly<Record<string, string>>;
+};
+
+export type TRouterState = {
+  providers: readonly TProviderInfo[];
+  /** Per provider key, for the request's operation and region. */
+  metrics: Readonly<Record<string, TMetricSnapshot>>;
+  /** Keyed `provider|region` or `provider`. */
+  breakers: Readonly<Record<string, TBreakerView>>;
+  quotas: Readonly<Record<string, TQuotaView>>;
+  /** Shares for the request's (operation, region); missing → all traffic to the first eligible. */
+  shares?: TShares | null;
+  overrides?: TOverrides;
+  /** Version label of the active policy, copied into the decision record. */
+  policyVersion?: string;
+};
