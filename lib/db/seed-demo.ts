@@ -1,0 +1,48 @@
+import type { PrismaClient } from "./generated/client";
+
+/** The paper's SMS scenario (seeds/000 section 6): three providers, one operation, region groups. */
+export const DEMO_PROVIDERS = [
+  {
+    key: "provider_A",
+    displayName: "Provider A (primary SMS)",
+    supportedRegions: ["EU", "NA", "APAC"],
+    complianceTags: ["gdpr", "soc2", "tcpa"],
+    costPerRequest: "0.007500",
+    credentialStatus: "valid",
+  },
+  {
+    key: "provider_B",
+    displayName: "Provider B (secondary SMS)",
+    supportedRegions: ["EU", "NA", "APAC", "LATAM"],
+    complianceTags: ["gdpr", "soc2", "tcpa"],
+    costPerRequest: "0.007900",
+    credentialStatus: "valid",
+  },
+  {
+    key: "provider_C",
+    displayName: "Provider C (budget SMS)",
+    supportedRegions: ["EU", "NA", "LATAM"],
+    complianceTags: ["soc2"],
+    costPerRequest: "0.006200",
+    credentialStatus: "valid",
+  },
+] as const;
+
+export const DEMO_OPERATIONS = [
+  { key: "SEND_SMS", description: "Send an SMS verification code to a user's phone", criticality: "critical" },
+] as const;
+
+/**
+ * Seeds the demo catalogue once. Returns false when the database already holds operations,
+ * so a restart never re-seeds over what users changed.
+ */
+export async function seedDemo(prisma: PrismaClient): Promise<boolean> {
+  return prisma.$transaction(async (tx) => {
+    if ((await tx.operation.count()) > 0) return false;
+    for (const p of DEMO_PROVIDERS) {
+      await tx.provider.create({ data: { ...p, supportedRegions: [...p.supportedRegions], complianceTags: [...p.complianceTags] } });
+    }
+    for (const o of DEMO_OPERATIONS) await tx.operation.create({ data: { ...o } });
+    return true;
+  });
+}
