@@ -4,8 +4,9 @@ import { fileURLToPath } from "node:url";
 export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)) } },
   test: {
-    include: ["router-core/**/*.test.ts", "lib/**/*.test.ts", "scripts/**/*.test.ts", "tests/**/*.test.ts"],
+    include: ["router-core/**/*.test.ts", "lib/**/*.test.ts", "scripts/**/*.test.ts"],
     environment: "node",
+    globalSetup: ["lib/testing/global-setup.ts"],
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 60_000,

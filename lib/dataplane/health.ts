@@ -1,0 +1,47 @@
+import pg from "pg";
+
+export type THealthDeps = {
+  version: string;
+  startedAt: number;
+  databaseUrl: string;
+  embeddedDatabase: boolean;
+  migrationStatus: (url: string) => Promise<{ applied: string[]; pending: string[] }>;
+};
+
+export type THealth = {
+  status: "ok" | "degraded";
+  version: string;
+  uptimeSeconds: number;
+  database: { status: "up" | "down"; embedded: boolean; latencyMs: number | null; error?: string };
+  migrations: { applied: number; pending: string[]; latest: string | null } | null;
+};
+
+/** Health probe with its own short-lived pool, so a saturated app pool cannot hide a live database. */
+export function createHealthCheck(deps: THealthDeps): () => Promise<THealth> {
+  const pool = new pg.Pool({ connectionString: deps.databaseUrl, max: 2, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 10_000 });
+  pool.on("error", () => {});
+  return async () => {
+    const uptimeSeconds = Math.round((Date.now() - deps.startedAt) / 1000);
+    const t0 = performance.now();
+    try {
+      await pool.query("select 1");
+      const latencyMs = Math.round((performance.now() - t0) * 100) / 100;
+      const m = await deps.migrationStatus(deps.databaseUrl);
+      return {
+        status: m.pending.length === 0 ? "ok" : "degraded",
+        version: deps.version,
+        uptimeSeconds,
+        database: { status: "up", embedded: deps.embeddedDatabase, latencyMs },
+        migrations: { applied: m.applied.length, pending: m.pending, latest: m.applied.at(-1) ?? null },
+      };
+    } catch (err) {
+      return {
+        status: "degraded",
+        version: deps.version,
+        uptimeSeconds,
+        database: { status: "down", embedded: deps.embeddedDatabase, latencyMs: null, error: (err as Error).message },
+        migrations: null,
+      };
+    }
+  };
+}

@@ -1,0 +1,69 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+export type TErrorBody = { error: { code: string; message: string; field?: string; issues?: Array<{ path: string; message: string }> } };
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+    readonly issues?: Array<{ path: string; message: string }>,
+  ) {
+    super(message);
+  }
+
+  toBody(): TErrorBody {
+    return { error: { code: this.code, message: this.message, field: this.field, issues: this.issues } };
+  }
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(payload),
+    "cache-control": "no-store",
+    ...headers,
+  });
+  res.end(payload);
+}
+
+export function sendText(res: ServerResponse, status: number, body: string, contentType: string): void {
+  res.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body), "cache-control": "no-store" });
+  res.end(body);
+}
+
+export function sendError(res: ServerResponse, err: unknown): void {
+  if (err instanceof HttpError) {
+    sendJson(res, err.status, err.toBody());
+    return;
+  }
+  process.stderr.write(`dataplane: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  sendJson(res, 500, { error: { code: "internal", message: "internal error" } });
+}
+
+/** Reads a JSON body with a size cap; rejects other media types and malformed JSON with the right status. */
+export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/json") {
+    throw new HttpError(415, "unsupported_media_type", `content-type must be application/json, got ${type || "none"}`, "content-type");
+  }
+  const declared = Number(req.headers["content-length"] ?? "NaN");
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    throw new HttpError(413, "payload_too_large", `body is ${declared} bytes; the limit is ${maxBytes}`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) throw new HttpError(413, "payload_too_large", `body exceeds the limit of ${maxBytes} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new HttpError(400, "invalid_json", `body is not valid JSON: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,105 @@
+import http from "node:http";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import next from "next";
+import { resolveDatabaseUrl, type TResolvedDatabase } from "../db/database-url";
+import { applyMigrations, migrationStatus } from "../db/migrate";
+import { getPrisma } from "../db/client";
+import { seedDemo } from "../db/seed-demo";
+import { createFastPath } from "../dataplane/router";
+import { createHealthCheck } from "../dataplane/health";
+import { sendJson } from "../dataplane/http";
+
+export type TBootOptions = {
+  dev: boolean;
+  port: number;
+  host: string;
+  dir: string;
+  seed: boolean;
+  log: (line: string) => void;
+};
+
+export type TRunningServer = { port: number; url: string; close(): Promise<void> };
+
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      server.off("listening", onListening);
+      if (err.code === "EADDRINUSE") reject(new Error(`port ${port} on ${host} is already in use (set PORT to another port)`));
+      else if (err.code === "EACCES") reject(new Error(`no permission to listen on port ${port} on ${host}`));
+      else reject(err);
+    };
+    const onListening = () => {
+      server.off("error", onError);
+      resolve();
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen(port, host);
+  });
+}
+
+/**
+ * One process, one port: binds first (so a taken port fails before anything starts), then
+ * brings up the database, migrations, demo seed and Next, answering 503 until ready.
+ */
+export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer> {
+  const version = (JSON.parse(readFileSync(path.join(opts.dir, "package.json"), "utf8")) as { version: string }).version;
+  const startedAt = Date.now();
+  let handler: ((req: http.IncomingMessage, res: http.ServerResponse) => void) | null = null;
+  const server = http.createServer((req, res) => {
+    if (handler) handler(req, res);
+    else sendJson(res, 503, { error: { code: "starting", message: "Switchyard is starting" } }, { "retry-after": "1" });
+  });
+  server.keepAliveTimeout = 65_000;
+  await listen(server, opts.port, opts.host);
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : opts.port;
+
+  let db: TResolvedDatabase | null = null;
+  try {
+    db = await resolveDatabaseUrl({ dataDir: path.join(opts.dir, ".data", "postgres") });
+    process.env.DATABASE_URL = db.url;
+    const { applied } = await applyMigrations(db.url);
+    if (applied.length > 0) opts.log(`applied migrations: ${applied.join(", ")}`);
+    if (opts.seed && (await seedDemo(getPrisma()))) opts.log("seeded demo data");
+
+    const app = next({ dev: opts.dev, dir: opts.dir, hostname: opts.host, port });
+    await app.prepare();
+    const nextHandler = app.getRequestHandler();
+    const upgrade = app.getUpgradeHandler();
+    server.on("upgrade", (req, socket, head) => void upgrade(req, socket, head));
+
+    const health = createHealthCheck({ version, startedAt, databaseUrl: db.url, embeddedDatabase: db.embedded, migrationStatus });
+    const fastPath = createFastPath([
+      {
+        method: "GET",
+        path: "/api/v1/health",
+        handler: async (_req, res) => {
+          const h = await health();
+          sendJson(res, h.database.status === "up" ? 200 : 503, h);
+        },
+      },
+    ]);
+    handler = (req, res) => {
+      if (!fastPath(req, res)) void nextHandler(req, res);
+    };
+
+    const resolvedDb = db;
+    return {
+      port,
+      url: `http://${opts.host}:${port}`,
+      close: async () => {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await app.close().catch(() => {});
+        await getPrisma().$disconnect().catch(() => {});
+        await resolvedDb.stop();
+      },
+    };
+  } catch (err) {
+    server.close();
+    await db?.stop();
+    throw err;
+  }
+}

@@ -1,0 +1,107 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import net from "node:net";
+import pg from "pg";
+import { assertReachable } from "../lib/db/database-url";
+import { startEmbeddedPostgres } from "../lib/db/embedded";
+import { buildIsStale } from "../lib/runtime/build-freshness";
+
+const require = createRequire(import.meta.url);
+const log = (line: string) => process.stdout.write(`e2e: ${line}\n`);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function adminQuery(url: string, sql: string) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+async function waitForHealth(base: string, server: ChildProcess, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`server exited with code ${server.exitCode} before it was ready`);
+    try {
+      const res = await fetch(`${base}/api/v1/health`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`server at ${base} was not healthy within ${timeoutMs} ms`);
+}
+
+async function main(): Promise<number> {
+  const fromEnv = process.env.DATABASE_URL;
+  const cluster = fromEnv
+    ? null
+    : await startEmbeddedPostgres({ dataDir: path.resolve(".data", "postgres-test"), port: Number(process.env.EMBEDDED_TEST_PG_PORT ?? 54330) });
+  const adminUrl = fromEnv ?? cluster!.adminUrl;
+  const host = new URL(adminUrl).hostname;
+  if (!["127.0.0.1", "localhost", "::1", "[::1]"].includes(host) && process.env.E2E_ALLOW_REMOTE_DATABASE !== "1") {
+    throw new Error(`refusing to run e2e tests against a non-local database (${host}); set E2E_ALLOW_REMOTE_DATABASE=1 to override`);
+  }
+  await assertReachable(adminUrl);
+  const dbName = `sy_e2e_${randomBytes(4).toString("hex")}`;
+  await adminQuery(adminUrl, `create database ${pg.escapeIdentifier(dbName)}`);
+  const databaseUrl = withDatabase(adminUrl, dbName);
+  let server: ChildProcess | null = null;
+  try {
+    if (buildIsStale(process.cwd())) {
+      log("building the console");
+      const built = spawnSync(process.execPath, [require.resolve("next/dist/bin/next"), "build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+      if (built.status !== 0) throw new Error("next build failed");
+    }
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    server = spawn(process.execPath, [require.resolve("tsx/cli"), "server.ts"], {
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1" },
+    });
+    await waitForHealth(base, server, 120_000);
+    log(`server ready at ${base}`);
+    const run = spawnSync(process.execPath, [require.resolve("@playwright/test/cli"), "test", "-c", "e2e/playwright.config.ts", ...process.argv.slice(2)], {
+      stdio: "inherit",
+      env: { ...process.env, E2E_BASE_URL: base, E2E_DATABASE_URL: databaseUrl },
+    });
+    return run.status ?? 1;
+  } finally {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((r) => server!.once("exit", r));
+      server.kill("SIGTERM");
+      await exited;
+    }
+    await adminQuery(adminUrl, `drop database if exists ${pg.escapeIdentifier(dbName)} with (force)`).catch(() => {});
+    await cluster?.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`e2e: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
