@@ -1,0 +1,153 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { factorListToJson, factorListToYaml, parseFactorList } from "./codec";
+import { diffFactorLists } from "./diff";
+import type { TFactorList } from "./schema";
+
+const fixture = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url), "utf8");
+
+function parsed(input: unknown): TFactorList {
+  const r = parseFactorList(input);
+  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  return r.value;
+}
+
+function errorsOf(input: unknown) {
+  const r = parseFactorList(input);
+  if (r.ok) throw new Error("expected errors");
+  return r.errors;
+}
+
+describe("parseFactorList", () => {
+  it("parses the paper's Listing 1 unchanged and fills defaults", () => {
+    const fl = parsed(fixture("listing1.yaml"));
+    expect(fl.operation).toBe("SEND_SMS");
+    expect(fl.min_sample_size).toBe(200);
+    expect(fl.gates).toEqual([
+      "supports_region",
+      "compliance_allowed",
+      "quota_available",
+      "circuit_breaker_closed",
+      "metric_fresh_or_safe_default",
+    ]);
+    expect(fl.scores.completion_rate_5m).toEqual({ weight: 0.45, direction: "higher" });
+    expect(fl.safety).toEqual({
+      max_traffic_shift_per_minute: 0.5,
+      primary_probe_share: 0.01,
+      primary_recovery_cooldown_seconds: 300,
+      require_reason_code: true,
+    });
+    expect(fl.providers).toEqual([]);
+    expect(fl.hysteresis_score_margin).toBe(3.5);
+    expect(fl.strategy).toBe("weighted_score");
+    expect(fl.max_metric_age_seconds).toBe(60);
+    expect(fl.circuit_breaker.consecutive_failures).toBe(5);
+    expect(fl.circuit_breaker.failure_rate_threshold).toBe(0.3);
+  });
+
+  it("parses the listing as text extraction of the paper flattens it, with a warning", () => {
+    const r = parseFactorList(fixture("listing1.flat.yaml"));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value).toEqual(parsed(fixture("listing1.yaml")));
+    expect(r.warnings.map((w) => w.path)).toEqual(["scores", "safety"]);
+  });
+
+  it("round-trips through the YAML and JSON codecs", () => {
+    const fl = parsed(fixture("listing1.yaml"));
+    expect(parsed(factorListToYaml(fl))).toEqual(fl);
+    expect(parsed(factorListToJson(fl))).toEqual(fl);
+    expect(parsed(JSON.parse(factorListToJson(fl)))).toEqual(fl);
+  });
+
+  it("names the field path and the value in every error", () => {
+    const errors = errorsOf({
+      operation: "X",
+      scores: { p95_latency_5m: { weight: 1.5, direction: "lower" } },
+      safety: { max_traffic_shift_per_minute: 1.5 },
+    });
+    expect(errors).toContainEqual({ path: "scores.p95_latency_5m.weight", message: "weight must be in [0, 1], got 1.5" });
+    expect(errors).toContainEqual({
+      path: "safety.max_traffic_shift_per_minute",
+      message: "max_traffic_shift_per_minute must be in (0, 1], got 1.5",
+    });
+    expect(errors.some((e) => e.path === "scores" && /sum to 1/.test(e.message))).toBe(true);
+  });
+
+  it("lists the known names for unknown gates, scores, strategies and fallbacks", () => {
+    const errors = errorsOf({
+      operation: "X",
+      gates: ["supports_region", "vibes"],
+      scores: { completion_rate_5m: { weight: 0.5, direction: "higher" }, karma: { weight: 0.5, direction: "higher" } },
+      strategy: "coin_flip",
+      fallback_policy: "panic",
+    });
+    const byPath = Object.fromEntries(errors.map((e) => [e.path, e.message]));
+    expect(byPath["gates[1]"]).toMatch(/unknown gate "vibes".*supports_region.*not_killed/);
+    expect(byPath["scores.karma"]).toMatch(/unknown score "karma".*completion_rate_5m/);
+    expect(byPath["strategy"]).toMatch(/unknown strategy "coin_flip".*price_latency_penalty/);
+    expect(byPath["fallback_policy"]).toMatch(/unknown fallback_policy "panic".*use_secondary_then_queue/);
+  });
+
+  it("rejects unknown top-level keys, flipped directions, duplicates and inconsistent breaker options", () => {
+    const errors = errorsOf({
+      operation: "X",
+      colour: "blue",
+      providers: ["a", "b", "a"],
+      scores: { p95_latency_5m: { weight: 1, direction: "higher" } },
+      circuit_breaker: { open_seconds: 60, max_open_seconds: 30, half_open_probes: 2, half_open_successes_to_close: 3 },
+    });
+    const paths = errors.map((e) => e.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "colour",
+        "providers[2]",
+        "scores.p95_latency_5m.direction",
+        "circuit_breaker.max_open_seconds",
+        "circuit_breaker.half_open_successes_to_close",
+      ]),
+    );
+  });
+
+  it("never throws on garbage", () => {
+    for (const input of ["a: [", ":::\n\t- {", "", "null", 42, null, undefined, [], "- a\n- b", "operation: [1,2]", "x: *y"]) {
+      const r = parseFactorList(input);
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.errors.length).toBeGreaterThan(0);
+    }
+  });
+
+  it("requires operation", () => {
+    expect(errorsOf({})).toContainEqual(expect.objectContaining({ path: "operation" }));
+  });
+});
+
+describe("diffFactorLists", () => {
+  const base = parsed(fixture("listing1.yaml"));
+
+  it("reports nothing for identical lists", () => {
+    expect(diffFactorLists(base, structuredClone(base))).toEqual({ changes: [], gatesChanged: false, complianceRelevant: false });
+  });
+
+  it("reports weight changes by field path, not compliance-relevant", () => {
+    const next = structuredClone(base);
+    next.scores.completion_rate_5m!.weight = 0.4;
+    next.scores.p95_latency_5m!.weight = 0.25;
+    const d = diffFactorLists(base, next);
+    expect(d.changes.map((c) => c.path)).toEqual(["scores.completion_rate_5m.weight", "scores.p95_latency_5m.weight"]);
+    expect(d.changes[0]).toMatchObject({ kind: "changed", before: 0.45, after: 0.4 });
+    expect(d.gatesChanged).toBe(false);
+    expect(d.complianceRelevant).toBe(false);
+  });
+
+  it("flags gate and regional changes for compliance approval", () => {
+    const next = structuredClone(base);
+    next.gates = [...next.gates, "credentials_valid"];
+    expect(diffFactorLists(base, next)).toMatchObject({ gatesChanged: true, complianceRelevant: true });
+    const regional = structuredClone(base);
+    regional.regions = { EU: { required_compliance: ["gdpr"] } };
+    const d = diffFactorLists(base, regional);
+    expect(d).toMatchObject({ gatesChanged: false, complianceRelevant: true });
+    expect(d.changes).toEqual([expect.objectContaining({ path: "regions.EU", kind: "added" })]);
+  });
+});

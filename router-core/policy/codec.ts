@@ -1,0 +1,108 @@
+import { parseDocument, stringify } from "yaml";
+import type { z } from "zod";
+import { SCORE_DIRECTIONS } from "./names";
+import { TOP_LEVEL_FIELDS, ZFactorList, type TFactorList } from "./schema";
+
+export type TPolicyError = { path: string; message: string };
+export type TParseResult =
+  | { ok: true; value: TFactorList; warnings: TPolicyError[] }
+  | { ok: false; errors: TPolicyError[] };
+
+/** Section keys whose members text extraction of the paper flattens to the top level. */
+const SECTION_MEMBERS: Record<string, readonly string[]> = {
+  scores: Object.keys(SCORE_DIRECTIONS),
+  safety: ["max_traffic_shift_per_minute", "primary_probe_share", "primary_recovery_cooldown_seconds", "require_reason_code"],
+  guardrails: ["max_p95_ms", "max_cost_per_request", "min_confidence"],
+};
+
+/**
+ * Parses a factor list from YAML/JSON text or an already-decoded value. Never throws: garbage
+ * input comes back as errors, each naming the field path (`scores.p95_latency_5m.weight`).
+ */
+export function parseFactorList(input: unknown): TParseResult {
+  let raw = input;
+  if (typeof input === "string") {
+    const decoded = decodeText(input);
+    if (!decoded.ok) return decoded;
+    raw = decoded.value;
+  }
+  const warnings: TPolicyError[] = [];
+  raw = regroupFlattenedSections(raw, warnings);
+  const result = ZFactorList.safeParse(raw);
+  if (result.success) return { ok: true, value: result.data, warnings };
+  return { ok: false, errors: result.error.issues.flatMap(toPolicyErrors) };
+}
+
+function decodeText(text: string): { ok: true; value: unknown } | { ok: false; errors: TPolicyError[] } {
+  try {
+    // JSON is a subset of YAML 1.2, so one decoder serves both codecs.
+    const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+    if (doc.errors.length > 0) {
+      return { ok: false, errors: doc.errors.map((e) => ({ path: "", message: `invalid YAML: ${e.message}` })) };
+    }
+    return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) };
+  } catch (e) {
+    return { ok: false, errors: [{ path: "", message: `invalid YAML: ${e instanceof Error ? e.message : String(e)}` }] };
+  }
+}
+
+/**
+ * The paper's Listing 1 survives copy-paste from the PDF without indentation, turning
+ * `scores:` into null and its members into top-level keys. Those members cannot be top-level
+ * fields, so regrouping them under the empty section just above them is unambiguous; anything
+ * else stays where it is and fails as an unknown field.
+ */
+function regroupFlattenedSections(raw: unknown, warnings: TPolicyError[]): unknown {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const out: Record<string, unknown> = {};
+  let section: string | null = null;
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    const members: readonly string[] | undefined = section === null ? undefined : SECTION_MEMBERS[section];
+    if (section !== null && members?.includes(key) && !TOP_LEVEL_FIELDS.includes(key)) {
+      (out[section] as Record<string, unknown>)[key] = value;
+      continue;
+    }
+    section = null;
+    if (value === null && key in SECTION_MEMBERS) {
+      section = key;
+      out[key] = {};
+      warnings.push({ path: key, message: `${key} was empty; regrouped the following ${key} fields under it` });
+      continue;
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out === "" ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+function toPolicyErrors(issue: z.core.$ZodIssue): TPolicyError[] {
+  const base = formatPath(issue.path);
+  if (issue.code === "unrecognized_keys") {
+    const known = base === "" ? TOP_LEVEL_FIELDS : null;
+    return issue.keys.map((key) => ({
+      path: base === "" ? key : `${base}.${key}`,
+      message: known ? `unknown field "${key}"; known fields: ${known.join(", ")}` : `unknown field "${key}"`,
+    }));
+  }
+  if (issue.code === "invalid_type" && base === "") {
+    return [{ path: base, message: "a factor list must be a mapping of fields (operation, gates, scores, ...)" }];
+  }
+  return [{ path: base, message: issue.message }];
+}
+
+/** Canonical YAML with every default filled in, so a stored version reads the same everywhere. */
+export function factorListToYaml(fl: TFactorList): string {
+  return stringify(fl, { lineWidth: 0 });
+}
+
+export function factorListToJson(fl: TFactorList): string {
+  return JSON.stringify(fl, null, 2);
+}
