@@ -17,6 +17,9 @@ export function describeConnectionError(url: string, err: unknown): string {
     "28000": "authentication rejected",
     "3D000": "database does not exist",
   };
-  const cause = (e.code && causes[e.code]) || e.message || String(err);
+  const known = e.code ? causes[e.code] : undefined;
+  // Postgres's own message (e.g. which role was rejected) says more than the code alone.
+  const pgDetail = e.code && /^[0-9A-Z]{5}$/.test(e.code) && e.message ? ` (${e.message})` : "";
+  const cause = known ? `${known}${pgDetail}` : e.message || String(err);
   return `cannot connect to ${where}: ${cause}`;
 }
