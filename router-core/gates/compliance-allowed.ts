@@ -1,0 +1,14 @@
+import { failOutcome, passOutcome, type TGateFn } from "./gate";
+
+const PASS_NONE = passOutcome("compliance_allowed", "no compliance requirement for this region or request");
+const PASS = passOutcome("compliance_allowed", "provider is approved and carries every required compliance tag");
+
+export const complianceAllowed: TGateFn = ({ provider, region, requiredCompliance, regionAllowList }) => {
+  if (regionAllowList !== null && !regionAllowList.includes(provider.key)) {
+    return failOutcome("compliance_allowed", `provider is not on region ${region}'s approved list (${regionAllowList.join(", ")})`);
+  }
+  if (requiredCompliance.length === 0) return regionAllowList === null ? PASS_NONE : PASS;
+  const missing = requiredCompliance.filter((tag) => !provider.complianceTags.includes(tag));
+  if (missing.length > 0) return failOutcome("compliance_allowed", `provider lacks required compliance: ${missing.join(", ")}`);
+  return PASS;
+};

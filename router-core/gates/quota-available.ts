@@ -1,0 +1,18 @@
+import { failOutcome, passOutcome, type TGateFn } from "./gate";
+
+const PASS_UNTRACKED = passOutcome("quota_available", "no quota tracked for provider");
+const PASS_UNLIMITED = passOutcome("quota_available", "quota unlimited");
+
+export const quotaAvailable: TGateFn = ({ quota, now }) => {
+  if (quota === undefined) return PASS_UNTRACKED;
+  const { remainingMinute, remainingDay, resetAt } = quota;
+  if (remainingMinute === null && remainingDay === null) return PASS_UNLIMITED;
+  const resets = resetAt === null ? "" : `, resets in ${Math.max(0, Math.ceil((resetAt - now) / 1000))}s`;
+  if (remainingMinute !== null && remainingMinute <= 0) return failOutcome("quota_available", `per-minute quota exhausted${resets}`);
+  if (remainingDay !== null && remainingDay <= 0) return failOutcome("quota_available", `daily quota exhausted${resets}`);
+  return {
+    gate: "quota_available",
+    passed: true,
+    detail: `quota left: ${remainingMinute ?? "unlimited"}/min, ${remainingDay ?? "unlimited"}/day`,
+  };
+};
