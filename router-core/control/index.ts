@@ -1,0 +1,54 @@
+export type {
+  TCircuitBreaker,
+  TCircuitBreakerConfig,
+  TCircuitBreakerState,
+  TBreakerEvent,
+  TBreakerTransition,
+  TBreakerTransitionReason,
+  TBreakerBucket,
+} from "./circuit-breaker";
+export {
+  BREAKER_HISTORY_LIMIT,
+  BREAKER_TRANSITION_REASONS,
+  DEFAULT_CIRCUIT_BREAKER_CONFIG,
+  breakerKey,
+  breakerView,
+  createCircuitBreaker,
+  resolveCircuitBreakerConfig,
+  restoreBreakerState,
+} from "./circuit-breaker";
+export type { TQuotaConfig, TQuotaPhase, TQuotaRamp, TQuotaState, TQuotaWindow } from "./quota-tracker";
+export {
+  DEFAULT_QUOTA_CONFIG,
+  QUOTA_PHASES,
+  consumeQuota,
+  createQuotaState,
+  observeThrottle,
+  preallocateQuota,
+  quotaRamp,
+  quotaView,
+  reconfigureQuota,
+  resolveQuotaConfig,
+  restoreQuotaState,
+} from "./quota-tracker";
+export type {
+  TControllerCandidate,
+  TControllerConfig,
+  TControllerEvent,
+  TControllerEventType,
+  TControllerEvidence,
+  TControllerInput,
+  TControllerResult,
+  TControllerSafety,
+  TControllerState,
+  TRecovery,
+} from "./controller";
+export {
+  CONTROLLER_EVENT_TYPES,
+  createControllerState,
+  resolveControllerConfig,
+  restoreControllerState,
+  stepController,
+} from "./controller";
+export type { TFallbackCandidate, TFallbackContext, TFallbackDecision } from "./fallback";
+export { isFallbackPolicy, resolveFallback } from "./fallback";
