@@ -140,7 +140,7 @@ CREATE TRIGGER t_touch BEFORE INSERT ON "t" FOR EACH ROW EXECUTE FUNCTION touch(
   it("an unreachable database is one line naming the host and the cause", async () => {
     const error = await applyMigrations("postgresql://root@127.0.0.1:1/nowhere").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DatabaseConnectionError);
-    expect((error as Error).message).toBe("cannot connect to 127.0.0.1:1/nowhere: connection refused (is PostgreSQL running there?)");
+    expect((error as Error).message).toMatch(/^cannot connect to 127\.0\.0\.1:1\/nowhere: [^\n]*refused[^\n]*$/);
   });
 });
 

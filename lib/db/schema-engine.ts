@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
+import { bindMigrationAwareSqlAdapterFactory, ColumnTypeEnum, type SqlQueryable } from "@prisma/driver-adapter-utils";
 import * as glue from "@prisma/schema-engine-wasm/schema_engine_bg";
 import type { MigrationList, SchemaEngine } from "@prisma/schema-engine-wasm/schema_engine_bg";
 
@@ -56,21 +56,32 @@ function loadEngineModule(): Promise<void> {
   return loaded;
 }
 
-/** OID of Postgres's internal one-byte `"char"` type (pg_class.relkind and friends). */
+/** OID of Postgres's internal one-byte `"char"` type (pg_class.relkind, pg_constraint.contype). */
 const PG_CHAR_OID = 18;
 const PG_TEXT_OID = 25;
 
+/** Which result columns were `"char"`, keyed by the rows array pg returns and adapter-pg passes on. */
+const charColumnsByRows = new WeakMap<object, number[]>();
+
 function relabelCharColumns<T>(result: T): T {
-  const fields = (result as { fields?: { dataTypeID: number }[] } | undefined)?.fields;
-  for (const field of fields ?? []) if (field.dataTypeID === PG_CHAR_OID) field.dataTypeID = PG_TEXT_OID;
+  const res = result as { fields?: { dataTypeID: number }[]; rows?: object } | undefined;
+  const charColumns: number[] = [];
+  res?.fields?.forEach((field, index) => {
+    if (field.dataTypeID !== PG_CHAR_OID) return;
+    field.dataTypeID = PG_TEXT_OID;
+    charColumns.push(index);
+  });
+  if (charColumns.length > 0 && res?.rows) charColumnsByRows.set(res.rows, charColumns);
   return result;
 }
 
 /**
  * adapter-pg 7.10 rejects columns of type `"char"` ("Unsupported column type char"), and the
- * engine's catalog queries return several, so describing any Postgres database fails. pg
- * already hands those values over as strings; relabelling the column as text lets the
- * adapter pass them through unchanged.
+ * engine's catalog queries return several, so describing any Postgres database fails. This
+ * client relabels them as text so the adapter accepts the result (pg already hands the
+ * values over as strings) and remembers which columns they were, so that `typeCharColumns`
+ * can report them to the engine as characters: PostgreSQL 18's NOT NULL constraint rows
+ * make the engine read `contype` as a char, and it panics on text.
  */
 class CatalogFriendlyClient extends pg.Client {
   // pg's overloads cannot be restated in a subclass; both call styles are forwarded as is.
@@ -85,8 +96,25 @@ class CatalogFriendlyClient extends pg.Client {
   }
 }
 
+function typeCharColumns<Q extends SqlQueryable>(queryable: Q): Q {
+  const queryRaw = queryable.queryRaw.bind(queryable);
+  queryable.queryRaw = async (query) => {
+    const result = await queryRaw(query);
+    for (const index of charColumnsByRows.get(result.rows) ?? []) result.columnTypes[index] = ColumnTypeEnum.Character;
+    return result;
+  };
+  return queryable;
+}
+
 function createAdapter(databaseUrl: string) {
   const factory = new PrismaPg({ connectionString: databaseUrl, max: 2, Client: CatalogFriendlyClient as unknown as new () => pg.ClientBase });
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => {
+    const adapter = typeCharColumns(await connect());
+    const startTransaction = adapter.startTransaction.bind(adapter);
+    adapter.startTransaction = async (isolationLevel) => typeCharColumns(await startTransaction(isolationLevel));
+    return adapter;
+  };
   // adapter-pg 7.10's shadow database connects to the main database and drops the shadow
   // before closing its pool. We never need one: drift and new migrations are computed on
   // scratch databases we create ourselves, so make any accidental use fail loudly.
