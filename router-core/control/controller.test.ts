@@ -1,0 +1,215 @@
+import { describe, expect, it } from "vitest";
+import {
+  createControllerState,
+  restoreControllerState,
+  stepController,
+  type TControllerCandidate,
+  type TControllerConfig,
+  type TControllerState,
+} from "./controller";
+
+const SEC = 1_000;
+const MIN = 60 * SEC;
+
+const config: TControllerConfig = {
+  priority: ["A", "B", "C"],
+  hysteresis_score_margin: 3.5,
+  safety: { max_traffic_shift_per_minute: 0.5, primary_probe_share: 0.01, primary_recovery_cooldown_seconds: 300 },
+  min_sample_size: 100,
+};
+
+const c = (provider: string, score: number | null, extra: Partial<TControllerCandidate> = {}): TControllerCandidate => ({
+  provider,
+  eligible: true,
+  score,
+  sampleCount: 1_000,
+  ...extra,
+});
+
+function withShares(shares: Record<string, number>, leader: string, now = 0): TControllerState {
+  return { ...createControllerState("SEND_SMS", "IN", config, now), shares, leader };
+}
+
+describe("config validation", () => {
+  const bad = (patch: Partial<TControllerConfig>, safety: Partial<TControllerConfig["safety"]> = {}) => () =>
+    createControllerState("op", null, { ...config, ...patch, safety: { ...config.safety, ...safety } }, 0);
+
+  it("names the option and the value", () => {
+    expect(bad({}, { max_traffic_shift_per_minute: 1.5 })).toThrow(
+      new RangeError("max_traffic_shift_per_minute must be in (0, 1], got 1.5"),
+    );
+    expect(bad({}, { max_traffic_shift_per_minute: 0 })).toThrow("max_traffic_shift_per_minute must be in (0, 1], got 0");
+    expect(bad({}, { primary_probe_share: -0.1 })).toThrow("primary_probe_share must be in [0, 0.5], got -0.1");
+    expect(bad({}, { primary_recovery_cooldown_seconds: -1 })).toThrow("primary_recovery_cooldown_seconds must be in [0, inf), got -1");
+    expect(bad({ hysteresis_score_margin: 101 })).toThrow("hysteresis_score_margin must be in [0, 100], got 101");
+    expect(bad({ min_sample_size: 1.5 })).toThrow("min_sample_size must be an integer, got 1.5");
+    expect(bad({ priority: [] })).toThrow(RangeError);
+    expect(bad({ priority: ["A", "A"] })).toThrow('priority must not repeat a provider, got "A" twice');
+  });
+
+  it("refuses a probe share that would leave the leader nothing", () => {
+    const six = ["A", "B", "C", "D", "E", "F"];
+    expect(bad({ priority: six }, { primary_probe_share: 0.2 })).toThrow(/primary_probe_share must leave the leader a share: .* got 0.2/);
+  });
+
+  it("refuses candidates outside the priority list, and duplicates", () => {
+    const s = createControllerState("op", null, config, 0);
+    expect(() => stepController(s, { candidates: [c("Z", 50)] }, config, MIN)).toThrow(
+      'candidate provider must be one of priority (A, B, C), got "Z"',
+    );
+    expect(() => stepController(s, { candidates: [c("A", 50), c("A", 60)] }, config, MIN)).toThrow(/"A" twice/);
+  });
+});
+
+describe("stepController", () => {
+  it("starts on the static primary", () => {
+    const s = createControllerState("SEND_SMS", "IN", config, 0);
+    expect(s.shares).toEqual({ A: 1, B: 0, C: 0 });
+    expect(s.leader).toBe("A");
+  });
+
+  it("keeps the incumbent while a challenger leads by less than the hysteresis margin", () => {
+    const s = createControllerState("op", null, config, 0);
+    const r = stepController(s, { candidates: [c("A", 90), c("B", 93.4), c("C", 10)] }, config, MIN);
+    expect(r.events).toEqual([]);
+    expect(r.shares).toEqual({ A: 1, B: 0, C: 0 });
+    const moved = stepController(s, { candidates: [c("A", 90), c("B", 93.5), c("C", 10)] }, config, MIN);
+    expect(moved.state.leader).toBe("B");
+    expect(moved.events[0]?.type).toBe("score_decay_shift");
+  });
+
+  it("does not demote an incumbent on a score resting on too few samples", () => {
+    const s = createControllerState("op", null, config, 0);
+    const r = stepController(s, { candidates: [c("A", 40, { sampleCount: 99 }), c("B", 95), c("C", 10)] }, config, MIN);
+    expect(r.state.leader).toBe("A");
+    expect(r.events).toEqual([]);
+  });
+
+  it("pro-rates the shift cap by the time since the last tick", () => {
+    const s = createControllerState("op", null, config, 0);
+    const r = stepController(s, { candidates: [c("A", 50), c("B", 95), c("C", 10)] }, config, 6 * SEC);
+    expect(r.shares.A).toBeCloseTo(0.95, 12);
+    expect(r.shares.B).toBeCloseTo(0.05, 12);
+    expect(r.events[0]).toMatchObject({ type: "score_decay_shift", capped: true });
+    // A second tick at the same instant has no budget: the leader is kept, nothing moves.
+    const again = stepController(r.state, { candidates: [c("A", 50), c("B", 95), c("C", 10)] }, config, 6 * SEC);
+    expect(again.shares).toEqual(r.shares);
+    expect(again.events).toEqual([]);
+  });
+
+  it("excludes an ineligible provider at once, spreading its share in proportion", () => {
+    const s = withShares({ A: 0.5, B: 0.3, C: 0.2 }, "A");
+    const r = stepController(
+      s,
+      { candidates: [c("A", 90), c("B", 80), c("C", 70, { eligible: false, failedGates: ["quota_available"] })] },
+      config,
+      0,
+    );
+    expect(r.events).toHaveLength(1);
+    expect(r.events[0]).toMatchObject({ type: "hard_exclusion", provider: "C", capped: false });
+    expect(r.events[0]?.detail).toContain("quota_available");
+    expect(r.shares.A).toBeCloseTo(0.625, 12);
+    expect(r.shares.B).toBeCloseTo(0.375, 12);
+    expect(r.shares.C).toBe(0);
+  });
+
+  it("hands an excluded leader's traffic to the best eligible provider when nobody else holds any", () => {
+    const s = createControllerState("op", null, config, 0);
+    const r = stepController(
+      s,
+      { candidates: [c("A", 90, { eligible: false, failedGates: ["circuit_breaker_closed"] }), c("B", 70), c("C", 80)] },
+      config,
+      0,
+    );
+    expect(r.events.map((e) => e.type)).toEqual(["circuit_open_shift_to_secondary"]);
+    expect(r.events[0]?.leader).toEqual({ from: "A", to: "C" });
+    expect(r.shares).toEqual({ A: 0, B: 0, C: 1 });
+    expect(r.state.displaced).toEqual(["A"]);
+  });
+
+  it("consolidates on the new leader at the capped rate after excluding the old one", () => {
+    const s = withShares({ A: 0.5, B: 0.25, C: 0.25 }, "A");
+    const r = stepController(s, { candidates: [c("A", 90, { eligible: false }), c("B", 95), c("C", 80)] }, config, 12 * SEC);
+    expect(r.events.map((e) => e.type)).toEqual(["hard_exclusion", "exclusion_rebalance"]);
+    expect(r.shares.B).toBeCloseTo(0.6, 12);
+    expect(r.shares.C).toBeCloseTo(0.4, 12);
+  });
+
+  it("keeps the last shares and reports once when no provider is eligible", () => {
+    const s = createControllerState("op", "EU", config, 0);
+    const none = { candidates: ["A", "B", "C"].map((p) => c(p, 90, { eligible: false })) };
+    const first = stepController(s, none, config, MIN);
+    expect(first.shares).toEqual({ A: 1, B: 0, C: 0 });
+    expect(first.events).toMatchObject([{ type: "no_eligible_provider", provider: null, region: "EU", at: MIN }]);
+    const second = stepController(first.state, none, config, 2 * MIN);
+    expect(second.events).toEqual([]);
+    expect(second.state.noEligibleSince).toBe(MIN);
+    const back = stepController(second.state, { candidates: [c("A", 90, { eligible: false }), c("B", 90), c("C", 80)] }, config, 3 * MIN);
+    expect(back.shares.B).toBe(1);
+    expect(back.state.noEligibleSince).toBeNull();
+  });
+
+  it("detects recovery only on enough samples, then cools down before failing back", () => {
+    let s = withShares({ A: 0.01, B: 0.99, C: 0 }, "B");
+    s = { ...s, displaced: ["A"], probeFloor: ["A"] };
+    const thin = stepController(s, { candidates: [c("A", 99, { sampleCount: 99 }), c("B", 90), c("C", null)] }, config, 30 * SEC);
+    expect(thin.events).toEqual([]);
+    const enough = stepController(thin.state, { candidates: [c("A", 99, { sampleCount: 100 }), c("B", 90), c("C", null)] }, config, 60 * SEC);
+    expect(enough.events.map((e) => e.type)).toEqual(["recovery_detected", "cooldown_started"]);
+    expect(enough.state.recovery).toEqual({ provider: "A", phase: "cooldown", detectedAt: 60 * SEC, cooldownUntil: 360 * SEC });
+    const waiting = stepController(enough.state, { candidates: [c("A", 99), c("B", 90), c("C", null)] }, config, 359 * SEC);
+    expect(waiting.events).toEqual([]);
+    expect(waiting.state.leader).toBe("B");
+    const failback = stepController(waiting.state, { candidates: [c("A", 99), c("B", 90), c("C", null)] }, config, 360 * SEC);
+    expect(failback.state.leader).toBe("A");
+    expect(failback.events[0]).toMatchObject({ type: "failback_step", capped: true });
+    expect(failback.shares.A).toBeCloseTo(0.01 + 0.5 / 60, 12);
+  });
+
+  it("aborts a recovery whose provider stops leading during the cooldown", () => {
+    let s = withShares({ A: 0.01, B: 0.99, C: 0 }, "B");
+    s = { ...s, displaced: ["A"], probeFloor: ["A"] };
+    const detected = stepController(s, { candidates: [c("A", 99), c("B", 90), c("C", null)] }, config, MIN);
+    const aborted = stepController(detected.state, { candidates: [c("A", 89), c("B", 90), c("C", null)] }, config, 2 * MIN);
+    expect(aborted.events.map((e) => e.type)).toEqual(["recovery_aborted"]);
+    expect(aborted.state.recovery).toBeNull();
+    expect(aborted.state.leader).toBe("B");
+  });
+
+  it("fails back in the same tick when the cooldown is zero", () => {
+    const zero = { ...config, safety: { ...config.safety, primary_recovery_cooldown_seconds: 0 } };
+    const s = { ...withShares({ A: 0.01, B: 0.99, C: 0 }, "B"), displaced: ["A"], probeFloor: ["A"] };
+    const r = stepController(s, { candidates: [c("A", 99), c("B", 90), c("C", null)] }, zero, MIN);
+    expect(r.events.map((e) => e.type)).toEqual(["recovery_detected", "cooldown_started", "failback_step"]);
+    expect(r.shares.A).toBeCloseTo(0.51, 12);
+  });
+
+  it("a displaced provider does not jump back as an ordinary challenger", () => {
+    const s = { ...withShares({ A: 0.01, B: 0.99, C: 0 }, "B"), displaced: ["A"], probeFloor: ["A"] };
+    const r = stepController(s, { candidates: [c("A", 99), c("B", 90), c("C", null)] }, config, MIN);
+    expect(r.state.leader).toBe("B");
+    expect(r.shares.A).toBeCloseTo(0.01, 12);
+  });
+
+  it("round-trips its state through JSON and continues identically", () => {
+    const input = { candidates: [c("A", 50, { metrics: { p95Ms: 900 } }), c("B", 95), c("C", 10)] };
+    const first = stepController(createControllerState("op", "IN", config, 0), input, config, 20 * SEC);
+    const restored = restoreControllerState(JSON.parse(JSON.stringify(first.state)));
+    expect(restored).toEqual(first.state);
+    expect(stepController(restored, input, config, 40 * SEC)).toEqual(stepController(first.state, input, config, 40 * SEC));
+    expect(first.events[0]?.evidence[0]).toEqual({
+      provider: "A",
+      eligible: true,
+      score: 50,
+      sampleCount: 1000,
+      failedGates: [],
+      metrics: { p95Ms: 900 },
+    });
+  });
+
+  it("restore names the field that does not fit", () => {
+    const s = JSON.parse(JSON.stringify(createControllerState("op", null, config, 0)));
+    expect(() => restoreControllerState({ ...s, shares: { A: "1" } })).toThrow('controller.shares.A must be a finite number, got "1"');
+    expect(() => restoreControllerState({ ...s, shift: { reason: "nope", from: null } })).toThrow(/controller.shift.reason must be one of/);
+  });
+});
