@@ -48,3 +48,51 @@ export { parseFactorList, factorListToYaml, factorListToJson } from "./policy/co
 export type { TPolicyError, TParseResult } from "./policy/codec";
 export { diffFactorLists } from "./policy/diff";
 export type { TPolicyChange, TPolicyDiff } from "./policy/diff";
+export { GATES, ALWAYS_ON_GATES, PIN_GATES } from "./gates/registry";
+export type { TGateOutcome, TGateInput, TGateFn } from "./gates/gate";
+export {
+  HISTOGRAM_BUCKETS,
+  HISTOGRAM_GROWTH,
+  createHistogram,
+  recordLatency,
+  mergeHistogramInto,
+  histogramQuantile,
+  histogramCount,
+  histogramBucketIndex,
+  histogramUpperBound,
+} from "./metrics/histogram";
+export type { TLatencyHistogram } from "./metrics/histogram";
+export {
+  FAILURE_STAGES,
+  createBucket,
+  recordProviderCall,
+  recordBusinessOutcome,
+  recordIncident,
+  mergeBucketInto,
+  restoreBucket,
+  bucketKey,
+  bucketStart,
+} from "./metrics/bucket";
+export type { TFailureStage, TMetricBucket, TProviderCallEvent, TBusinessOutcomeEvent } from "./metrics/bucket";
+export { confidenceFromSamples, REGION_FALLBACK_CONFIDENCE } from "./metrics/confidence";
+export { summarizeBuckets, snapshotFor, inWindow } from "./metrics/window";
+export type { TWindowOptions } from "./metrics/window";
+export { createMetricStore, restoreMetricStore } from "./metrics/store";
+export type { MetricStore, TMetricKey, TMetricStoreOptions, TMetricStoreJSON } from "./metrics/store";
+export { INDEX_SPECS, SAFE_DEFAULT_INDEX } from "./scoring/indices";
+export type { TIndexSpec, TNormalization } from "./scoring/indices";
+export type { TContribution } from "./scoring/contributions";
+export { checkGuardrails } from "./scoring/guardrails";
+export type { TGuardrailCheck } from "./scoring/guardrails";
+export { STRATEGIES } from "./strategies/registry";
+export type { RoutingStrategy, TStrategyInput, TStrategySelection } from "./strategies/strategy";
+export { priceWeights } from "./strategies/price-weighted";
+export { latencyPenalty } from "./strategies/price-latency-penalty";
+export { REASON_CODES } from "./decision/reason-codes";
+export type { TReasonCode } from "./decision/reason-codes";
+export type { TCandidateRecord, TDecisionRecord, TShadowResult, TOverrideApplied } from "./decision/record";
+export { decide } from "./decision/decide";
+export type { TDecideOptions, TShadowPolicy } from "./decision/decide";
+export { scoreCandidates } from "./decision/score-candidates";
+export type { TScoredProvider } from "./decision/score-candidates";
+export { compilePolicy } from "./decision/compile";

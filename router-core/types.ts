@@ -82,6 +82,10 @@ export type TRequestContext = {
   operation: string;
   region: string;
   requestId: string;
+  /** Decision record id; defaults to requestId. */
+  decisionId?: string;
+  /** Per-instance request counter; weighted_round_robin interleaves by it. */
+  sequence?: number;
   /**
    * Free-form request attributes. `compliance` (comma-separated tags the request requires) is
    * read by the compliance gate; `providers` (comma-separated) restricts the candidates.

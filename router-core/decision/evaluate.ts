@@ -1,0 +1,168 @@
+import type { TGateInput } from "../gates/gate";
+import { scoreInto, type TStaleTreatment } from "../scoring/contributions";
+import { checkGuardrails } from "../scoring/guardrails";
+import type { TNormalization } from "../scoring/indices";
+import type { TProviderInfo, TRequestContext, TRouterState } from "../types";
+import type { TCompiledPolicy } from "./compile";
+import type { TCandidateWork } from "./record";
+
+export type TEvaluation = {
+  work: TCandidateWork[];
+  /** Eligible candidates in priority order. */
+  eligible: TCandidateWork[];
+  /** True when every gate-passing candidate broke a guardrail and the least-bad rule chose. */
+  leastBad: boolean;
+};
+
+const NO_TAGS: readonly string[] = [];
+
+function splitList(value: string | undefined): readonly string[] {
+  if (value === undefined || value === "") return NO_TAGS;
+  return value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+}
+
+/**
+ * Steps 2 and 3 of a decision for every candidate: hard gates, then (for those passing) indices,
+ * contributions, score and soft guardrails. Shared by decide() and scoreCandidates(), so the
+ * controller ranks providers with exactly the numbers the data plane logs.
+ */
+export function evaluateCandidates(
+  compiled: TCompiledPolicy,
+  state: TRouterState,
+  ctx: Pick<TRequestContext, "region" | "attributes">,
+  now: number,
+): TEvaluation {
+  const policy = compiled.policy;
+  let candidates: readonly TProviderInfo[] = compiled.order(state.providers);
+  const only = ctx.attributes?.providers;
+  if (only !== undefined) {
+    const allowed = splitList(only);
+    candidates = candidates.filter((p) => allowed.includes(p.key));
+  }
+  const rule = policy.regions[ctx.region];
+  const requested = splitList(ctx.attributes?.compliance);
+  const ruleTags = rule?.required_compliance ?? NO_TAGS;
+  const requiredCompliance = requested.length === 0 ? ruleTags : [...new Set([...ruleTags, ...requested])];
+  const killedProviders = state.overrides?.killedProviders ?? NO_TAGS;
+  const gateInput: TGateInput = {
+    provider: candidates[0]!,
+    region: ctx.region,
+    requiredCompliance,
+    regionAllowList: rule?.providers ?? null,
+    breaker: undefined,
+    quota: undefined,
+    killed: false,
+    metrics: undefined,
+    metricAgeSeconds: null,
+    stale: true,
+    maxMetricAgeSeconds: policy.max_metric_age_seconds,
+    stalePolicy: policy.stale_policy,
+    now,
+  };
+  const norm: TNormalization = { minP95: Infinity, minP99: Infinity, minCost: Infinity };
+  const work: TCandidateWork[] = new Array(candidates.length);
+  const gates = compiled.gates;
+  const regionSuffix = `|${ctx.region}`;
+
+  for (let i = 0; i < candidates.length; i++) {
+    const info = candidates[i]!;
+    const key = info.key;
+    const metrics = state.metrics[key];
+    const updatedAt = metrics?.updatedAt ?? null;
+    const ageMs = updatedAt === null ? null : now - updatedAt;
+    const stale = ageMs === null || ageMs > compiled.maxMetricAgeMs;
+    const breaker = state.breakers[key + regionSuffix] ?? state.breakers[key];
+    const quota = state.quotas[key];
+    gateInput.provider = info;
+    gateInput.breaker = breaker;
+    gateInput.quota = quota;
+    gateInput.killed = killedProviders.includes(key);
+    gateInput.metrics = metrics;
+    gateInput.metricAgeSeconds = ageMs === null ? null : ageMs / 1000;
+    gateInput.stale = stale;
+    const outcomes = new Array(gates.length);
+    let passed = true;
+    for (let g = 0; g < gates.length; g++) {
+      const o = gates[g]!.fn(gateInput);
+      outcomes[g] = o;
+      if (!o.passed) passed = false;
+    }
+    if (passed) {
+      const p95 = metrics?.p95Ms;
+      const p99 = metrics?.p99Ms;
+      if (p95 != null && p95 < norm.minP95) norm.minP95 = p95;
+      if (p99 != null && p99 < norm.minP99) norm.minP99 = p99;
+      if (info.costPerRequest < norm.minCost) norm.minCost = info.costPerRequest;
+    }
+    work[i] = {
+      info,
+      metrics,
+      breaker,
+      quota,
+      record: {
+        provider: key,
+        priority: i,
+        gates: outcomes,
+        passedGates: passed,
+        guardrail: null,
+        eligible: false,
+        contributions: [],
+        score: null,
+        share: state.shares?.[key] ?? null,
+        selectionProbability: 0,
+        metricAgeSeconds: gateInput.metricAgeSeconds,
+        stale,
+        sampleCount: metrics?.sampleCount ?? 0,
+        metricScope: metrics?.scope ?? "none",
+      },
+    };
+  }
+
+  const eligible: TCandidateWork[] = [];
+  let anyPassed = false;
+  for (const c of work) {
+    const r = c.record;
+    if (!r.passedGates) continue;
+    anyPassed = true;
+    const treatment: TStaleTreatment = !r.stale
+      ? "fresh"
+      : policy.stale_policy === "penalty" && r.metricAgeSeconds !== null
+        ? "penalty"
+        : "safe_default";
+    r.score = scoreInto(
+      r.contributions,
+      compiled.scores,
+      c.metrics,
+      c.info.costPerRequest,
+      norm,
+      treatment,
+      policy.stale_penalty_points,
+      r.metricAgeSeconds,
+    );
+    const confidence = r.stale ? 0 : (c.metrics?.confidence ?? 0);
+    r.guardrail = checkGuardrails(policy.guardrails, c.metrics?.p95Ms ?? null, c.info.costPerRequest, confidence);
+    if (r.guardrail.passed) {
+      r.eligible = true;
+      eligible.push(c);
+    }
+  }
+
+  if (eligible.length > 0 || !anyPassed) return { work, eligible, leastBad: false };
+
+  // Least-bad rule: smallest total relative excess; ties go to the higher score, then priority.
+  let best: TCandidateWork | null = null;
+  for (const c of work) {
+    const g = c.record.guardrail;
+    if (g === null) continue;
+    const b = best?.record;
+    if (
+      b === undefined ||
+      g.excess < b.guardrail!.excess ||
+      (g.excess === b.guardrail!.excess && c.record.score! > b.score!)
+    ) {
+      best = c;
+    }
+  }
+  best!.record.eligible = true;
+  return { work, eligible: [best!], leastBad: true };
+}

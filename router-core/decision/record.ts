@@ -1,0 +1,71 @@
+import type { TFallbackDecision } from "../control/fallback";
+import type { TGateOutcome } from "../gates/gate";
+import type { TStrategyName } from "../policy/names";
+import type { TContribution } from "../scoring/contributions";
+import type { TGuardrailCheck } from "../scoring/guardrails";
+import type { TBreakerView, TMetricSnapshot, TProviderInfo, TQuotaView } from "../types";
+import type { TReasonCode } from "./reason-codes";
+
+export type TCandidateRecord = {
+  provider: string;
+  /** Position in the static priority order, 0 = primary. */
+  priority: number;
+  gates: TGateOutcome[];
+  passedGates: boolean;
+  /** Null when a hard gate failed: guardrails are only checked for candidates passing the gates. */
+  guardrail: TGuardrailCheck | null;
+  /** Passed the gates and either the guardrails or the least-bad rule. */
+  eligible: boolean;
+  contributions: TContribution[];
+  /** Sum of contributions; null when a hard gate failed (gated candidates are not scored). */
+  score: number | null;
+  /** The controller's share for this provider, as given. */
+  share: number | null;
+  /** Probability this decision gave the provider (shares or strategy weights, renormalised). */
+  selectionProbability: number;
+  metricAgeSeconds: number | null;
+  stale: boolean;
+  sampleCount: number;
+  metricScope: TMetricSnapshot["scope"];
+};
+
+export type TOverrideApplied = "none" | "pinned" | "pin_ineligible" | "pin_expired" | "routing_killed";
+
+export type TShadowResult = {
+  policyVersion: string | null;
+  selected: string | null;
+  reasonCode: TReasonCode;
+  /** Whether the shadow policy picked the same provider as the active one. */
+  agrees: boolean;
+  scoreMargin: number | null;
+};
+
+export type TDecisionRecord = {
+  id: string;
+  at: number;
+  operation: string;
+  region: string;
+  requestId: string;
+  policyVersion: string | null;
+  strategy: TStrategyName;
+  selected: string | null;
+  reasonCode: TReasonCode;
+  override: TOverrideApplied;
+  candidates: TCandidateRecord[];
+  /** Top eligible score minus the runner-up's; null with fewer than two eligible. */
+  scoreMargin: number | null;
+  /** Of the selected provider; null when none was selected. */
+  metricAgeSeconds: number | null;
+  stale: boolean;
+  fallback: TFallbackDecision | null;
+  shadow: TShadowResult | null;
+};
+
+/** Internal per-candidate working data that is not part of the record. */
+export type TCandidateWork = {
+  record: TCandidateRecord;
+  info: TProviderInfo;
+  metrics: TMetricSnapshot | undefined;
+  breaker: TBreakerView | undefined;
+  quota: TQuotaView | undefined;
+};

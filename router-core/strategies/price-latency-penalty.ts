@@ -1,0 +1,36 @@
+import { priceWeights } from "./price-weighted";
+import { drawWeighted, type RoutingStrategy } from "./strategy";
+
+/** seeds/003's floor: a slow provider keeps 30% of its price weight so it is never starved. */
+const PENALTY_FLOOR = 0.3;
+
+/** clamp(1 − (p99 − p99_baseline) / p99_baseline, 0.3, 1.0), exactly as seeds/003 writes it. */
+export function latencyPenalty(p99Ms: number | null, p99BaselineMs: number): number {
+  // No p99 yet means no evidence of slowness; sample-size confidence is handled elsewhere.
+  if (p99Ms === null || !(p99BaselineMs > 0)) return 1;
+  const f = 1 - (p99Ms - p99BaselineMs) / p99BaselineMs;
+  return f < PENALTY_FLOOR ? PENALTY_FLOOR : f > 1 ? 1 : f;
+}
+
+/**
+ * seeds/003 algorithm 2: Weight_i = (BasePrice / Price_i) × clamp(1 − (p99_i − p99_baseline) /
+ * p99_baseline, 0.3, 1.0). p99_baseline is the factor list's p99_baseline_ms, or else the
+ * lowest p99 among the eligible providers.
+ */
+export const priceLatencyPenaltyStrategy: RoutingStrategy = {
+  name: "price_latency_penalty",
+  select({ eligible, u, p99BaselineMs }) {
+    let baseline = p99BaselineMs ?? Infinity;
+    if (p99BaselineMs === undefined) {
+      for (const c of eligible) {
+        const p99 = c.metrics?.p99Ms;
+        if (p99 != null && p99 < baseline) baseline = p99;
+      }
+    }
+    const weights = priceWeights(eligible);
+    for (let i = 0; i < weights.length; i++) {
+      weights[i] = weights[i]! * latencyPenalty(eligible[i]!.metrics?.p99Ms ?? null, baseline);
+    }
+    return { index: drawWeighted(eligible, weights, u), reasonCode: "price_latency_penalty" };
+  },
+};

@@ -1,0 +1,20 @@
+import { drawWeighted, type RoutingStrategy } from "./strategy";
+import type { TCandidateWork } from "../decision/record";
+
+/**
+ * seeds/003 algorithm 1: Weight_i = BasePrice / CurrentPrice_i, probability = weight / sum.
+ * BasePrice is the cheapest eligible price, so the cheapest provider has weight 1. Free
+ * providers (price 0) have the limit weight: they share the traffic and priced ones get none.
+ */
+export function priceWeights(eligible: readonly TCandidateWork[]): number[] {
+  let base = Infinity;
+  for (const c of eligible) if (c.info.costPerRequest < base) base = c.info.costPerRequest;
+  return eligible.map((c) => (base <= 0 ? (c.info.costPerRequest <= 0 ? 1 : 0) : base / c.info.costPerRequest));
+}
+
+export const priceWeightedStrategy: RoutingStrategy = {
+  name: "price_weighted",
+  select({ eligible, u }) {
+    return { index: drawWeighted(eligible, priceWeights(eligible), u), reasonCode: "price_weighted" };
+  },
+};

@@ -1,0 +1,21 @@
+import { drawWeighted, type RoutingStrategy } from "./strategy";
+
+const GOLDEN = (Math.sqrt(5) - 1) / 2;
+
+/**
+ * seeds/003 algorithm 3. Weights are the controller's shares (equal when there are none). The
+ * n-th request takes position frac(n × golden ratio) on the cumulative weights: consecutive
+ * positions are spread evenly, so each provider's count tracks its weight within a few requests
+ * without a stored cursor per provider. Without a sequence number the decision's draw is used.
+ * Breakers are the hard gate here, as in the seed: an open circuit is simply not eligible.
+ */
+export const weightedRoundRobinStrategy: RoutingStrategy = {
+  name: "weighted_round_robin",
+  select({ eligible, shares, u, sequence }) {
+    const position = sequence === undefined ? u : (sequence * GOLDEN) % 1;
+    const weights = eligible.map((c) => (shares ? Math.max(0, shares[c.record.provider] ?? 0) : 1));
+    let index = drawWeighted(eligible, weights, position);
+    if (index < 0) index = drawWeighted(eligible, weights.map(() => 1), position);
+    return { index, reasonCode: "weighted_round_robin" };
+  },
+};

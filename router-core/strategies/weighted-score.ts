@@ -1,0 +1,21 @@
+import { drawWeighted, selectFirst, type RoutingStrategy } from "./strategy";
+
+/**
+ * The paper's strategy. Scores decide where the controller moves shares, tick by tick; per
+ * request, traffic follows the current shares, renormalised over the eligible providers, so a
+ * gate failure moves traffic at once but score changes move it only at the controller's pace.
+ */
+export const weightedScoreStrategy: RoutingStrategy = {
+  name: "weighted_score",
+  select({ eligible, shares, u }) {
+    if (shares) {
+      const weights = eligible.map((c) => {
+        const s = shares[c.record.provider];
+        return s !== undefined && s > 0 ? s : 0;
+      });
+      const index = drawWeighted(eligible, weights, u);
+      if (index >= 0) return { index, reasonCode: "share_weighted" };
+    }
+    return { index: selectFirst(eligible), reasonCode: "initial_share_primary" };
+  },
+};
