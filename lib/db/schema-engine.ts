@@ -137,17 +137,48 @@ function cleanEngineError(err: unknown): Error {
   return new Error(`schema engine: ${(traceStart === -1 ? lines : lines.slice(0, traceStart)).join("\n").trim()}`);
 }
 
+let crashed: string | undefined;
+
+/**
+ * A Rust panic traps inside an engine callback, so it surfaces as an uncaught
+ * WebAssembly.RuntimeError rather than as a rejection of the call that caused it. While a
+ * call runs we turn that into its rejection; the instance is unusable afterwards.
+ */
+function rejectOnPanic(): { panicked: Promise<never>; dispose(): void } {
+  let reject: (err: Error) => void = () => {};
+  const panicked = new Promise<never>((_, rej) => (reject = rej));
+  panicked.catch(() => {});
+  const listener = (err: Error) => {
+    if (err instanceof WebAssembly.RuntimeError) {
+      const clean = cleanEngineError(err);
+      crashed = clean.message;
+      reject(clean);
+      return;
+    }
+    // Not ours: keep Node's default of crashing unless someone else handles it.
+    if (process.listenerCount("uncaughtException") === 1) throw err;
+  };
+  process.on("uncaughtException", listener);
+  return { panicked, dispose: () => void process.off("uncaughtException", listener) };
+}
+
 async function withEngine<T>(databaseUrl: string, schemaPath: string, fn: (engine: SchemaEngine, schema: { path: string; content: string }) => Promise<T>): Promise<T> {
+  if (crashed) throw new Error(`${crashed} (earlier in this process; restart it)`);
   await loadEngineModule();
   const schema = { path: schemaPath, content: await readFile(schemaPath, "utf8") };
+  const guard = rejectOnPanic();
   let engine: SchemaEngine | undefined;
   try {
-    engine = await glue.SchemaEngine.new({ datamodels: [[schema.path, schema.content]] }, () => {}, createAdapter(databaseUrl));
-    return await fn(engine, schema);
+    const run = async () => {
+      engine = await glue.SchemaEngine.new({ datamodels: [[schema.path, schema.content]] }, () => {}, createAdapter(databaseUrl));
+      return fn(engine, schema);
+    };
+    return await Promise.race([run(), guard.panicked]);
   } catch (err) {
-    throw cleanEngineError(err);
+    throw err instanceof Error && err.message.startsWith("schema engine") ? err : cleanEngineError(err);
   } finally {
-    engine?.free();
+    guard.dispose();
+    if (!crashed) engine?.free();
   }
 }
 
