@@ -4,7 +4,8 @@ import { buildIsStale } from "../lib/runtime/build-freshness";
 
 // `npm start` builds the console when the sources changed since the last build, then serves.
 const dev = process.argv.includes("--dev");
-if (!dev) process.env.NODE_ENV = "production";
+// Next reads NODE_ENV to choose its production server.
+if (!dev) (process.env as Record<string, string>).NODE_ENV = "production";
 if (!dev && buildIsStale(process.cwd())) {
   process.stdout.write("switchyard: building the console (next build)…\n");
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");

@@ -1,3 +1,4 @@
+import { adminDatabaseUrl } from "../testing/database";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -5,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkDrift, DEFAULT_SCHEMA_PATH, diffMigrationsToSchema } from "./drift";
 
 // Each check runs on its own scratch database on this server, dropped afterwards.
-const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://root@127.0.0.1:5432/postgres";
+const SERVER_URL = adminDatabaseUrl();
 
 const tempDirs: string[] = [];
 afterAll(() => Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true }))));

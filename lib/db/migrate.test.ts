@@ -1,3 +1,4 @@
+import { adminDatabaseUrl } from "../testing/database";
 import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,7 +8,7 @@ import { createScratchDatabase, type TScratchDatabase } from "./drift";
 import { applyMigrations, DatabaseConnectionError, DEFAULT_MIGRATIONS_DIR, MigrationError, migrationChecksum, migrationStatus, readMigrations, splitStatements } from "./migrate";
 import { diagnoseMigrationHistory } from "./schema-engine";
 
-const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://root@127.0.0.1:5432/postgres";
+const SERVER_URL = adminDatabaseUrl();
 
 let db: TScratchDatabase;
 let client: pg.Client;
