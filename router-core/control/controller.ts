@@ -310,9 +310,11 @@ export function stepController(
     const heir = rank(eligible)[0] as string;
     const next: TShares = { ...shares, [p]: 0 };
     for (const q of eligible) {
-      const gain = eligibleMass > 0 ? (share * (shares[q] ?? 0)) / eligibleMass : q === heir ? share : 0;
+      // Ratio first: with denormal shares the product would underflow to 0 and lose mass.
+      const gain = eligibleMass > 0 ? share * ((shares[q] ?? 0) / eligibleMass) : q === heir ? share : 0;
       next[q] = (shares[q] ?? 0) + gain;
     }
+    next[heir] = Math.max(0, (next[heir] ?? 0) + 1 - universe.reduce((sum, q) => sum + (next[q] ?? 0), 0));
     shares = next;
     floor.add(p);
     const leaderFrom = leader;
