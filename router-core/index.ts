@@ -96,3 +96,59 @@ export type { TDecideOptions, TShadowPolicy } from "./decision/decide";
 export { scoreCandidates } from "./decision/score-candidates";
 export type { TScoredProvider } from "./decision/score-candidates";
 export { compilePolicy } from "./decision/compile";
+
+// control/: breaker, quota tracker, traffic-share controller, fallback (owned by the control engineer)
+export type {
+  TCircuitBreaker,
+  TBreakerConfig,
+  TCircuitBreakerState,
+  TBreakerEvent,
+  TBreakerTransition,
+  TBreakerTransitionReason,
+  TBreakerBucket,
+} from "./control";
+export {
+  BREAKER_HISTORY_LIMIT,
+  BREAKER_TRANSITION_REASONS,
+  DEFAULT_CIRCUIT_BREAKER_CONFIG,
+  breakerKey,
+  breakerView,
+  createCircuitBreaker,
+  resolveCircuitBreakerConfig,
+  restoreBreakerState,
+} from "./control";
+export type { TQuotaConfig, TQuotaPhase, TQuotaRamp, TQuotaState, TQuotaWindow } from "./control";
+export {
+  DEFAULT_QUOTA_CONFIG,
+  QUOTA_PHASES,
+  consumeQuota,
+  createQuotaState,
+  observeThrottle,
+  preallocateQuota,
+  quotaRamp,
+  quotaView,
+  reconfigureQuota,
+  resolveQuotaConfig,
+  restoreQuotaState,
+} from "./control";
+export type {
+  TControllerCandidate,
+  TControllerConfig,
+  TControllerEvent,
+  TControllerEventType,
+  TControllerEvidence,
+  TControllerInput,
+  TControllerResult,
+  TControllerSafety,
+  TControllerState,
+  TRecovery,
+} from "./control";
+export {
+  CONTROLLER_EVENT_TYPES,
+  createControllerState,
+  resolveControllerConfig,
+  restoreControllerState,
+  stepController,
+} from "./control";
+export type { TFallbackCandidate, TFallbackContext, TFallbackDecision } from "./control";
+export { isFallbackPolicy, resolveFallback } from "./control";

@@ -21,7 +21,7 @@ import { checkNumber, checkTime, closed, open } from "./options";
  */
 
 /** Field names are the factor list's `circuit_breaker` section. */
-export type TCircuitBreakerConfig = {
+export type TBreakerConfig = {
   consecutive_failures: number;
   failure_rate_threshold: number;
   window_seconds: number;
@@ -33,7 +33,7 @@ export type TCircuitBreakerConfig = {
   half_open_successes_to_close: number;
 };
 
-export const DEFAULT_CIRCUIT_BREAKER_CONFIG: Readonly<TCircuitBreakerConfig> = Object.freeze({
+export const DEFAULT_CIRCUIT_BREAKER_CONFIG: Readonly<TBreakerConfig> = Object.freeze({
   consecutive_failures: 5,
   failure_rate_threshold: 0.3,
   window_seconds: 300,
@@ -103,7 +103,7 @@ export type TCircuitBreakerState = {
 };
 
 export type TCircuitBreaker = {
-  readonly config: Readonly<TCircuitBreakerConfig>;
+  readonly config: Readonly<TBreakerConfig>;
   initial(now: number): TCircuitBreakerState;
   step(state: TCircuitBreakerState, event: TBreakerEvent, now: number): TCircuitBreakerState;
 };
@@ -113,7 +113,7 @@ export const BREAKER_HISTORY_LIMIT = 50;
 /** The failure-rate window is counted in slices so the state stays small and serialisable. */
 const WINDOW_BUCKETS = 10;
 
-export function resolveCircuitBreakerConfig(options: Partial<TCircuitBreakerConfig> = {}): TCircuitBreakerConfig {
+export function resolveCircuitBreakerConfig(options: Partial<TBreakerConfig> = {}): TBreakerConfig {
   const c = { ...DEFAULT_CIRCUIT_BREAKER_CONFIG, ...options };
   checkNumber("consecutive_failures", c.consecutive_failures, closed(1), null, true);
   checkNumber("failure_rate_threshold", c.failure_rate_threshold, open(0), closed(1));
@@ -132,7 +132,7 @@ export function breakerKey(provider: string, region?: string | null): string {
   return region ? `${provider}|${region}` : provider;
 }
 
-export function createCircuitBreaker(options: Partial<TCircuitBreakerConfig> = {}): TCircuitBreaker {
+export function createCircuitBreaker(options: Partial<TBreakerConfig> = {}): TCircuitBreaker {
   const config = Object.freeze(resolveCircuitBreakerConfig(options));
   const windowMs = config.window_seconds * 1000;
   const bucketMs = windowMs / WINDOW_BUCKETS;

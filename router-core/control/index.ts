@@ -1,6 +1,6 @@
 export type {
   TCircuitBreaker,
-  TCircuitBreakerConfig,
+  TBreakerConfig,
   TCircuitBreakerState,
   TBreakerEvent,
   TBreakerTransition,
