@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import Link from "next/link";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -18,11 +19,11 @@ export default function RootLayout({ children }: { children: ReactNode }) {
       </head>
       <body>
         <header className="flex items-center gap-6 border-b px-5 py-3" style={{ borderColor: "var(--border)", background: "var(--panel)" }}>
-          <a href="/" className="text-base font-semibold tracking-tight">
+          <Link href="/" className="text-base font-semibold tracking-tight">
             Switchyard
-          </a>
+          </Link>
           <nav className="flex gap-4 text-sm" style={{ color: "var(--muted)" }}>
-            <a href="/">Catalogue</a>
+            <Link href="/">Catalogue</Link>
           </nav>
         </header>
         <main className="mx-auto max-w-7xl px-5 py-5">{children}</main>
