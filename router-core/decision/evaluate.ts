@@ -16,6 +16,21 @@ export type TEvaluation = {
 
 const NO_TAGS: readonly string[] = [];
 
+/**
+ * Whether any breaker is keyed per region. Building `provider|region` keys costs a string
+ * concatenation and flattening per candidate, so it is skipped when no such key exists; breaker
+ * maps are replaced, not mutated, by the controller, so caching per object is safe.
+ */
+const regionalCache = new WeakMap<object, boolean>();
+function hasRegionalBreakers(breakers: Readonly<Record<string, unknown>>): boolean {
+  let v = regionalCache.get(breakers);
+  if (v === undefined) {
+    v = Object.keys(breakers).some((k) => k.includes("|"));
+    regionalCache.set(breakers, v);
+  }
+  return v;
+}
+
 function splitList(value: string | undefined): readonly string[] {
   if (value === undefined || value === "") return NO_TAGS;
   return value.split(",").map((s) => s.trim()).filter((s) => s !== "");
@@ -63,6 +78,7 @@ export function evaluateCandidates(
   const work: TCandidateWork[] = new Array(candidates.length);
   const gates = compiled.gates;
   const regionSuffix = `|${ctx.region}`;
+  const regional = hasRegionalBreakers(state.breakers);
 
   for (let i = 0; i < candidates.length; i++) {
     const info = candidates[i]!;
@@ -71,7 +87,7 @@ export function evaluateCandidates(
     const updatedAt = metrics?.updatedAt ?? null;
     const ageMs = updatedAt === null ? null : now - updatedAt;
     const stale = ageMs === null || ageMs > compiled.maxMetricAgeMs;
-    const breaker = state.breakers[key + regionSuffix] ?? state.breakers[key];
+    const breaker = (regional ? state.breakers[key + regionSuffix] : undefined) ?? state.breakers[key];
     const quota = state.quotas[key];
     gateInput.provider = info;
     gateInput.breaker = breaker;

@@ -1,6 +1,8 @@
 import { failOutcome, passOutcome, type TGateFn } from "./gate";
 
 const PASS_UNTRACKED = passOutcome("quota_available", "no quota tracked for provider");
+// Remaining counts are in the quota view logged beside the decision; a constant keeps this allocation-free.
+const PASS = passOutcome("quota_available", "quota remaining");
 const PASS_UNLIMITED = passOutcome("quota_available", "quota unlimited");
 
 export const quotaAvailable: TGateFn = ({ quota, now }) => {
@@ -10,9 +12,5 @@ export const quotaAvailable: TGateFn = ({ quota, now }) => {
   const resets = resetAt === null ? "" : `, resets in ${Math.max(0, Math.ceil((resetAt - now) / 1000))}s`;
   if (remainingMinute !== null && remainingMinute <= 0) return failOutcome("quota_available", `per-minute quota exhausted${resets}`);
   if (remainingDay !== null && remainingDay <= 0) return failOutcome("quota_available", `daily quota exhausted${resets}`);
-  return {
-    gate: "quota_available",
-    passed: true,
-    detail: `quota left: ${remainingMinute ?? "unlimited"}/min, ${remainingDay ?? "unlimited"}/day`,
-  };
+  return PASS;
 };

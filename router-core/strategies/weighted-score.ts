@@ -9,10 +9,11 @@ export const weightedScoreStrategy: RoutingStrategy = {
   name: "weighted_score",
   select({ eligible, shares, u }) {
     if (shares) {
-      const weights = eligible.map((c) => {
-        const s = shares[c.record.provider];
-        return s !== undefined && s > 0 ? s : 0;
-      });
+      const weights = new Array<number>(eligible.length);
+      for (let i = 0; i < eligible.length; i++) {
+        const s = shares[eligible[i]!.record.provider];
+        weights[i] = s !== undefined && s > 0 ? s : 0;
+      }
       const index = drawWeighted(eligible, weights, u);
       if (index >= 0) return { index, reasonCode: "share_weighted" };
     }
