@@ -97,7 +97,7 @@ export { scoreCandidates } from "./decision/score-candidates";
 export type { TScoredProvider } from "./decision/score-candidates";
 export { compilePolicy } from "./decision/compile";
 
-// control/: breaker, quota tracker, traffic-share controller, fallback (owned by the control engineer)
+// control/: circuit breaker, quota tracker, traffic-share controller, fallback policies
 export type {
   TCircuitBreaker,
   TBreakerConfig,

@@ -213,3 +213,15 @@ describe("stepController", () => {
     expect(() => restoreControllerState({ ...s, shift: { reason: "nope", from: null } })).toThrow(/controller.shift.reason must be one of/);
   });
 });
+
+describe("clock skew", () => {
+  it("a tick stamped before the previous one moves nothing and does not widen the next budget", () => {
+    const s = createControllerState("op", null, config, 60 * SEC);
+    const input = { candidates: [c("A", 50), c("B", 95), c("C", 10)] };
+    const early = stepController(s, input, config, 30 * SEC);
+    expect(early.shares.A).toBe(1);
+    expect(early.state.lastTickAt).toBe(60 * SEC);
+    const next = stepController(early.state, input, config, 66 * SEC);
+    expect(next.shares.B).toBeCloseTo(0.05, 12);
+  });
+});

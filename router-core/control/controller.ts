@@ -25,7 +25,9 @@ import { checkNumber, checkTime, closed, open } from "./options";
  *    displaced by degradation or exclusion returns only through recovery: it must lead by the
  *    margin on at least `min_sample_size` samples (recovery_detected), keep leading through
  *    `primary_recovery_cooldown_seconds` (cooldown_started), and then takes traffic back at the
- *    capped rate (failback_step … full_failback_completed).
+ *    capped rate (failback_step … full_failback_completed). When the leader itself is excluded
+ *    the best eligible provider by score takes over at once, displaced or not: the alternative
+ *    is an ineligible leader.
  * 3. Target. The leader gets everything except a probe floor of `primary_probe_share` on each
  *    eligible provider traffic was moved away from, so the controller keeps observing it; that
  *    is what lets recovery be detected at all (paper 4.10, Table 6).
@@ -284,7 +286,7 @@ export function stepController(
       emit("no_eligible_provider", null, shares, shares, "every provider failed a hard gate; shares kept, fallback policy answers");
     }
     return {
-      state: { ...state, shares, lastTickAt: now, noEligibleSince: state.noEligibleSince ?? now },
+      state: { ...state, shares, lastTickAt: Math.max(state.lastTickAt, now), noEligibleSince: state.noEligibleSince ?? now },
       shares: { ...shares },
       events,
     };
@@ -476,7 +478,8 @@ export function stepController(
       region: state.region,
       shares: { ...shares },
       leader,
-      lastTickAt: now,
+      // A tick stamped earlier than the last one (clock skew between instances) must not widen the next budget.
+      lastTickAt: Math.max(state.lastTickAt, now),
       probeFloor: universe.filter((p) => floor.has(p)),
       displaced: universe.filter((p) => displaced.has(p)),
       recovery,
