@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { parseFactorList } from "../../router-core/index";
 import type { PrismaClient } from "./generated/client";
 
 /** The paper's SMS scenario (seeds/000 section 6): three providers, one operation, region groups. */
@@ -33,6 +35,15 @@ export const DEMO_OPERATIONS = [
 ] as const;
 
 /**
+ * SEND_SMS version 1: the paper's Listing 1 as router-core's fixture holds it, plus the static
+ * priority order of the three demo providers (the listing itself names no providers).
+ */
+export function demoSmsPolicyYaml(): string {
+  const listing = readFileSync(new URL("../../router-core/policy/listing1.yaml", import.meta.url), "utf8");
+  return `${listing.trimEnd()}\nproviders: [provider_A, provider_B, provider_C]\n`;
+}
+
+/**
  * Seeds the demo catalogue once. Returns false when the database already holds operations,
  * so a restart never re-seeds over what users changed.
  */
@@ -43,6 +54,24 @@ export async function seedDemo(prisma: PrismaClient): Promise<boolean> {
       await tx.provider.create({ data: { ...p, supportedRegions: [...p.supportedRegions], complianceTags: [...p.complianceTags] } });
     }
     for (const o of DEMO_OPERATIONS) await tx.operation.create({ data: { ...o } });
+    const yaml = demoSmsPolicyYaml();
+    const parsed = parseFactorList(yaml);
+    if (!parsed.ok) throw new Error(`demo policy does not parse: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
+    const now = new Date();
+    const version = await tx.factorListVersion.create({
+      data: {
+        operationKey: "SEND_SMS",
+        version: 1,
+        status: "active",
+        document: parsed.value,
+        yaml,
+        changeNote: "Demo seed: the paper's Listing 1 with providers A, B, C in priority order",
+        submittedAt: now,
+        approvedAt: now,
+        activatedAt: now,
+      },
+    });
+    await tx.operationPolicy.create({ data: { operationKey: "SEND_SMS", activeVersionId: version.id } });
     return true;
   });
 }

@@ -1,0 +1,109 @@
+import { parseFactorList, type TCredentialStatus, type TProviderInfo, type TShadowPolicy } from "../../router-core/index";
+import type { PrismaClient } from "../db/client";
+import type { RoutingState, TActivePolicy, TOverrideRow } from "./routing-state";
+
+export type TConfigLoadResult = {
+  operations: number;
+  providers: number;
+  overrides: number;
+  /** Stored documents that no longer parse (e.g. written by an older schema); the previous policy keeps routing. */
+  errors: Array<{ operation: string; versionId: string; message: string }>;
+};
+
+/** The catalogue's credential states mapped onto router-core's gate vocabulary. */
+const CREDENTIALS: Record<string, TCredentialStatus> = {
+  valid: "valid",
+  // Still usable until it expires; the console warns about it, routing must not.
+  expiring: "valid",
+  invalid: "invalid",
+  // Nothing configured: a call cannot authenticate, so it fails the gate like an invalid one.
+  missing: "invalid",
+};
+
+/**
+ * Loads policies (active and shadow), the provider catalogue and the overrides active now into
+ * the routing state. Whole-table reads: the config is small, and one consistent reload is
+ * simpler than per-row diffs driven by NOTIFY payloads. Throws when the database is
+ * unreachable, leaving the state as it was (decide keeps routing on it).
+ */
+export async function loadConfig(prisma: PrismaClient, state: RoutingState, now: number = Date.now()): Promise<TConfigLoadResult> {
+  const [pointers, providerRows, overrideRows] = await Promise.all([
+    prisma.operationPolicy.findMany({
+      select: {
+        operationKey: true,
+        activeVersionId: true,
+        shadowVersionId: true,
+      },
+    }),
+    prisma.provider.findMany({ orderBy: { key: "asc" } }),
+    prisma.override.findMany({
+      where: { endedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date(now) } }] },
+      orderBy: { createdAt: "asc" },
+    }),
+  ]);
+  const versionIds = pointers.flatMap((p) => [p.activeVersionId, p.shadowVersionId]).filter((id): id is string => id !== null);
+  const versions = versionIds.length
+    ? await prisma.factorListVersion.findMany({ where: { id: { in: versionIds } }, select: { id: true, version: true, document: true } })
+    : [];
+  const byId = new Map(versions.map((v) => [v.id, v]));
+
+  const errors: TConfigLoadResult["errors"] = [];
+  const parse = (operation: string, id: string | null) => {
+    if (!id) return null;
+    const row = byId.get(id);
+    if (!row) return null;
+    const parsed = parseFactorList(row.document);
+    if (!parsed.ok) {
+      errors.push({ operation, versionId: id, message: parsed.errors.map((e) => `${e.path || "(root)"}: ${e.message}`).join("; ") });
+      return null;
+    }
+    return { policy: parsed.value, version: `v${row.version}` };
+  };
+
+  const policies = new Map<string, TActivePolicy>();
+  for (const p of pointers) {
+    const active = parse(p.operationKey, p.activeVersionId);
+    if (!active) {
+      const previous = state.policyFor(p.operationKey);
+      if (p.activeVersionId && previous) policies.set(p.operationKey, previous);
+      continue;
+    }
+    const shadowParsed = parse(p.operationKey, p.shadowVersionId);
+    const shadow: TShadowPolicy | null = shadowParsed ? { policy: shadowParsed.policy, policyVersion: shadowParsed.version } : null;
+    const previous = state.policyFor(p.operationKey);
+    // Keep the previous objects when nothing changed: router-core caches compiled policies by identity.
+    if (previous && previous.version === active.version && (previous.shadow?.policyVersion ?? null) === (shadow?.policyVersion ?? null)) {
+      policies.set(p.operationKey, previous);
+    } else {
+      policies.set(p.operationKey, { policy: active.policy, version: active.version, shadow });
+    }
+  }
+
+  const catalogue: TProviderInfo[] = providerRows.map((p) => ({
+    key: p.key,
+    regions: p.supportedRegions,
+    complianceTags: p.complianceTags,
+    costPerRequest: Number(p.costPerRequest),
+    credentialStatus: CREDENTIALS[p.credentialStatus] ?? "unknown",
+    enabled: p.enabled,
+  }));
+  if (!sameCatalogue(state.providers(), catalogue)) state.setProviders(catalogue);
+  state.replacePolicies(policies);
+
+  const overrides: TOverrideRow[] = overrideRows.map((o) => ({
+    kind: o.kind,
+    operation: o.operationKey,
+    region: o.region,
+    provider: o.providerKey,
+    reason: o.reason,
+    expiresAt: o.expiresAt ? o.expiresAt.getTime() : null,
+  }));
+  state.setOverrides(overrides);
+  state.setDbAvailable(true);
+  state.markRefreshed(now);
+  return { operations: policies.size, providers: catalogue.length, overrides: overrides.length, errors };
+}
+
+function sameCatalogue(a: readonly TProviderInfo[], b: readonly TProviderInfo[]): boolean {
+  return a.length === b.length && JSON.stringify(a) === JSON.stringify(b);
+}

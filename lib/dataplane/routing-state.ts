@@ -1,0 +1,273 @@
+import type {
+  TBreakerView,
+  TFactorList,
+  TMetricSnapshot,
+  TOverrides,
+  TProviderInfo,
+  TQuotaView,
+  TRouterState,
+  TShadowPolicy,
+  TShares,
+} from "../../router-core/index";
+
+/**
+ * The per-instance, in-memory view decide() reads. Loaders (load-config.ts for policies,
+ * providers and overrides; the telemetry side for shares, metrics, breakers and quotas) write
+ * it through the setters; the request path only calls snapshotFor/policyFor, which return
+ * prebuilt objects. A setter invalidates the affected prebuilt snapshots, so the hot path
+ * allocates nothing unless something changed since the previous decision.
+ */
+
+/** One active operator override as stored in Postgres; null operation/region means "all". */
+export type TOverrideRow = {
+  kind: "routing_kill_switch" | "provider_kill" | "provider_pin";
+  operation: string | null;
+  region: string | null;
+  provider: string | null;
+  reason: string;
+  /** Epoch ms; null never expires. */
+  expiresAt: number | null;
+};
+
+export type TActivePolicy = {
+  policy: TFactorList;
+  /** Label copied into decision records, e.g. "v3". */
+  version: string;
+  shadow: TShadowPolicy | null;
+};
+
+type TRegionEntry = {
+  shares: TShares | null;
+  metrics: Record<string, TMetricSnapshot>;
+  breakers: Record<string, TBreakerView>;
+  /** Prebuilt snapshot; null when a setter invalidated it. */
+  snapshot: TRouterState | null;
+  /** Epoch ms when an override in the snapshot expires and it must be rebuilt; Infinity: never. */
+  validUntil: number;
+};
+
+type TOperationEntry = {
+  active: TActivePolicy | null;
+  regions: Map<string, TRegionEntry>;
+  /** Regions a decide may name: the policy's region rules plus every region its providers serve. */
+  knownRegions: readonly string[];
+  knownRegionSet: ReadonlySet<string>;
+};
+
+export type RoutingState = ReturnType<typeof createRoutingState>;
+
+export function createRoutingState(clock: { now(): number } = Date) {
+  const operations = new Map<string, TOperationEntry>();
+  let providers: readonly TProviderInfo[] = [];
+  let quotas: Readonly<Record<string, TQuotaView>> = {};
+  let overrides: readonly TOverrideRow[] = [];
+  let dbAvailable = true;
+  let lastRefreshAt: number | null = null;
+
+  function operationEntry(operation: string): TOperationEntry {
+    let e = operations.get(operation);
+    if (!e) {
+      e = { active: null, regions: new Map(), knownRegions: [], knownRegionSet: new Set() };
+      operations.set(operation, e);
+    }
+    return e;
+  }
+
+  function regionEntry(op: TOperationEntry, region: string): TRegionEntry {
+    let r = op.regions.get(region);
+    if (!r) {
+      r = { shares: null, metrics: {}, breakers: {}, snapshot: null, validUntil: Infinity };
+      op.regions.set(region, r);
+    }
+    return r;
+  }
+
+  function recomputeKnownRegions(op: TOperationEntry): void {
+    const set = new Set<string>();
+    if (op.active) {
+      const policy = op.active.policy;
+      for (const r of Object.keys(policy.regions)) set.add(r);
+      const listed = policy.providers.length > 0 ? new Set(policy.providers) : null;
+      for (const p of providers) {
+        if (listed && !listed.has(p.key)) continue;
+        for (const r of p.regions) if (r !== "*") set.add(r);
+      }
+    }
+    op.knownRegions = [...set].sort();
+    op.knownRegionSet = set;
+  }
+
+  function invalidate(op: TOperationEntry | undefined): void {
+    if (!op) return;
+    for (const r of op.regions.values()) r.snapshot = null;
+  }
+
+  function invalidateAll(): void {
+    for (const op of operations.values()) invalidate(op);
+  }
+
+  /** Folds the override rows that apply to (operation, region) into router-core's shape. */
+  function overridesFor(operation: string, region: string, now: number): { value: TOverrides | undefined; validUntil: number } {
+    let routingKilled = false;
+    const killed: string[] = [];
+    let pin: TOverrides["pin"] = null;
+    let pinSpecificity = -1;
+    let validUntil = Infinity;
+    for (const o of overrides) {
+      if (o.operation !== null && o.operation !== operation) continue;
+      if (o.region !== null && o.region !== region) continue;
+      if (o.expiresAt !== null) {
+        if (o.expiresAt <= now) continue;
+        validUntil = Math.min(validUntil, o.expiresAt);
+      }
+      if (o.kind === "routing_kill_switch") routingKilled = true;
+      else if (o.kind === "provider_kill" && o.provider) killed.push(o.provider);
+      else if (o.kind === "provider_pin" && o.provider) {
+        // The most specific pin wins (region over operation over global); equal specificity: the later row.
+        if (specificity(o) >= pinSpecificity) {
+          pin = { provider: o.provider, reason: o.reason, expiresAt: o.expiresAt ?? Number.MAX_SAFE_INTEGER };
+          pinSpecificity = specificity(o);
+        }
+      }
+    }
+    if (!routingKilled && killed.length === 0 && !pin) return { value: undefined, validUntil };
+    return { value: { routingKilled, killedProviders: killed, pin }, validUntil };
+  }
+
+  return {
+    /** The state decide() needs for (operation, region); null when either is unknown here. */
+    snapshotFor(operation: string, region: string): TRouterState | null {
+      const op = operations.get(operation);
+      if (!op || !op.active || !op.knownRegionSet.has(region)) return null;
+      const r = regionEntry(op, region);
+      const now = clock.now();
+      if (r.snapshot && now < r.validUntil) return r.snapshot;
+      const o = overridesFor(operation, region, now);
+      r.validUntil = o.validUntil;
+      r.snapshot = {
+        providers,
+        metrics: r.metrics,
+        breakers: r.breakers,
+        quotas,
+        shares: r.shares,
+        overrides: o.value,
+        policyVersion: op.active.version,
+      };
+      return r.snapshot;
+    },
+
+    policyFor(operation: string): TActivePolicy | null {
+      return operations.get(operation)?.active ?? null;
+    },
+
+    hasOperation(operation: string): boolean {
+      return operations.get(operation)?.active != null;
+    },
+
+    operations(): string[] {
+      return [...operations.entries()].filter(([, e]) => e.active).map(([k]) => k).sort();
+    },
+
+    knownRegions(operation: string): readonly string[] {
+      return operations.get(operation)?.knownRegions ?? [];
+    },
+
+    /** Replaces the operation's policy; null removes the operation (no active version any more). */
+    setPolicy(operation: string, active: TActivePolicy | null): void {
+      const op = operationEntry(operation);
+      op.active = active;
+      recomputeKnownRegions(op);
+      invalidate(op);
+    },
+
+    /** Replaces every operation's policy at once; operations missing from `all` are dropped. */
+    replacePolicies(all: ReadonlyMap<string, TActivePolicy>): void {
+      for (const [key, op] of operations) {
+        if (!all.has(key)) {
+          op.active = null;
+          recomputeKnownRegions(op);
+          invalidate(op);
+        }
+      }
+      for (const [key, active] of all) this.setPolicy(key, active);
+    },
+
+    setProviders(catalogue: readonly TProviderInfo[]): void {
+      // A new array only when the catalogue is replaced: router-core caches candidate order by identity.
+      providers = catalogue;
+      for (const op of operations.values()) recomputeKnownRegions(op);
+      invalidateAll();
+    },
+
+    providers(): readonly TProviderInfo[] {
+      return providers;
+    },
+
+    setShares(operation: string, region: string, shares: TShares | null): void {
+      const op = operationEntry(operation);
+      regionEntry(op, region).shares = shares;
+      invalidate(op);
+    },
+
+    setMetrics(operation: string, region: string, metrics: Record<string, TMetricSnapshot>): void {
+      const op = operationEntry(operation);
+      regionEntry(op, region).metrics = metrics;
+      invalidate(op);
+    },
+
+    /** Views keyed `provider|region` or `provider`, as router-core reads them. */
+    setBreakers(operation: string, region: string, breakers: Record<string, TBreakerView>): void {
+      const op = operationEntry(operation);
+      regionEntry(op, region).breakers = breakers;
+      invalidate(op);
+    },
+
+    /** Remaining quota per provider key; quotas belong to the provider account, so they span operations. */
+    setQuotas(views: Record<string, TQuotaView>): void {
+      quotas = views;
+      invalidateAll();
+    },
+
+    /** Every active override row (all operations); expired ones are ignored at snapshot time. */
+    setOverrides(rows: readonly TOverrideRow[]): void {
+      overrides = rows;
+      invalidateAll();
+    },
+
+    overrides(): readonly TOverrideRow[] {
+      return overrides;
+    },
+
+    setDbAvailable(available: boolean): void {
+      dbAvailable = available;
+    },
+
+    get dbAvailable(): boolean {
+      return dbAvailable;
+    },
+
+    markRefreshed(at: number = clock.now()): void {
+      lastRefreshAt = at;
+    },
+
+    get lastRefreshAt(): number | null {
+      return lastRefreshAt;
+    },
+
+    /** Per (operation, region) views for /metrics and the console. */
+    regionViews(operation: string): Array<{ region: string; shares: TShares | null; metrics: Readonly<Record<string, TMetricSnapshot>>; breakers: Readonly<Record<string, TBreakerView>> }> {
+      const op = operations.get(operation);
+      if (!op) return [];
+      return [...op.regions.entries()].map(([region, r]) => ({
+        region,
+        shares: r.shares,
+        metrics: r.metrics,
+        breakers: r.breakers,
+      }));
+    },
+  };
+}
+
+function specificity(o: TOverrideRow): number {
+  return (o.operation !== null ? 1 : 0) + (o.region !== null ? 2 : 0);
+}
