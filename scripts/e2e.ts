@@ -1,26 +1,14 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { randomBytes } from "node:crypto";
-import path from "node:path";
-import net from "node:net";
 import pg from "pg";
 import { assertReachable } from "../lib/db/database-url";
-import { startEmbeddedPostgres } from "../lib/db/embedded";
+import { startThrowawayCluster } from "../lib/testing/throwaway-cluster";
+import { freePort } from "../lib/runtime/free-port";
 import { buildIsStale } from "../lib/runtime/build-freshness";
 
 const require = createRequire(import.meta.url);
 const log = (line: string) => process.stdout.write(`e2e: ${line}\n`);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function withDatabase(url: string, name: string): string {
   const u = new URL(url);
@@ -55,9 +43,7 @@ async function waitForHealth(base: string, server: ChildProcess, timeoutMs: numb
 
 async function main(): Promise<number> {
   const fromEnv = process.env.DATABASE_URL;
-  const cluster = fromEnv
-    ? null
-    : await startEmbeddedPostgres({ dataDir: path.resolve(".data", "postgres-test"), port: Number(process.env.EMBEDDED_TEST_PG_PORT ?? 54330) });
+  const cluster = fromEnv ? null : await startThrowawayCluster();
   const adminUrl = fromEnv ?? cluster!.adminUrl;
   const host = new URL(adminUrl).hostname;
   if (!["127.0.0.1", "localhost", "::1", "[::1]"].includes(host) && process.env.E2E_ALLOW_REMOTE_DATABASE !== "1") {

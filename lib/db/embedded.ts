@@ -80,7 +80,13 @@ function resolveDataDir(requested: string): string {
  * Starts (or reuses) the embedded PostgreSQL cluster kept in `dataDir`. The first start
  * initialises the cluster with a random password stored beside it; later starts keep the data.
  */
-export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; log?: (line: string) => void }): Promise<TEmbeddedDatabase> {
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port: number;
+  log?: (line: string) => void;
+  /** Delete the data directory on stop (throwaway clusters for test runs). */
+  ephemeral?: boolean;
+}): Promise<TEmbeddedDatabase> {
   const dataDir = resolveDataDir(path.resolve(opts.dataDir));
   const metaFile = `${dataDir}.json`;
   let meta = readMeta(metaFile);
@@ -100,27 +106,34 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   if (!meta || !initialised) {
     meta = { user: USER, password: randomBytes(18).toString("base64url"), port };
   }
+  const recent: string[] = [];
+  const remember = (m: string) => {
+    recent.push(...m.split("\n").filter(Boolean));
+    recent.splice(0, Math.max(0, recent.length - 20));
+    opts.log?.(m);
+  };
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: meta.user,
     password: meta.password,
     port: meta.port,
-    persistent: true,
+    persistent: !opts.ephemeral,
     createPostgresUser: true,
     authMethod: "scram-sha-256",
     postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "fsync=on"],
-    onLog: (m) => opts.log?.(m),
-    onError: (e) => opts.log?.(String(e)),
+    onLog: remember,
+    onError: (e) => remember(String(e)),
   });
   if (!initialised) {
     mkdirSync(path.dirname(dataDir), { recursive: true });
     await pg.initialise();
-    writeFileSync(metaFile, JSON.stringify(meta), { mode: 0o600 });
+    if (!opts.ephemeral) writeFileSync(metaFile, JSON.stringify(meta), { mode: 0o600 });
   }
   try {
     await pg.start();
   } catch (err) {
-    throw new Error(`embedded postgres failed to start from ${dataDir}${err instanceof Error ? `: ${err.message}` : ""}`);
+    const why = (err instanceof Error && err.message) || recent.filter((l) => /FATAL|ERROR|could not/i.test(l)).at(-1) || "no reason given";
+    throw new Error(`embedded postgres failed to start from ${dataDir}: ${why.trim()}`);
   }
   let stopped = false;
   return {

@@ -1,7 +1,6 @@
-import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { assertReachable } from "../db/database-url";
-import { startEmbeddedPostgres } from "../db/embedded";
+import { startThrowawayCluster } from "./throwaway-cluster";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -11,7 +10,7 @@ declare module "vitest" {
 
 /**
  * Every test file creates its own database on one server: DATABASE_URL's server when set,
- * otherwise an embedded cluster kept apart from the app's own data.
+ * otherwise a throwaway embedded cluster for this run alone.
  */
 export default async function setup(project: TestProject) {
   const fromEnv = process.env.DATABASE_URL;
@@ -20,10 +19,7 @@ export default async function setup(project: TestProject) {
     project.provide("adminDatabaseUrl", fromEnv);
     return;
   }
-  const cluster = await startEmbeddedPostgres({
-    dataDir: path.resolve(".data", "postgres-test"),
-    port: Number(process.env.EMBEDDED_TEST_PG_PORT ?? 54330),
-  });
+  const cluster = await startThrowawayCluster();
   project.provide("adminDatabaseUrl", cluster.adminUrl);
   return async () => {
     await cluster.stop();

@@ -1,0 +1,35 @@
+import { readdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../db/embedded";
+import { freePort } from "../runtime/free-port";
+
+/**
+ * A PostgreSQL cluster of its own for one test run (about two seconds to initialise), so
+ * concurrent runs never share or stop each other's server; deleted when stopped.
+ */
+export async function startThrowawayCluster(): Promise<TEmbeddedDatabase> {
+  const root = path.resolve(".data", "test-clusters");
+  removeAbandoned(root);
+  const dataDir = path.join(root, `${process.pid}-${randomBytes(3).toString("hex")}`);
+  return startEmbeddedPostgres({ dataDir, port: await freePort(), ephemeral: true });
+}
+
+/** Clusters left behind by runs that were killed before their teardown. */
+function removeAbandoned(root: string) {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(root);
+  } catch {
+    return;
+  }
+  for (const name of entries) {
+    const pid = Number(name.split("-")[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      rmSync(path.join(root, name), { recursive: true, force: true });
+    }
+  }
+}
