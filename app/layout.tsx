@@ -1,6 +1,9 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import Link from "next/link";
+import { Nav } from "@/components/nav";
+import { QueryProvider } from "@/components/query-provider";
+import { ThemeToggle } from "@/components/theme-toggle";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -22,11 +25,14 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           <Link href="/" className="text-base font-semibold tracking-tight">
             Switchyard
           </Link>
-          <nav className="flex gap-4 text-sm" style={{ color: "var(--muted)" }}>
-            <Link href="/">Catalogue</Link>
-          </nav>
+          <Nav />
+          <div className="ml-auto flex items-center gap-3">
+            <ThemeToggle />
+          </div>
         </header>
-        <main className="mx-auto max-w-7xl px-5 py-5">{children}</main>
+        <QueryProvider>
+          <main className="mx-auto max-w-[1600px] px-5 py-5">{children}</main>
+        </QueryProvider>
       </body>
     </html>
   );
