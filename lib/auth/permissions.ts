@@ -1,0 +1,77 @@
+/**
+ * Permissions are data: a const list of actions and a role → actions table. A permission a
+ * role's row does not name is denied; there is no wildcard, so a new permission is denied to
+ * every role until someone grants it here.
+ */
+export const PERMISSIONS = [
+  "factor_list.read",
+  "factor_list.create",
+  "factor_list.edit",
+  "factor_list.submit",
+  "factor_list.approve",
+  "factor_list.approve_compliance",
+  "factor_list.reject",
+  "factor_list.activate",
+  "factor_list.shadow",
+  "factor_list.rollback",
+  "override.read",
+  "override.create",
+  "override.end",
+  "api_key.read",
+  "api_key.create",
+  "api_key.revoke",
+  "user.read",
+  "user.create",
+  "user.set_roles",
+  "user.revoke_sessions",
+  "audit.read",
+  "audit.export",
+] as const;
+
+export type TPermission = (typeof PERMISSIONS)[number];
+
+export const ROLES = ["viewer", "on_call", "policy_author", "compliance", "approver", "admin"] as const;
+export type TRole = (typeof ROLES)[number];
+
+/** "Read everything" (the viewer role); every other role starts from it. */
+const READ: readonly TPermission[] = [
+  "factor_list.read",
+  "override.read",
+  "api_key.read",
+  "user.read",
+  "audit.read",
+  "audit.export",
+];
+
+/**
+ * Separation of duties (paper section 5): authors write policy, approvers and compliance
+ * review and put it live, on-call overrides automation during incidents, admins manage
+ * people and keys but cannot approve or activate routing policy themselves.
+ */
+export const ROLE_PERMISSIONS: Readonly<Record<TRole, readonly TPermission[]>> = {
+  viewer: READ,
+  on_call: [...READ, "override.create", "override.end", "factor_list.rollback"],
+  policy_author: [...READ, "factor_list.create", "factor_list.edit", "factor_list.submit"],
+  compliance: [...READ, "factor_list.approve_compliance", "factor_list.reject"],
+  approver: [
+    ...READ,
+    "factor_list.approve",
+    "factor_list.reject",
+    "factor_list.activate",
+    "factor_list.shadow",
+    "factor_list.rollback",
+  ],
+  admin: [...READ, "api_key.create", "api_key.revoke", "user.create", "user.set_roles", "user.revoke_sessions"],
+};
+
+export function roleGrants(role: TRole, permission: TPermission): boolean {
+  return ROLE_PERMISSIONS[role].includes(permission);
+}
+
+export function rolesGrant(roles: readonly TRole[], permission: TPermission): boolean {
+  return roles.some((r) => roleGrants(r, permission));
+}
+
+export function permissionsOf(roles: readonly TRole[]): TPermission[] {
+  return PERMISSIONS.filter((p) => rolesGrant(roles, p));
+}

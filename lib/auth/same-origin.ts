@@ -1,0 +1,26 @@
+import { trustProxy } from "./client-ip";
+
+/**
+ * CSRF defence for cookie-authenticated writes: the browser always sends Origin on
+ * cross-origin POST/PUT/PATCH/DELETE and a page cannot forge it, so a write whose Origin is
+ * missing or names another host is refused. SameSite=Lax alone would still let a sibling
+ * subdomain post.
+ */
+export function isSameOrigin(headers: Headers): boolean {
+  const origin = headers.get("origin");
+  if (!origin || origin === "null") return false;
+  const host = (trustProxy() && headers.get("x-forwarded-host")) || headers.get("host");
+  if (!host) return false;
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
+export function isHttps(headers: Headers, url: string): boolean {
+  if (trustProxy() && headers.get("x-forwarded-proto") === "https") return true;
+  const origin = headers.get("origin");
+  if (origin?.startsWith("https://")) return true;
+  return url.startsWith("https://");
+}

@@ -1,0 +1,78 @@
+import type { PrismaClient } from "../db/generated/client";
+import { getPrisma } from "../db/client";
+import type { TActor } from "../audit/actor";
+import { ControlPlaneError } from "../controlplane/errors";
+import { clientIpOf } from "./client-ip";
+import { rolesGrant, type TPermission } from "./permissions";
+import { registerHandler } from "./route-registry";
+import { isSameOrigin } from "./same-origin";
+import { SESSION_COOKIE, readCookie, resolveSession, type TUserPrincipal } from "./session";
+
+export type TRouteContext = {
+  req: Request;
+  prisma: PrismaClient;
+  principal: TUserPrincipal;
+  actor: TActor;
+  params: Record<string, string>;
+};
+
+type TNextContext = { params: Promise<Record<string, string | string[] | undefined>> };
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export function errorResponse(status: number, code: string, message: string, fields?: { path: string; message: string }[]): Response {
+  return Response.json({ error: { code, message, ...(fields && fields.length > 0 ? { fields } : {}) } }, { status });
+}
+
+export function actorOf(principal: TUserPrincipal, headers: Headers): TActor {
+  return { userId: principal.userId, label: principal.email, ip: clientIpOf(headers) };
+}
+
+async function flatParams(ctx: TNextContext | undefined): Promise<Record<string, string>> {
+  const raw = ctx ? await ctx.params : {};
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw ?? {})) if (typeof v === "string") out[k] = v;
+  return out;
+}
+
+/**
+ * Declares a control-plane route handler's permission up front. Order matters: CSRF, then
+ * authentication (401), then authorisation (403), all before the handler can read the body
+ * or touch the database, so a refused call changes nothing.
+ */
+export function withPermission(permission: TPermission, handler: (ctx: TRouteContext) => Promise<Response>) {
+  const route = async (req: Request, nextCtx: TNextContext): Promise<Response> => {
+    if (!SAFE_METHODS.has(req.method) && !isSameOrigin(req.headers)) {
+      return errorResponse(403, "cross_origin", "state-changing requests must carry this site's Origin header");
+    }
+    const prisma = getPrisma();
+    const principal = await resolveSession(prisma, readCookie(req.headers.get("cookie"), SESSION_COOKIE));
+    if (!principal) return errorResponse(401, "unauthenticated", "sign in first");
+    if (!rolesGrant(principal.roles, permission)) {
+      return errorResponse(403, "forbidden", `your roles (${principal.roles.join(", ") || "none"}) do not grant ${permission}`);
+    }
+    try {
+      return await handler({ req, prisma, principal, actor: actorOf(principal, req.headers), params: await flatParams(nextCtx) });
+    } catch (err) {
+      if (err instanceof ControlPlaneError) return errorResponse(err.status, err.code, err.message, err.fields);
+      throw err;
+    }
+  };
+  registerHandler(route, permission, "route");
+  return route;
+}
+
+/** Reads a JSON body; malformed JSON is a 400 before any validation runs. */
+export async function readJson(req: Request): Promise<unknown> {
+  const text = await req.text();
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ControlPlaneError(400, "malformed_json", "the request body is not valid JSON");
+  }
+}
+
+export function queryOf(req: Request): Record<string, string> {
+  return Object.fromEntries(new URL(req.url).searchParams.entries());
+}

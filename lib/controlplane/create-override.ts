@@ -1,0 +1,70 @@
+import { z } from "zod";
+import type { TFactorList } from "../../router-core/index";
+import type { Prisma, PrismaClient } from "../db/generated/client";
+import type { TActor } from "../audit/actor";
+import { appendAudit } from "../audit/append-audit";
+import { notifyConfigChange } from "../db/notify";
+import { ControlPlaneError, invalid, type TFieldError } from "./errors";
+
+const reason = z.string().trim().min(3, "give a reason (at least 3 characters): on-call reads it during the incident").max(2000);
+const expiresAt = z.iso.datetime({ offset: true, error: "expiresAt must be an ISO 8601 date-time with a time zone" }).optional();
+const key = (name: string) => z.string().trim().min(1, `${name} must not be empty`);
+
+export const ZCreateOverrideBody = z.discriminatedUnion("kind", [
+  /** Adaptive routing off for one operation: decisions follow the static priority order. */
+  z.strictObject({ kind: z.literal("routing_kill_switch"), operationKey: key("operationKey"), region: key("region").optional(), reason, expiresAt }),
+  /** A provider out of rotation everywhere, or only for one operation and/or region. */
+  z.strictObject({ kind: z.literal("provider_kill"), providerKey: key("providerKey"), operationKey: key("operationKey").optional(), region: key("region").optional(), reason, expiresAt }),
+  z.strictObject({ kind: z.literal("provider_pin"), providerKey: key("providerKey"), operationKey: key("operationKey"), region: key("region").optional(), reason, expiresAt }),
+]);
+export type TCreateOverrideBody = z.output<typeof ZCreateOverrideBody>;
+
+/** The providers an operation lists: its active factor list's order, or the whole catalogue when that names none. */
+async function providersOfOperation(tx: Prisma.TransactionClient, operationKey: string): Promise<string[] | null> {
+  const policy = await tx.operationPolicy.findUnique({ where: { operationKey } });
+  const active = policy?.activeVersionId ? await tx.factorListVersion.findUnique({ where: { id: policy.activeVersionId } }) : null;
+  const listed = (active?.document as unknown as TFactorList | undefined)?.providers ?? [];
+  return listed.length > 0 ? listed : null;
+}
+
+/**
+ * Creates a kill switch, provider kill or pin, effective on every instance as soon as the
+ * transaction commits (NOTIFY). All problems with the request are reported together.
+ */
+export async function createOverride(prisma: PrismaClient, actor: TActor, body: TCreateOverrideBody, now = new Date()) {
+  return prisma.$transaction(async (tx) => {
+    const errors: TFieldError[] = [];
+    const expires = body.expiresAt ? new Date(body.expiresAt) : null;
+    if (expires && expires <= now) errors.push({ path: "expiresAt", message: `expiresAt must be in the future, got ${body.expiresAt}` });
+    const operationKey = body.operationKey ?? null;
+    if (operationKey && !(await tx.operation.findUnique({ where: { key: operationKey } }))) {
+      errors.push({ path: "operationKey", message: `unknown operation "${operationKey}"` });
+    }
+    const providerKey = body.kind === "routing_kill_switch" ? null : body.providerKey;
+    const provider = providerKey ? await tx.provider.findUnique({ where: { key: providerKey } }) : null;
+    if (providerKey && !provider) errors.push({ path: "providerKey", message: `unknown provider "${providerKey}"` });
+    if (provider && body.region && !provider.supportedRegions.includes(body.region) && body.kind === "provider_pin") {
+      errors.push({ path: "region", message: `${provider.key} does not serve region ${body.region} (serves ${provider.supportedRegions.join(", ")})` });
+    }
+    if (body.kind === "provider_pin" && provider && operationKey && errors.length === 0) {
+      const listed = await providersOfOperation(tx, operationKey);
+      if (listed && !listed.includes(provider.key)) {
+        errors.push({ path: "providerKey", message: `${operationKey} does not list ${provider.key}; it lists ${listed.join(", ")}` });
+      }
+    }
+    if (errors.length > 0) throw invalid(errors);
+
+    const region = body.region ?? null;
+    const clash = await tx.override.findFirst({
+      where: { kind: body.kind, operationKey, region, ...(body.kind === "provider_pin" ? {} : { providerKey }), endedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+    });
+    if (clash) throw new ControlPlaneError(409, "override_exists", `an active ${body.kind} for this scope already exists (${clash.id}); end it first`);
+
+    const created = await tx.override.create({
+      data: { kind: body.kind, operationKey, region, providerKey, reason: body.reason, createdById: actor.userId, createdAt: now, expiresAt: expires },
+    });
+    await notifyConfigChange(tx, { kind: "override", operationKey });
+    await appendAudit(tx, actor, { action: "override.create", targetType: "override", targetId: created.id, after: created, reason: body.reason }, now);
+    return created;
+  });
+}

@@ -1,0 +1,47 @@
+import { diffFactorLists, type TFactorList, type TPolicyDiff } from "../../router-core/index";
+import type { FactorListVersion, Prisma } from "../db/generated/client";
+import { ControlPlaneError, notFound } from "./errors";
+
+/**
+ * Locks one version row for the rest of the transaction, so two reviewers or an editor and a
+ * reviewer acting at once are applied one after the other, each seeing the other's result.
+ */
+export async function lockVersion(tx: Prisma.TransactionClient, id: string): Promise<FactorListVersion> {
+  await tx.$queryRaw`select id from factor_list_version where id = ${id}::uuid for update`;
+  const version = await tx.factorListVersion.findUnique({ where: { id } });
+  if (!version) throw notFound("factor-list version", id);
+  return version;
+}
+
+export function requireStatus(version: FactorListVersion, allowed: readonly FactorListVersion["status"][], doing: string): void {
+  if (!allowed.includes(version.status)) {
+    throw new ControlPlaneError(409, "invalid_state", `cannot ${doing} version ${version.version} of ${version.operationKey}: it is ${version.status} (needs ${allowed.join(" or ")})`);
+  }
+}
+
+/** The structural diff against the operation's active version; against nothing, everything is new. */
+export async function diffAgainstActive(tx: Prisma.TransactionClient, version: Pick<FactorListVersion, "operationKey" | "document">): Promise<TPolicyDiff & { activeVersionId: string | null }> {
+  const policy = await tx.operationPolicy.findUnique({ where: { operationKey: version.operationKey } });
+  const active = policy?.activeVersionId ? await tx.factorListVersion.findUnique({ where: { id: policy.activeVersionId } }) : null;
+  const doc = version.document as unknown as TFactorList;
+  if (!active) {
+    const changes = Object.entries(doc).map(([path, after]) => ({ path, kind: "added" as const, after, complianceRelevant: path === "gates" || path === "regions" }));
+    return { changes, gatesChanged: true, complianceRelevant: true, activeVersionId: null };
+  }
+  return { ...diffFactorLists(active.document as unknown as TFactorList, doc), activeVersionId: active.id };
+}
+
+export async function liveApprovals(tx: Prisma.TransactionClient, versionId: string) {
+  const reviews = await tx.factorListReview.findMany({ where: { versionId, revokedAt: null, decision: "approved" } });
+  return { approver: reviews.some((r) => r.capacity === "approver"), compliance: reviews.some((r) => r.capacity === "compliance"), reviews };
+}
+
+/** Summary of a version for audit before/after: the document is in the version row itself. */
+export function versionSummary(v: FactorListVersion) {
+  return { id: v.id, operation: v.operationKey, version: v.version, status: v.status, changeNote: v.changeNote, gatesChanged: v.gatesChanged };
+}
+
+export async function nextVersionNumber(tx: Prisma.TransactionClient, operationKey: string): Promise<number> {
+  const last = await tx.factorListVersion.findFirst({ where: { operationKey }, orderBy: { version: "desc" }, select: { version: true } });
+  return (last?.version ?? 0) + 1;
+}

@@ -1,0 +1,34 @@
+import type { PrismaClient } from "../db/generated/client";
+import type { TActor } from "../audit/actor";
+import { appendAudit } from "../audit/append-audit";
+import { notifyConfigChange } from "../db/notify";
+import { lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
+import { movePolicyPointer } from "./policy-pointer";
+import type { TPointerBody } from "./activate-factor-list";
+
+/**
+ * Runs an approved version in shadow: evaluated beside the active one on live requests
+ * without routing traffic (paper section 5.1). A version already in shadow goes back to
+ * approved, so it can be shadowed or activated again later.
+ */
+export async function shadowFactorList(prisma: PrismaClient, actor: TActor, id: string, body: TPointerBody = {}) {
+  return prisma.$transaction(async (tx) => {
+    const before = await lockVersion(tx, id);
+    requireStatus(before, ["approved"], "shadow");
+    const { before: pointerBefore, lockVersion: newLock } = await movePolicyPointer(tx, before.operationKey, { shadowVersionId: id }, body.expectedLockVersion);
+    if (pointerBefore.shadowVersionId) {
+      await tx.factorListVersion.update({ where: { id: pointerBefore.shadowVersionId }, data: { status: "approved" } });
+    }
+    const after = await tx.factorListVersion.update({ where: { id }, data: { status: "shadow", shadowedAt: new Date() } });
+    await notifyConfigChange(tx, { kind: "policy", operationKey: before.operationKey });
+    await appendAudit(tx, actor, {
+      action: "factor_list.shadow",
+      targetType: "factor_list_version",
+      targetId: id,
+      before: { ...versionSummary(before), previousShadowVersionId: pointerBefore.shadowVersionId },
+      after: { ...versionSummary(after), lockVersion: newLock },
+      reason: body.reason ?? null,
+    });
+    return after;
+  });
+}
