@@ -1,0 +1,125 @@
+import type pg from "pg";
+import {
+  breakerKey,
+  breakerView,
+  createCircuitBreaker,
+  type TBreakerConfig,
+  type TBreakerView,
+  type TCircuitBreaker,
+  type TCircuitBreakerState,
+  type TBreakerTransition,
+} from "../../../router-core/index";
+import type { RoutingState } from "../routing-state";
+
+export type TBreakerTransitionRow = TBreakerTransition & { provider: string; region: string };
+
+export type TBreakerBankOptions = {
+  state: RoutingState;
+  instanceId: string;
+  now?: () => number;
+  /** A breaker opened: counted as an incident in the provider's metrics. */
+  onOpen?: (t: TBreakerTransitionRow & { operation: string }) => void;
+};
+
+/** Transitions kept for a later attempt while the database is down; a flapping provider cannot grow it further. */
+const MAX_PENDING_TRANSITIONS = 1_000;
+
+/**
+ * Per-instance circuit breakers, one per (provider, region): a provider's health in a region is
+ * shared by the operations that call it there. Thresholds come from the circuit_breaker section
+ * of the policy of the operation whose outcome is being judged (the breaker state is plain data,
+ * so stepping it with different configs is well defined). Views go to every (operation, region)
+ * of the routing state; transitions are written to breaker_event for the console's history.
+ */
+export function createBreakerBank(opts: TBreakerBankOptions) {
+  const now = opts.now ?? Date.now;
+  const states = new Map<string, { provider: string; region: string; state: TCircuitBreakerState }>();
+  const machines = new Map<string, TCircuitBreaker>();
+  let views: Record<string, TBreakerView> = {};
+  let pending: TBreakerTransitionRow[] = [];
+  let dropped = 0;
+
+  function machine(config: Partial<TBreakerConfig> | undefined): TCircuitBreaker {
+    const k = JSON.stringify(config ?? {});
+    let m = machines.get(k);
+    if (!m) {
+      m = createCircuitBreaker(config);
+      machines.set(k, m);
+    }
+    return m;
+  }
+
+  function computeViews(at: number): Record<string, TBreakerView> {
+    const out: Record<string, TBreakerView> = {};
+    for (const [k, s] of states) out[k] = breakerView(s.state, at);
+    return out;
+  }
+
+  /** Rebuilds the views; pushes them into the routing state only when one changed. */
+  function publish(force = false): void {
+    const next = computeViews(now());
+    if (!force && JSON.stringify(next) === JSON.stringify(views)) return;
+    views = next;
+    for (const operation of opts.state.operations()) {
+      for (const region of opts.state.knownRegions(operation)) opts.state.setBreakers(operation, region, views);
+    }
+  }
+
+  return {
+    /**
+     * One provider call. `failed` must already mean provider-attributable (see classifyCall);
+     * `startedAt` lets the breaker ignore stragglers from before its current state.
+     */
+    record(operation: string, provider: string, region: string, failed: boolean, detail: string, startedAt: number): void {
+      const at = now();
+      const key = breakerKey(provider, region);
+      const m = machine(opts.state.policyFor(operation)?.policy.circuit_breaker);
+      const entry = states.get(key) ?? { provider, region, state: m.initial(at) };
+      const last = entry.state.history.at(-1);
+      entry.state = m.step(entry.state, failed ? { type: "failure", startedAt, detail } : { type: "success", startedAt }, at);
+      states.set(key, entry);
+      // History is capped (its length stops growing), so new transitions are the ones after the previous last entry.
+      const history = entry.state.history;
+      const fresh = last ? history.slice(history.lastIndexOf(last) + 1) : history;
+      for (const t of fresh) {
+        const row = { ...t, provider, region };
+        pending.push(row);
+        if (t.to === "open") opts.onOpen?.({ ...row, operation });
+      }
+      if (pending.length > MAX_PENDING_TRANSITIONS) {
+        dropped += pending.length - MAX_PENDING_TRANSITIONS;
+        pending = pending.slice(-MAX_PENDING_TRANSITIONS);
+      }
+      publish(fresh.length > 0);
+    },
+    /** Time-driven edges (open → half_open) show up in views without waiting for an outcome. */
+    tick(): void {
+      publish();
+    },
+    publish,
+    views: (): Record<string, TBreakerView> => views,
+    states: () => [...states.values()].map((s) => ({ provider: s.provider, region: s.region, state: s.state.state })),
+    /** Writes pending transitions; on failure they stay for the next call. */
+    async flush(pool: pg.Pool): Promise<void> {
+      if (pending.length === 0) return;
+      const batch = pending;
+      pending = [];
+      try {
+        await pool.query(
+          `insert into breaker_event (provider_key, region, from_state, to_state, reason, detail, instance_id, at)
+           select x.provider, x.region, x."from", x."to", x.reason, x.detail, $2, to_timestamp(x.at / 1000.0)
+           from jsonb_to_recordset($1::jsonb) as x(provider text, region text, "from" text, "to" text, reason text, detail text, at bigint)`,
+          [JSON.stringify(batch), opts.instanceId],
+        );
+      } catch (err) {
+        pending = [...batch, ...pending];
+        throw err;
+      }
+    },
+    get droppedTransitions(): number {
+      return dropped;
+    },
+  };
+}
+
+export type BreakerBank = ReturnType<typeof createBreakerBank>;

@@ -1,0 +1,38 @@
+/**
+ * In-process counters for GET /api/v1/metrics. Per instance and reset on restart, as Prometheus
+ * counters are: the scraper sums instances and handles resets. Keys are joined label values so
+ * counting is one Map lookup on the decide path.
+ */
+
+const SEP = "\u0000";
+
+const decisions = new Map<string, number>();
+const outcomes = new Map<string, number>();
+
+function bump(map: Map<string, number>, key: string, by: number): void {
+  map.set(key, (map.get(key) ?? 0) + by);
+}
+
+/** Called by decide for every answered decision; provider null means the fallback answered. */
+export function countDecision(operation: string, region: string, provider: string | null, reason: string): void {
+  bump(decisions, operation + SEP + region + SEP + (provider ?? "none") + SEP + reason, 1);
+}
+
+/** result: recorded (in Postgres), spooled (DB unreachable), or the rejection (unknown_decision, invalid). */
+export function countOutcome(type: string, provider: string, result: string, by = 1): void {
+  bump(outcomes, type + SEP + provider + SEP + result, by);
+}
+
+export type TCounterSample = { labels: string[]; value: number };
+
+function samples(map: Map<string, number>): TCounterSample[] {
+  return [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, value]) => ({ labels: k.split(SEP), value }));
+}
+
+export function decisionCounts(): TCounterSample[] {
+  return samples(decisions);
+}
+
+export function outcomeCounts(): TCounterSample[] {
+  return samples(outcomes);
+}

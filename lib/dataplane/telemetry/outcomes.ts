@@ -1,0 +1,303 @@
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import type { z } from "zod";
+import { HttpError } from "../http";
+import type { RoutingState } from "../routing-state";
+import type { BreakerBank } from "./breakers";
+import { countOutcome } from "./counters";
+import { createGroupCommit } from "./group-commit";
+import type { MetricSync } from "./metric-sync";
+import {
+  MAX_OUTCOME_BATCH,
+  ZOutcome,
+  ZOutcomeBatch,
+  type TOutcome,
+  type TOutcomeBatchResponse,
+  type TOutcomeItemResult,
+} from "./schemas";
+
+/** What an outcome needs from its decision: where it was routed, for metrics and breakers. */
+export type TDecisionRef = { operation: string; region: string; selected: string | null };
+/** Known decisions among `ids`; throws when the decision log cannot be read (database down). */
+export type TDecisionLookup = (ids: readonly string[]) => Promise<Map<string, TDecisionRef>>;
+
+/**
+ * An accepted outcome on its way to Postgres. `decision` is null when it was accepted during an
+ * outage before its decision could be looked up; `applied` says whether metrics and breakers
+ * already saw it, so a replay does not count it twice.
+ */
+export type TPendingOutcome = { id: string; outcome: TOutcome; receivedAt: number; decision: TDecisionRef | null; applied: boolean };
+
+export type TOutcomeSpool = { append(records: TPendingOutcome[]): Promise<void> };
+
+export type TOutcomeServiceOptions = {
+  pool: pg.Pool;
+  state: RoutingState;
+  lookup: TDecisionLookup;
+  metrics: MetricSync;
+  breakers: BreakerBank;
+  /** Where outcomes go while Postgres is unreachable; without one the request fails with 503. */
+  spool?: TOutcomeSpool | null;
+  now?: () => number;
+};
+
+export type TOutcomeResponse = { status: number; body: unknown };
+
+/** Connection-level failures mean "database unreachable"; anything else is a bug and is not spooled. */
+export function isConnectionError(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  const code = e?.code ?? "";
+  if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"].includes(code)) {
+    return true;
+  }
+  return /Connection terminated|connection timeout|ECONNREFUSED|Client has encountered a connection error|timeout exceeded when trying to connect|Can't reach database/i.test(
+    e?.message ?? "",
+  );
+}
+
+/**
+ * Provider-attributable failure: a 4xx is the caller's request being wrong, so it neither counts
+ * against the provider's error rate nor trips its breaker.
+ */
+function callFailed(o: Extract<TOutcome, { type: "provider_call" }>): boolean {
+  return o.status === "failure" && o.errorClass !== "http_4xx";
+}
+
+function describeIssue(issue: z.core.$ZodIssue): { field: string; message: string } {
+  const field = issue.path.map(String).join(".") || "(body)";
+  return { field, message: issue.message };
+}
+
+/**
+ * POST /api/v1/outcomes. One outcome, or `{outcomes: [...]}` with up to MAX_OUTCOME_BATCH.
+ * All-or-nothing per item: each item is validated, matched to its decision and written on its
+ * own terms, so one bad item is a 400 (or 404) in its own result and the others are still
+ * written; an item is never half-written. An accepted item is in Postgres when the response is
+ * sent (201), or, with the database unreachable, fsynced to the spool and written later (202).
+ */
+export function createOutcomeService(opts: TOutcomeServiceOptions) {
+  const now = opts.now ?? Date.now;
+  const writer = createGroupCommit<TPendingOutcome>((items) => insertOutcomes(opts.pool, items), 5_000);
+
+  function apply(p: TPendingOutcome): void {
+    const d = p.decision;
+    if (!d || p.applied) return;
+    p.applied = true;
+    const o = p.outcome;
+    if (o.type === "provider_call") {
+      const failed = callFailed(o);
+      const key = { provider: o.provider, operation: d.operation, region: d.region };
+      opts.metrics.recordCall(key, { at: p.receivedAt, latencyMs: o.latencyMs, ok: !failed });
+      const detail = o.errorClass ? `${o.errorClass}${o.httpStatus ? ` ${o.httpStatus}` : ""}` : "";
+      opts.breakers.record(d.operation, o.provider, d.region, failed, detail, p.receivedAt - o.latencyMs);
+    } else {
+      const provider = o.provider ?? d.selected;
+      if (provider === null) return;
+      const key = { provider, operation: d.operation, region: d.region };
+      opts.metrics.recordOutcome(key, { at: p.receivedAt, completed: o.completed, ...(o.failureStage ? { failureStage: o.failureStage } : {}) });
+    }
+  }
+
+  async function spool(items: TPendingOutcome[], cause: unknown): Promise<void> {
+    if (!opts.spool) throw new HttpError(503, "database_unavailable", `outcomes cannot be stored: ${(cause as Error).message}`);
+    await opts.spool.append(items);
+  }
+
+  /** Validates, matches and stores a list of raw items; results are in input order. */
+  async function ingest(raw: readonly unknown[]): Promise<TOutcomeItemResult[]> {
+    const results: TOutcomeItemResult[] = new Array(raw.length);
+    const valid: Array<{ index: number; outcome: TOutcome }> = [];
+    const catalogue = new Set(opts.state.providers().map((p) => p.key));
+    raw.forEach((item, index) => {
+      const parsed = ZOutcome.safeParse(item);
+      const decisionId = typeof (item as { decisionId?: unknown } | null)?.decisionId === "string" ? (item as { decisionId: string }).decisionId : null;
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const { field, message } = issue ? describeIssue(issue) : { field: "(body)", message: "invalid outcome" };
+        results[index] = { index, status: 400, result: "invalid", decisionId, error: { code: "invalid_outcome", message, field } };
+        return;
+      }
+      const provider = parsed.data.provider;
+      if (provider !== undefined && catalogue.size > 0 && !catalogue.has(provider)) {
+        const message = `unknown provider "${provider}"; known providers: ${[...catalogue].sort().join(", ")}`;
+        results[index] = { index, status: 400, result: "invalid", decisionId, error: { code: "invalid_outcome", message, field: "provider" } };
+        return;
+      }
+      valid.push({ index, outcome: parsed.data });
+    });
+    if (valid.length === 0) return results;
+
+    const receivedAt = now();
+    const accept = (result: "recorded" | "spooled", items: Array<{ index: number; outcome: TOutcome }>) => {
+      for (const { index, outcome } of items) {
+        results[index] = { index, status: result === "recorded" ? 201 : 202, result, decisionId: outcome.decisionId };
+        countOutcome(outcome.type, outcome.provider ?? "none", result);
+      }
+    };
+
+    let decisions: Map<string, TDecisionRef>;
+    try {
+      decisions = await opts.lookup([...new Set(valid.map((v) => v.outcome.decisionId))]);
+    } catch (err) {
+      if (!isConnectionError(err)) throw err;
+      // The decision log is unreachable: accept now, match to decisions when the spool is replayed.
+      await spool(valid.map((v) => ({ id: randomUUID(), outcome: v.outcome, receivedAt, decision: null, applied: false })), err);
+      accept("spooled", valid);
+      return results;
+    }
+
+    const known: Array<{ index: number; outcome: TOutcome }> = [];
+    for (const v of valid) {
+      if (decisions.has(v.outcome.decisionId)) known.push(v);
+      else {
+        results[v.index] = {
+          index: v.index,
+          status: 404,
+          result: "unknown_decision",
+          decisionId: v.outcome.decisionId,
+          error: { code: "unknown_decision", message: `no decision with id "${v.outcome.decisionId}"`, field: "decisionId" },
+        };
+        countOutcome(v.outcome.type, v.outcome.provider ?? "none", "unknown_decision");
+      }
+    }
+    if (known.length === 0) return results;
+    const pending = known.map((k) => ({
+      id: randomUUID(),
+      outcome: k.outcome,
+      receivedAt,
+      decision: decisions.get(k.outcome.decisionId)!,
+      applied: false,
+    }));
+    try {
+      await writer.submit(pending);
+      accept("recorded", known);
+    } catch (err) {
+      if (!isConnectionError(err)) throw err;
+      await spool(pending, err);
+      accept("spooled", known);
+    }
+    // Metrics and breakers follow durable acceptance: an outcome the caller will retry is not counted twice.
+    for (const p of pending) apply(p);
+    return results;
+  }
+
+  return {
+    async handle(body: unknown): Promise<TOutcomeResponse> {
+      const isBatch = body !== null && typeof body === "object" && !Array.isArray(body) && "outcomes" in body;
+      if (isBatch) {
+        const list = (body as { outcomes: unknown }).outcomes;
+        if (Array.isArray(list) && list.length > MAX_OUTCOME_BATCH) {
+          throw new HttpError(413, "batch_too_large", `outcomes holds ${list.length} items; the limit is ${MAX_OUTCOME_BATCH}`, "outcomes");
+        }
+        const envelope = ZOutcomeBatch.safeParse(body);
+        if (!envelope.success) {
+          const issue = envelope.error.issues[0];
+          const { field, message } = issue ? describeIssue(issue) : { field: "outcomes", message: "invalid batch" };
+          throw new HttpError(400, "invalid_batch", message, field);
+        }
+        const results = await ingest(envelope.data.outcomes);
+        const response: TOutcomeBatchResponse = {
+          results,
+          recorded: results.filter((r) => r.result === "recorded").length,
+          spooled: results.filter((r) => r.result === "spooled").length,
+          rejected: results.filter((r) => r.status >= 400).length,
+        };
+        return { status: 200, body: response };
+      }
+      const [result] = await ingest([body]);
+      if (!result) throw new HttpError(500, "internal", "no result for the outcome");
+      if (result.error) throw new HttpError(result.status, result.error.code, result.error.message, result.error.field);
+      return { status: result.status, body: { status: result.status, result: result.result, decisionId: result.decisionId } };
+    },
+
+    /**
+     * Writes outcomes accepted during an outage. Returns how many were written and how many were
+     * dropped because their decision does not exist; throws (keeping them spooled) while the
+     * database is still unreachable.
+     */
+    async replay(records: TPendingOutcome[]): Promise<{ written: number; unknown: number }> {
+      const unresolved = [...new Set(records.filter((r) => r.decision === null).map((r) => r.outcome.decisionId))];
+      const found = unresolved.length > 0 ? await opts.lookup(unresolved) : new Map<string, TDecisionRef>();
+      const ready: TPendingOutcome[] = [];
+      let unknown = 0;
+      for (const r of records) {
+        const decision = r.decision ?? found.get(r.outcome.decisionId) ?? null;
+        if (decision === null) unknown++;
+        else ready.push({ ...r, decision });
+      }
+      await insertOutcomes(opts.pool, ready);
+      for (const r of ready) apply(r);
+      return { written: ready.length, unknown };
+    },
+
+    get queueDepth(): number {
+      return writer.depth;
+    },
+    drain: () => writer.drain(),
+  };
+}
+
+export type OutcomeService = ReturnType<typeof createOutcomeService>;
+
+/** Both outcome kinds in one statement: a group of outcomes commits or fails together. */
+export async function insertOutcomes(pool: pg.Pool, items: readonly TPendingOutcome[]): Promise<void> {
+  const calls: unknown[] = [];
+  const business: unknown[] = [];
+  for (const p of items) {
+    const d = p.decision;
+    if (!d) continue;
+    const o = p.outcome;
+    const at = new Date(p.receivedAt).toISOString();
+    if (o.type === "provider_call") {
+      calls.push({
+        outcome_id: p.id,
+        decision_id: o.decisionId,
+        operation_key: d.operation,
+        region: d.region,
+        provider_key: o.provider,
+        status: o.status,
+        error_class: o.errorClass ?? null,
+        http_status: o.httpStatus ?? null,
+        latency_ms: o.latencyMs,
+        retry_count: o.retryCount,
+        reported_at: at,
+      });
+    } else {
+      business.push({
+        outcome_id: p.id,
+        decision_id: o.decisionId,
+        operation_key: d.operation,
+        region: d.region,
+        provider_key: o.provider ?? d.selected,
+        completed: o.completed,
+        failure_stage: o.failureStage ?? null,
+        within_sla: o.withinSla,
+        reported_at: at,
+      });
+    }
+  }
+  if (calls.length === 0 && business.length === 0) return;
+  await pool.query(
+    `with c as (
+       insert into provider_call_outcome (outcome_id, decision_id, operation_key, region, provider_key, status, error_class,
+         http_status, latency_ms, retry_count, reported_at)
+       select outcome_id, decision_id, operation_key, region, provider_key, status, error_class::"OutcomeErrorClass", http_status,
+         latency_ms, retry_count, reported_at
+       from jsonb_to_recordset($1::jsonb) as x(outcome_id uuid, decision_id text, operation_key text, region text, provider_key text, status text,
+         error_class text, http_status int, latency_ms float8, retry_count int, reported_at timestamptz)
+       on conflict (outcome_id) do nothing
+       returning 1
+     ), b as (
+       insert into business_outcome (outcome_id, decision_id, operation_key, region, provider_key, completed, failure_stage,
+         within_sla, reported_at)
+       select outcome_id, decision_id, operation_key, region, provider_key, completed, failure_stage::"OutcomeFailureStage",
+         within_sla, reported_at
+       from jsonb_to_recordset($2::jsonb) as x(outcome_id uuid, decision_id text, operation_key text, region text, provider_key text,
+         completed boolean, failure_stage text, within_sla boolean, reported_at timestamptz)
+       on conflict (outcome_id) do nothing
+       returning 1
+     )
+     select (select count(*) from c) as calls, (select count(*) from b) as business`,
+    [JSON.stringify(calls), JSON.stringify(business)],
+  );
+}
