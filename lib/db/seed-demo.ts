@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { parseFactorList } from "../../router-core/index";
 import type { PrismaClient } from "./generated/client";
+import { isDemoMode } from "../auth/demo-mode";
+import { seedDemoUsers } from "../auth/demo-users";
 
 /** The paper's SMS scenario (seeds/000 section 6): three providers, one operation, region groups. */
 export const DEMO_PROVIDERS = [
@@ -49,6 +51,8 @@ export function demoSmsPolicyYaml(): string {
  */
 export async function seedDemo(prisma: PrismaClient): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
+    // Demo users are upserted on every demo-mode boot (also into databases seeded before they existed).
+    if (isDemoMode()) await seedDemoUsers(tx);
     if ((await tx.operation.count()) > 0) return false;
     for (const p of DEMO_PROVIDERS) {
       await tx.provider.create({ data: { ...p, supportedRegions: [...p.supportedRegions], complianceTags: [...p.complianceTags] } });

@@ -6,6 +6,9 @@ import { resolveDatabaseUrl, type TResolvedDatabase } from "../db/database-url";
 import { applyMigrations, migrationStatus } from "../db/migrate";
 import { getPrisma } from "../db/client";
 import { seedDemo } from "../db/seed-demo";
+import { markDemoMode } from "../auth/demo-mode";
+import { ensureAdminFromEnv } from "../auth/create-admin";
+import { stampClientIp } from "../auth/client-ip";
 import { createFastPath } from "../dataplane/router";
 import { createHealthCheck } from "../dataplane/health";
 import { sendJson } from "../dataplane/http";
@@ -62,7 +65,10 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
     process.env.DATABASE_URL = db.url;
     const { applied } = await applyMigrations(db.url);
     if (applied.length > 0) opts.log(`applied migrations: ${applied.join(", ")}`);
+    if (markDemoMode({ embeddedDatabase: db.embedded, host: opts.host })) opts.log("demo mode: one-click sign-in as each demo role at /login");
     if (opts.seed && (await seedDemo(getPrisma()))) opts.log("seeded demo data");
+    const admin = await ensureAdminFromEnv(getPrisma());
+    if (admin) opts.log(`created admin ${admin} from SWITCHYARD_ADMIN_EMAIL`);
 
     const app = next({ dev: opts.dev, dir: opts.dir, hostname: opts.host, port });
     await app.prepare();
@@ -82,7 +88,9 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       },
     ]);
     handler = (req, res) => {
-      if (!fastPath(req, res)) void nextHandler(req, res);
+      if (fastPath(req, res)) return;
+      stampClientIp(req);
+      void nextHandler(req, res);
     };
 
     const resolvedDb = db;

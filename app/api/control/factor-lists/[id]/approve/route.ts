@@ -1,0 +1,8 @@
+import { readJson, withPermission } from "@/lib/auth/with-permission";
+import { ZReviewBody, approveFactorList } from "@/lib/controlplane/approve-factor-list";
+import { parseInput } from "@/lib/controlplane/errors";
+
+export const POST = withPermission("factor_list.approve", async ({ req, prisma, actor, params }) => {
+  const { comment } = parseInput(ZReviewBody, await readJson(req));
+  return Response.json(await approveFactorList(prisma, actor, params.id ?? "", "approver", comment));
+});

@@ -1,0 +1,14 @@
+import { readJson, withPermission } from "@/lib/auth/with-permission";
+import { parseInput } from "@/lib/controlplane/errors";
+import { ZFactorListSource } from "@/lib/controlplane/factor-list-input";
+import { getFactorListVersion } from "@/lib/controlplane/get-factor-list-version";
+import { updateFactorListDraft } from "@/lib/controlplane/update-factor-list-draft";
+
+export const GET = withPermission("factor_list.read", async ({ prisma, params }) => {
+  return Response.json(await getFactorListVersion(prisma, params.id ?? ""));
+});
+
+export const PATCH = withPermission("factor_list.edit", async ({ req, prisma, actor, params }) => {
+  const body = parseInput(ZFactorListSource, await readJson(req));
+  return Response.json({ version: await updateFactorListDraft(prisma, actor, params.id ?? "", body) });
+});

@@ -1,0 +1,13 @@
+import { queryOf, readJson, withPermission } from "@/lib/auth/with-permission";
+import { ZCreateOverrideBody, createOverride } from "@/lib/controlplane/create-override";
+import { parseInput } from "@/lib/controlplane/errors";
+import { ZListOverridesQuery, listOverrides } from "@/lib/controlplane/list-overrides";
+
+export const GET = withPermission("override.read", async ({ req, prisma }) => {
+  return Response.json({ overrides: await listOverrides(prisma, parseInput(ZListOverridesQuery, queryOf(req))) });
+});
+
+export const POST = withPermission("override.create", async ({ req, prisma, actor }) => {
+  const body = parseInput(ZCreateOverrideBody, await readJson(req));
+  return Response.json({ override: await createOverride(prisma, actor, body) }, { status: 201 });
+});
