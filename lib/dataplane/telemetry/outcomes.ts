@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import type { z } from "zod";
 import { HttpError } from "../http";
+import { SpoolFullError } from "../spool";
 import type { RoutingState } from "../routing-state";
 import type { BreakerBank } from "./breakers";
 import { countOutcome } from "./counters";
@@ -100,7 +101,12 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
 
   async function spool(items: TPendingOutcome[], cause: unknown): Promise<void> {
     if (!opts.spool) throw new HttpError(503, "database_unavailable", `outcomes cannot be stored: ${(cause as Error).message}`);
-    await opts.spool.append(items);
+    try {
+      await opts.spool.append(items);
+    } catch (err) {
+      if (err instanceof SpoolFullError) throw new HttpError(503, "spool_full", `Postgres is unreachable and ${err.message}`);
+      throw err;
+    }
   }
 
   /** Validates, matches and stores a list of raw items; results are in input order. */

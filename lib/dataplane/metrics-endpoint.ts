@@ -1,0 +1,109 @@
+import { z } from "zod";
+import { sendText } from "./http";
+import { registerEndpoint } from "./openapi";
+import type { TRouteHandler } from "./router";
+import type { RoutingState } from "./routing-state";
+import { decisionCounts, outcomeCounts } from "./telemetry/counters";
+
+registerEndpoint({
+  method: "get",
+  path: "/api/v1/metrics",
+  summary: "Prometheus metrics of this instance",
+  description:
+    "Text exposition format 0.0.4. Counters are per instance since its start (decisions by operation, region, provider and " +
+    "reason; outcomes by type, provider and result); gauges give the current traffic shares, breaker states, queue depths, " +
+    "the controller leader flag and tick age, and the metric refresh age. Unauthenticated, like /health, for scrapers.",
+  tags: ["operations"],
+  authenticated: false,
+  responses: { 200: { description: "Metrics", schema: z.string(), contentType: "text/plain; version=0.0.4" } },
+});
+
+export type TMetricsSources = {
+  state: RoutingState;
+  now?: () => number;
+  decisionLogQueueDepth?: () => number;
+  outcomeQueueDepth: () => number;
+  outcomeSpoolBytes: () => number;
+  breakers: () => Array<{ provider: string; region: string; state: string }>;
+  controller: () => { leader: boolean; lastTickAt: number | null };
+  metricsRefreshedAt: () => number | null;
+  configNotices: () => number;
+};
+
+function escapeLabel(v: string): string {
+  return v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+}
+
+function labels(names: readonly string[], values: readonly string[]): string {
+  return `{${names.map((n, i) => `${n}="${escapeLabel(values[i] ?? "")}"`).join(",")}}`;
+}
+
+function num(v: number | null): string {
+  return v === null || !Number.isFinite(v) ? "NaN" : String(v);
+}
+
+/** Renders the exposition text; one HELP/TYPE header per family, series sorted for stable diffs. */
+export function renderMetrics(src: TMetricsSources): string {
+  const now = (src.now ?? Date.now)();
+  const out: string[] = [];
+  const family = (name: string, type: "counter" | "gauge", help: string, lines: string[]) => {
+    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...lines);
+  };
+  const ageSeconds = (at: number | null) => (at === null ? null : Math.max(0, (now - at) / 1000));
+
+  family(
+    "switchyard_decisions_total",
+    "counter",
+    "Decisions answered by this instance.",
+    decisionCounts().map((s) => `switchyard_decisions_total${labels(["operation", "region", "provider", "reason"], s.labels)} ${s.value}`),
+  );
+  family(
+    "switchyard_outcomes_total",
+    "counter",
+    "Outcomes received, by type, provider and result (recorded, spooled, invalid, unknown_decision).",
+    outcomeCounts().map((s) => `switchyard_outcomes_total${labels(["type", "provider", "result"], s.labels)} ${s.value}`),
+  );
+  const shares: string[] = [];
+  for (const operation of src.state.operations()) {
+    for (const view of src.state.regionViews(operation).sort((a, b) => a.region.localeCompare(b.region))) {
+      for (const [provider, share] of Object.entries(view.shares ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+        shares.push(`switchyard_traffic_share${labels(["operation", "region", "provider"], [operation, view.region, provider])} ${share}`);
+      }
+    }
+  }
+  family("switchyard_traffic_share", "gauge", "Current traffic share per operation, region and provider (controller output).", shares);
+  const breakerLines: string[] = [];
+  for (const b of src.breakers().sort((x, y) => `${x.provider}|${x.region}`.localeCompare(`${y.provider}|${y.region}`))) {
+    for (const s of ["closed", "open", "half_open"]) {
+      breakerLines.push(`switchyard_breaker_state${labels(["provider", "region", "state"], [b.provider, b.region, s])} ${b.state === s ? 1 : 0}`);
+    }
+  }
+  family("switchyard_breaker_state", "gauge", "Circuit breaker state on this instance (1 for the current state).", breakerLines);
+  family("switchyard_decision_log_queue_depth", "gauge", "Decision records waiting for the group commit.", [
+    `switchyard_decision_log_queue_depth ${num(src.decisionLogQueueDepth?.() ?? null)}`,
+  ]);
+  family("switchyard_outcome_queue_depth", "gauge", "Outcomes waiting for the group commit.", [`switchyard_outcome_queue_depth ${src.outcomeQueueDepth()}`]);
+  family("switchyard_outcome_spool_bytes", "gauge", "Bytes of outcomes spooled on disk while Postgres was unreachable.", [
+    `switchyard_outcome_spool_bytes ${src.outcomeSpoolBytes()}`,
+  ]);
+  const c = src.controller();
+  family("switchyard_controller_leader", "gauge", "1 when this instance runs the traffic-share controller.", [
+    `switchyard_controller_leader ${c.leader ? 1 : 0}`,
+  ]);
+  family("switchyard_controller_last_tick_age_seconds", "gauge", "Seconds since this instance's last controller tick (NaN: never).", [
+    `switchyard_controller_last_tick_age_seconds ${num(ageSeconds(c.lastTickAt))}`,
+  ]);
+  family("switchyard_metrics_refresh_age_seconds", "gauge", "Seconds since the merged metric window was last read from Postgres.", [
+    `switchyard_metrics_refresh_age_seconds ${num(ageSeconds(src.metricsRefreshedAt()))}`,
+  ]);
+  family("switchyard_config_notices_total", "counter", "Config and share notices received over LISTEN/NOTIFY.", [
+    `switchyard_config_notices_total ${src.configNotices()}`,
+  ]);
+  return `${out.join("\n")}\n`;
+}
+
+export function createMetricsHandler(src: TMetricsSources): TRouteHandler {
+  return (_req, res) => {
+    sendText(res, 200, renderMetrics(src), "text/plain; version=0.0.4; charset=utf-8");
+  };
+}

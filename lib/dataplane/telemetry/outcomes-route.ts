@@ -1,0 +1,50 @@
+import { z } from "zod";
+import { authenticateRequest } from "../authenticate";
+import { readJsonBody, sendJson } from "../http";
+import { registerEndpoint, ZErrorBody } from "../openapi";
+import type { TRouteHandler } from "../router";
+import type { OutcomeService } from "./outcomes";
+import { MAX_OUTCOME_BATCH, ZOutcome, ZOutcomeBatchResponse, ZOutcomeSingleResponse } from "./schemas";
+
+/** 1,000 outcomes of a few hundred bytes each, with room to spare; larger bodies are 413 before parsing. */
+export const OUTCOMES_MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+registerEndpoint({
+  method: "post",
+  path: "/api/v1/outcomes",
+  summary: "Report provider-call and business-completion outcomes of decisions",
+  description:
+    `One outcome object, or {"outcomes": [...]} with up to ${MAX_OUTCOME_BATCH} of them (413 beyond). Each item is ` +
+    "all-or-nothing on its own: it is validated, matched to its decision and stored, or rejected with its own status " +
+    "(400 naming the field, 404 for an unknown decisionId) while the other items of the batch are still stored. " +
+    "201: committed to Postgres. 202: Postgres was unreachable, the item is fsynced to the local spool and written when " +
+    "it returns (an item whose decision turns out not to exist is then dropped). A batch answers 200 with per-item results " +
+    "in input order; a single outcome answers with its own status. Accepted outcomes update this instance's rolling " +
+    "metrics and circuit breakers; a provider call failing with http_4xx is the caller's error and does not count against the provider.",
+  tags: ["outcomes"],
+  request: z.union([ZOutcome, z.object({ outcomes: z.array(ZOutcome).max(MAX_OUTCOME_BATCH) })]),
+  responses: {
+    200: { description: "Batch: per-item results", schema: ZOutcomeBatchResponse },
+    201: { description: "Single outcome stored", schema: ZOutcomeSingleResponse },
+    202: { description: "Single outcome spooled (database unreachable)", schema: ZOutcomeSingleResponse },
+    400: { description: "Invalid outcome or batch envelope (names the field)", schema: ZErrorBody },
+    401: { description: "Missing or invalid API key", schema: ZErrorBody },
+    404: { description: "Single outcome for an unknown decision", schema: ZErrorBody },
+    413: { description: `More than ${MAX_OUTCOME_BATCH} outcomes, or a body over 2 MiB`, schema: ZErrorBody },
+    415: { description: "Content-Type is not application/json", schema: ZErrorBody },
+    503: { description: "Postgres unreachable and the outcome spool is full or not configured", schema: ZErrorBody },
+  },
+});
+
+export function createOutcomesHandler(service: OutcomeService): TRouteHandler {
+  return async (req, res) => {
+    const auth = await authenticateRequest(req);
+    if (!auth.ok) {
+      sendJson(res, auth.status, auth.body, auth.headers);
+      return;
+    }
+    const body = await readJsonBody(req, OUTCOMES_MAX_BODY_BYTES);
+    const result = await service.handle(body);
+    sendJson(res, result.status, result.body);
+  };
+}
