@@ -44,16 +44,16 @@ export type TOutcomeServiceOptions = {
 
 export type TOutcomeResponse = { status: number; body: unknown };
 
-/** Connection-level failures mean "database unreachable"; anything else is a bug and is not spooled. */
+/**
+ * "Database unreachable" as opposed to a bad statement: errors Postgres did not send itself
+ * (refused, reset, timeouts, "Connection terminated" carry no severity), connection exceptions
+ * (08), shutdowns (57P) and too many connections. Only these are spooled; anything else is a bug.
+ */
 export function isConnectionError(err: unknown): boolean {
-  const e = err as { code?: string; message?: string } | null;
-  const code = e?.code ?? "";
-  if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"].includes(code)) {
-    return true;
-  }
-  return /Connection terminated|connection timeout|ECONNREFUSED|Client has encountered a connection error|timeout exceeded when trying to connect|Can't reach database/i.test(
-    e?.message ?? "",
-  );
+  const e = err as { code?: unknown; severity?: unknown } | null;
+  if (typeof e?.severity !== "string") return true;
+  const code = typeof e.code === "string" ? e.code : "";
+  return code.startsWith("08") || code.startsWith("57P") || code === "53300";
 }
 
 /**

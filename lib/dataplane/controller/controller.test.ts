@@ -1,0 +1,147 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMetricSync } from "../telemetry/metric-sync";
+import { createTelemetryDatabase, loadedState, waitFor } from "../telemetry/test-fixtures";
+import { createControllerLoop } from "./controller-loop";
+import { CONTROLLER_LOCK_KEY, createLeaderElector, type LeaderElector } from "./leader";
+
+let env: Awaited<ReturnType<typeof createTelemetryDatabase>>;
+const electors: LeaderElector[] = [];
+beforeAll(async () => {
+  // A small min_sample_size keeps the fixture small; the cap is the listing's 0.5 per minute.
+  env = await createTelemetryDatabase({ min_sample_size: 20 });
+});
+afterAll(async () => {
+  await Promise.all(electors.map((e) => e.stop()));
+  await env.close();
+});
+
+function elector(retryMs = 100): LeaderElector {
+  const e = createLeaderElector({ databaseUrl: env.db.url, retryMs });
+  electors.push(e);
+  e.start();
+  return e;
+}
+
+async function lockHolderPid(): Promise<number | null> {
+  const { rows } = await env.pool.query<{ pid: number }>(
+    `select pid from pg_locks where locktype = 'advisory' and granted
+       and ((classid::bigint << 32) | objid::bigint) = $1::bigint`,
+    [CONTROLLER_LOCK_KEY.toString()],
+  );
+  return rows[0]?.pid ?? null;
+}
+
+describe("leader election", () => {
+  it("two lock holders on one database: exactly one leader; killing its session hands over within seconds", async () => {
+    const a = elector();
+    const b = elector();
+    await waitFor(() => a.isLeader || b.isLeader, 5_000);
+    // Several retry rounds later there is still exactly one.
+    await new Promise((r) => setTimeout(r, 500));
+    expect([a.isLeader, b.isLeader].filter(Boolean)).toHaveLength(1);
+    const [leader, follower] = a.isLeader ? [a, b] : [b, a];
+
+    const pid = await lockHolderPid();
+    expect(pid).not.toBeNull();
+    await env.pool.query("select pg_terminate_backend($1)", [pid]);
+    const takeoverMs = await waitFor(() => follower.isLeader, 5_000);
+    expect(leader.isLeader).toBe(false);
+    expect(takeoverMs).toBeLessThan(3_000);
+    // The deposed instance retries and stays a follower while the other holds the lock.
+    await new Promise((r) => setTimeout(r, 400));
+    expect([a.isLeader, b.isLeader].filter(Boolean)).toHaveLength(1);
+
+    await follower.stop();
+    await waitFor(() => leader.isLeader, 5_000);
+    await leader.stop();
+  });
+});
+
+describe("controller loop", () => {
+  it("after a degradation moves shares toward the better provider, capped, with shift events, and a new leader continues", async () => {
+    const state = await loadedState(env.prisma);
+    const metrics = createMetricSync({ pool: env.pool, state, refreshMs: 60_000 });
+    const at = Date.now();
+    for (let i = 0; i < 100; i++) {
+      metrics.recordCall({ provider: "provider_A", operation: "SEND_SMS", region: "EU" }, { at, latencyMs: 1_500, ok: i % 2 === 0 });
+      metrics.recordCall({ provider: "provider_B", operation: "SEND_SMS", region: "EU" }, { at, latencyMs: 80, ok: true });
+      metrics.recordCall({ provider: "provider_C", operation: "SEND_SMS", region: "EU" }, { at, latencyMs: 300, ok: i % 10 !== 0 });
+    }
+    await metrics.refresh();
+
+    let now = at;
+    const e1 = elector();
+    await waitFor(() => e1.isLeader, 5_000);
+    const loop = createControllerLoop({ elector: e1, state, instanceId: "one", tickMs: 5_000, now: () => now });
+    await loop.tick();
+    now += 5_000;
+    await loop.tick();
+    expect(loop.lastError).toBeNull();
+
+    const shares = await env.pool.query<{ provider_key: string; share: number }>(
+      "select provider_key, share from traffic_share where operation_key = 'SEND_SMS' and region = 'EU'",
+    );
+    const eu = Object.fromEntries(shares.rows.map((r) => [r.provider_key, r.share]));
+    const cap = 0.5 * (5_000 / 60_000);
+    expect(eu.provider_A).toBeCloseTo(1 - cap, 9);
+    expect(eu.provider_B).toBeCloseTo(cap, 9);
+    expect(state.snapshotFor("SEND_SMS", "EU")?.shares).toEqual(eu);
+
+    const events = await env.pool.query<{ type: string; provider_key: string | null; capped: boolean; evidence: Array<{ provider: string; metrics: Record<string, unknown> }>; policy_version: string }>(
+      "select type, provider_key, capped, evidence, policy_version from shift_event where operation_key = 'SEND_SMS' and region = 'EU' order by id",
+    );
+    const decay = events.rows.filter((r) => r.type === "score_decay_shift");
+    expect(decay.length).toBeGreaterThan(0);
+    expect(decay.at(-1)?.provider_key).toBe("provider_A");
+    expect(decay.at(-1)?.capped).toBe(true);
+    expect(decay.at(-1)?.evidence.find((e) => e.provider === "provider_A")?.metrics.errorRate).toBe(0.5);
+    expect(decay.at(-1)?.policy_version).toMatch(/^v\d+$/);
+
+    const samples = await env.pool.query("select 1 from traffic_share_sample where operation_key = 'SEND_SMS' and region = 'EU'");
+    expect(samples.rowCount).toBe(2);
+
+    // Handover: the old leader stops, a new one reloads the persisted controller state and continues.
+    await e1.stop();
+    const e2 = elector();
+    await waitFor(() => e2.isLeader, 5_000);
+    const state2 = await loadedState(env.prisma);
+    const metrics2 = createMetricSync({ pool: env.pool, state: state2, refreshMs: 60_000 });
+    await metrics2.refresh();
+    const loop2 = createControllerLoop({ elector: e2, state: state2, instanceId: "two", tickMs: 5_000, now: () => now });
+    now += 5_000;
+    await loop2.tick();
+    expect(loop2.lastError).toBeNull();
+    const next = state2.snapshotFor("SEND_SMS", "EU")?.shares ?? {};
+    expect(next.provider_A).toBeCloseTo(1 - 2 * cap, 9);
+    expect(next.provider_B).toBeCloseTo(2 * cap, 9);
+    await e2.stop();
+  });
+
+  it("a non-leader does nothing; the leader ends expired overrides and announces it", async () => {
+    const state = await loadedState(env.prisma);
+    const follower = createLeaderElector({ databaseUrl: env.db.url, retryMs: 100 });
+    const idle = createControllerLoop({ elector: follower, state, instanceId: "idle" });
+    await idle.tick();
+    expect(idle.lastTickAt).toBeNull();
+
+    const o = await env.prisma.override.create({
+      data: { kind: "provider_kill", operationKey: "SEND_SMS", providerKey: "provider_C", reason: "test", expiresAt: new Date(Date.now() - 1_000) },
+    });
+    const listener = new pg.Client({ connectionString: env.db.url });
+    await listener.connect();
+    const notices: string[] = [];
+    listener.on("notification", (m) => notices.push(m.channel));
+    await listener.query("listen switchyard_config");
+    const e = elector();
+    await waitFor(() => e.isLeader, 5_000);
+    const loop = createControllerLoop({ elector: e, state, instanceId: "one" });
+    await loop.tick();
+    const row = await env.prisma.override.findUniqueOrThrow({ where: { id: o.id } });
+    expect(row.endReason).toBe("expired");
+    expect(row.endedAt).not.toBeNull();
+    await waitFor(() => notices.includes("switchyard_config"), 2_000);
+    await listener.end();
+    await e.stop();
+  });
+});
