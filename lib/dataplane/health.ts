@@ -1,4 +1,14 @@
 import pg from "pg";
+import { registerEndpoint } from "./openapi";
+
+registerEndpoint({
+  method: "get",
+  path: "/api/v1/health",
+  summary: "Version, uptime, database and migration state, and the data plane's degraded flag",
+  tags: ["meta"],
+  authenticated: false,
+  responses: { 200: { description: "Serving (status ok or degraded)" }, 503: { description: "Postgres is unreachable" } },
+});
 
 export type THealthDeps = {
   version: string;

@@ -12,6 +12,8 @@ import { stampClientIp } from "../auth/client-ip";
 import { createFastPath } from "../dataplane/router";
 import { createHealthCheck } from "../dataplane/health";
 import { sendJson } from "../dataplane/http";
+import { startDataPlane, type DataPlane } from "../dataplane/dataplane";
+import { dataPlaneSettings } from "../dataplane/settings";
 
 export type TBootOptions = {
   dev: boolean;
@@ -60,6 +62,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
   const port = typeof address === "object" && address ? address.port : opts.port;
 
   let db: TResolvedDatabase | null = null;
+  let dataPlane: DataPlane | null = null;
   try {
     db = await resolveDatabaseUrl({ dataDir: path.join(opts.dir, ".data", "postgres") });
     process.env.DATABASE_URL = db.url;
@@ -67,6 +70,15 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
     if (applied.length > 0) opts.log(`applied migrations: ${applied.join(", ")}`);
     if (markDemoMode({ embeddedDatabase: db.embedded, host: opts.host })) opts.log("demo mode: one-click sign-in as each demo role at /login");
     if (opts.seed && (await seedDemo(getPrisma()))) opts.log("seeded demo data");
+    dataPlane = await startDataPlane({
+      databaseUrl: db.url,
+      prisma: getPrisma(),
+      version,
+      embeddedDatabase: db.embedded,
+      settings: dataPlaneSettings(process.env, opts.dir),
+      log: opts.log,
+    });
+    const dp = dataPlane;
     const admin = await ensureAdminFromEnv(getPrisma());
     if (admin) opts.log(`created admin ${admin} from SWITCHYARD_ADMIN_EMAIL`);
 
@@ -83,9 +95,14 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
         path: "/api/v1/health",
         handler: async (_req, res) => {
           const h = await health();
-          sendJson(res, h.database.status === "up" ? 200 : 503, h);
+          const dataplane = dp.health();
+          // Routing continues without Postgres (decide answers from cache and spools), so the
+          // instance still reports itself as serving, but degraded.
+          const status = h.status === "ok" && dataplane.dbAvailable ? "ok" : "degraded";
+          sendJson(res, h.database.status === "up" ? 200 : 503, { ...h, status, dataplane });
         },
       },
+      ...dp.routes,
     ]);
     handler = (req, res) => {
       if (fastPath(req, res)) return;
@@ -101,12 +118,14 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
         await new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await app.close().catch(() => {});
+        await dp.close().catch(() => {});
         await getPrisma().$disconnect().catch(() => {});
         await resolvedDb.stop();
       },
     };
   } catch (err) {
     server.close();
+    await dataPlane?.close().catch(() => {});
     await db?.stop();
     throw err;
   }

@@ -1,0 +1,134 @@
+import pg from "pg";
+import type { PrismaClient } from "../db/client";
+import { createAuthenticator, setAuthenticator } from "./authenticate";
+import { createDecideHandler } from "./decide/handler";
+import { createIdempotencyCache } from "./decide/idempotency";
+import { maintainPartitions } from "./decision-log/partitions";
+import { IDEMPOTENCY_WINDOW_MS, type TDecisionRow } from "./decision-log/rows";
+import { createDecisionLog, type TDecisionLogStats } from "./decision-log/writer";
+import { createGetDecisionHandler } from "./decisions-get";
+import { sendJson } from "./http";
+import { loadConfig, type TConfigLoadResult } from "./load-config";
+import { openApiDocument, registerEndpoint } from "./openapi";
+import type { TRoute } from "./router";
+import { createRoutingState, type RoutingState } from "./routing-state";
+import type { TDataPlaneSettings } from "./settings";
+import { createSpool } from "./spool";
+
+export type TDataPlaneOptions = {
+  databaseUrl: string;
+  prisma: PrismaClient;
+  version: string;
+  /** The embedded demo database: no API key needed when none is configured. */
+  embeddedDatabase: boolean;
+  settings: TDataPlaneSettings;
+  log: (line: string) => void;
+  now?: () => number;
+  /** Overrides for tests (small batches, fast probes). */
+  decisionLog?: { maxBatch?: number; concurrency?: number; probeIntervalMs?: number };
+};
+
+export type TDataPlaneHealth = {
+  dbAvailable: boolean;
+  stateAgeMs: number | null;
+  decisionLog: TDecisionLogStats;
+};
+
+const HOUR_MS = 3_600_000;
+
+registerEndpoint({
+  method: "get",
+  path: "/api/v1/openapi.json",
+  summary: "This document",
+  tags: ["meta"],
+  authenticated: false,
+  responses: { 200: { description: "OpenAPI 3.1 description of the data-plane API" } },
+});
+
+/**
+ * The request-path half of the data plane: routing state, the decision log (group-commit
+ * writer, spool, partitions) and the decide/decision routes. Telemetry (outcomes, metrics,
+ * controller, propagation) plugs into `state` and calls `reloadConfig`.
+ */
+export async function startDataPlane(opts: TDataPlaneOptions) {
+  const s = opts.settings;
+  const now = opts.now ?? Date.now;
+  setAuthenticator(createAuthenticator({ apiKey: s.apiKey, allowAnonymousWithoutKey: opts.embeddedDatabase }));
+  if (!s.apiKey && !opts.embeddedDatabase) opts.log("SWITCHYARD_API_KEY is not set: data-plane calls are refused until it is");
+
+  // The request path never touches Prisma: its own pool, sized for the writer's transactions in
+  // flight plus lookups, with a client-side timeout so a hung server spools instead of hanging decides.
+  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 6, connectionTimeoutMillis: 2_000, query_timeout: 10_000 });
+  pool.on("error", () => {});
+
+  const state: RoutingState = createRoutingState({ now });
+  const partitionOptions = { daysAhead: s.partitionDaysAhead, retentionDays: s.retentionDays };
+  const spool = createSpool<TDecisionRow>({ dir: s.spoolDir, name: "decisions", maxBytes: s.spoolMaxBytes });
+  const decisionLog = createDecisionLog({
+    pool,
+    spool,
+    durability: s.durability,
+    maxBuffered: s.maxBuffered,
+    partitions: partitionOptions,
+    onAvailability: (up) => state.setDbAvailable(up),
+    log: opts.log,
+    now,
+    ...opts.decisionLog,
+  });
+  const cache = createIdempotencyCache({ ttlMs: IDEMPOTENCY_WINDOW_MS, maxBytes: s.idempotencyCacheBytes, now });
+
+  const runMaintenance = async () => {
+    try {
+      const r = await maintainPartitions(pool, { now: now(), ...partitionOptions });
+      if (r.created.length + r.dropped.length > 0) {
+        opts.log(`decision log partitions: created ${r.created.join(", ") || "none"}; dropped ${r.dropped.join(", ") || "none"}`);
+      }
+    } catch (err) {
+      opts.log(`decision log partition maintenance failed, retrying within the hour: ${(err as Error).message}`);
+    }
+  };
+  await runMaintenance();
+  const maintenanceTimer = setInterval(() => void runMaintenance(), HOUR_MS);
+  maintenanceTimer.unref();
+
+  const reloadConfig = async (): Promise<TConfigLoadResult> => {
+    const r = await loadConfig(opts.prisma, state, now());
+    for (const e of r.errors) opts.log(`policy ${e.operation} version ${e.versionId} does not parse; keeping the previous one: ${e.message}`);
+    return r;
+  };
+  await reloadConfig();
+  void decisionLog.replaySpool();
+
+  const routes: TRoute[] = [
+    { method: "POST", path: "/api/v1/decide", handler: createDecideHandler({ state, log: decisionLog, cache, instanceId: s.instanceId, now }) },
+    { method: "GET", path: "/api/v1/decisions/:id", handler: createGetDecisionHandler(pool) },
+    {
+      method: "GET",
+      path: "/api/v1/openapi.json",
+      handler: (_req, res) => sendJson(res, 200, openApiDocument({ version: opts.version })),
+    },
+  ];
+
+  return {
+    state,
+    decisionLog,
+    pool,
+    routes,
+    reloadConfig,
+    health(): TDataPlaneHealth {
+      const refreshed = state.lastRefreshAt;
+      return {
+        dbAvailable: state.dbAvailable && decisionLog.dbUp,
+        stateAgeMs: refreshed === null ? null : Math.max(0, now() - refreshed),
+        decisionLog: decisionLog.stats(),
+      };
+    },
+    async close(): Promise<void> {
+      clearInterval(maintenanceTimer);
+      await decisionLog.close();
+      await pool.end();
+    },
+  };
+}
+
+export type DataPlane = Awaited<ReturnType<typeof startDataPlane>>;

@@ -1,0 +1,190 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- JSON response bodies are asserted field by field */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TTestDatabase } from "@/lib/testing/database";
+import { startStandaloneDataPlane, type TStandaloneServer } from "./standalone";
+import { dataPlaneSettings } from "./settings";
+
+let db: TTestDatabase;
+let server: TStandaloneServer;
+let pool: pg.Pool;
+let spoolDir: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  spoolDir = await mkdtemp(path.join(tmpdir(), "sy-spool-"));
+  server = await startStandaloneDataPlane({ databaseUrl: db.url, settings: { ...dataPlaneSettings({}, process.cwd()), spoolDir } });
+  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await pool?.end();
+  await db?.drop();
+  await rm(spoolDir, { recursive: true, force: true });
+});
+
+async function post(body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${server.url}/api/v1/decide`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
+}
+
+async function rowCount(): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>("select count(*)::int as n from decision");
+  return rows[0]!.n;
+}
+
+describe("POST /api/v1/decide", () => {
+  it("answers with the decision record and a decisionId, after its row is committed", async () => {
+    const r = await post({ operation: "SEND_SMS", region: "EU", requestId: "happy-1" });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("x-decision-durability")).toBe("committed");
+    expect(r.body.decisionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(r.body.id).toBe(r.body.decisionId);
+    expect(r.body.policyVersion).toBe("v1");
+    expect(["provider_A", "provider_B", "provider_C"]).toContain(r.body.selected);
+    expect(r.body.candidates.map((c: { provider: string }) => c.provider)).toEqual(["provider_A", "provider_B", "provider_C"]);
+    expect(r.body.degraded).toBe(false);
+    const { rows } = await pool.query("select * from decision where id = $1", [r.body.decisionId]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ operation: "SEND_SMS", region: "EU", request_id: "happy-1", policy_version: "v1", durability: "sync" });
+    expect(rows[0].selected_provider).toBe(r.body.selected);
+    expect(rows[0].record.decisionId).toBe(r.body.decisionId);
+  });
+
+  it("returns the same decision for the same requestId, and a different one for another", async () => {
+    const a = await post({ operation: "SEND_SMS", region: "NA", requestId: "idem-1" });
+    const b = await post({ operation: "SEND_SMS", region: "NA", requestId: "idem-1" });
+    const c = await post({ operation: "SEND_SMS", region: "NA", requestId: "idem-2" });
+    expect(b.body.decisionId).toBe(a.body.decisionId);
+    expect(b.body.selected).toBe(a.body.selected);
+    expect(b.headers.get("idempotent-replayed")).toBe("true");
+    expect(c.body.decisionId).not.toBe(a.body.decisionId);
+    const { rows } = await pool.query("select count(*)::int as n from decision where request_id = 'idem-1'");
+    expect(rows[0].n).toBe(1);
+  });
+
+  it("concurrent duplicates share one decision", async () => {
+    const all = await Promise.all(Array.from({ length: 20 }, () => post({ operation: "SEND_SMS", region: "EU", requestId: "dup-burst" })));
+    expect(new Set(all.map((r) => r.body.decisionId)).size).toBe(1);
+    const { rows } = await pool.query("select count(*)::int as n from decision where request_id = 'dup-burst'");
+    expect(rows[0].n).toBe(1);
+  });
+
+  describe("bad input writes nothing", () => {
+    const cases: Array<[string, () => Promise<{ status: number; body: Record<string, any> }>, number, string, string | undefined]> = [
+      ["non-JSON body", () => post("{not json"), 400, "invalid_json", undefined],
+      [
+        "wrong content type",
+        async () => {
+          const res = await fetch(`${server.url}/api/v1/decide`, { method: "POST", headers: { "content-type": "text/plain" }, body: "x" });
+          return { status: res.status, body: (await res.json()) as Record<string, any> };
+        },
+        415,
+        "unsupported_media_type",
+        "content-type",
+      ],
+      ["oversized body", () => post({ operation: "SEND_SMS", region: "EU", requestId: "x".repeat(20_000) }), 413, "payload_too_large", undefined],
+      ["missing operation", () => post({ region: "EU", requestId: "bad-1" }), 400, "invalid_request", "operation"],
+      ["missing requestId", () => post({ operation: "SEND_SMS", region: "EU" }), 400, "invalid_request", "requestId"],
+      ["region of the wrong type", () => post({ operation: "SEND_SMS", region: 7, requestId: "bad-2" }), 400, "invalid_request", "region"],
+      ["attribute value of the wrong type", () => post({ operation: "SEND_SMS", region: "EU", requestId: "bad-3", attributes: { compliance: 1 } }), 400, "invalid_request", "attributes.compliance"],
+      ["unknown field", () => post({ operation: "SEND_SMS", region: "EU", requestId: "bad-4", regoin: "EU" }), 400, "invalid_request", "regoin"],
+      ["a JSON array", () => post([1, 2]), 400, "invalid_request", undefined],
+      ["unknown operation", () => post({ operation: "SEND_FAX", region: "EU", requestId: "bad-5" }), 404, "unknown_operation", "operation"],
+      ["unknown region", () => post({ operation: "SEND_SMS", region: "MARS", requestId: "bad-6" }), 400, "unknown_region", "region"],
+    ];
+    it.each(cases)("%s", async (_name, call, status, code, field) => {
+      const before = await rowCount();
+      const r = await call();
+      expect(r.status).toBe(status);
+      expect(r.body.error.code).toBe(code);
+      if (field !== undefined) expect(r.body.error.field).toBe(field);
+      expect(await rowCount()).toBe(before);
+    });
+
+    it("unknown region lists the known ones", async () => {
+      const r = await post({ operation: "SEND_SMS", region: "MARS", requestId: "bad-7" });
+      expect(r.body.error.knownValues).toEqual(["APAC", "EU", "LATAM", "NA"]);
+    });
+  });
+
+  it("stores the shadow pick, version and agreement when a shadow version is set", async () => {
+    const doc = (await pool.query("select document, operation_key from factor_list_version where version = 1")).rows[0];
+    const shadowDoc = { ...doc.document, providers: ["provider_C", "provider_B", "provider_A"], strategy: "priority_failover" };
+    const { rows } = await pool.query(
+      `insert into factor_list_version (id, operation_key, version, status, document, yaml, updated_at)
+       values (gen_random_uuid(), 'SEND_SMS', 2, 'shadow', $1, '', now()) returning id`,
+      [shadowDoc],
+    );
+    await pool.query("update operation_policy set shadow_version_id = $1 where operation_key = 'SEND_SMS'", [rows[0].id]);
+    await server.dataPlane.reloadConfig();
+    const r = await post({ operation: "SEND_SMS", region: "EU", requestId: "shadow-1" });
+    expect(r.body.shadow).toMatchObject({ policyVersion: "v2", selected: "provider_C" });
+    expect(r.body.shadow.agrees).toBe(r.body.selected === "provider_C");
+    const row = (await pool.query("select shadow_version, shadow_pick, shadow_agrees from decision where id = $1", [r.body.decisionId])).rows[0];
+    expect(row).toEqual({ shadow_version: "v2", shadow_pick: "provider_C", shadow_agrees: r.body.selected === "provider_C" });
+    await pool.query("update operation_policy set shadow_version_id = null where operation_key = 'SEND_SMS'");
+    await server.dataPlane.reloadConfig();
+  });
+
+  it("N concurrent decides give N rows in fewer transactions than rows", async () => {
+    const before = server.dataPlane.decisionLog.stats();
+    const n = 200;
+    const all = await Promise.all(Array.from({ length: n }, (_, i) => post({ operation: "SEND_SMS", region: "EU", requestId: `gc-${i}` })));
+    expect(all.every((r) => r.status === 200)).toBe(true);
+    const after = server.dataPlane.decisionLog.stats();
+    expect(after.rowsCommitted - before.rowsCommitted).toBe(n);
+    expect(after.transactions - before.transactions).toBeLessThan(n);
+    const { rows } = await pool.query("select count(*)::int as n from decision where request_id like 'gc-%'");
+    expect(rows[0].n).toBe(n);
+  });
+});
+
+describe("GET /api/v1/decisions/:id", () => {
+  it("returns the record with its outcomes", async () => {
+    const d = await post({ operation: "SEND_SMS", region: "EU", requestId: "get-1" });
+    await pool.query(
+      `insert into provider_call_outcome (outcome_id, decision_id, operation_key, region, provider_key, status, error_class, latency_ms, retry_count, reported_at)
+       values (gen_random_uuid(), $1, 'SEND_SMS', 'EU', $2, 'error', 'timeout', 812, 1, now())`,
+      [d.body.decisionId, d.body.selected],
+    );
+    await pool.query(
+      `insert into business_outcome (outcome_id, decision_id, operation_key, region, provider_key, completed, within_sla, reported_at)
+       values (gen_random_uuid(), $1, 'SEND_SMS', 'EU', $2, true, true, now())`,
+      [d.body.decisionId, d.body.selected],
+    );
+    const res = await fetch(`${server.url}/api/v1/decisions/${d.body.decisionId}`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, any>;
+    expect(body.decisionId).toBe(d.body.decisionId);
+    expect(body.candidates).toEqual(d.body.candidates);
+    expect(body.outcomes.providerCalls).toEqual([expect.objectContaining({ provider: d.body.selected, errorClass: "timeout", latencyMs: 812, retryCount: 1 })]);
+    expect(body.outcomes.business).toEqual([expect.objectContaining({ completed: true, withinSla: true })]);
+  });
+
+  it("404 for an unknown id, 400 for a non-UUID", async () => {
+    expect((await fetch(`${server.url}/api/v1/decisions/0190a8b2-0000-7000-8000-000000000000`)).status).toBe(404);
+    const bad = await fetch(`${server.url}/api/v1/decisions/nope`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as Record<string, any>).error.field).toBe("id");
+  });
+});
+
+describe("GET /api/v1/openapi.json", () => {
+  it("describes decide and decisions from the zod schemas", async () => {
+    const doc = (await (await fetch(`${server.url}/api/v1/openapi.json`)).json()) as Record<string, any>;
+    expect(doc.openapi).toBe("3.1.0");
+    const decide = doc.paths["/api/v1/decide"].post;
+    expect(decide.requestBody.content["application/json"].schema.required).toEqual(["operation", "region", "requestId"]);
+    expect(decide.responses["200"].content["application/json"].schema.properties.decisionId.type).toBe("string");
+    expect(doc.paths["/api/v1/decisions/{id}"].get.parameters[0].name).toBe("id");
+  });
+});

@@ -1,0 +1,180 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createClock, decide, type Random, type TDecisionRecord } from "../../../router-core/index";
+import { authenticateRequest } from "../authenticate";
+import { decisionIdAt } from "../decision-id";
+import type { TDecisionRow } from "../decision-log/rows";
+import { DecisionLogBusyError, type DecisionLog, type TWriteOutcome } from "../decision-log/writer";
+import { HttpError, readJsonBody, sendJson } from "../http";
+import { registerEndpoint, ZErrorBody } from "../openapi";
+import type { TRouteHandler } from "../router";
+import type { RoutingState } from "../routing-state";
+import { countDecision } from "../telemetry/counters";
+import type { IdempotencyCache, TCachedAnswer } from "./idempotency";
+import { ZDecideRequest, ZDecideResponse } from "./schema";
+
+export const DECIDE_MAX_BODY_BYTES = 16 * 1024;
+
+registerEndpoint({
+  method: "post",
+  path: "/api/v1/decide",
+  summary: "Which provider to call for one request, with the full explanation",
+  description:
+    "Evaluates the operation's active factor list (and its shadow version, if any) against cached telemetry. " +
+    "Idempotent: the same (operation, requestId) within 5 minutes returns the same decision. With sync durability " +
+    "(the default) the answer comes after the decision is committed to the decision log (or fsynced to the local spool " +
+    "while Postgres is unreachable); header x-decision-durability says which.",
+  tags: ["decisions"],
+  request: ZDecideRequest,
+  responses: {
+    200: { description: "The decision record", schema: ZDecideResponse },
+    400: { description: "Invalid body or unknown region (names the field)", schema: ZErrorBody },
+    401: { description: "Missing or invalid API key", schema: ZErrorBody },
+    404: { description: "Unknown operation", schema: ZErrorBody },
+    413: { description: "Body larger than 16 KiB", schema: ZErrorBody },
+    415: { description: "Content-Type is not application/json", schema: ZErrorBody },
+    503: { description: "Decision log cannot take more right now (see Retry-After)", schema: ZErrorBody },
+  },
+});
+
+export type TDecideDeps = {
+  state: RoutingState;
+  log: DecisionLog;
+  cache: IdempotencyCache;
+  instanceId: string;
+  now?: () => number;
+  random?: Random;
+};
+
+const ANSWER_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } as const;
+
+function sendAnswer(res: ServerResponse, answer: TCachedAnswer, durability: string, replayed: boolean): void {
+  res.writeHead(200, {
+    ...ANSWER_HEADERS,
+    "content-length": Buffer.byteLength(answer.body),
+    "x-decision-durability": durability,
+    ...(replayed ? { "idempotent-replayed": "true" } : {}),
+  });
+  res.end(answer.body);
+}
+
+function firstIssueField(path: readonly PropertyKey[]): string {
+  return path.map(String).join(".");
+}
+
+/**
+ * POST /api/v1/decide. The hot path: parse, look up prebuilt state, run router-core, serialise
+ * once (the same text is the response and the logged record), and wait for the group commit.
+ */
+export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
+  const now = deps.now ?? Date.now;
+  const clock = createClock(now);
+  const random: Random = deps.random ?? { next: Math.random };
+  let sequence = 0;
+
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    const auth = await authenticateRequest(req);
+    if (!auth.ok) {
+      sendJson(res, auth.status, auth.body, auth.headers);
+      return;
+    }
+    const raw = await readJsonBody(req, DECIDE_MAX_BODY_BYTES);
+    const parsed = ZDecideRequest.safeParse(raw);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => ({
+        path: i.code === "unrecognized_keys" ? i.keys.join(",") : firstIssueField(i.path),
+        message: i.message,
+      }));
+      const first = issues[0]!;
+      throw new HttpError(400, "invalid_request", first.path ? `${first.path}: ${first.message}` : first.message, first.path || undefined, issues);
+    }
+    const input = parsed.data;
+    const state = deps.state;
+    const active = state.policyFor(input.operation);
+    if (!active) {
+      const known = state.operations();
+      sendJson(res, 404, {
+        error: {
+          code: "unknown_operation",
+          message: `unknown operation "${input.operation}"; known operations: ${known.join(", ") || "none"}`,
+          field: "operation",
+          knownValues: known,
+        },
+      });
+      return;
+    }
+    const routerState = state.snapshotFor(input.operation, input.region);
+    if (!routerState) {
+      const known = state.knownRegions(input.operation);
+      sendJson(res, 400, {
+        error: {
+          code: "unknown_region",
+          message: `unknown region "${input.region}" for ${input.operation}; known regions: ${known.join(", ") || "none"}`,
+          field: "region",
+          knownValues: known,
+        },
+      });
+      return;
+    }
+
+    const key = `${input.operation}\u001f${input.requestId}`;
+    const cached = deps.cache.get(key);
+    if (cached) {
+      sendAnswer(res, await cached, "replayed", true);
+      return;
+    }
+
+    const at = now();
+    const decisionId = decisionIdAt(at);
+    const record: TDecisionRecord = decide(
+      { operation: input.operation, region: input.region, requestId: input.requestId, decisionId, sequence: sequence++, attributes: input.attributes },
+      routerState,
+      active.policy,
+      clock,
+      random,
+      active.shadow ? { shadow: active.shadow } : undefined,
+    );
+    const degraded = !state.dbAvailable;
+    const refreshedAt = state.lastRefreshAt;
+    const body = JSON.stringify({ decisionId, ...record, degraded, stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt) });
+    const row: TDecisionRow = {
+      id: decisionId,
+      createdAt: record.at,
+      operation: record.operation,
+      region: record.region,
+      requestId: record.requestId,
+      policyVersion: record.policyVersion,
+      shadowVersion: record.shadow?.policyVersion ?? null,
+      selectedProvider: record.selected,
+      reasonCode: record.reasonCode,
+      shadowPick: record.shadow?.selected ?? null,
+      shadowAgrees: record.shadow ? record.shadow.agrees : null,
+      scoreMargin: record.scoreMargin,
+      stale: record.stale,
+      metricAgeMs: record.metricAgeSeconds === null ? null : Math.round(record.metricAgeSeconds * 1000),
+      fallbackAction: record.fallback?.action ?? null,
+      degraded,
+      body,
+      durability: deps.log.durability,
+      instanceId: deps.instanceId,
+    };
+
+    const pending = deps.log.submit(row).then((o: TWriteOutcome) => ({
+      status: o.status,
+      answer: o.status === "existing" ? { body: o.existing.body, decisionId: o.existing.id } : { body, decisionId },
+    }));
+    deps.cache.set(key, pending.then((p) => p.answer));
+    let written: { status: TWriteOutcome["status"]; answer: TCachedAnswer };
+    try {
+      written = await pending;
+    } catch (err) {
+      if (err instanceof DecisionLogBusyError) {
+        sendJson(res, 503, { error: { code: "decision_log_unavailable", message: err.message } }, { "retry-after": String(err.retryAfterSeconds) });
+        return;
+      }
+      throw err;
+    }
+    const replayed = written.status === "existing";
+    if (!replayed) countDecision(record.operation, record.region, record.selected, record.reasonCode);
+    sendAnswer(res, written.answer, replayed ? "replayed" : written.status, replayed);
+  };
+}

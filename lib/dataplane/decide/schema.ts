@@ -1,0 +1,68 @@
+import { z } from "zod";
+
+export const ZDecideRequest = z.strictObject({
+  operation: z.string().min(1).max(200).describe("Operation key, e.g. SEND_SMS"),
+  region: z.string().min(1).max(64).describe("Region of the request, e.g. EU"),
+  requestId: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe("Caller's id for the request; the same (operation, requestId) within 5 minutes returns the same decision"),
+  attributes: z
+    .record(z.string().min(1).max(64), z.string().max(1024))
+    .optional()
+    .describe("Free-form attributes; `compliance` (comma-separated tags) and `providers` (comma-separated allow-list) are read by routing"),
+});
+export type TDecideRequest = z.infer<typeof ZDecideRequest>;
+
+const ZGateOutcome = z.object({ gate: z.string(), passed: z.boolean(), detail: z.string() }).loose();
+
+const ZCandidate = z
+  .object({
+    provider: z.string(),
+    priority: z.number().int(),
+    gates: z.array(ZGateOutcome),
+    passedGates: z.boolean(),
+    eligible: z.boolean(),
+    contributions: z.array(z.object({}).loose()),
+    score: z.number().nullable(),
+    share: z.number().nullable(),
+    selectionProbability: z.number(),
+    metricAgeSeconds: z.number().nullable(),
+    stale: z.boolean(),
+    sampleCount: z.number(),
+    metricScope: z.enum(["region", "operation", "none"]),
+  })
+  .loose();
+
+export const ZDecideResponse = z
+  .object({
+    decisionId: z.string().describe("UUIDv7; GET /api/v1/decisions/{id} returns this record with its outcomes"),
+    id: z.string(),
+    at: z.number().describe("Decision time, epoch ms"),
+    operation: z.string(),
+    region: z.string(),
+    requestId: z.string(),
+    policyVersion: z.string().nullable(),
+    strategy: z.string(),
+    selected: z.string().nullable().describe("Provider to call; null when the fallback policy answers"),
+    reasonCode: z.string(),
+    override: z.string(),
+    candidates: z.array(ZCandidate),
+    scoreMargin: z.number().nullable(),
+    metricAgeSeconds: z.number().nullable(),
+    stale: z.boolean(),
+    fallback: z.object({}).loose().nullable(),
+    shadow: z
+      .object({
+        policyVersion: z.string().nullable(),
+        selected: z.string().nullable(),
+        reasonCode: z.string(),
+        agrees: z.boolean(),
+        scoreMargin: z.number().nullable(),
+      })
+      .nullable(),
+    degraded: z.boolean().describe("True when answered from cached state while Postgres was unreachable"),
+    stateAgeMs: z.number().nullable().describe("Age of the cached policy/catalogue/override state"),
+  })
+  .loose();

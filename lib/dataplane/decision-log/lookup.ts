@@ -1,0 +1,50 @@
+import type pg from "pg";
+import { isUuid, uuidV7Time } from "../decision-id";
+
+export type TDecisionRef = { id: string; operation: string; region: string; selectedProvider: string | null; createdAt: number };
+
+/** Partition pruning window for a UUIDv7 id: its embedded timestamp ± one minute of clock skew. */
+const SKEW_MS = 60_000;
+
+/**
+ * The logged decisions among `ids` (e.g. to validate an outcome batch), in one query. Ids that
+ * are not UUIDs are simply absent from the result.
+ */
+export async function findDecisions(pool: pg.Pool | pg.PoolClient, ids: readonly string[]): Promise<Map<string, TDecisionRef>> {
+  const valid = [...new Set(ids.filter(isUuid).map((s) => s.toLowerCase()))];
+  const out = new Map<string, TDecisionRef>();
+  if (valid.length === 0) return out;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const id of valid) {
+    const t = uuidV7Time(id);
+    if (t === null) {
+      lo = -Infinity;
+      hi = Infinity;
+      break;
+    }
+    lo = Math.min(lo, t);
+    hi = Math.max(hi, t);
+  }
+  const bounded = Number.isFinite(lo);
+  const { rows } = await pool.query<{ id: string; operation: string; region: string; selected_provider: string | null; created_at: Date }>(
+    `select id, operation, region, selected_provider, created_at from decision where id = any($1::uuid[])` +
+      (bounded ? ` and created_at between $2 and $3` : ""),
+    bounded ? [valid, new Date(lo - SKEW_MS).toISOString(), new Date(hi + SKEW_MS).toISOString()] : [valid],
+  );
+  for (const r of rows) {
+    out.set(r.id, { id: r.id, operation: r.operation, region: r.region, selectedProvider: r.selected_provider, createdAt: r.created_at.getTime() });
+  }
+  return out;
+}
+
+/** The logged record (the decide response body) of one decision, or null. */
+export async function readDecisionRecord(pool: pg.Pool, id: string): Promise<Record<string, unknown> | null> {
+  if (!isUuid(id)) return null;
+  const t = uuidV7Time(id);
+  const { rows } = await pool.query<{ record: Record<string, unknown> }>(
+    `select record from decision where id = $1` + (t === null ? "" : ` and created_at between $2 and $3`),
+    t === null ? [id] : [id, new Date(t - SKEW_MS).toISOString(), new Date(t + SKEW_MS).toISOString()],
+  );
+  return rows[0]?.record ?? null;
+}

@@ -1,0 +1,300 @@
+import type pg from "pg";
+import { SpoolFullError, type Spool } from "../spool";
+import { maintainPartitions } from "./partitions";
+import { insertDecisions, replayDecisions, type TDecisionRow, type TExistingDecision } from "./rows";
+
+export type TDurability = "sync" | "async";
+
+/**
+ * How a submitted decision was made durable. `committed`: in Postgres. `spooled`: fsynced to the
+ * local spool while Postgres is unreachable (replayed later). `buffered`: async durability,
+ * acknowledged before any write. `existing`: another decision for the same (operation,
+ * requestId) was already logged within the idempotency window; answer with that one.
+ */
+export type TWriteOutcome =
+  | { status: "committed" | "spooled" | "buffered" }
+  | { status: "existing"; existing: TExistingDecision };
+
+/** The decision log cannot take more right now; the caller answers 503 with Retry-After. */
+export class DecisionLogBusyError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+export type TDecisionLogOptions = {
+  pool: pg.Pool;
+  spool: Spool<TDecisionRow>;
+  durability: TDurability;
+  /** Rows per transaction at most. */
+  maxBatch?: number;
+  /** Queued plus in-flight rows at most; beyond it submit() throws DecisionLogBusyError. */
+  maxBuffered?: number;
+  /** Transactions in flight at once: one commits while the next batch fills. */
+  concurrency?: number;
+  /** How often to probe Postgres while it is unreachable. */
+  probeIntervalMs?: number;
+  partitions: { daysAhead: number; retentionDays: number };
+  onAvailability?: (up: boolean) => void;
+  log?: (line: string) => void;
+  now?: () => number;
+};
+
+export type TDecisionLogStats = {
+  durability: TDurability;
+  queued: number;
+  inFlight: number;
+  dbUp: boolean;
+  transactions: number;
+  rowsCommitted: number;
+  rowsSpooled: number;
+  rowsReplayed: number;
+  spool: ReturnType<Spool<TDecisionRow>["stats"]>;
+};
+
+type TPending = { row: TDecisionRow; resolve: (o: TWriteOutcome) => void; reject: (e: unknown) => void };
+
+/** SQLSTATEs meaning "cannot reach or use the server", as opposed to a bad statement. */
+function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; severity?: unknown; message?: unknown };
+  // Errors the server did not send (refused, reset, timeouts, "Connection terminated") carry no severity.
+  if (typeof e?.severity !== "string") return true;
+  const code = typeof e.code === "string" ? e.code : "";
+  if (code.startsWith("08") || code.startsWith("57P") || code === "53300") return true;
+  return code === "55000" && /accepting connections/.test(String(e.message));
+}
+
+const NO_PARTITION = "23514";
+
+/**
+ * The group-commit decision log. decide() submits a row; rows are flushed in batches, one
+ * transaction each, while later rows queue behind the commit in progress, so the commit cost is
+ * shared by every decision in the batch. With `sync` durability the submit resolves after the
+ * commit (or the spool's fsync); with `async` it resolves at once and the bounded buffer rejects
+ * rather than drops. When Postgres is unreachable, batches go to the spool and are replayed
+ * when a probe finds it back.
+ */
+export function createDecisionLog(opts: TDecisionLogOptions) {
+  const maxBatch = opts.maxBatch ?? 2000;
+  const maxBuffered = opts.maxBuffered ?? 50_000;
+  const concurrency = opts.concurrency ?? 2;
+  const probeIntervalMs = opts.probeIntervalMs ?? 1000;
+  const now = opts.now ?? Date.now;
+  const log = opts.log ?? (() => {});
+
+  let queue: TPending[] = [];
+  let inFlightRows = 0;
+  let inFlight = 0;
+  let dbUp = true;
+  let closed = false;
+  let scheduled = false;
+  let probeTimer: NodeJS.Timeout | null = null;
+  let retryTimer: NodeJS.Timeout | null = null;
+  let replaying: Promise<void> | null = null;
+  const idle = new Set<() => void>();
+  const stats = { transactions: 0, rowsCommitted: 0, rowsSpooled: 0, rowsReplayed: 0 };
+
+  function setDbUp(up: boolean): void {
+    if (dbUp === up) return;
+    dbUp = up;
+    opts.onAvailability?.(up);
+    if (up) {
+      log("decision log: Postgres reachable again");
+      if (probeTimer) clearInterval(probeTimer);
+      probeTimer = null;
+      void startReplay();
+    } else {
+      log("decision log: Postgres unreachable; spooling decisions to disk");
+      probeTimer ??= setInterval(() => void probe(), probeIntervalMs);
+      probeTimer.unref();
+    }
+  }
+
+  async function probe(): Promise<void> {
+    try {
+      await opts.pool.query("select 1");
+      setDbUp(true);
+    } catch {
+      // Still down; the next tick tries again.
+    }
+  }
+
+  function schedule(): void {
+    if (scheduled || closed) return;
+    scheduled = true;
+    // setImmediate lets every request parsed in this turn of the event loop join the batch.
+    setImmediate(() => {
+      scheduled = false;
+      pump();
+    });
+  }
+
+  function pump(): void {
+    while (queue.length > 0 && inFlight < concurrency) {
+      const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
+      queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
+      inFlight++;
+      inFlightRows += batch.length;
+      void flush(batch).finally(() => {
+        inFlight--;
+        inFlightRows -= batch.length;
+        if (queue.length > 0) pump();
+        else if (inFlight === 0) for (const fn of idle) fn();
+      });
+    }
+  }
+
+  async function writeToDb(batch: TPending[]): Promise<Map<string, TExistingDecision>> {
+    const rows = batch.map((p) => p.row);
+    const client = await opts.pool.connect();
+    let broken = false;
+    try {
+      try {
+        return await insertDecisions(client, rows);
+      } catch (err) {
+        if ((err as { code?: string }).code !== NO_PARTITION) throw err;
+        // A day boundary passed without maintenance having run (or a clock jump): create and retry once.
+        await maintainPartitions(opts.pool, { now: now(), from: Math.min(...rows.map((r) => r.createdAt)), ...opts.partitions });
+        return await insertDecisions(client, rows);
+      }
+    } catch (err) {
+      broken = isUnavailable(err);
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async function flush(batch: TPending[]): Promise<void> {
+    if (dbUp) {
+      try {
+        const existing = await writeToDb(batch);
+        stats.transactions++;
+        stats.rowsCommitted += batch.length - existing.size;
+        for (const p of batch) {
+          const e = existing.get(p.row.id);
+          p.resolve(e ? { status: "existing", existing: e } : { status: "committed" });
+        }
+        return;
+      } catch (err) {
+        if (!isUnavailable(err)) {
+          if (opts.durability === "sync") {
+            for (const p of batch) p.reject(err);
+            return;
+          }
+          // Already acknowledged: keep it on disk rather than lose it; replay retries it.
+          log(`decision log: batch rejected by Postgres, spooling it: ${(err as Error).message}`);
+        } else setDbUp(false);
+      }
+    }
+    try {
+      await opts.spool.append(batch.map((p) => p.row));
+      stats.rowsSpooled += batch.length;
+      for (const p of batch) p.resolve({ status: "spooled" });
+    } catch (err) {
+      if (opts.durability === "sync") {
+        const busy =
+          err instanceof SpoolFullError
+            ? new DecisionLogBusyError("decision log unavailable: Postgres is unreachable and the local spool is full", 5)
+            : err;
+        for (const p of batch) p.reject(busy);
+        return;
+      }
+      // Acknowledged rows stay queued until the spool or Postgres takes them; the buffer bound
+      // turns new decides away meanwhile.
+      queue = batch.concat(queue);
+      retryTimer ??= setTimeout(() => {
+        retryTimer = null;
+        pump();
+      }, probeIntervalMs);
+      retryTimer.unref();
+    }
+  }
+
+  async function startReplay(): Promise<void> {
+    if (replaying || !opts.spool.hasPending()) return replaying ?? undefined;
+    replaying = (async () => {
+      try {
+        const n = await opts.spool.replay(async (rows) => {
+          const oldest = Math.min(...rows.map((r) => r.createdAt));
+          await maintainPartitions(opts.pool, { now: now(), from: oldest, ...opts.partitions });
+          const client = await opts.pool.connect();
+          try {
+            await replayDecisions(client, rows);
+          } finally {
+            client.release();
+          }
+          stats.rowsReplayed += rows.length;
+        });
+        if (n > 0) log(`decision log: replayed ${n} spooled decisions into Postgres`);
+      } catch (err) {
+        log(`decision log: replay stopped, will retry: ${(err as Error).message}`);
+        if (isUnavailable(err)) setDbUp(false);
+      } finally {
+        replaying = null;
+      }
+    })();
+    return replaying;
+  }
+
+  return {
+    durability: opts.durability,
+
+    submit(row: TDecisionRow): Promise<TWriteOutcome> {
+      if (closed) return Promise.reject(new DecisionLogBusyError("decision log is shutting down", 1));
+      if (queue.length + inFlightRows >= maxBuffered) {
+        return Promise.reject(new DecisionLogBusyError(`decision log buffer is full (${maxBuffered} decisions)`, 1));
+      }
+      schedule();
+      if (opts.durability === "async") {
+        queue.push({ row, resolve: noop, reject: noop });
+        return BUFFERED;
+      }
+      return new Promise((resolve, reject) => queue.push({ row, resolve, reject }));
+    },
+
+    /** Replays anything an earlier process or outage left in the spool. */
+    replaySpool(): Promise<void> {
+      return dbUp ? startReplay() : Promise.resolve();
+    },
+
+    /** Resolves when nothing is queued or in flight. */
+    drain(): Promise<void> {
+      if (queue.length === 0 && inFlight === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        const done = () => {
+          if (queue.length > 0 || inFlight > 0) return;
+          idle.delete(done);
+          resolve();
+        };
+        idle.add(done);
+        pump();
+      });
+    },
+
+    get dbUp(): boolean {
+      return dbUp;
+    },
+
+    stats(): TDecisionLogStats {
+      return { durability: opts.durability, queued: queue.length, inFlight: inFlightRows, dbUp, ...stats, spool: opts.spool.stats() };
+    },
+
+    async close(): Promise<void> {
+      await this.drain();
+      closed = true;
+      if (probeTimer) clearInterval(probeTimer);
+      if (retryTimer) clearTimeout(retryTimer);
+      await replaying;
+      await opts.spool.close();
+    },
+  };
+}
+
+export type DecisionLog = ReturnType<typeof createDecisionLog>;
+
+const noop = () => {};
+const BUFFERED: Promise<TWriteOutcome> = Promise.resolve({ status: "buffered" });

@@ -1,0 +1,64 @@
+import http from "node:http";
+import { createPrisma, type PrismaClient } from "../db/client";
+import { seedDemo } from "../db/seed-demo";
+import { startDataPlane, type DataPlane, type TDataPlaneOptions } from "./dataplane";
+import { createFastPath } from "./router";
+import type { TDataPlaneSettings } from "./settings";
+
+export type TStandaloneOptions = {
+  databaseUrl: string;
+  settings: TDataPlaneSettings;
+  seed?: boolean;
+  host?: string;
+  port?: number;
+  embeddedDatabase?: boolean;
+  decisionLog?: TDataPlaneOptions["decisionLog"];
+  log?: (line: string) => void;
+};
+
+export type TStandaloneServer = { url: string; port: number; dataPlane: DataPlane; prisma: PrismaClient; close(): Promise<void> };
+
+/**
+ * The data-plane fast path alone on a node:http server, without Next: what the integration
+ * tests and `npm run bench:api` drive, so they measure exactly the code server.ts runs for /api/v1.
+ */
+export async function startStandaloneDataPlane(opts: TStandaloneOptions): Promise<TStandaloneServer> {
+  const prisma = createPrisma(opts.databaseUrl);
+  if (opts.seed !== false) await seedDemo(prisma);
+  const dataPlane = await startDataPlane({
+    databaseUrl: opts.databaseUrl,
+    prisma,
+    version: "standalone",
+    embeddedDatabase: opts.embeddedDatabase ?? true,
+    settings: opts.settings,
+    log: opts.log ?? (() => {}),
+    decisionLog: opts.decisionLog,
+  });
+  const fastPath = createFastPath(dataPlane.routes);
+  const server = http.createServer((req, res) => {
+    if (!fastPath(req, res)) {
+      res.writeHead(404).end();
+    }
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    url: `http://${opts.host ?? "127.0.0.1"}:${port}`,
+    port,
+    dataPlane,
+    prisma,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await dataPlane.close();
+      await prisma.$disconnect();
+    },
+  };
+}
