@@ -46,7 +46,7 @@ export async function createOverride(prisma: PrismaClient, actor: TActor, body: 
     if (provider && body.region && !provider.supportedRegions.includes(body.region) && body.kind === "provider_pin") {
       errors.push({ path: "region", message: `${provider.key} does not serve region ${body.region} (serves ${provider.supportedRegions.join(", ")})` });
     }
-    if (body.kind === "provider_pin" && provider && operationKey && errors.length === 0) {
+    if (body.kind === "provider_pin" && provider && operationKey) {
       const listed = await providersOfOperation(tx, operationKey);
       if (listed && !listed.includes(provider.key)) {
         errors.push({ path: "providerKey", message: `${operationKey} does not list ${provider.key}; it lists ${listed.join(", ")}` });

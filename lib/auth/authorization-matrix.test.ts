@@ -1,0 +1,116 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPrisma, type PrismaClient } from "../db/client";
+import { createTestDatabase, type TTestDatabase } from "../testing/database";
+import { makeSessionCookie, makeUser, seedCatalog } from "../controlplane/test-fixtures";
+import { ROLES, roleGrants, type TRole } from "./permissions";
+import { declaredPermission } from "./route-registry";
+
+const CONTROL_DIR = path.resolve(process.cwd(), "app/api/control");
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+const ORIGIN = "http://switchyard.test";
+
+type THandler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+type TRoute = { file: string; url: string; params: Record<string, string>; method: string; handler: THandler };
+
+function routeFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return routeFiles(full);
+    return /^route\.(ts|tsx|js)$/.test(e.name) ? [full] : [];
+  });
+}
+
+let db: TTestDatabase;
+let prisma: PrismaClient;
+const routes: TRoute[] = [];
+const unregistered: string[] = [];
+const cookies = new Map<TRole, string>();
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  process.env.DATABASE_URL = db.url;
+  prisma = createPrisma(db.url);
+  await seedCatalog(prisma);
+  for (const role of ROLES) cookies.set(role, await makeSessionCookie(prisma, (await makeUser(prisma, [role])).user.id));
+
+  for (const file of routeFiles(CONTROL_DIR)) {
+    const rel = path.relative(path.resolve(process.cwd(), "app"), path.dirname(file));
+    const params: Record<string, string> = {};
+    const url = `/${rel.split(path.sep).map((seg) => {
+      const m = /^\[(.+)\]$/.exec(seg);
+      if (!m) return seg;
+      params[m[1]!] = randomUUID();
+      return params[m[1]!];
+    }).join("/")}`;
+    const mod = (await import(file)) as Record<string, unknown>;
+    for (const method of METHODS) {
+      const handler = mod[method];
+      if (handler === undefined) continue;
+      if (!declaredPermission(handler)) unregistered.push(`${method} ${url}`);
+      else routes.push({ file, url, params, method, handler: handler as THandler });
+    }
+  }
+});
+
+afterAll(async () => {
+  await prisma.$disconnect();
+  await db.drop();
+});
+
+function call(route: TRoute, headers: Record<string, string>): Promise<Response> {
+  const hasBody = route.method !== "GET" && route.method !== "HEAD";
+  const req = new Request(`${ORIGIN}${route.url}`, {
+    method: route.method,
+    headers: { host: new URL(ORIGIN).host, "content-type": "application/json", ...headers },
+    ...(hasBody ? { body: "{}" } : {}),
+  });
+  return route.handler(req, { params: Promise.resolve(route.params) });
+}
+
+describe("authorisation matrix", () => {
+  it("finds the control-plane routes, and every exported handler declares a permission", () => {
+    expect(routes.length).toBeGreaterThanOrEqual(20);
+    expect(unregistered).toEqual([]);
+  });
+
+  it("every route × every role is allowed exactly when the role table grants the route's permission", async () => {
+    const auditBefore = await prisma.auditEntry.count();
+    const mismatches: string[] = [];
+    for (const route of routes) {
+      const permission = declaredPermission(route.handler)!;
+      for (const role of ROLES) {
+        const res = await call(route, { cookie: cookies.get(role)!, origin: ORIGIN });
+        const allowed = roleGrants(role, permission);
+        const denied = res.status === 401 || res.status === 403;
+        if (res.status >= 500) mismatches.push(`${route.method} ${route.url} as ${role}: ${res.status}`);
+        else if (allowed === denied) mismatches.push(`${route.method} ${route.url} as ${role}: ${res.status}, ${permission} is ${allowed ? "granted" : "denied"}`);
+        else if (!allowed) expect(((await res.json()) as { error: { code: string } }).error.code).toBe("forbidden");
+      }
+    }
+    expect(mismatches).toEqual([]);
+    // Denied calls change nothing (and the allowed ones here only hit validation or 404).
+    expect(await prisma.auditEntry.count()).toBe(auditBefore);
+  });
+
+  it("without a session every route answers 401", async () => {
+    for (const route of routes) {
+      const res = await call(route, { origin: ORIGIN });
+      expect(res.status, `${route.method} ${route.url}`).toBe(401);
+    }
+  });
+
+  it("state-changing calls without this site's Origin are refused with 403, even for an admin", async () => {
+    const writes = routes.filter((r) => r.method !== "GET" && r.method !== "HEAD");
+    expect(writes.length).toBeGreaterThan(10);
+    for (const route of writes) {
+      for (const origin of [undefined, "https://evil.example", "null"]) {
+        const res = await call(route, { cookie: cookies.get("admin")!, ...(origin ? { origin } : {}) });
+        expect(res.status, `${route.method} ${route.url} from ${origin}`).toBe(403);
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe("cross_origin");
+      }
+    }
+  });
+});
