@@ -74,7 +74,8 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
       const at = now();
       const key = breakerKey(provider, region);
       const m = machine(opts.state.policyFor(operation)?.policy.circuit_breaker);
-      const entry = states.get(key) ?? { provider, region, state: m.initial(at) };
+      // A new breaker starts as of this call's start, or the breaker would discard the call as a straggler from before it existed.
+      const entry = states.get(key) ?? { provider, region, state: m.initial(Math.min(at, startedAt)) };
       const last = entry.state.history.at(-1);
       entry.state = m.step(entry.state, failed ? { type: "failure", startedAt, detail } : { type: "success", startedAt }, at);
       states.set(key, entry);
