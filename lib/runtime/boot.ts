@@ -14,6 +14,7 @@ import { createHealthCheck } from "../dataplane/health";
 import { sendJson } from "../dataplane/http";
 import { startDataPlane, type DataPlane } from "../dataplane/dataplane";
 import { dataPlaneSettings } from "../dataplane/settings";
+import { startTelemetry, telemetryOptionsFromEnv, type Telemetry } from "../dataplane/telemetry/runtime";
 
 export type TBootOptions = {
   dev: boolean;
@@ -63,6 +64,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
 
   let db: TResolvedDatabase | null = null;
   let dataPlane: DataPlane | null = null;
+  let telemetry: Telemetry | null = null;
   try {
     db = await resolveDatabaseUrl({ dataDir: path.join(opts.dir, ".data", "postgres") });
     process.env.DATABASE_URL = db.url;
@@ -79,14 +81,29 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       log: opts.log,
     });
     const dp = dataPlane;
+    const dpSettings = dataPlaneSettings(process.env, opts.dir);
+    telemetry = await startTelemetry({
+      databaseUrl: db.url,
+      state: dp.state,
+      instanceId: dpSettings.instanceId,
+      reloadConfig: async () => {
+        await dp.reloadConfig();
+      },
+      spoolDir: dpSettings.spoolDir,
+      decisionLogQueueDepth: () => dp.decisionLog.stats().queued,
+      log: opts.log,
+      ...telemetryOptionsFromEnv(process.env),
+    });
+    const tel = telemetry;
     const admin = await ensureAdminFromEnv(getPrisma());
     if (admin) opts.log(`created admin ${admin} from SWITCHYARD_ADMIN_EMAIL`);
 
-    const app = next({ dev: opts.dev, dir: opts.dir, hostname: opts.host, port });
-    await app.prepare();
-    const nextHandler = app.getRequestHandler();
-    const upgrade = app.getUpgradeHandler();
-    server.on("upgrade", (req, socket, head) => void upgrade(req, socket, head));
+    // SWITCHYARD_DATAPLANE_ONLY=1 serves /api/v1 without Next (no production build needed): multi-instance tests and benchmarks.
+    const app = process.env.SWITCHYARD_DATAPLANE_ONLY === "1" ? null : next({ dev: opts.dev, dir: opts.dir, hostname: opts.host, port });
+    await app?.prepare();
+    const nextHandler = app?.getRequestHandler() ?? null;
+    const upgrade = app?.getUpgradeHandler();
+    if (upgrade) server.on("upgrade", (req, socket, head) => void upgrade(req, socket, head));
 
     const health = createHealthCheck({ version, startedAt, databaseUrl: db.url, embeddedDatabase: db.embedded, migrationStatus });
     const fastPath = createFastPath([
@@ -99,13 +116,18 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
           // Routing continues without Postgres (decide answers from cache and spools), so the
           // instance still reports itself as serving, but degraded.
           const status = h.status === "ok" && dataplane.dbAvailable ? "ok" : "degraded";
-          sendJson(res, h.database.status === "up" ? 200 : 503, { ...h, status, dataplane });
+          sendJson(res, h.database.status === "up" ? 200 : 503, { ...h, status, dataplane, telemetry: tel.health() });
         },
       },
       ...dp.routes,
+      ...tel.routes,
     ]);
     handler = (req, res) => {
       if (fastPath(req, res)) return;
+      if (!nextHandler) {
+        sendJson(res, 404, { error: { code: "not_found", message: "this instance serves only the data-plane API (SWITCHYARD_DATAPLANE_ONLY=1)" } });
+        return;
+      }
       stampClientIp(req);
       void nextHandler(req, res);
     };
@@ -117,7 +139,8 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       close: async () => {
         await new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
-        await app.close().catch(() => {});
+        await app?.close().catch(() => {});
+        await tel.close().catch(() => {});
         await dp.close().catch(() => {});
         await getPrisma().$disconnect().catch(() => {});
         await resolvedDb.stop();
@@ -125,6 +148,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
     };
   } catch (err) {
     server.close();
+    await telemetry?.close().catch(() => {});
     await dataPlane?.close().catch(() => {});
     await db?.stop();
     throw err;
