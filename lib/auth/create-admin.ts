@@ -17,7 +17,7 @@ export async function createAdmin(prisma: PrismaClient, input: { email: string; 
  * non-demo admin exists, nothing happens, so a restart with the variables still set (or a
  * changed password in them) never resets an account.
  */
-export async function ensureAdminFromEnv(prisma: PrismaClient, env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+export async function ensureAdminFromEnv(prisma: PrismaClient, env: Record<string, string | undefined> = process.env): Promise<string | null> {
   const email = env.SWITCHYARD_ADMIN_EMAIL;
   const password = env.SWITCHYARD_ADMIN_PASSWORD;
   if (!email || !password) return null;

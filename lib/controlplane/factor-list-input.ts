@@ -11,7 +11,7 @@ export const ZFactorListSource = z
     changeNote: z.string().max(2000).default(""),
   })
   .refine((v) => (v.yaml === undefined) !== (v.document === undefined), { message: "give exactly one of yaml or document", path: ["yaml"] });
-export type TFactorListSource = z.output<typeof ZFactorListSource>;
+export type TFactorListSource = z.input<typeof ZFactorListSource>;
 
 /**
  * Parses and checks a factor list against the catalogue. Every error is collected (router-core's
