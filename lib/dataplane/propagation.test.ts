@@ -47,6 +47,7 @@ describe("propagation over LISTEN/NOTIFY", () => {
       await waitFor(() => (other.state.snapshotFor("SEND_SMS", "EU")?.overrides?.killedProviders ?? []).includes(provider), 1_000, 2);
       latencies.push(performance.now() - t0);
     }
+    process.stdout.write(`override → other instance's routing state: ${latencies.map((l) => `${Math.round(l)} ms`).join(", ")}\n`);
     expect(Math.max(...latencies)).toBeLessThan(1_000);
     await env.prisma.override.updateMany({ data: { endedAt: new Date(), endReason: "test" } });
   });
