@@ -115,7 +115,8 @@ export async function startTelemetry(opts: TTelemetryOptions) {
     try {
       breakers.tick();
       await breakers.flush(pool).catch(() => {});
-      if (spool?.hasPending()) {
+      // Replay only once the decision log's probe sees Postgres again; each failed attempt would start a new segment.
+      if (spool?.hasPending() && state.dbAvailable) {
         const replayed = await spool
           .replay(async (items) => {
             const r = await outcomes.replay(items);
