@@ -79,7 +79,12 @@ export function createPropagation(opts: TPropagationOptions) {
 
   async function connect(): Promise<void> {
     if (stopped) return;
-    const c = new pg.Client({ connectionString: opts.databaseUrl, keepAlive: true, application_name: "switchyard-listener" });
+    const c = new pg.Client({
+      connectionString: opts.databaseUrl,
+      keepAlive: true,
+      application_name: "switchyard-listener",
+      connectionTimeoutMillis: 5_000,
+    });
     c.on("error", (err) => lost(c, err.message));
     c.on("end", () => lost(c, "connection ended"));
     c.on("notification", (msg) => {

@@ -43,7 +43,13 @@ export function createLeaderElector(opts: TLeaderOptions) {
   }
 
   async function connect(): Promise<pg.Client> {
-    const c = new pg.Client({ connectionString: opts.databaseUrl, keepAlive: true, application_name: "switchyard-controller-lock" });
+    const c = new pg.Client({
+      connectionString: opts.databaseUrl,
+      keepAlive: true,
+      application_name: "switchyard-controller-lock",
+      // An unreachable server must fail the attempt, not stall the election loop.
+      connectionTimeoutMillis: 5_000,
+    });
     c.on("error", (err) => {
       if (client === c) drop(`lock connection error: ${err.message}`);
     });
