@@ -152,3 +152,6 @@ export {
 } from "./control";
 export type { TFallbackCandidate, TFallbackContext, TFallbackDecision } from "./control";
 export { isFallbackPolicy, resolveFallback } from "./control";
+
+// replay/: the paper's section 8 evaluation (scenarios, baseline policies, factor-list policy, metrics)
+export * from "./replay";

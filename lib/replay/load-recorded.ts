@@ -1,0 +1,96 @@
+import { createHistogram, histogramQuantile, HISTOGRAM_BUCKETS, type TLatencyHistogram } from "../../router-core/metrics/histogram";
+import type { TRecordedCell, TRecordedTraffic } from "./what-if";
+
+/** Anything with pg's query signature (a Pool or a Client). */
+export type TQueryable = { query<R>(sql: string, params: unknown[]): Promise<{ rows: R[] }> };
+
+type TDecisionRow = { minute_ms: string; region: string; selected_provider: string | null; n: number };
+type TBucketRow = {
+  provider_key: string;
+  region: string;
+  start_ms: string;
+  calls: string;
+  call_failures: string;
+  latency_counts: string[];
+  completions: string;
+  failures_provider_call: string;
+};
+
+const MINUTE_MS = 60_000;
+
+/**
+ * Recorded traffic of one operation for [from, to) from the decision log (how many requests,
+ * where, and which provider each went to) and the merged metric buckets (how each provider
+ * behaved per region and minute). Buckets narrower than a minute are summed into their minute.
+ * `extraProviders` (the draft's provider list) become candidates even if nothing recorded them.
+ */
+export async function loadRecordedTraffic(
+  db: TQueryable,
+  operation: string,
+  from: Date,
+  to: Date,
+  extraProviders: readonly string[] = [],
+): Promise<TRecordedTraffic> {
+  if (!(to.getTime() > from.getTime())) throw new RangeError(`--to must be after --from, got ${from.toISOString()} .. ${to.toISOString()}`);
+  const startMs = Math.floor(from.getTime() / MINUTE_MS) * MINUTE_MS;
+  const minutes = Math.ceil((to.getTime() - startMs) / MINUTE_MS);
+  const decisions = await db.query<TDecisionRow>(
+    `SELECT (extract(epoch FROM date_trunc('minute', created_at)) * 1000)::bigint AS minute_ms, region, selected_provider, count(*)::int AS n
+       FROM decision
+      WHERE operation = $1 AND created_at >= $2 AND created_at < $3
+      GROUP BY 1, 2, 3`,
+    [operation, from, to],
+  );
+  const buckets = await db.query<TBucketRow>(
+    `SELECT provider_key, region, (extract(epoch FROM bucket_start) * 1000)::bigint AS start_ms, calls, call_failures,
+            latency_counts, completions, failures_provider_call
+       FROM metric_bucket
+      WHERE operation_key = $1 AND bucket_start >= $2 AND bucket_start < $3`,
+    [operation, from, to],
+  );
+
+  const providers = [...new Set([...extraProviders, ...buckets.rows.map((b) => b.provider_key), ...decisions.rows.flatMap((d) => (d.selected_provider ? [d.selected_provider] : []))])];
+  const regions = [...new Set([...decisions.rows.map((d) => d.region)])].sort();
+  if (regions.length === 0) throw new RangeError(`no recorded decisions for ${operation} between ${from.toISOString()} and ${to.toISOString()}`);
+  const P = providers.length;
+  const R = regions.length;
+  const requests = Array.from({ length: minutes }, () => new Array<number>(R).fill(0));
+  const selected = Array.from({ length: minutes }, () => new Array<number>(P).fill(0));
+  for (const d of decisions.rows) {
+    const m = Math.floor((Number(d.minute_ms) - startMs) / MINUTE_MS);
+    const r = regions.indexOf(d.region);
+    if (m < 0 || m >= minutes || r < 0) continue;
+    requests[m]![r]! += d.n;
+    const p = d.selected_provider === null ? -1 : providers.indexOf(d.selected_provider);
+    if (p >= 0) selected[m]![p]! += d.n;
+  }
+
+  type TAcc = TRecordedCell & { latency: TLatencyHistogram };
+  const acc: (TAcc | null)[][][] = Array.from({ length: minutes }, () => Array.from({ length: P }, () => new Array<TAcc | null>(R).fill(null)));
+  for (const b of buckets.rows) {
+    const m = Math.floor((Number(b.start_ms) - startMs) / MINUTE_MS);
+    const p = providers.indexOf(b.provider_key);
+    const r = regions.indexOf(b.region);
+    if (m < 0 || m >= minutes || p < 0 || r < 0) continue;
+    let cell = acc[m]![p]![r]!;
+    if (cell === null) {
+      cell = { calls: 0, callFailures: 0, completions: 0, providerFailures: 0, p95Ms: null, latency: createHistogram() };
+      acc[m]![p]![r] = cell;
+    }
+    cell.calls += Number(b.calls);
+    cell.callFailures += Number(b.call_failures);
+    cell.completions += Number(b.completions);
+    cell.providerFailures += Number(b.failures_provider_call);
+    for (let i = 0; i < HISTOGRAM_BUCKETS && i < b.latency_counts.length; i++) cell.latency.counts[i]! += Number(b.latency_counts[i]);
+  }
+  const cells = acc.map((byProvider) =>
+    byProvider.map((byRegion) =>
+      byRegion.map((c) =>
+        c === null || c.calls === 0
+          ? null
+          : { calls: c.calls, callFailures: c.callFailures, completions: c.completions, providerFailures: c.providerFailures, p95Ms: histogramQuantile(c.latency, 0.95) },
+      ),
+    ),
+  );
+  return { operation, startMs, providers, regions, requests, selected, cells };
+}
