@@ -9,7 +9,7 @@ declare module "autocannon" {
       duration?: number;
       pipelining?: number;
       headers?: Record<string, string>;
-      requests?: Array<{ setupRequest?: (req: Request) => Request }>;
+      requests?: Array<{ setupRequest?: (req: Request) => Request; onResponse?: (status: number, body: string) => void }>;
     };
     type Histogram = { p50: number; p90: number; p99: number; max: number; mean: number };
     type Result = {

@@ -71,6 +71,26 @@ describe("POST /api/v1/decide", () => {
     expect(rows[0].n).toBe(1);
   });
 
+  it("a retry on another instance gets the first instance's decision from the decision table", async () => {
+    const other = await startStandaloneDataPlane({ databaseUrl: db.url, seed: false, settings: { ...dataPlaneSettings({}, process.cwd()), spoolDir } });
+    try {
+      const first = await post({ operation: "SEND_SMS", region: "EU", requestId: "cross-1" });
+      const res = await fetch(`${other.url}/api/v1/decide`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ operation: "SEND_SMS", region: "EU", requestId: "cross-1" }),
+      });
+      const again = (await res.json()) as Record<string, any>;
+      expect(res.headers.get("x-decision-durability")).toBe("replayed");
+      expect(again.decisionId).toBe(first.body.decisionId);
+      expect(again.selected).toBe(first.body.selected);
+      const { rows } = await pool.query("select count(*)::int as n from decision where request_id = 'cross-1'");
+      expect(rows[0].n).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("concurrent duplicates share one decision", async () => {
     const all = await Promise.all(Array.from({ length: 20 }, () => post({ operation: "SEND_SMS", region: "EU", requestId: "dup-burst" })));
     expect(new Set(all.map((r) => r.body.decisionId)).size).toBe(1);

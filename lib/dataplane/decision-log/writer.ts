@@ -80,7 +80,7 @@ const NO_PARTITION = "23514";
 export function createDecisionLog(opts: TDecisionLogOptions) {
   const maxBatch = opts.maxBatch ?? 2000;
   const maxBuffered = opts.maxBuffered ?? 50_000;
-  const concurrency = opts.concurrency ?? 2;
+  const concurrency = opts.concurrency ?? 3;
   const probeIntervalMs = opts.probeIntervalMs ?? 1000;
   const now = opts.now ?? Date.now;
   const log = opts.log ?? (() => {});
