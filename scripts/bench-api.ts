@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     const duration = Number(values.duration);
     const connections = Number(values.connections);
     console.log(`decide, sync durability, ${connections} connections, 127.0.0.1:${started.port}`);
-    const warm = await load(started.port, 3, connections, "warm");
+    await load(started.port, 3, connections, "warm");
     const result = await load(started.port, duration, connections, "run");
     await stopServer(child);
     child = null;
