@@ -45,37 +45,52 @@ export function demoSmsPolicyYaml(): string {
   return `${listing.trimEnd()}\nproviders: [provider_A, provider_B, provider_C]\n`;
 }
 
+type TTx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
+
 /**
- * Seeds the demo catalogue once. Returns false when the database already holds operations,
- * so a restart never re-seeds over what users changed.
+ * SEND_SMS policy version 1, active, when the operation exists and has never had a factor list
+ * (so a policy users created, retired or replaced is never touched).
+ */
+async function seedDemoPolicy(tx: TTx): Promise<boolean> {
+  const operation = await tx.operation.findUnique({ where: { key: "SEND_SMS" } });
+  if (!operation || (await tx.factorListVersion.count({ where: { operationKey: "SEND_SMS" } })) > 0) return false;
+  if (await tx.operationPolicy.findUnique({ where: { operationKey: "SEND_SMS" } })) return false;
+  const yaml = demoSmsPolicyYaml();
+  const parsed = parseFactorList(yaml);
+  if (!parsed.ok) throw new Error(`demo policy does not parse: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
+  const now = new Date();
+  const version = await tx.factorListVersion.create({
+    data: {
+      operationKey: "SEND_SMS",
+      version: 1,
+      status: "active",
+      document: parsed.value,
+      yaml,
+      changeNote: "Demo seed: the paper's Listing 1 with providers A, B, C in priority order",
+      submittedAt: now,
+      approvedAt: now,
+      activatedAt: now,
+    },
+  });
+  await tx.operationPolicy.create({ data: { operationKey: "SEND_SMS", activeVersionId: version.id } });
+  return true;
+}
+
+/**
+ * Seeds the demo catalogue once. Returns false when the database already holds operations
+ * (unless it only lacked the demo policy), so a restart never re-seeds over what users changed.
  */
 export async function seedDemo(prisma: PrismaClient): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
     // Demo users are upserted on every demo-mode boot (also into databases seeded before they existed).
     if (isDemoMode()) await seedDemoUsers(tx);
-    if ((await tx.operation.count()) > 0) return false;
+    // A database seeded before the demo policy existed gets the policy alone, once.
+    if ((await tx.operation.count()) > 0) return seedDemoPolicy(tx);
     for (const p of DEMO_PROVIDERS) {
       await tx.provider.create({ data: { ...p, supportedRegions: [...p.supportedRegions], complianceTags: [...p.complianceTags] } });
     }
     for (const o of DEMO_OPERATIONS) await tx.operation.create({ data: { ...o } });
-    const yaml = demoSmsPolicyYaml();
-    const parsed = parseFactorList(yaml);
-    if (!parsed.ok) throw new Error(`demo policy does not parse: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
-    const now = new Date();
-    const version = await tx.factorListVersion.create({
-      data: {
-        operationKey: "SEND_SMS",
-        version: 1,
-        status: "active",
-        document: parsed.value,
-        yaml,
-        changeNote: "Demo seed: the paper's Listing 1 with providers A, B, C in priority order",
-        submittedAt: now,
-        approvedAt: now,
-        activatedAt: now,
-      },
-    });
-    await tx.operationPolicy.create({ data: { operationKey: "SEND_SMS", activeVersionId: version.id } });
+    await seedDemoPolicy(tx);
     return true;
   });
 }
