@@ -25,7 +25,7 @@ export type TMetricsSources = {
   outcomeQueueDepth: () => number;
   outcomeSpoolBytes: () => number;
   breakers: () => Array<{ provider: string; region: string; state: string }>;
-  controller: () => { leader: boolean; lastTickAt: number | null };
+  controller: () => { leader: boolean; lastTickAt: number | null; sharesWrittenAt: number | null };
   metricsRefreshedAt: () => number | null;
   configNotices: () => number;
 };
@@ -92,6 +92,9 @@ export function renderMetrics(src: TMetricsSources): string {
   ]);
   family("switchyard_controller_last_tick_age_seconds", "gauge", "Seconds since this instance's last controller tick (NaN: never).", [
     `switchyard_controller_last_tick_age_seconds ${num(ageSeconds(c.lastTickAt))}`,
+  ]);
+  family("switchyard_shares_age_seconds", "gauge", "Seconds since the controller leader (any instance) last wrote shares, as this instance read them.", [
+    `switchyard_shares_age_seconds ${num(ageSeconds(c.sharesWrittenAt))}`,
   ]);
   family("switchyard_metrics_refresh_age_seconds", "gauge", "Seconds since the merged metric window was last read from Postgres.", [
     `switchyard_metrics_refresh_age_seconds ${num(ageSeconds(src.metricsRefreshedAt()))}`,

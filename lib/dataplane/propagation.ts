@@ -151,13 +151,16 @@ export type Propagation = ReturnType<typeof createPropagation>;
 /**
  * Current shares from traffic_share into the routing state. Unchanged shares are not set again,
  * so the decide path keeps its prebuilt snapshots; an (operation, region) that disappeared from
- * the table goes back to "no shares" (all traffic to the first eligible provider).
+ * the table goes back to "no shares" (all traffic to the first eligible provider). `writtenAt`
+ * is the newest controller write seen, so every instance (not only the leader) can tell whether
+ * the controller is alive.
  */
 export function createShareLoader(pool: pg.Pool, state: RoutingState) {
   let previous = new Map<string, string>();
-  return async (): Promise<void> => {
-    const { rows } = await pool.query<{ operation_key: string; region: string; provider_key: string; share: number }>(
-      "select operation_key, region, provider_key, share from traffic_share order by operation_key, region, provider_key",
+  let writtenAt: number | null = null;
+  const load = async (): Promise<void> => {
+    const { rows } = await pool.query<{ operation_key: string; region: string; provider_key: string; share: number; updated_at: Date }>(
+      "select operation_key, region, provider_key, share, updated_at from traffic_share order by operation_key, region, provider_key",
     );
     const grouped = new Map<string, { operation: string; region: string; shares: TShares }>();
     for (const r of rows) {
@@ -168,6 +171,8 @@ export function createShareLoader(pool: pg.Pool, state: RoutingState) {
         grouped.set(k, g);
       }
       g.shares[r.provider_key] = r.share;
+      const at = r.updated_at.getTime();
+      if (writtenAt === null || at > writtenAt) writtenAt = at;
     }
     const next = new Map<string, string>();
     for (const [k, g] of grouped) {
@@ -181,5 +186,11 @@ export function createShareLoader(pool: pg.Pool, state: RoutingState) {
       state.setShares(operation, region, null);
     }
     previous = next;
+  };
+  return {
+    load,
+    get writtenAt(): number | null {
+      return writtenAt;
+    },
   };
 }

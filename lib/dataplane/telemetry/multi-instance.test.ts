@@ -173,6 +173,7 @@ describe("two server processes on one database", () => {
     const text = (await api(follower, "GET", "/api/v1/metrics")).body as string;
     const m = /switchyard_traffic_share\{operation="SEND_SMS",region="EU",provider="provider_A"\} ([\d.e-]+)/.exec(text);
     expect(Number(m?.[1])).toBeLessThan(atKill);
+    expect(text).toMatch(/switchyard_shares_age_seconds \d/);
     const events = await env.pool.query("select count(*)::int as n from shift_event where region = 'EU' and type = 'score_decay_shift'");
     expect(events.rows[0].n).toBeGreaterThan(0);
   }, 60_000);

@@ -93,7 +93,7 @@ export async function startTelemetry(opts: TTelemetryOptions) {
   });
   controller = createControllerLoop({ elector, state, instanceId: opts.instanceId, tickMs: opts.controllerTickMs, log });
 
-  const loadShares = createShareLoader(pool, state);
+  const shares = createShareLoader(pool, state);
   const propagation = createPropagation({
     databaseUrl: opts.databaseUrl,
     reloadConfig: async () => {
@@ -102,7 +102,7 @@ export async function startTelemetry(opts: TTelemetryOptions) {
       metrics.publish();
       breakers.publish(true);
     },
-    reloadShares: loadShares,
+    reloadShares: shares.load,
     pollMs: opts.pollMs,
     log,
   });
@@ -130,7 +130,7 @@ export async function startTelemetry(opts: TTelemetryOptions) {
     }
   }
 
-  await loadShares().catch((err: unknown) => log(`initial shares load failed: ${(err as Error).message}`));
+  await shares.load().catch((err: unknown) => log(`initial shares load failed: ${(err as Error).message}`));
   await metrics.refresh();
   breakers.publish(true);
   metrics.start();
@@ -151,7 +151,7 @@ export async function startTelemetry(opts: TTelemetryOptions) {
         outcomeQueueDepth: () => outcomes.queueDepth,
         outcomeSpoolBytes: () => spool?.stats().usedBytes ?? 0,
         breakers: breakers.states,
-        controller: () => ({ leader: elector.isLeader, lastTickAt: controller.lastTickAt }),
+        controller: () => ({ leader: elector.isLeader, lastTickAt: controller.lastTickAt, sharesWrittenAt: shares.writtenAt }),
         metricsRefreshedAt: () => metrics.lastRefreshAt,
         configNotices: () => propagation.notices,
       }),
@@ -175,6 +175,7 @@ export async function startTelemetry(opts: TTelemetryOptions) {
           lastTickAgeMs: age(controller.lastTickAt),
           tickMs: controller.tickMs,
           lastError: controller.lastError,
+          sharesWrittenAgeMs: age(shares.writtenAt),
         },
         metrics: {
           refreshAgeMs: age(metrics.lastRefreshAt),
