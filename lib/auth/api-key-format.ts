@@ -1,9 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { randomToken } from "./tokens";
 
-export const API_KEY_SCOPES = ["decide", "outcomes", "read"] as const;
-export type TApiKeyScope = (typeof API_KEY_SCOPES)[number];
-
 /**
  * `sy_<prefix>_<secret>`: the hex prefix is stored in clear so operators can tell keys apart
  * in lists and logs; the secret (256 bits) exists only in the caller's hands.

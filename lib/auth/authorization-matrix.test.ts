@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,13 +15,18 @@ const ORIGIN = "http://switchyard.test";
 type THandler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 type TRoute = { file: string; url: string; params: Record<string, string>; method: string; handler: THandler };
 
-function routeFiles(dir: string): string[] {
+function filesUnder(dir: string, name: RegExp): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const full = path.join(dir, e.name);
-    if (e.isDirectory()) return routeFiles(full);
-    return /^route\.(ts|tsx|js)$/.test(e.name) ? [full] : [];
+    if (e.isDirectory()) return filesUnder(full, name);
+    return name.test(e.name) ? [full] : [];
   });
 }
+
+const routeFiles = (dir: string) => filesUnder(dir, /^route\.(ts|tsx|js)$/);
+
+/** Server actions that need no permission: signing in and out. */
+const PUBLIC_ACTION_MODULES = new Set(["app/login/actions.ts"]);
 
 let db: TTestDatabase;
 let prisma: PrismaClient;
@@ -74,6 +79,20 @@ describe("authorisation matrix", () => {
   it("finds the control-plane routes, and every exported handler declares a permission", () => {
     expect(routes.length).toBeGreaterThanOrEqual(20);
     expect(unregistered).toEqual([]);
+  });
+
+  it("every exported server action (a \"use server\" module) declares a permission", async () => {
+    const app = path.resolve(process.cwd(), "app");
+    const modules = filesUnder(app, /\.(ts|tsx)$/).filter((f) => /^\s*["']use server["']/.test(readFileSync(f, "utf8")));
+    expect(modules.length).toBeGreaterThan(1);
+    const missing: string[] = [];
+    for (const file of modules) {
+      const rel = path.relative(process.cwd(), file).split(path.sep).join("/");
+      if (PUBLIC_ACTION_MODULES.has(rel)) continue;
+      const mod = (await import(file)) as Record<string, unknown>;
+      for (const [name, fn] of Object.entries(mod)) if (!declaredPermission(fn)) missing.push(`${rel}#${name}`);
+    }
+    expect(missing).toEqual([]);
   });
 
   it("every route × every role is allowed exactly when the role table grants the route's permission", async () => {

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "../db/generated/client";
-import type { TApiKeyScope } from "./api-key-format";
+import type { TApiKeyScope } from "./api-key-scopes";
 import { sha256Hex } from "./tokens";
 
 export type TApiKeyPrincipal = {

@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
-import { API_KEY_SCOPES, generateApiKey } from "../auth/api-key-format";
+import { generateApiKey } from "../auth/api-key-format";
+import { API_KEY_SCOPES } from "../auth/api-key-scopes";
 import { sha256Hex } from "../auth/tokens";
 import { invalid } from "./errors";
 

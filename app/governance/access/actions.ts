@@ -1,0 +1,50 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { withActionPermission } from "@/lib/auth/with-action-permission";
+import { ZCreateApiKeyBody, createApiKey } from "@/lib/controlplane/create-api-key";
+import { ZCreateUserBody, createUser } from "@/lib/controlplane/create-user";
+import { parseInput } from "@/lib/controlplane/errors";
+import { revokeApiKey } from "@/lib/controlplane/revoke-api-key";
+import { revokeUserSessions } from "@/lib/controlplane/revoke-user-sessions";
+import { ZSetUserRolesBody, setUserRoles } from "@/lib/controlplane/set-user-roles";
+
+// Forms post FormData; each action turns it into the same zod-validated body the API takes.
+const text = (form: FormData, name: string) => String(form.get(name) ?? "").trim();
+const list = (form: FormData, name: string) => form.getAll(name).map(String).filter(Boolean);
+
+export const createApiKeyAction = withActionPermission("api_key.create", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
+  const body = parseInput(ZCreateApiKeyBody, {
+    name: text(form, "name"),
+    scopes: list(form, "scopes"),
+    operationKeys: text(form, "operationKeys").split(/[\s,]+/).filter(Boolean),
+  });
+  const { key, apiKey } = await createApiKey(prisma, actor, body);
+  revalidatePath("/governance/access");
+  return { key, prefix: apiKey.prefix };
+});
+
+export const revokeApiKeyAction = withActionPermission("api_key.revoke", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
+  await revokeApiKey(prisma, actor, text(form, "id"), text(form, "reason") || null);
+  revalidatePath("/governance/access");
+  return null;
+});
+
+export const createUserAction = withActionPermission("user.create", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
+  const body = parseInput(ZCreateUserBody, { email: text(form, "email"), name: text(form, "name"), password: String(form.get("password") ?? ""), roles: list(form, "roles") });
+  const user = await createUser(prisma, actor, body);
+  revalidatePath("/governance/access");
+  return { email: user.email };
+});
+
+export const setUserRolesAction = withActionPermission("user.set_roles", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
+  await setUserRoles(prisma, actor, text(form, "id"), parseInput(ZSetUserRolesBody, { roles: list(form, "roles") }));
+  revalidatePath("/governance/access");
+  return null;
+});
+
+export const revokeUserSessionsAction = withActionPermission("user.revoke_sessions", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
+  const { revoked } = await revokeUserSessions(prisma, actor, text(form, "id"), null);
+  revalidatePath("/governance/access");
+  return { revoked };
+});
