@@ -9,10 +9,6 @@ export const NAV_ITEMS = [
   { href: "/why", label: "Why traffic moved", key: "w" },
   { href: "/decisions", label: "Decisions", key: "d" },
   { href: "/providers", label: "Providers", key: "p" },
-  { href: "/factor-lists", label: "Factor lists", key: "f" },
-  { href: "/shadow", label: "Shadow", key: "s" },
-  { href: "/evaluation", label: "Evaluation", key: "e" },
-  { href: "/audit", label: "Audit", key: "a" },
 ] as const;
 
 function isActive(pathname: string, href: string): boolean {

@@ -1,0 +1,60 @@
+import type { TShiftEvent } from "@/lib/console/types";
+import { ms, num, pct } from "./format";
+
+function metricText(key: string, v: unknown): string {
+  if (typeof v !== "number") return String(v ?? "–");
+  if (/rate|share|confidence/i.test(key)) return pct(v);
+  if (/ms$/i.test(key)) return ms(v);
+  return Number.isInteger(v) ? String(v) : num(v, 2);
+}
+
+/** The controller's evidence for one shift: per provider, shares before → after, eligibility, score and the metrics behind it. */
+export function ShiftEvidence({ event }: { event: TShiftEvent }) {
+  const providers = [...new Set([...Object.keys(event.sharesFrom), ...Object.keys(event.sharesTo), ...event.evidence.map((e) => e.provider)])].sort();
+  return (
+    <table className="dense" data-testid="shift-evidence">
+      <thead>
+        <tr>
+          <th>Provider</th>
+          <th>Share before → after</th>
+          <th>Eligible</th>
+          <th>Score</th>
+          <th>Samples</th>
+          <th>Metrics</th>
+        </tr>
+      </thead>
+      <tbody>
+        {providers.map((p) => {
+          const ev = event.evidence.find((e) => e.provider === p);
+          const before = event.sharesFrom[p];
+          const after = event.sharesTo[p];
+          const delta = (after ?? 0) - (before ?? 0);
+          return (
+            <tr key={p}>
+              <td className="mono">{p}</td>
+              <td className="mono">
+                {pct(before)} → {pct(after)}{" "}
+                <span style={{ color: delta < -1e-9 ? "var(--bad)" : delta > 1e-9 ? "var(--ok)" : "var(--muted)" }}>
+                  ({delta >= 0 ? "+" : ""}
+                  {pct(delta)})
+                </span>
+              </td>
+              <td style={{ color: ev && !ev.eligible ? "var(--bad)" : undefined }}>
+                {ev ? (ev.eligible ? "yes" : `no (${ev.failedGates.join(", ") || "gated"})`) : "–"}
+              </td>
+              <td className="mono">{num(ev?.score ?? null)}</td>
+              <td className="mono">{ev?.sampleCount ?? "–"}</td>
+              <td className="mono text-xs" style={{ whiteSpace: "normal" }}>
+                {ev
+                  ? Object.entries(ev.metrics)
+                      .map(([k, v]) => `${k} ${metricText(k, v)}`)
+                      .join(" · ")
+                  : "–"}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,68 @@
+import { expect, test } from "@playwright/test";
+
+/**
+ * On-call's first journey: open the overview, see shares and provider health, open the decision
+ * log and drill into one decision down to its gates, contributions and outcomes. The traffic is
+ * made through the real data-plane API, so the console shows what the router actually decided.
+ */
+const OPERATION = "SEND_SMS";
+const REGION = "EU";
+const auth: Record<string, string> = process.env.SWITCHYARD_API_KEY ? { authorization: `Bearer ${process.env.SWITCHYARD_API_KEY}` } : {};
+
+test.beforeAll(async ({ request }) => {
+  const outcomes: unknown[] = [];
+  for (let i = 0; i < 20; i++) {
+    const res = await request.post("/api/v1/decide", { headers: auth, data: { operation: OPERATION, region: REGION, requestId: `e2e-journey-${Date.now()}-${i}` } });
+    expect(res.status(), await res.text()).toBe(200);
+    const body = (await res.json()) as { decisionId: string; selected: string | null };
+    expect(body.selected).not.toBeNull();
+    outcomes.push(
+      { type: "provider_call", decisionId: body.decisionId, provider: body.selected, status: "success", httpStatus: 200, latencyMs: 180 + i, retryCount: 0 },
+      { type: "business", decisionId: body.decisionId, completed: true, withinSla: true },
+    );
+  }
+  const res = await request.post("/api/v1/outcomes", { headers: auth, data: { outcomes } });
+  expect(res.status(), await res.text()).toBeLessThan(300);
+});
+
+test("on-call opens the overview, sees shares, opens the decision log and drills into a decision", async ({ page }) => {
+  await page.goto(`/?operation=${OPERATION}&region=${REGION}`);
+  const overview = page.getByTestId("overview");
+  await expect(overview).toContainText(`Traffic share · ${OPERATION} · ${REGION}`);
+  await expect(page.getByTestId("health-provider_A")).toBeVisible();
+  await expect(page.getByTestId("health-provider_B")).toBeVisible();
+  await page.screenshot({ path: "e2e/output/screenshots/overview.png", fullPage: true });
+
+  // Keyboard navigation: "g" then "d" opens the decision log.
+  await page.locator("body").press("g");
+  await page.locator("body").press("d");
+  await expect(page).toHaveURL(/\/decisions/);
+  await page.goto(`/decisions?operation=${OPERATION}&region=${REGION}`);
+  const rows = page.getByTestId("decision-row");
+  await expect(rows.first()).toBeVisible();
+  await expect(page.getByTestId("decisions-table")).toContainText(OPERATION);
+  await page.screenshot({ path: "e2e/output/screenshots/decisions.png", fullPage: true });
+
+  await rows.first().getByRole("link").click();
+  const detail = page.getByTestId("decision-detail");
+  await expect(detail).toBeVisible();
+  await expect(page.getByTestId("candidate-provider_A")).toContainText("supports_region");
+  await expect(page.getByTestId("candidates-table")).toContainText("= score");
+  // Outcomes are ingested asynchronously: reload until they show.
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByTestId("outcomes-table")).toContainText("completed", { timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  await page.screenshot({ path: "e2e/output/screenshots/decision-detail.png", fullPage: true });
+});
+
+test("why traffic moved and providers pages render for the seeded operation", async ({ page }) => {
+  await page.goto(`/why?operation=${OPERATION}&region=${REGION}`);
+  await expect(page.getByTestId("why-timeline")).toBeVisible();
+  await page.screenshot({ path: "e2e/output/screenshots/why.png", fullPage: true });
+  await page.goto(`/why?operation=${OPERATION}&region=${REGION}&at=${Date.now()}`);
+  await expect(page.getByTestId("moment")).toContainText("Active policy");
+  await page.goto("/providers");
+  await expect(page.getByTestId("breaker-history")).toBeVisible();
+  await page.screenshot({ path: "e2e/output/screenshots/providers.png", fullPage: true });
+});

@@ -1,0 +1,42 @@
+import "server-only";
+import type { TDecisionRecord } from "@/router-core/index";
+import { getPrisma } from "@/lib/db/client";
+
+export type TCallOutcome = { at: number; provider: string; status: string; errorClass: string | null; httpStatus: number | null; latencyMs: number; retryCount: number };
+export type TBusinessOutcome = { at: number; provider: string | null; completed: boolean; failureStage: string | null; withinSla: boolean };
+
+export type TDecisionDetail = {
+  record: TDecisionRecord;
+  createdAt: number;
+  degraded: boolean;
+  durability: string;
+  instanceId: string;
+  calls: TCallOutcome[];
+  outcomes: TBusinessOutcome[];
+};
+
+/**
+ * One decision with the outcomes reported for it. The id alone does not name a partition, so
+ * the lookup scans each day's primary-key index once; `near` (the time from the log row the
+ * user clicked) narrows it to that day.
+ */
+export async function getDecision(id: string, near?: number): Promise<TDecisionDetail | null> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  const prisma = getPrisma();
+  const window = near !== undefined && Number.isFinite(near) ? { gte: new Date(near - 86_400_000), lte: new Date(near + 86_400_000) } : undefined;
+  const row = await prisma.decision.findFirst({ where: { id, ...(window ? { createdAt: window } : {}) } });
+  if (!row) return null;
+  const [calls, outcomes] = await Promise.all([
+    prisma.providerCallOutcome.findMany({ where: { decisionId: id }, orderBy: { reportedAt: "asc" } }),
+    prisma.businessOutcome.findMany({ where: { decisionId: id }, orderBy: { reportedAt: "asc" } }),
+  ]);
+  return {
+    record: row.record as unknown as TDecisionRecord,
+    createdAt: row.createdAt.getTime(),
+    degraded: row.degraded,
+    durability: row.durability,
+    instanceId: row.instanceId,
+    calls: calls.map((c) => ({ at: c.reportedAt.getTime(), provider: c.providerKey, status: c.status, errorClass: c.errorClass, httpStatus: c.httpStatus, latencyMs: c.latencyMs, retryCount: c.retryCount })),
+    outcomes: outcomes.map((o) => ({ at: o.reportedAt.getTime(), provider: o.providerKey, completed: o.completed, failureStage: o.failureStage, withinSla: o.withinSla })),
+  };
+}

@@ -1,0 +1,69 @@
+import "server-only";
+import { getPrisma } from "@/lib/db/client";
+import type { TChartMark } from "./types";
+
+const fmtShare = (v: number | undefined) => (v === undefined ? "–" : `${Math.round(v * 1000) / 10}%`);
+
+/**
+ * Everything that can explain a bend in the share chart of (operation, region) within
+ * [from, to]: controller shift events (not the per-tick probe-floor bookkeeping), policy
+ * activations and rollbacks, and overrides starting or ending. Oldest first.
+ */
+export async function listChartMarks(operation: string, region: string, from: number, to: number): Promise<TChartMark[]> {
+  const prisma = getPrisma();
+  const range = { gte: new Date(from), lte: new Date(to) };
+  const [shifts, versions, overrides] = await Promise.all([
+    prisma.shiftEvent.findMany({
+      where: { operationKey: operation, region, at: range, type: { not: "probe_floor_held" } },
+      orderBy: { at: "asc" },
+      take: 500,
+    }),
+    prisma.factorListVersion.findMany({ where: { operationKey: operation, activatedAt: range }, orderBy: { activatedAt: "asc" } }),
+    prisma.override.findMany({
+      where: {
+        AND: [
+          { OR: [{ operationKey: null }, { operationKey: operation }] },
+          { OR: [{ region: null }, { region }] },
+          { OR: [{ createdAt: range }, { endedAt: range }] },
+        ],
+      },
+      orderBy: { createdAt: "asc" },
+    }),
+  ]);
+  const marks: TChartMark[] = [];
+  for (const s of shifts) {
+    const p = s.providerKey;
+    const from = (s.sharesFrom ?? {}) as Record<string, number>;
+    const to = (s.sharesTo ?? {}) as Record<string, number>;
+    marks.push({
+      kind: "shift",
+      id: s.id.toString(),
+      at: s.at.getTime(),
+      label: s.type,
+      detail: p ? `${p} ${fmtShare(from[p])} → ${fmtShare(to[p])}${s.capped ? " (capped)" : ""}` : s.detail,
+      provider: p,
+      href: `/why?event=${s.id}`,
+    });
+  }
+  for (const v of versions) {
+    marks.push({
+      kind: "activation",
+      id: v.id,
+      at: v.activatedAt!.getTime(),
+      label: v.rollbackOfId ? `rollback to v${v.version}` : `v${v.version} activated`,
+      detail: v.changeNote || `${operation} factor list v${v.version}`,
+      provider: null,
+      href: `/factor-lists/${encodeURIComponent(operation)}/${v.version}`,
+    });
+  }
+  for (const o of overrides) {
+    const what = `${o.kind.replaceAll("_", " ")}${o.providerKey ? ` ${o.providerKey}` : ""}`;
+    if (o.createdAt.getTime() >= from) {
+      marks.push({ kind: "override", id: `${o.id}:start`, at: o.createdAt.getTime(), label: what, detail: o.reason, provider: o.providerKey, href: `/why?at=${o.createdAt.getTime()}` });
+    }
+    if (o.endedAt && o.endedAt.getTime() >= from && o.endedAt.getTime() <= to) {
+      marks.push({ kind: "override", id: `${o.id}:end`, at: o.endedAt.getTime(), label: `${what} ended`, detail: o.endReason ?? "ended", provider: o.providerKey, href: `/why?at=${o.endedAt.getTime()}` });
+    }
+  }
+  return marks.sort((a, b) => a.at - b.at);
+}

@@ -1,0 +1,102 @@
+import "server-only";
+import { getPrisma } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/client";
+import { DEFAULT_WINDOW_MS, type TDecisionFilters } from "./decision-filters";
+
+export type TDecisionRow = {
+  id: string;
+  at: number;
+  operation: string;
+  region: string;
+  requestId: string;
+  policyVersion: string | null;
+  selected: string | null;
+  reasonCode: string;
+  shadowPick: string | null;
+  shadowAgrees: boolean | null;
+  scoreMargin: number | null;
+  stale: boolean;
+  metricAgeMs: number | null;
+  fallbackAction: string | null;
+  degraded: boolean;
+  /** Business outcome when one came back: true completed, false failed, null not yet. */
+  completed: boolean | null;
+};
+
+export type TDecisionPage = { rows: TDecisionRow[]; next: string | null; from: number; to: number };
+
+type TRaw = {
+  id: string;
+  created_at: Date;
+  operation: string;
+  region: string;
+  request_id: string;
+  policy_version: string | null;
+  selected_provider: string | null;
+  reason_code: string;
+  shadow_pick: string | null;
+  shadow_agrees: boolean | null;
+  score_margin: number | null;
+  stale: boolean;
+  metric_age_ms: number | null;
+  fallback_action: string | null;
+  degraded: boolean;
+  completed: boolean | null;
+};
+
+/**
+ * One page of the decision log, newest first, by keyset on (created_at, id): each page is an
+ * index range scan from the cursor, so page 1,000 costs what page 1 costs, and the time bounds
+ * let Postgres prune the daily partitions. The `record` jsonb is not read here (the drilldown
+ * reads it), which keeps a page to a few kilobytes.
+ */
+export async function listDecisions(f: TDecisionFilters, limit = 50, now = Date.now()): Promise<TDecisionPage> {
+  const to = f.to ? Date.parse(f.to) : now;
+  const from = f.from ? Date.parse(f.from) : to - DEFAULT_WINDOW_MS;
+  const where: Prisma.Sql[] = [Prisma.sql`d.created_at >= ${new Date(from)}`, Prisma.sql`d.created_at <= ${new Date(to)}`];
+  if (f.operation) where.push(Prisma.sql`d.operation = ${f.operation}`);
+  if (f.region) where.push(Prisma.sql`d.region = ${f.region}`);
+  if (f.provider) where.push(Prisma.sql`d.selected_provider = ${f.provider}`);
+  if (f.reason) where.push(Prisma.sql`d.reason_code = ${f.reason}`);
+  if (f.policy) where.push(Prisma.sql`d.policy_version = ${f.policy}`);
+  if (f.stale) where.push(Prisma.sql`d.stale = ${f.stale === "true"}`);
+  if (f.outcome === "completed") where.push(Prisma.sql`exists (select 1 from business_outcome b where b.decision_id = d.id::text and b.completed)`);
+  if (f.outcome === "failed") where.push(Prisma.sql`exists (select 1 from business_outcome b where b.decision_id = d.id::text and not b.completed)`);
+  if (f.outcome === "pending") where.push(Prisma.sql`not exists (select 1 from business_outcome b where b.decision_id = d.id::text)`);
+  if (f.after) {
+    const [ms, id] = f.after.split("_") as [string, string];
+    const at = new Date(Number(ms));
+    // Written as a range plus a tie-break so the created_at index bounds the scan.
+    where.push(Prisma.sql`d.created_at <= ${at} and (d.created_at < ${at} or d.id < ${id}::uuid)`);
+  }
+  const rows = await getPrisma().$queryRaw<TRaw[]>`
+    select d.id::text as id, d.created_at, d.operation, d.region, d.request_id, d.policy_version, d.selected_provider, d.reason_code,
+           d.shadow_pick, d.shadow_agrees, d.score_margin, d.stale, d.metric_age_ms, d.fallback_action, d.degraded,
+           (select b.completed from business_outcome b where b.decision_id = d.id::text order by b.reported_at desc limit 1) as completed
+      from decision d
+     where ${Prisma.join(where, " and ")}
+     order by d.created_at desc, d.id desc
+     limit ${limit + 1}`;
+  const page = rows.slice(0, limit).map(
+    (r): TDecisionRow => ({
+      id: r.id,
+      at: r.created_at.getTime(),
+      operation: r.operation,
+      region: r.region,
+      requestId: r.request_id,
+      policyVersion: r.policy_version,
+      selected: r.selected_provider,
+      reasonCode: r.reason_code,
+      shadowPick: r.shadow_pick,
+      shadowAgrees: r.shadow_agrees,
+      scoreMargin: r.score_margin,
+      stale: r.stale,
+      metricAgeMs: r.metric_age_ms,
+      fallbackAction: r.fallback_action,
+      degraded: r.degraded,
+      completed: r.completed,
+    }),
+  );
+  const last = page.at(-1);
+  return { rows: page, next: rows.length > limit && last ? `${last.at}_${last.id}` : null, from, to };
+}
