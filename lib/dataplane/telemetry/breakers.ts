@@ -6,6 +6,7 @@ import {
   type TBreakerConfig,
   type TBreakerView,
   type TCircuitBreaker,
+  type TBreakerEvent,
   type TCircuitBreakerState,
   type TBreakerTransition,
 } from "../../../router-core/index";
@@ -33,7 +34,8 @@ const MAX_PENDING_TRANSITIONS = 1_000;
  */
 export function createBreakerBank(opts: TBreakerBankOptions) {
   const now = opts.now ?? Date.now;
-  const states = new Map<string, { provider: string; region: string; state: TCircuitBreakerState }>();
+  type TEntry = { provider: string; region: string; state: TCircuitBreakerState };
+  const states = new Map<string, TEntry>();
   const machines = new Map<string, TCircuitBreaker>();
   let views: Record<string, TBreakerView> = {};
   let pending: TBreakerTransitionRow[] = [];
@@ -65,33 +67,51 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
     }
   }
 
+  /** Steps one breaker and queues the transitions it made; returns how many. */
+  function step(entry: TEntry, operation: string, event: TBreakerEvent, at: number): number {
+    const last = entry.state.history.at(-1);
+    entry.state = machine(opts.state.policyFor(operation)?.policy.circuit_breaker).step(entry.state, event, at);
+    // History is capped (its length stops growing), so new transitions are the ones after the previous last entry.
+    const history = entry.state.history;
+    const fresh = last ? history.slice(history.lastIndexOf(last) + 1) : history;
+    for (const t of fresh) {
+      const row = { ...t, provider: entry.provider, region: entry.region };
+      pending.push(row);
+      if (t.to === "open") opts.onOpen?.({ ...row, operation });
+    }
+    if (pending.length > MAX_PENDING_TRANSITIONS) {
+      dropped += pending.length - MAX_PENDING_TRANSITIONS;
+      pending = pending.slice(-MAX_PENDING_TRANSITIONS);
+    }
+    return fresh.length;
+  }
+
   return {
     /**
-     * One provider call. `failed` must already mean provider-attributable (see classifyCall);
-     * `startedAt` lets the breaker ignore stragglers from before its current state.
+     * One provider call. `failed` must already mean provider-attributable; `startedAt` lets the
+     * breaker ignore stragglers from before its current state.
      */
     record(operation: string, provider: string, region: string, failed: boolean, detail: string, startedAt: number): void {
       const at = now();
       const key = breakerKey(provider, region);
-      const m = machine(opts.state.policyFor(operation)?.policy.circuit_breaker);
-      // A new breaker starts as of this call's start, or the breaker would discard the call as a straggler from before it existed.
-      const entry = states.get(key) ?? { provider, region, state: m.initial(Math.min(at, startedAt)) };
-      const last = entry.state.history.at(-1);
-      entry.state = m.step(entry.state, failed ? { type: "failure", startedAt, detail } : { type: "success", startedAt }, at);
-      states.set(key, entry);
-      // History is capped (its length stops growing), so new transitions are the ones after the previous last entry.
-      const history = entry.state.history;
-      const fresh = last ? history.slice(history.lastIndexOf(last) + 1) : history;
-      for (const t of fresh) {
-        const row = { ...t, provider, region };
-        pending.push(row);
-        if (t.to === "open") opts.onOpen?.({ ...row, operation });
+      let entry = states.get(key);
+      if (!entry) {
+        // A new breaker starts as of this call's start, or it would discard the call as a straggler from before it existed.
+        entry = { provider, region, state: machine(opts.state.policyFor(operation)?.policy.circuit_breaker).initial(Math.min(at, startedAt)) };
+        states.set(key, entry);
       }
-      if (pending.length > MAX_PENDING_TRANSITIONS) {
-        dropped += pending.length - MAX_PENDING_TRANSITIONS;
-        pending = pending.slice(-MAX_PENDING_TRANSITIONS);
-      }
-      publish(fresh.length > 0);
+      const transitions = step(entry, operation, failed ? { type: "failure", startedAt, detail } : { type: "success", startedAt }, at);
+      publish(transitions > 0);
+    },
+    /**
+     * A decision was routed to the provider. Only a half-open breaker (or an open one whose time
+     * is up) cares: the decision is a probe and takes a slot, so probes stay within half_open_probes.
+     */
+    probeStarted(operation: string, provider: string, region: string): void {
+      const entry = states.get(breakerKey(provider, region));
+      if (!entry || entry.state.state === "closed") return;
+      step(entry, operation, { type: "probe_started" }, now());
+      publish();
     },
     /** Time-driven edges (open → half_open) show up in views without waiting for an outcome. */
     tick(): void {

@@ -13,9 +13,21 @@ function bump(map: Map<string, number>, key: string, by: number): void {
   map.set(key, (map.get(key) ?? 0) + by);
 }
 
+type TDecisionObserver = (operation: string, region: string, provider: string) => void;
+let observer: TDecisionObserver | null = null;
+
+/**
+ * Telemetry watches decisions through the counter decide already calls: a decision routed to a
+ * provider whose breaker is half-open takes one of its probe slots.
+ */
+export function observeDecisions(fn: TDecisionObserver | null): void {
+  observer = fn;
+}
+
 /** Called by decide for every answered decision; provider null means the fallback answered. */
 export function countDecision(operation: string, region: string, provider: string | null, reason: string): void {
   bump(decisions, operation + SEP + region + SEP + (provider ?? "none") + SEP + reason, 1);
+  if (provider !== null && observer !== null) observer(operation, region, provider);
 }
 
 /** result: recorded (in Postgres), spooled (DB unreachable), or the rejection (unknown_decision, invalid). */

@@ -9,6 +9,7 @@ import type { TRoute } from "../router";
 import type { RoutingState } from "../routing-state";
 import { createSpool } from "../spool";
 import { createBreakerBank } from "./breakers";
+import { observeDecisions } from "./counters";
 import { createMetricSync } from "./metric-sync";
 import { createOutcomeService, type TDecisionLookup, type TPendingOutcome } from "./outcomes";
 import { createOutcomesHandler } from "./outcomes-route";
@@ -68,6 +69,7 @@ export async function startTelemetry(opts: TTelemetryOptions) {
     instanceId: opts.instanceId,
     onOpen: (t) => metrics.recordIncident({ provider: t.provider, operation: t.operation, region: t.region }, t.at),
   });
+  observeDecisions((operation, region, provider) => breakers.probeStarted(operation, provider, region));
   const spool = opts.spoolDir
     ? createSpool<TPendingOutcome>({ dir: path.resolve(opts.spoolDir), name: "outcomes", maxBytes: opts.spoolMaxBytes ?? 256 * 1024 * 1024 })
     : null;
@@ -189,6 +191,7 @@ export async function startTelemetry(opts: TTelemetryOptions) {
     },
     async close(): Promise<void> {
       if (maintenance) clearInterval(maintenance);
+      observeDecisions(null);
       await propagation.stop();
       await controller.stop();
       await elector.stop();
