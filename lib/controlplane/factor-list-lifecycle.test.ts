@@ -4,7 +4,9 @@ import { createTestDatabase, type TTestDatabase } from "../testing/database";
 import { verifyAuditChain } from "../audit/verify-audit-chain";
 import { activateFactorList } from "./activate-factor-list";
 import { approveFactorList } from "./approve-factor-list";
+import { readFileSync } from "node:fs";
 import { createFactorListDraft } from "./create-factor-list-draft";
+import { endShadow } from "./end-shadow";
 import { ControlPlaneError } from "./errors";
 import { getFactorListVersion } from "./get-factor-list-version";
 import { rejectFactorList } from "./reject-factor-list";
@@ -101,6 +103,10 @@ describe("factor-list lifecycle", () => {
     await shadowFactorList(prisma, approver.actor, b.id);
     expect((await prisma.factorListVersion.findUniqueOrThrow({ where: { id: a.id } })).status).toBe("approved");
 
+    expect((await endShadow(prisma, approver.actor, b.id)).status).toBe("approved");
+    expect((await prisma.operationPolicy.findUniqueOrThrow({ where: { operationKey: "SEND_SMS" } })).shadowVersionId).toBeNull();
+    await shadowFactorList(prisma, approver.actor, b.id);
+
     await activateFactorList(prisma, approver.actor, b.id);
     const policy = await prisma.operationPolicy.findUniqueOrThrow({ where: { operationKey: "SEND_SMS" } });
     expect(policy.activeVersionId).toBe(b.id);
@@ -158,6 +164,15 @@ describe("factor-list lifecycle", () => {
     expect(rejected.status).toBe("rejected");
     expect((await refusal(activateFactorList(prisma, approver.actor, v.id))).status).toBe(409);
     expect((await updateFactorListDraft(prisma, author.actor, v.id, { yaml: WEIGHTS_YAML(), changeNote: "gentler" })).status).toBe("draft");
+  });
+
+  it("imports the paper's Listing 1 as printed, also flattened by copy-paste from the PDF", async () => {
+    for (const file of ["listing1.yaml", "listing1.flat.yaml"]) {
+      const yaml = readFileSync(new URL(`../../router-core/policy/${file}`, import.meta.url), "utf8");
+      const v = await createFactorListDraft(prisma, author.actor, { yaml, changeNote: file });
+      expect(v.yaml).toBe(yaml);
+      expect((v.document as { scores: Record<string, { weight: number }> }).scores.completion_rate_5m!.weight).toBe(0.45);
+    }
   });
 
   it("rejects an invalid factor list with every error by field path and stores nothing", async () => {
