@@ -53,6 +53,9 @@ async function main(): Promise<number> {
   const dbName = `sy_e2e_${randomBytes(4).toString("hex")}`;
   await adminQuery(adminUrl, `create database ${pg.escapeIdentifier(dbName)}`);
   const databaseUrl = withDatabase(adminUrl, dbName);
+  // The server runs outside demo mode here (it is given a DATABASE_URL), so the data plane
+  // needs a key; the specs send the same one.
+  const apiKey = process.env.SWITCHYARD_API_KEY ?? `e2e-${randomBytes(12).toString("hex")}`;
   let server: ChildProcess | null = null;
   try {
     if (buildIsStale(process.cwd())) {
@@ -64,13 +67,13 @@ async function main(): Promise<number> {
     const base = `http://127.0.0.1:${port}`;
     server = spawn(process.execPath, [require.resolve("tsx/cli"), "server.ts"], {
       stdio: ["ignore", "inherit", "inherit"],
-      env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1" },
+      env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: databaseUrl, SWITCHYARD_API_KEY: apiKey, NEXT_TELEMETRY_DISABLED: "1" },
     });
     await waitForHealth(base, server, 120_000);
     log(`server ready at ${base}`);
     const run = spawnSync(process.execPath, [require.resolve("@playwright/test/cli"), "test", "-c", "e2e/playwright.config.ts", ...process.argv.slice(2)], {
       stdio: "inherit",
-      env: { ...process.env, E2E_BASE_URL: base, E2E_DATABASE_URL: databaseUrl },
+      env: { ...process.env, E2E_BASE_URL: base, E2E_DATABASE_URL: databaseUrl, SWITCHYARD_API_KEY: apiKey },
     });
     return run.status ?? 1;
   } finally {
