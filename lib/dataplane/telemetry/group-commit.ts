@@ -47,3 +47,24 @@ export function createGroupCommit<T>(write: (items: T[]) => Promise<void>, maxBa
     },
   };
 }
+
+/**
+ * The read-side twin of group commit: lookups requested while one is in flight are answered by
+ * the next single query for all their keys, so concurrent outcome requests share round trips.
+ */
+export function createGroupLookup<V>(lookup: (keys: string[]) => Promise<Map<string, V>>) {
+  const group = createGroupCommit<{ keys: readonly string[]; found: Map<string, V> }>(async (requests) => {
+    const all = await lookup([...new Set(requests.flatMap((r) => r.keys))]);
+    for (const r of requests) {
+      for (const k of r.keys) {
+        const v = all.get(k);
+        if (v !== undefined) r.found.set(k, v);
+      }
+    }
+  }, 10_000);
+  return async (keys: readonly string[]): Promise<Map<string, V>> => {
+    const found = new Map<string, V>();
+    await group.submit([{ keys, found }]);
+    return found;
+  };
+}

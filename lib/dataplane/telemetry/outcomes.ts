@@ -6,7 +6,7 @@ import { SpoolFullError } from "../spool";
 import type { RoutingState } from "../routing-state";
 import type { BreakerBank } from "./breakers";
 import { countOutcome } from "./counters";
-import { createGroupCommit } from "./group-commit";
+import { createGroupCommit, createGroupLookup } from "./group-commit";
 import type { MetricSync } from "./metric-sync";
 import {
   MAX_OUTCOME_BATCH,
@@ -79,6 +79,7 @@ function describeIssue(issue: z.core.$ZodIssue): { field: string; message: strin
 export function createOutcomeService(opts: TOutcomeServiceOptions) {
   const now = opts.now ?? Date.now;
   const writer = createGroupCommit<TPendingOutcome>((items) => insertOutcomes(opts.pool, items), 5_000);
+  const lookup = createGroupLookup<TDecisionRef>((ids) => opts.lookup(ids));
 
   function apply(p: TPendingOutcome): void {
     const d = p.decision;
@@ -143,7 +144,7 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
 
     let decisions: Map<string, TDecisionRef>;
     try {
-      decisions = await opts.lookup([...new Set(valid.map((v) => v.outcome.decisionId))]);
+      decisions = await lookup([...new Set(valid.map((v) => v.outcome.decisionId))]);
     } catch (err) {
       if (!isConnectionError(err)) throw err;
       // The decision log is unreachable: accept now, match to decisions when the spool is replayed.

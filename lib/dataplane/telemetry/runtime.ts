@@ -60,7 +60,7 @@ const MAINTENANCE_MS = 1_000;
 export async function startTelemetry(opts: TTelemetryOptions) {
   const log = opts.log ?? (() => {});
   const { state } = opts;
-  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 4, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 6, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 30_000 });
   pool.on("error", () => {});
 
   const metrics = createMetricSync({ pool, state, refreshMs: opts.metricsRefreshMs ?? null, log });
