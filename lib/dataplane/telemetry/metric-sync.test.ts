@@ -80,3 +80,14 @@ describe("metric bucket deltas merged through Postgres", () => {
     expect((await readBuckets(env.pool, Date.now() - 60_000)).filter((b) => b.provider === "provider_C")).toHaveLength(0);
   });
 });
+
+describe("refresh period", () => {
+  it("follows the policies' smallest refresh_interval_seconds unless METRICS_REFRESH_MS fixes it", async () => {
+    const state = await loadedState(env.prisma);
+    expect(createMetricSync({ pool: env.pool, state }).refreshMs).toBe(30_000);
+    expect(createMetricSync({ pool: env.pool, state, refreshMs: 250 }).refreshMs).toBe(250);
+    const active = state.policyFor("SEND_SMS")!;
+    state.setPolicy("SEND_SMS", { ...active, policy: { ...active.policy, refresh_interval_seconds: 7 } });
+    expect(createMetricSync({ pool: env.pool, state }).refreshMs).toBe(7_000);
+  });
+});
