@@ -218,18 +218,39 @@ describe("outcomes during a database outage", () => {
     expect((r.body as { results: Array<{ status: number }> }).results.map((x) => x.status)).toEqual([202, 202, 400]);
     const single = await offline.handle(call("0190a5f0-0000-7000-8000-00000000dead"));
     expect(single.status).toBe(202);
+    // Decision known (from a cache, say) but the insert fails: spooled too, already counted in metrics.
+    const writeDown = createOutcomeService({
+      pool: down,
+      state,
+      lookup: async () => new Map([[id, { operation: "SEND_SMS", region: "LATAM", selected: "provider_C" }]]),
+      metrics: telemetry.metrics,
+      breakers: telemetry.breakers,
+      spool,
+    });
+    expect((await writeDown.handle(call(id, { provider: "provider_C", latencyMs: 77 }))).status).toBe(202);
     expect(spool.hasPending()).toBe(true);
     await down.end();
 
     // Postgres is back: the replay writes what was spooled and drops the outcome of a decision that never existed.
     let unknown = 0;
+    const seen: TPendingOutcome[] = [];
     const replayed = await spool.replay(async (items) => {
+      seen.push(...items);
       unknown += (await telemetry.outcomes.replay(items)).unknown;
     });
-    expect(replayed).toBe(3);
+    expect(replayed).toBe(4);
     expect(unknown).toBe(1);
-    const calls = await env.pool.query("select provider_key, region from provider_call_outcome where decision_id = $1", [id]);
-    expect(calls.rows).toEqual([{ provider_key: "provider_C", region: "LATAM" }]);
+    expect(seen.map((p) => [p.decision === null, p.applied])).toEqual([
+      [true, false],
+      [true, false],
+      [true, false],
+      [false, true],
+    ]);
+    const calls = await env.pool.query("select provider_key, region, latency_ms from provider_call_outcome where decision_id = $1 order by latency_ms", [id]);
+    expect(calls.rows).toEqual([
+      { provider_key: "provider_C", region: "LATAM", latency_ms: 77 },
+      { provider_key: "provider_C", region: "LATAM", latency_ms: 120 },
+    ]);
     const business = await env.pool.query("select provider_key, completed from business_outcome where decision_id = $1", [id]);
     expect(business.rows).toEqual([{ provider_key: "provider_C", completed: true }]);
     await rm(dir, { recursive: true, force: true });

@@ -180,7 +180,11 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
       accept("recorded", known);
     } catch (err) {
       if (!isConnectionError(err)) throw err;
-      await spool(pending, err);
+      // Spooled as already counted: they are applied below, and the replay must not count them again.
+      await spool(
+        pending.map((p) => ({ ...p, applied: true })),
+        err,
+      );
       accept("spooled", known);
     }
     // Metrics and breakers follow durable acceptance: an outcome the caller will retry is not counted twice.
