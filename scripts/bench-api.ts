@@ -29,6 +29,8 @@ async function serve(databaseUrl: string, spoolDir: string): Promise<void> {
   // The parent closes stdin to stop us: close() drains the decision log before exiting.
   process.stdin.resume();
   process.stdin.on("end", () => {
+    const s = server.dataPlane.decisionLog.stats();
+    process.stderr.write(`server: ${s.transactions} transactions, ${(s.rowsCommitted / Math.max(1, s.transactions)).toFixed(1)} decisions per commit on average\n`);
     void server.close().then(() => process.exit(0));
   });
 }

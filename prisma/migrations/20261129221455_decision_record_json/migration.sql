@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "decision" ALTER COLUMN "record" SET DATA TYPE JSON;
