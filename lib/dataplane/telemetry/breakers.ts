@@ -108,10 +108,22 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
      * is up) cares: the decision is a probe and takes a slot, so probes stay within half_open_probes.
      */
     probeStarted(operation: string, provider: string, region: string): void {
-      const entry = states.get(breakerKey(provider, region));
+      const key = breakerKey(provider, region);
+      const entry = states.get(key);
       if (!entry || entry.state.state === "closed") return;
-      step(entry, operation, { type: "probe_started" }, now());
-      publish();
+      const at = now();
+      step(entry, operation, { type: "probe_started" }, at);
+      // This runs per decision: rebuild the views only when this breaker's view changed.
+      const before = views[key];
+      const after = breakerView(entry.state, at);
+      if (
+        before?.state !== after.state ||
+        before.probeAvailable !== after.probeAvailable ||
+        before.nextAttemptAt !== after.nextAttemptAt ||
+        before.openedAt !== after.openedAt
+      ) {
+        publish(true);
+      }
     },
     /** Time-driven edges (open → half_open) show up in views without waiting for an outcome. */
     tick(): void {
