@@ -94,6 +94,11 @@ export type TRequestContext = {
 };
 
 export type TRouterState = {
+  /**
+   * The catalogue. Treated as immutable: candidate order and the request-independent gate
+   * outcomes (region, credentials, region compliance) are cached per array and region, so a
+   * change must come as a new array, as the data plane's setProviders does.
+   */
   providers: readonly TProviderInfo[];
   /** Per provider key, for the request's operation and region. */
   metrics: Readonly<Record<string, TMetricSnapshot>>;

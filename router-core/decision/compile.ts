@@ -1,5 +1,5 @@
-import { ALWAYS_ON_GATES, GATES, PIN_GATES } from "../gates/registry";
-import type { TGateFn } from "../gates/gate";
+import { ALWAYS_ON_GATES, GATES, PIN_GATES, REQUEST_INDEPENDENT_GATES } from "../gates/registry";
+import type { TGateFn, TGateInput, TGateOutcome } from "../gates/gate";
 import type { TGateName } from "../policy/names";
 import type { TFactorList } from "../policy/schema";
 import { INDEX_SPECS } from "../scoring/indices";
@@ -11,6 +11,20 @@ import type { TScoreName } from "../policy/names";
 
 type TNamedGate = { name: TGateName; fn: TGateFn };
 
+/** What a (catalogue, region) pair fixes for every request to it. */
+export type TRegionPlan = {
+  /** Candidates in static priority order. */
+  candidates: readonly TProviderInfo[];
+  /** The region rule's required compliance tags (the request may add more). */
+  ruleCompliance: readonly string[];
+  regionAllowList: readonly string[] | null;
+  /**
+   * Per candidate, index-aligned with the compiled gates: the outcome of each request-independent
+   * gate, null for gates that run per request.
+   */
+  fixed: readonly (readonly (TGateOutcome | null)[])[];
+};
+
 /**
  * Per-policy structures built once (the policy is validated by parseFactorList before it gets
  * here), so the per-decision path does no name lookups, no zod and no closure creation.
@@ -18,6 +32,8 @@ type TNamedGate = { name: TGateName; fn: TGateFn };
 export type TCompiledPolicy = {
   policy: TFactorList;
   gates: readonly TNamedGate[];
+  /** Position of compliance_allowed in `gates`, -1 when the policy does not list it. */
+  complianceGate: number;
   /** Pin gates not already in `gates`, evaluated only for a pinned provider. */
   extraPinGates: readonly TNamedGate[];
   scores: readonly TWeightedSpec[];
@@ -25,7 +41,15 @@ export type TCompiledPolicy = {
   maxMetricAgeMs: number;
   /** Candidate order for a catalog: policy.providers first (priority order), cached per catalog array. */
   order(catalog: readonly TProviderInfo[]): readonly TProviderInfo[];
+  /** The region plan for a catalog, cached per catalog array and region. */
+  plan(catalog: readonly TProviderInfo[], region: string): TRegionPlan;
 };
+
+/**
+ * Regions come from requests; past this many per catalogue the cache starts over rather than
+ * grow without bound (the data plane only lets known regions through, replay may not).
+ */
+const MAX_CACHED_REGIONS = 256;
 
 const cache = new WeakMap<TFactorList, TCompiledPolicy>();
 
@@ -37,9 +61,11 @@ export function compilePolicy(policy: TFactorList): TCompiledPolicy {
   const extraPinGates = PIN_GATES.filter((g) => !names.includes(g)).map((name) => ({ name, fn: GATES[name] }));
   const scores = Object.entries(policy.scores).map(([name, s]) => ({ spec: INDEX_SPECS[name as TScoreName], weight: s.weight }));
   const orders = new WeakMap<readonly TProviderInfo[], readonly TProviderInfo[]>();
+  const plans = new WeakMap<readonly TProviderInfo[], Map<string, TRegionPlan>>();
   const compiled: TCompiledPolicy = {
     policy,
     gates,
+    complianceGate: names.indexOf("compliance_allowed"),
     extraPinGates,
     scores,
     strategy: STRATEGIES[policy.strategy],
@@ -52,9 +78,50 @@ export function compilePolicy(policy: TFactorList): TCompiledPolicy {
       }
       return ordered;
     },
+    plan(catalog, region) {
+      let byRegion = plans.get(catalog);
+      if (byRegion === undefined) {
+        byRegion = new Map();
+        plans.set(catalog, byRegion);
+      }
+      let plan = byRegion.get(region);
+      if (plan === undefined) {
+        if (byRegion.size >= MAX_CACHED_REGIONS) byRegion.clear();
+        plan = planRegion(compiled, compiled.order(catalog), region);
+        byRegion.set(region, plan);
+      }
+      return plan;
+    },
   };
   cache.set(policy, compiled);
   return compiled;
+}
+
+function planRegion(compiled: TCompiledPolicy, candidates: readonly TProviderInfo[], region: string): TRegionPlan {
+  const rule = compiled.policy.regions[region];
+  const ruleCompliance = rule?.required_compliance ?? [];
+  const regionAllowList = rule?.providers ?? null;
+  const fixed = candidates.map((provider) => {
+    // Only the fields the request-independent gates read matter; the rest are inert.
+    const input: TGateInput = {
+      provider,
+      region,
+      requiredCompliance: ruleCompliance,
+      regionAllowList,
+      breaker: undefined,
+      quota: undefined,
+      killed: false,
+      metrics: undefined,
+      metricAgeSeconds: null,
+      stale: true,
+      maxMetricAgeSeconds: compiled.policy.max_metric_age_seconds,
+      stalePolicy: compiled.policy.stale_policy,
+      now: 0,
+    };
+    // Frozen because every decision to this region shares them, as it does the passing constants.
+    return compiled.gates.map((g) => (REQUEST_INDEPENDENT_GATES.includes(g.name) ? Object.freeze(g.fn(input)) : null));
+  });
+  return { candidates, ruleCompliance, regionAllowList, fixed };
 }
 
 /**

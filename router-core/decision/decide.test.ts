@@ -149,6 +149,23 @@ describe("decide", () => {
     });
     const hipaa = run(s, p, 1, { ...ctx, attributes: { compliance: "hipaa" } } as typeof ctx);
     expect(hipaa.selected).toBe("c");
+    expect(hipaa.candidates[1]!.gates.find((g) => g.gate === "compliance_allowed")?.detail).toBe("provider lacks required compliance: hipaa");
+    // The request's tags did not leak into the region's cached outcome.
+    expect(run(s, p).candidates[1]!.gates.find((g) => g.gate === "compliance_allowed")?.passed).toBe(true);
+  });
+
+  it("caches request-independent gates per catalogue array and region: a replaced catalogue takes effect", () => {
+    const p = policy({ gates: ["supports_region", "credentials_valid"] });
+    const s = state();
+    expect(run(s, p).candidates[0]!.gates.find((g) => g.gate === "credentials_valid")?.passed).toBe(true);
+    expect(run(s, p, 1, { ...ctx, region: "APAC" }).candidates[0]!.gates.find((g) => g.gate === "supports_region")).toMatchObject({
+      passed: false,
+      detail: "provider does not serve region APAC (serves EU, US)",
+    });
+    const replaced = { ...s, providers: [provider("a", { credentialStatus: "expired" }), ...s.providers.slice(1)] };
+    const d = run(replaced, p);
+    expect(d.candidates[0]!.gates.find((g) => g.gate === "credentials_valid")).toMatchObject({ passed: false, detail: "credentials expired" });
+    expect(d.candidates[0]!.passedGates).toBe(false);
   });
 
   it("picks the least-bad candidate under guardrails and says so", () => {

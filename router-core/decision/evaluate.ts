@@ -1,8 +1,8 @@
-import type { TGateInput } from "../gates/gate";
+import type { TGateInput, TGateOutcome } from "../gates/gate";
 import { scoreInto, type TStaleTreatment } from "../scoring/contributions";
 import { checkGuardrails } from "../scoring/guardrails";
 import type { TNormalization } from "../scoring/indices";
-import type { TProviderInfo, TRequestContext, TRouterState } from "../types";
+import type { TRequestContext, TRouterState } from "../types";
 import type { TCompiledPolicy } from "./compile";
 import type { TCandidateWork } from "./record";
 
@@ -31,6 +31,27 @@ function hasRegionalBreakers(breakers: Readonly<Record<string, unknown>>): boole
   return v;
 }
 
+/**
+ * Reused by every evaluation: gates and scoring read them synchronously and keep no reference,
+ * and evaluations never nest, so one instance each saves two allocations per decision.
+ */
+const GATE_INPUT: TGateInput = {
+  provider: { key: "", regions: [], complianceTags: [], costPerRequest: 0, credentialStatus: "unknown", enabled: false },
+  region: "",
+  requiredCompliance: NO_TAGS,
+  regionAllowList: null,
+  breaker: undefined,
+  quota: undefined,
+  killed: false,
+  metrics: undefined,
+  metricAgeSeconds: null,
+  stale: true,
+  maxMetricAgeSeconds: 0,
+  stalePolicy: "safe_default",
+  now: 0,
+};
+const NORM: TNormalization = { minP95: Infinity, minP99: Infinity, minCost: Infinity };
+
 function splitList(value: string | undefined): readonly string[] {
   if (value === undefined || value === "") return NO_TAGS;
   return value.split(",").map((s) => s.trim()).filter((s) => s !== "");
@@ -48,58 +69,63 @@ export function evaluateCandidates(
   now: number,
 ): TEvaluation {
   const policy = compiled.policy;
-  let candidates: readonly TProviderInfo[] = compiled.order(state.providers);
+  const region = ctx.region;
+  const plan = compiled.plan(state.providers, region);
+  let candidates = plan.candidates;
+  let fixed = plan.fixed;
   const only = ctx.attributes?.providers;
   if (only !== undefined) {
     const allowed = splitList(only);
-    candidates = candidates.filter((p) => allowed.includes(p.key));
+    const keep = candidates.map((p) => allowed.includes(p.key));
+    candidates = candidates.filter((_, i) => keep[i]);
+    fixed = fixed.filter((_, i) => keep[i]);
   }
-  const rule = policy.regions[ctx.region];
   const requested = splitList(ctx.attributes?.compliance);
-  const ruleTags = rule?.required_compliance ?? NO_TAGS;
+  const ruleTags = plan.ruleCompliance;
   const requiredCompliance = requested.length === 0 ? ruleTags : [...new Set([...ruleTags, ...requested])];
+  // Request-level compliance tags make compliance_allowed request-dependent: run it, not the plan's outcome.
+  const complianceAt = requested.length === 0 ? -1 : compiled.complianceGate;
   const killedProviders = state.overrides?.killedProviders ?? NO_TAGS;
-  const gateInput: TGateInput = {
-    provider: candidates[0]!,
-    region: ctx.region,
-    requiredCompliance,
-    regionAllowList: rule?.providers ?? null,
-    breaker: undefined,
-    quota: undefined,
-    killed: false,
-    metrics: undefined,
-    metricAgeSeconds: null,
-    stale: true,
-    maxMetricAgeSeconds: policy.max_metric_age_seconds,
-    stalePolicy: policy.stale_policy,
-    now,
-  };
-  const norm: TNormalization = { minP95: Infinity, minP99: Infinity, minCost: Infinity };
+  const gateInput = GATE_INPUT;
+  gateInput.region = region;
+  gateInput.requiredCompliance = requiredCompliance;
+  gateInput.regionAllowList = plan.regionAllowList;
+  gateInput.maxMetricAgeSeconds = policy.max_metric_age_seconds;
+  gateInput.stalePolicy = policy.stale_policy;
+  gateInput.now = now;
+  const norm = NORM;
+  norm.minP95 = Infinity;
+  norm.minP99 = Infinity;
+  norm.minCost = Infinity;
+  const penalised = policy.stale_policy === "penalty";
+  const specCount = compiled.scores.length;
+  const penaltySlot = penalised && policy.stale_penalty_points > 0 ? 1 : 0;
   const work: TCandidateWork[] = new Array(candidates.length);
   const gates = compiled.gates;
-  const regionSuffix = `|${ctx.region}`;
   const regional = hasRegionalBreakers(state.breakers);
 
   for (let i = 0; i < candidates.length; i++) {
     const info = candidates[i]!;
+    const row = fixed[i]!;
     const key = info.key;
     const metrics = state.metrics[key];
     const updatedAt = metrics?.updatedAt ?? null;
     const ageMs = updatedAt === null ? null : now - updatedAt;
     const stale = ageMs === null || ageMs > compiled.maxMetricAgeMs;
-    const breaker = (regional ? state.breakers[key + regionSuffix] : undefined) ?? state.breakers[key];
+    const breaker = (regional ? state.breakers[key + "|" + region] : undefined) ?? state.breakers[key];
     const quota = state.quotas[key];
     gateInput.provider = info;
     gateInput.breaker = breaker;
     gateInput.quota = quota;
-    gateInput.killed = killedProviders.includes(key);
+    gateInput.killed = killedProviders.length !== 0 && killedProviders.includes(key);
     gateInput.metrics = metrics;
     gateInput.metricAgeSeconds = ageMs === null ? null : ageMs / 1000;
     gateInput.stale = stale;
-    const outcomes = new Array(gates.length);
+    const outcomes: TGateOutcome[] = new Array(gates.length);
     let passed = true;
     for (let g = 0; g < gates.length; g++) {
-      const o = gates[g]!.fn(gateInput);
+      let o = row[g];
+      if (o == null || g === complianceAt) o = gates[g]!.fn(gateInput);
       outcomes[g] = o;
       if (!o.passed) passed = false;
     }
@@ -110,11 +136,13 @@ export function evaluateCandidates(
       if (p99 != null && p99 < norm.minP99) norm.minP99 = p99;
       if (info.costPerRequest < norm.minCost) norm.minCost = info.costPerRequest;
     }
+    const treatment: TStaleTreatment = !stale ? "fresh" : penalised && ageMs !== null ? "penalty" : "safe_default";
     work[i] = {
       info,
       metrics,
       breaker,
       quota,
+      treatment,
       record: {
         provider: key,
         priority: i,
@@ -122,7 +150,8 @@ export function evaluateCandidates(
         passedGates: passed,
         guardrail: null,
         eligible: false,
-        contributions: [],
+        // Sized up front: growing an empty array as contributions arrive reallocates it.
+        contributions: passed ? new Array(treatment === "penalty" ? specCount + penaltySlot : specCount) : [],
         score: null,
         share: state.shares?.[key] ?? null,
         selectionProbability: 0,
@@ -134,24 +163,20 @@ export function evaluateCandidates(
     };
   }
 
-  const eligible: TCandidateWork[] = [];
+  const eligible: TCandidateWork[] = new Array(work.length);
+  let eligibleCount = 0;
   let anyPassed = false;
   for (const c of work) {
     const r = c.record;
     if (!r.passedGates) continue;
     anyPassed = true;
-    const treatment: TStaleTreatment = !r.stale
-      ? "fresh"
-      : policy.stale_policy === "penalty" && r.metricAgeSeconds !== null
-        ? "penalty"
-        : "safe_default";
     r.score = scoreInto(
       r.contributions,
       compiled.scores,
       c.metrics,
       c.info.costPerRequest,
       norm,
-      treatment,
+      c.treatment,
       policy.stale_penalty_points,
       r.metricAgeSeconds,
     );
@@ -159,11 +184,12 @@ export function evaluateCandidates(
     r.guardrail = checkGuardrails(policy.guardrails, c.metrics?.p95Ms ?? null, c.info.costPerRequest, confidence);
     if (r.guardrail.passed) {
       r.eligible = true;
-      eligible.push(c);
+      eligible[eligibleCount++] = c;
     }
   }
+  eligible.length = eligibleCount;
 
-  if (eligible.length > 0 || !anyPassed) return { work, eligible, leastBad: false };
+  if (eligibleCount > 0 || !anyPassed) return { work, eligible, leastBad: false };
 
   // Least-bad rule: smallest total relative excess; ties go to the higher score, then priority.
   let best: TCandidateWork | null = null;

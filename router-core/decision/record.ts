@@ -1,7 +1,7 @@
 import type { TFallbackDecision } from "../control/fallback";
 import type { TGateOutcome } from "../gates/gate";
 import type { TStrategyName } from "../policy/names";
-import type { TContribution } from "../scoring/contributions";
+import type { TContribution, TStaleTreatment } from "../scoring/contributions";
 import type { TGuardrailCheck } from "../scoring/guardrails";
 import type { TBreakerView, TMetricSnapshot, TProviderInfo, TQuotaView } from "../types";
 import type { TReasonCode } from "./reason-codes";
@@ -68,4 +68,5 @@ export type TCandidateWork = {
   metrics: TMetricSnapshot | undefined;
   breaker: TBreakerView | undefined;
   quota: TQuotaView | undefined;
+  treatment: TStaleTreatment;
 };

@@ -7,10 +7,14 @@ const PASS_UNLIMITED = passOutcome("quota_available", "quota unlimited");
 
 export const quotaAvailable: TGateFn = ({ quota, now }) => {
   if (quota === undefined) return PASS_UNTRACKED;
-  const { remainingMinute, remainingDay, resetAt } = quota;
+  const { remainingMinute, remainingDay } = quota;
   if (remainingMinute === null && remainingDay === null) return PASS_UNLIMITED;
-  const resets = resetAt === null ? "" : `, resets in ${Math.max(0, Math.ceil((resetAt - now) / 1000))}s`;
-  if (remainingMinute !== null && remainingMinute <= 0) return failOutcome("quota_available", `per-minute quota exhausted${resets}`);
-  if (remainingDay !== null && remainingDay <= 0) return failOutcome("quota_available", `daily quota exhausted${resets}`);
+  if (remainingMinute !== null && remainingMinute <= 0) return failOutcome("quota_available", `per-minute quota exhausted${resets(quota.resetAt, now)}`);
+  if (remainingDay !== null && remainingDay <= 0) return failOutcome("quota_available", `daily quota exhausted${resets(quota.resetAt, now)}`);
   return PASS;
 };
+
+/** Only built for a failing outcome: number formatting is the costliest thing a gate could do per request. */
+function resets(resetAt: number | null, now: number): string {
+  return resetAt === null ? "" : `, resets in ${Math.max(0, Math.ceil((resetAt - now) / 1000))}s`;
+}

@@ -26,3 +26,10 @@ export const ALWAYS_ON_GATES: readonly TGateName[] = ["not_killed"];
 
 /** A pin still respects these (issue 3): pinning cannot route around region, compliance or credentials. */
 export const PIN_GATES: readonly TGateName[] = ["not_killed", "supports_region", "compliance_allowed", "credentials_valid"];
+
+/**
+ * Gates whose outcome depends only on the provider, the region and the policy (compliance_allowed
+ * only while the request adds no compliance tags of its own). decide() evaluates them once per
+ * (policy, catalogue, region) and reuses the outcome; the catalogue is replaced, never mutated.
+ */
+export const REQUEST_INDEPENDENT_GATES: readonly TGateName[] = ["supports_region", "credentials_valid", "compliance_allowed"];

@@ -1,6 +1,6 @@
 import type { TScoreName } from "../policy/names";
 import type { TMetricSnapshot } from "../types";
-import type { TIndexSpec, TNormalization } from "./indices";
+import { rawMetric, scoreIndex, type TIndexSpec, type TNormalization } from "./indices";
 
 export type TContribution = {
   score: TScoreName | "stale_penalty";
@@ -20,8 +20,9 @@ export type TWeightedSpec = { spec: TIndexSpec; weight: number };
 export type TStaleTreatment = "fresh" | "safe_default" | "penalty";
 
 /**
- * Appends the weighted contributions of one candidate to `out` and returns the score, computed
- * as the running sum of exactly the values appended, so the record always adds up.
+ * Writes the weighted contributions of one candidate to `out` from index 0 (an empty array, or
+ * one pre-sized to the count) and returns the score, computed as the running sum of exactly the
+ * values written, so the record always adds up.
  */
 export function scoreInto(
   out: TContribution[],
@@ -36,17 +37,17 @@ export function scoreInto(
   let score = 0;
   for (let i = 0; i < specs.length; i++) {
     const { spec, weight } = specs[i]!;
-    const raw = spec.raw(metrics, cost);
+    const raw = rawMetric(spec.name, metrics, cost);
     const defaulted = raw === null || (spec.fromTelemetry && stale === "safe_default");
-    const index = defaulted ? spec.safeDefault : spec.index(raw, norm);
+    const index = defaulted ? spec.safeDefault : scoreIndex(spec.name, raw, norm);
     const value = weight * index;
-    out.push({ score: spec.name, raw, index, weight, value, defaulted });
+    out[i] = { score: spec.name, raw, index, weight, value, defaulted };
     score += value;
   }
   if (stale === "penalty" && penaltyPoints > 0) {
     // Never below zero, so a stale candidate's score stays on the same 0–100 scale.
     const value = -(penaltyPoints < score ? penaltyPoints : score);
-    out.push({ score: "stale_penalty", raw: metricAgeSeconds, index: 0, weight: 1, value, defaulted: false });
+    out[specs.length] = { score: "stale_penalty", raw: metricAgeSeconds, index: 0, weight: 1, value, defaulted: false };
     score += value;
   }
   return score;

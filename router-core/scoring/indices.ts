@@ -41,54 +41,63 @@ const ratioToBest = (best: number, own: number): number => {
 
 const clampIndex = (x: number): number => (x > 100 ? 100 : x < 0 ? 0 : x);
 
+/**
+ * The raw metric behind a score. One switch rather than a function per spec so the scoring loop
+ * makes a direct call: a call through per-spec functions is megamorphic, the slowest kind of call.
+ */
+export function rawMetric(name: TScoreName, m: TMetricSnapshot | undefined, cost: number): number | null {
+  switch (name) {
+    case "completion_rate_5m":
+      return m?.completionRate ?? null;
+    case "error_rate_5m":
+      return m?.errorRate ?? null;
+    case "p95_latency_5m":
+      return m?.p95Ms ?? null;
+    case "p99_latency_5m":
+      return m?.p99Ms ?? null;
+    case "cost_per_request":
+      return cost;
+    case "recent_incident_penalty":
+      return m === undefined || m.updatedAt === null ? null : m.recentIncidents;
+    case "confidence_from_sample":
+      return m?.confidence ?? null;
+  }
+}
+
+/** The 0–100 index of a raw metric (formulas above). */
+export function scoreIndex(name: TScoreName, r: number, n: TNormalization): number {
+  switch (name) {
+    case "completion_rate_5m":
+    case "confidence_from_sample":
+      return clampIndex(100 * r);
+    case "error_rate_5m":
+      return clampIndex(100 * (1 - r));
+    case "p95_latency_5m":
+      return ratioToBest(n.minP95, r);
+    case "p99_latency_5m":
+      return ratioToBest(n.minP99, r);
+    case "cost_per_request":
+      return r <= 0 ? 100 : ratioToBest(n.minCost, r);
+    case "recent_incident_penalty":
+      return 100 / (1 + (r > 0 ? r : 0));
+  }
+}
+
+const spec = (name: TScoreName, fromTelemetry: boolean, safeDefault: number): TIndexSpec => ({
+  name,
+  fromTelemetry,
+  raw: (m, cost) => rawMetric(name, m, cost),
+  index: (r, n) => scoreIndex(name, r, n),
+  safeDefault,
+});
+
 export const INDEX_SPECS: Readonly<Record<TScoreName, TIndexSpec>> = {
-  completion_rate_5m: {
-    name: "completion_rate_5m",
-    fromTelemetry: true,
-    raw: (m) => m?.completionRate ?? null,
-    index: (r) => clampIndex(100 * r),
-    safeDefault: SAFE_DEFAULT_INDEX,
-  },
-  error_rate_5m: {
-    name: "error_rate_5m",
-    fromTelemetry: true,
-    raw: (m) => m?.errorRate ?? null,
-    index: (r) => clampIndex(100 * (1 - r)),
-    safeDefault: SAFE_DEFAULT_INDEX,
-  },
-  p95_latency_5m: {
-    name: "p95_latency_5m",
-    fromTelemetry: true,
-    raw: (m) => m?.p95Ms ?? null,
-    index: (r, n) => ratioToBest(n.minP95, r),
-    safeDefault: SAFE_DEFAULT_INDEX,
-  },
-  p99_latency_5m: {
-    name: "p99_latency_5m",
-    fromTelemetry: true,
-    raw: (m) => m?.p99Ms ?? null,
-    index: (r, n) => ratioToBest(n.minP99, r),
-    safeDefault: SAFE_DEFAULT_INDEX,
-  },
-  cost_per_request: {
-    name: "cost_per_request",
-    fromTelemetry: false,
-    raw: (_m, cost) => cost,
-    index: (r, n) => (r <= 0 ? 100 : ratioToBest(n.minCost, r)),
-    safeDefault: SAFE_DEFAULT_INDEX,
-  },
-  recent_incident_penalty: {
-    name: "recent_incident_penalty",
-    fromTelemetry: true,
-    raw: (m) => (m === undefined || m.updatedAt === null ? null : m.recentIncidents),
-    index: (r) => 100 / (1 + (r > 0 ? r : 0)),
-    safeDefault: SAFE_DEFAULT_INDEX,
-  },
-  confidence_from_sample: {
-    name: "confidence_from_sample",
-    fromTelemetry: true,
-    raw: (m) => m?.confidence ?? null,
-    index: (r) => clampIndex(100 * r),
-    safeDefault: 0,
-  },
+  completion_rate_5m: spec("completion_rate_5m", true, SAFE_DEFAULT_INDEX),
+  error_rate_5m: spec("error_rate_5m", true, SAFE_DEFAULT_INDEX),
+  p95_latency_5m: spec("p95_latency_5m", true, SAFE_DEFAULT_INDEX),
+  p99_latency_5m: spec("p99_latency_5m", true, SAFE_DEFAULT_INDEX),
+  // Cost comes from the catalog, never from telemetry.
+  cost_per_request: spec("cost_per_request", false, SAFE_DEFAULT_INDEX),
+  recent_incident_penalty: spec("recent_incident_penalty", true, SAFE_DEFAULT_INDEX),
+  confidence_from_sample: spec("confidence_from_sample", true, 0),
 };

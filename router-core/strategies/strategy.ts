@@ -26,25 +26,38 @@ export interface RoutingStrategy {
 }
 
 /**
- * Draws index i with probability weights[i] / sum, writing each probability to the candidates.
- * Returns -1 when no weight is positive.
+ * Draws index i with probability weights[i] / sum over the eligible, writing each probability to
+ * the candidates. `weights` may be longer than `eligible` (a reused scratch buffer); entries past
+ * the eligible are ignored. Returns -1 when no weight is positive.
  */
-export function drawWeighted(eligible: readonly TCandidateWork[], weights: readonly number[], u: number): number {
+export function drawWeighted(eligible: readonly TCandidateWork[], weights: ArrayLike<number>, u: number): number {
+  const n = eligible.length;
   let sum = 0;
-  for (let i = 0; i < weights.length; i++) sum += weights[i]!;
+  for (let i = 0; i < n; i++) sum += weights[i]!;
   if (!(sum > 0)) return -1;
   const target = u * sum;
   let acc = 0;
   let chosen = -1;
-  for (let i = 0; i < weights.length; i++) {
+  for (let i = 0; i < n; i++) {
     const w = weights[i]!;
     eligible[i]!.record.selectionProbability = w / sum;
     acc += w;
     if (chosen === -1 && w > 0 && target < acc) chosen = i;
   }
   // Rounding can leave target just above the last partial sum: the last positive weight takes it.
-  if (chosen === -1) for (let i = weights.length - 1; i >= 0 && chosen === -1; i--) if (weights[i]! > 0) chosen = i;
+  if (chosen === -1) for (let i = n - 1; i >= 0 && chosen === -1; i--) if (weights[i]! > 0) chosen = i;
   return chosen;
+}
+
+let scratch = new Float64Array(16);
+
+/**
+ * A weight buffer of at least n entries, reused across decisions: select() runs synchronously
+ * and drawWeighted consumes the weights before returning, so no two users overlap.
+ */
+export function scratchWeights(n: number): Float64Array {
+  if (scratch.length < n) scratch = new Float64Array(Math.max(n, 2 * scratch.length));
+  return scratch;
 }
 
 export function selectFirst(eligible: readonly TCandidateWork[]): number {

@@ -1,4 +1,4 @@
-import { drawWeighted, type RoutingStrategy } from "./strategy";
+import { drawWeighted, scratchWeights, type RoutingStrategy } from "./strategy";
 
 const GOLDEN = (Math.sqrt(5) - 1) / 2;
 
@@ -13,9 +13,13 @@ export const weightedRoundRobinStrategy: RoutingStrategy = {
   name: "weighted_round_robin",
   select({ eligible, shares, u, sequence }) {
     const position = sequence === undefined ? u : (sequence * GOLDEN) % 1;
-    const weights = eligible.map((c) => (shares ? Math.max(0, shares[c.record.provider] ?? 0) : 1));
+    const weights = scratchWeights(eligible.length);
+    for (let i = 0; i < eligible.length; i++) {
+      const s = shares ? shares[eligible[i]!.record.provider] : 1;
+      weights[i] = s !== undefined && s > 0 ? s : 0;
+    }
     let index = drawWeighted(eligible, weights, position);
-    if (index < 0) index = drawWeighted(eligible, weights.map(() => 1), position);
+    if (index < 0) index = drawWeighted(eligible, weights.fill(1), position);
     return { index, reasonCode: "weighted_round_robin" };
   },
 };

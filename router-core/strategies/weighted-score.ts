@@ -1,4 +1,4 @@
-import { drawWeighted, selectFirst, type RoutingStrategy } from "./strategy";
+import { drawWeighted, scratchWeights, selectFirst, type RoutingStrategy } from "./strategy";
 
 /**
  * The paper's strategy. Scores decide where the controller moves shares, tick by tick; per
@@ -9,7 +9,7 @@ export const weightedScoreStrategy: RoutingStrategy = {
   name: "weighted_score",
   select({ eligible, shares, u }) {
     if (shares) {
-      const weights = new Array<number>(eligible.length);
+      const weights = scratchWeights(eligible.length);
       for (let i = 0; i < eligible.length; i++) {
         const s = shares[eligible[i]!.record.provider];
         weights[i] = s !== undefined && s > 0 ? s : 0;

@@ -1,0 +1,93 @@
+import { createClock } from "../clock";
+import { decide } from "../decision/decide";
+import { parseFactorList } from "../policy/codec";
+import { createSeededRandom } from "../random";
+import type { TMetricSnapshot, TProviderInfo, TRequestContext, TRouterState } from "../types";
+
+/**
+ * The workload shared by the bench and the callgrind driver. Every call of `once` is a real
+ * decision: a new request context (request id from a pool of 4096, region alternating EU/US with
+ * each region's own routing state and shares, a sequence number), the clock advancing by 1 ms and
+ * a fresh random draw. Nothing is cached across calls here.
+ */
+const ID_POOL = 4096;
+
+const parsed = parseFactorList(`
+operation: SEND_SMS
+refresh_interval_seconds: 30
+metric_window_minutes: 5
+min_sample_size: 200
+fallback_policy: use_secondary_then_queue
+gates: [supports_region, compliance_allowed, credentials_valid, quota_available, circuit_breaker_closed, metric_fresh_or_safe_default]
+scores:
+  completion_rate_5m: {weight: 0.45, direction: higher}
+  p95_latency_5m: {weight: 0.20, direction: lower}
+  cost_per_request: {weight: 0.15, direction: lower}
+  recent_incident_penalty: {weight: 0.10, direction: lower}
+  confidence_from_sample: {weight: 0.10, direction: higher}
+guardrails: {max_p95_ms: 2000}
+regions:
+  EU: {required_compliance: [gdpr]}
+`);
+if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+const policy = parsed.value;
+
+function makeStates(n: number, now: number): Record<string, TRouterState> {
+  const providers: TProviderInfo[] = [];
+  const metrics: Record<string, TMetricSnapshot> = {};
+  for (let i = 0; i < n; i++) {
+    const key = `provider_${i}`;
+    providers.push({
+      key,
+      regions: ["EU", "US"],
+      complianceTags: ["gdpr"],
+      costPerRequest: 0.01 + i * 0.001,
+      credentialStatus: "valid",
+      enabled: true,
+    });
+    metrics[key] = {
+      sampleCount: 400 + i,
+      completionRate: 0.98 - i * 0.01,
+      errorRate: 0.01,
+      p95Ms: 300 + 20 * i,
+      p99Ms: 600 + 40 * i,
+      recentIncidents: i % 2,
+      confidence: 1,
+      updatedAt: now - 5_000,
+      scope: "region",
+    };
+  }
+  const state = (region: string, skew: number): TRouterState => {
+    const shares: Record<string, number> = {};
+    for (let i = 0; i < n; i++) shares[`provider_${i}`] = (1 + skew * i) / (n + (skew * n * (n - 1)) / 2);
+    return {
+      providers,
+      metrics,
+      breakers: { provider_1: { state: "half_open", probeAvailable: true } },
+      quotas: { provider_0: { remainingMinute: 500, remainingDay: null, resetAt: now + 30_000 } },
+      shares,
+      policyVersion: `bench-${region}`,
+    };
+  };
+  return { EU: state("EU", 0), US: state("US", 0.5) };
+}
+
+/** Returns a function making one decision with `n` candidates; it returns the selected count (for a sink). */
+export function decisionDriver(n: number): () => number {
+  const now = 1_750_000_000_000;
+  let t = now;
+  const clock = createClock(() => t);
+  const random = createSeededRandom(42 + n);
+  const states = makeStates(n, now);
+  const ids = Array.from({ length: ID_POOL }, (_, i) => `req-${i.toString(36)}-${n}`);
+  const regions = ["EU", "US"] as const;
+  let seq = 0;
+  return () => {
+    const region = regions[seq & 1]!;
+    const ctx: TRequestContext = { operation: "SEND_SMS", region, requestId: ids[seq & (ID_POOL - 1)]!, sequence: seq };
+    seq++;
+    t++;
+    const d = decide(ctx, states[region]!, policy, clock, random);
+    return d.selected === null ? 0 : d.candidates.length;
+  };
+}
