@@ -19,10 +19,10 @@ import { startStandaloneDataPlane } from "../lib/dataplane/standalone";
 
 const here = fileURLToPath(import.meta.url);
 
-async function serve(databaseUrl: string, spoolDir: string): Promise<void> {
+async function serve(databaseUrl: string, spoolDir: string, durability: "sync" | "async"): Promise<void> {
   const server = await startStandaloneDataPlane({
     databaseUrl,
-    settings: { ...dataPlaneSettings(process.env, process.cwd()), durability: "sync", spoolDir },
+    settings: { ...dataPlaneSettings(process.env, process.cwd()), durability, spoolDir },
     log: (line) => process.stderr.write(`server: ${line}\n`),
   });
   process.stdout.write(`${JSON.stringify({ port: server.port })}\n`);
@@ -35,8 +35,8 @@ async function serve(databaseUrl: string, spoolDir: string): Promise<void> {
   });
 }
 
-function startServer(databaseUrl: string, spoolDir: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean), "--import", "tsx", here, "--serve", "--database-url", databaseUrl, "--spool-dir", spoolDir], {
+function startServer(databaseUrl: string, spoolDir: string, durability: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean), "--import", "tsx", here, "--serve", "--database-url", databaseUrl, "--spool-dir", spoolDir, "--durability", durability], {
     stdio: ["pipe", "pipe", "inherit"],
     env: { ...process.env, NODE_ENV: "production" },
   });
@@ -91,10 +91,13 @@ async function main(): Promise<void> {
       "database-url": { type: "string" },
       "spool-dir": { type: "string" },
       duration: { type: "string", default: "15" },
-      connections: { type: "string", default: "32" },
+      connections: { type: "string", default: "128" },
+      // async: for comparison only (answers before the commit); the target is for sync.
+      durability: { type: "string", default: "sync" },
     },
   });
-  if (values.serve) return serve(values["database-url"]!, values["spool-dir"]!);
+  const durability = values.durability === "async" ? "async" : "sync";
+  if (values.serve) return serve(values["database-url"]!, values["spool-dir"]!, durability);
 
   let cluster: TEmbeddedDatabase | null = null;
   let scratch: TScratchDatabase | null = null;
@@ -110,12 +113,12 @@ async function main(): Promise<void> {
     scratch = await createScratchDatabase(serverUrl, "switchyard_bench");
     await applyMigrations(scratch.url);
     const spoolDir = path.resolve(".data", `spool-bench-${process.pid}`);
-    const started = await startServer(scratch.url, spoolDir);
+    const started = await startServer(scratch.url, spoolDir, durability);
     child = started.child;
 
     const duration = Number(values.duration);
     const connections = Number(values.connections);
-    console.log(`decide, sync durability, ${connections} connections, 127.0.0.1:${started.port}`);
+    console.log(`decide, ${durability} durability, ${connections} connections, 127.0.0.1:${started.port}`);
     await load(started.port, 3, connections, "warm");
     const result = await load(started.port, duration, connections, "run");
     await stopServer(child);

@@ -7,7 +7,7 @@ registerEndpoint({
   summary: "Version, uptime, database and migration state, and the data plane's degraded flag",
   tags: ["meta"],
   authenticated: false,
-  responses: { 200: { description: "Serving (status ok or degraded)" }, 503: { description: "Postgres is unreachable" } },
+  responses: { 200: { description: "Serving: status ok, or degraded (e.g. Postgres unreachable while decide answers from cache)" } },
 });
 
 export type THealthDeps = {

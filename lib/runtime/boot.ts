@@ -114,9 +114,9 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
           const h = await health();
           const dataplane = dp.health();
           // Routing continues without Postgres (decide answers from cache and spools), so the
-          // instance still reports itself as serving, but degraded.
+          // instance answers 200 and stays in a load balancer's rotation, saying "degraded".
           const status = h.status === "ok" && dataplane.dbAvailable ? "ok" : "degraded";
-          sendJson(res, h.database.status === "up" ? 200 : 503, { ...h, status, dataplane, telemetry: tel.health() });
+          sendJson(res, 200, { ...h, status, dataplane, telemetry: tel.health() });
         },
       },
       ...dp.routes,
