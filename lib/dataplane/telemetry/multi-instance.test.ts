@@ -106,7 +106,6 @@ describe("two server processes on one database", () => {
     expect(before.status).toBe(200);
     expect(before.body.selected).toBe("provider_A");
 
-    const t0 = performance.now();
     await env.prisma.$transaction(async (tx) => {
       await tx.override.create({
         data: { kind: "provider_kill", operationKey: "SEND_SMS", region: "NA", providerKey: "provider_A", reason: "multi-instance test" },
@@ -117,11 +116,11 @@ describe("two server processes on one database", () => {
     const elapsed = await waitFor(async () => {
       after = (await decide(two, "NA")).body;
       return after.selected !== "provider_A";
-    }, 1_000, 5);
+    }, 3_000, 5);
+    process.stdout.write(`override propagation to the other process: ${Math.round(elapsed)} ms after commit\n`);
     expect(elapsed).toBeLessThan(1_000);
     const a = after.candidates.find((c: any) => c.provider === "provider_A");
     expect(a.eligible).toBe(false);
-    process.stdout.write(`override propagation to the other process: ${Math.round(performance.now() - t0)} ms\n`);
 
     await env.prisma.$transaction(async (tx) => {
       await tx.override.updateMany({ where: { endedAt: null }, data: { endedAt: new Date(), endReason: "test done" } });
