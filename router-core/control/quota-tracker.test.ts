@@ -88,7 +88,15 @@ describe("pre-allocation before a reset", () => {
     expect(second.granted).toBe(20);
     s = second.state;
     expect(preallocateQuota(s, midnight - 10 * MIN, 5).granted).toBe(0);
-    expect(quotaView(s, midnight + SEC)).toEqual({ remainingMinute: 900, remainingDay: 99_900, resetAt: midnight + MIN });
+    // Just after the reset the view carries the recovery ramp's ceiling for decide() to apply.
+    expect(quotaView(s, midnight + SEC)).toEqual({
+      remainingMinute: 900,
+      remainingDay: 99_900,
+      resetAt: midnight + MIN,
+      shareCeiling: quotaRamp(s, midnight + SEC).shareCeiling,
+    });
+    expect(quotaView(s, midnight + SEC).shareCeiling).toBeGreaterThan(0.2);
+    expect(quotaView(s, midnight + SEC).shareCeiling).toBeLessThan(0.21);
     s = consume(s, midnight + SEC, 1);
     expect(s.preallocated).toBeNull();
     expect(s.minute.used).toBe(101);

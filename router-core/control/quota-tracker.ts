@@ -144,7 +144,11 @@ export function quotaView(state: TQuotaState, now: number): TQuotaView {
   if (until !== null) return { remainingMinute, remainingDay, resetAt: until };
   const nextMinute = per_minute === null ? null : s.minute.windowStart + MINUTE_MS;
   const nextDay = per_day === null ? null : s.day.windowStart + DAY_MS;
-  return { remainingMinute, remainingDay, resetAt: nextMinute ?? nextDay };
+  const view: TQuotaView = { remainingMinute, remainingDay, resetAt: nextMinute ?? nextDay };
+  // Only while recovering: before the reset the counters already fail the quota gate, after the ramp there is no cap.
+  const ramp = quotaRamp(s, now);
+  if (ramp.phase === "recovering") view.shareCeiling = ramp.shareCeiling;
+  return view;
 }
 
 export function quotaRamp(state: TQuotaState, now: number): TQuotaRamp {

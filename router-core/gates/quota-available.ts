@@ -1,4 +1,4 @@
-import { failOutcome, passOutcome, type TGateFn } from "./gate";
+import { failOutcome, passOutcome, type TGateFn, type TGateOutcome } from "./gate";
 
 const PASS_UNTRACKED = passOutcome("quota_available", "no quota tracked for provider");
 // Remaining counts are in the quota view logged beside the decision; a constant keeps this allocation-free.
@@ -8,13 +8,28 @@ const PASS_UNLIMITED = passOutcome("quota_available", "quota unlimited");
 export const quotaAvailable: TGateFn = ({ quota, now }) => {
   if (quota === undefined) return PASS_UNTRACKED;
   const { remainingMinute, remainingDay } = quota;
-  if (remainingMinute === null && remainingDay === null) return PASS_UNLIMITED;
+  if (remainingMinute === null && remainingDay === null) return ceilingOutcome(quota.shareCeiling) ?? PASS_UNLIMITED;
   if (remainingMinute !== null && remainingMinute <= 0) return failOutcome("quota_available", `per-minute quota exhausted${resets(quota.resetAt, now)}`);
   if (remainingDay !== null && remainingDay <= 0) return failOutcome("quota_available", `daily quota exhausted${resets(quota.resetAt, now)}`);
-  return PASS;
+  return ceilingOutcome(quota.shareCeiling) ?? PASS;
 };
 
 /** Only built for a failing outcome: number formatting is the costliest thing a gate could do per request. */
 function resets(resetAt: number | null, now: number): string {
   return resetAt === null ? "" : `, resets in ${Math.max(0, Math.ceil((resetAt - now) / 1000))}s`;
+}
+
+/**
+ * A provider recovering from exhaustion passes with its ceiling in the detail, so the record says
+ * why its probability is below its share; only built in that phase. A ceiling of 0 (exhausted or
+ * pre-allocating) admits no live traffic at all, which is a failed gate, not a share of 0.
+ */
+function ceilingOutcome(ceiling: number | undefined): TGateOutcome | null {
+  if (ceiling === undefined || !(ceiling < 1)) return null;
+  if (!(ceiling > 0)) return failOutcome("quota_available", "quota recovering: share ceiling 0 until the reset");
+  return { gate: "quota_available", passed: true, detail: `quota recovering from exhaustion: share capped at ${percent(ceiling)}` };
+}
+
+function percent(x: number): string {
+  return `${Math.round(x * 1000) / 10}%`;
 }

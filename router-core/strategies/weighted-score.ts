@@ -17,6 +17,6 @@ export const weightedScoreStrategy: RoutingStrategy = {
       const index = drawWeighted(eligible, weights, u);
       if (index >= 0) return { index, reasonCode: "share_weighted" };
     }
-    return { index: selectFirst(eligible), reasonCode: "initial_share_primary" };
+    return { index: selectFirst(eligible, u), reasonCode: "initial_share_primary" };
   },
 };
