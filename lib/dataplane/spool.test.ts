@@ -52,6 +52,23 @@ describe("spool", () => {
     expect(spool.stats().usedBytes).toBeGreaterThan(60);
   });
 
+  it("two open spools sharing a directory never replay each other's segments", async () => {
+    const dir = await tempDir();
+    const a = createSpool<{ n: number }>({ dir, name: "t", maxBytes: 1_000_000 });
+    const b = createSpool<{ n: number }>({ dir, name: "t", maxBytes: 1_000_000 });
+    await a.append([{ n: 1 }]);
+    await b.append([{ n: 2 }]);
+    const seenByA: number[] = [];
+    await a.replay(async (items) => void seenByA.push(...items.map((i) => i.n)));
+    expect(seenByA).toEqual([1]);
+    expect(b.hasPending()).toBe(true);
+    // Once b is closed (its writer gone), a adopts what b left.
+    await b.close();
+    await a.replay(async (items) => void seenByA.push(...items.map((i) => i.n)));
+    expect(seenByA).toEqual([1, 2]);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it("a new process picks up segments left behind and skips only a torn final line", async () => {
     const dir = await tempDir();
     const first = createSpool<{ n: number }>({ dir, name: "t", maxBytes: 1_000_000 });

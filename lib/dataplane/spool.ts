@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, statSync } from "node:fs";
 import { open, readFile, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
@@ -10,6 +11,11 @@ import path from "node:path";
  * deletes each one only after its writer succeeded, so a crash mid-replay replays it again:
  * writers must be idempotent (ON CONFLICT DO NOTHING). Used for decisions and outcomes alike,
  * each with its own `name` (file prefix) and budget.
+ *
+ * Several instances may share a directory (processes on one host, or data planes in one test
+ * process): segment names carry the writer's pid and a per-spool token, and a spool replays only
+ * its own segments and orphans, i.e. those of a process that is gone or of a closed spool in this
+ * process. Two spools adopting the same orphan both replay it, which idempotent writers absorb.
  */
 
 export class SpoolFullError extends Error {
@@ -43,22 +49,52 @@ export type Spool<T> = {
   close(): Promise<void>;
 };
 
-const SEGMENT_RE = /^(.+)-(\d{12})\.jsonl$/;
+const SEGMENT_RE = /^(.+)-(\d+)-([0-9a-f]{8})-(\d{12})\.jsonl$/;
+
+/** Tokens of the spools open in this process; a segment of this pid with another token is an orphan. */
+const openTokens = new Set<string>();
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === "ENOENT";
 
 export function createSpool<T>(opts: TSpoolOptions): Spool<T> {
   const segmentBytes = opts.segmentBytes ?? 16 * 1024 * 1024;
   mkdirSync(opts.dir, { recursive: true });
 
-  // Segments left by an earlier process are pending replay; new appends go to a fresh segment.
+  const token = randomBytes(4).toString("hex");
+  openTokens.add(token);
   const closed: Array<{ file: string; bytes: number }> = [];
   let nextSeq = 1;
-  for (const f of readdirSync(opts.dir).sort()) {
-    const m = SEGMENT_RE.exec(f);
-    if (!m || m[1] !== opts.name) continue;
-    closed.push({ file: path.join(opts.dir, f), bytes: statSync(path.join(opts.dir, f)).size });
-    nextSeq = Math.max(nextSeq, Number(m[2]) + 1);
+  let usedBytes = 0;
+
+  /** Takes over segments whose writer is gone, so they are replayed and count against the budget. */
+  function adoptOrphans(): void {
+    const known = new Set(closed.map((c) => c.file));
+    for (const f of readdirSync(opts.dir).sort()) {
+      const m = SEGMENT_RE.exec(f);
+      if (!m || m[1] !== opts.name || m[3] === token) continue;
+      const pid = Number(m[2]);
+      const orphan = pid === process.pid ? !openTokens.has(m[3]!) : !processAlive(pid);
+      const file = path.join(opts.dir, f);
+      if (!orphan || known.has(file)) continue;
+      try {
+        const bytes = statSync(file).size;
+        closed.push({ file, bytes });
+        usedBytes += bytes;
+      } catch (err) {
+        if (!isMissing(err)) throw err;
+      }
+    }
   }
-  let usedBytes = closed.reduce((s, c) => s + c.bytes, 0);
+  adoptOrphans();
   let active: { file: string; handle: FileHandle; bytes: number } | null = null;
   let replaying = false;
   // Appends and segment rotation run one at a time so lines never interleave and rotation never
@@ -87,7 +123,7 @@ export function createSpool<T>(opts: TSpoolOptions): Spool<T> {
         if (usedBytes + data.length > opts.maxBytes) throw new SpoolFullError(opts.name, usedBytes, opts.maxBytes);
         if (active && active.bytes >= segmentBytes) await rotate();
         if (!active) {
-          const file = path.join(opts.dir, `${opts.name}-${String(nextSeq++).padStart(12, "0")}.jsonl`);
+          const file = path.join(opts.dir, `${opts.name}-${process.pid}-${token}-${String(nextSeq++).padStart(12, "0")}.jsonl`);
           active = { file, handle: await open(file, "a"), bytes: 0 };
         }
         const a = active;
@@ -104,9 +140,20 @@ export function createSpool<T>(opts: TSpoolOptions): Spool<T> {
       let count = 0;
       try {
         await serial(rotate);
+        adoptOrphans();
         while (closed.length > 0) {
           const seg = closed[0]!;
-          const lines = (await readFile(seg.file, "utf8")).split("\n");
+          let text: string;
+          try {
+            text = await readFile(seg.file, "utf8");
+          } catch (err) {
+            if (!isMissing(err)) throw err;
+            // Another spool adopted and replayed this orphan first.
+            closed.shift();
+            usedBytes -= seg.bytes;
+            continue;
+          }
+          const lines = text.split("\n");
           let batch: T[] = [];
           for (let i = 0; i < lines.length; i++) {
             const line = lines[i]!;
@@ -128,7 +175,9 @@ export function createSpool<T>(opts: TSpoolOptions): Spool<T> {
             await write(batch);
             count += batch.length;
           }
-          await unlink(seg.file);
+          await unlink(seg.file).catch((err: unknown) => {
+            if (!isMissing(err)) throw err;
+          });
           closed.shift();
           usedBytes -= seg.bytes;
         }
@@ -146,8 +195,9 @@ export function createSpool<T>(opts: TSpoolOptions): Spool<T> {
       return { usedBytes, maxBytes: opts.maxBytes, segments: closed.length + (active ? 1 : 0), replaying };
     },
 
-    close() {
-      return serial(rotate);
+    async close() {
+      await serial(rotate);
+      openTokens.delete(token);
     },
   };
 }
