@@ -1,50 +1,70 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { TErrorBody } from "./http";
+import type { TApiKeyScope } from "../auth/api-key-scopes";
+import type { TApiKeyVerification } from "../auth/verify-api-key";
 
 /**
- * Who is calling the data plane. Until governance's scoped API keys land there is one key from
- * SWITCHYARD_API_KEY; the principal shape is what route code reads, so swapping the
- * implementation (key lookup by prefix, scopes per operation) changes nothing downstream.
+ * Who is calling the data plane: a scoped API key created by an admin (governance), the one
+ * bootstrap key from SWITCHYARD_API_KEY (every scope), or nobody in the embedded-database demo.
  */
-export type TPrincipal = { kind: "environment_key" | "anonymous"; id: string };
+export type TPrincipal =
+  | { kind: "environment_key" | "anonymous"; id: string }
+  | { kind: "api_key"; id: string; prefix: string; scopes: readonly TApiKeyScope[]; operationKeys: readonly string[] };
 
 export type TAuthResult = { ok: true; principal: TPrincipal } | { ok: false; status: number; body: TErrorBody; headers?: Record<string, string> };
 
-export type TAuthenticator = (req: IncomingMessage) => Promise<TAuthResult>;
+export type TAuthenticator = (req: IncomingMessage, scope: TApiKeyScope) => Promise<TAuthResult>;
 
 export type TAuthOptions = {
-  /** The one accepted bearer key; undefined or empty means none is configured. */
+  /** The bootstrap bearer key; undefined or empty means none is configured. */
   apiKey: string | undefined;
-  /** With no key configured: true lets every call through (the embedded-database demo), false refuses all. */
+  /** A call without credentials: true lets it through (the embedded-database demo), false refuses it. */
   allowAnonymousWithoutKey: boolean;
+  /** Checks a governance-issued key (`sy_…`) for a scope; absent: only the bootstrap key works. */
+  verifyScopedKey?: (presented: string, scope: TApiKeyScope) => Promise<TApiKeyVerification>;
 };
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
 function deny(status: number, code: string, message: string): TAuthResult {
-  return { ok: false, status, body: { error: { code, message, field: "authorization" } }, headers: { "www-authenticate": 'Bearer realm="switchyard"' } };
+  return {
+    ok: false,
+    status,
+    body: { error: { code, message, field: "authorization" } },
+    headers: status === 401 ? { "www-authenticate": 'Bearer realm="switchyard"' } : undefined,
+  };
 }
 
 const ANONYMOUS: TAuthResult = { ok: true, principal: { kind: "anonymous", id: "anonymous" } };
 const ENV_PRINCIPAL: TAuthResult = { ok: true, principal: { kind: "environment_key", id: "env:SWITCHYARD_API_KEY" } };
 
 export function createAuthenticator(opts: TAuthOptions): TAuthenticator {
-  const key = opts.apiKey ? digest(opts.apiKey) : null;
-  return async (req) => {
-    if (!key) {
-      // Fail closed outside the demo: a production deployment without a key must not be open.
-      return opts.allowAnonymousWithoutKey
-        ? ANONYMOUS
-        : deny(401, "unauthenticated", "no API key is configured on this server (set SWITCHYARD_API_KEY)");
-    }
+  const envKey = opts.apiKey ? digest(opts.apiKey) : null;
+  return async (req, scope) => {
     const header = req.headers.authorization;
-    if (!header) return deny(401, "unauthenticated", "missing Authorization: Bearer <api key>");
+    if (!header) {
+      return opts.allowAnonymousWithoutKey ? ANONYMOUS : deny(401, "unauthenticated", "missing Authorization: Bearer <api key>");
+    }
     const m = /^Bearer\s+(.+)$/i.exec(header);
     if (!m) return deny(401, "unauthenticated", "Authorization must be Bearer <api key>");
+    const presented = m[1]!.trim();
     // Comparing digests keeps the comparison constant-time whatever the presented length.
-    return timingSafeEqual(digest(m[1]!.trim()), key) ? ENV_PRINCIPAL : deny(401, "unauthenticated", "invalid API key");
+    if (envKey && timingSafeEqual(digest(presented), envKey)) return ENV_PRINCIPAL;
+    if (opts.verifyScopedKey && presented.startsWith("sy_")) {
+      const v = await opts.verifyScopedKey(presented, scope);
+      if (!v.ok) return deny(v.status, v.status === 401 ? "unauthenticated" : "forbidden", v.reason);
+      const p = v.principal;
+      return { ok: true, principal: { kind: "api_key", id: p.apiKeyId, prefix: p.prefix, scopes: p.scopes, operationKeys: p.operationKeys } };
+    }
+    return deny(401, "unauthenticated", "invalid API key");
   };
+}
+
+/** A key restricted to some operations may route only those; null when allowed. */
+export function operationDenied(principal: TPrincipal, operation: string): TAuthResult | null {
+  if (principal.kind !== "api_key" || principal.operationKeys.length === 0 || principal.operationKeys.includes(operation)) return null;
+  return deny(403, "forbidden", `API key ${principal.prefix} is not allowed for operation ${operation}`);
 }
 
 let current: TAuthenticator = createAuthenticator({ apiKey: process.env.SWITCHYARD_API_KEY, allowAnonymousWithoutKey: false });
@@ -54,6 +74,6 @@ export function setAuthenticator(auth: TAuthenticator): void {
   current = auth;
 }
 
-export function authenticateRequest(req: IncomingMessage): Promise<TAuthResult> {
-  return current(req);
+export function authenticateRequest(req: IncomingMessage, scope: TApiKeyScope): Promise<TAuthResult> {
+  return current(req, scope);
 }

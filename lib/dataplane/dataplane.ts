@@ -1,5 +1,6 @@
 import pg from "pg";
 import type { PrismaClient } from "../db/client";
+import { verifyApiKey } from "../auth/verify-api-key";
 import { createAuthenticator, setAuthenticator } from "./authenticate";
 import { createDecideHandler } from "./decide/handler";
 import { createIdempotencyCache } from "./decide/idempotency";
@@ -53,8 +54,13 @@ registerEndpoint({
 export async function startDataPlane(opts: TDataPlaneOptions) {
   const s = opts.settings;
   const now = opts.now ?? Date.now;
-  setAuthenticator(createAuthenticator({ apiKey: s.apiKey, allowAnonymousWithoutKey: opts.embeddedDatabase }));
-  if (!s.apiKey && !opts.embeddedDatabase) opts.log("SWITCHYARD_API_KEY is not set: data-plane calls are refused until it is");
+  setAuthenticator(
+    createAuthenticator({
+      apiKey: s.apiKey,
+      allowAnonymousWithoutKey: opts.embeddedDatabase,
+      verifyScopedKey: (key, scope) => verifyApiKey(opts.prisma, key, scope),
+    }),
+  );
 
   // The request path never touches Prisma: its own pool, sized for the writer's transactions in
   // flight plus lookups, with a client-side timeout so a hung server spools instead of hanging decides.

@@ -72,7 +72,7 @@ async function readOutcomes(pool: pg.Pool, id: string): Promise<z.infer<typeof Z
 
 export function createGetDecisionHandler(pool: pg.Pool): TRouteHandler {
   return async (req, res, params) => {
-    const auth = await authenticateRequest(req);
+    const auth = await authenticateRequest(req, "read");
     if (!auth.ok) {
       sendJson(res, auth.status, auth.body, auth.headers);
       return;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createClock, decide, type Random, type TDecisionRecord } from "../../../router-core/index";
-import { authenticateRequest } from "../authenticate";
+import { authenticateRequest, operationDenied } from "../authenticate";
 import { decisionIdAt } from "../decision-id";
 import type { TDecisionRow } from "../decision-log/rows";
 import { DecisionLogBusyError, type DecisionLog, type TWriteOutcome } from "../decision-log/writer";
@@ -72,7 +72,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
   let sequence = 0;
 
   return async (req: IncomingMessage, res: ServerResponse) => {
-    const auth = await authenticateRequest(req);
+    const auth = await authenticateRequest(req, "decide");
     if (!auth.ok) {
       sendJson(res, auth.status, auth.body, auth.headers);
       return;
@@ -88,6 +88,11 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
       throw new HttpError(400, "invalid_request", first.path ? `${first.path}: ${first.message}` : first.message, first.path || undefined, issues);
     }
     const input = parsed.data;
+    const refused = operationDenied(auth.principal, input.operation);
+    if (refused && !refused.ok) {
+      sendJson(res, refused.status, refused.body, refused.headers);
+      return;
+    }
     const state = deps.state;
     const active = state.policyFor(input.operation);
     if (!active) {

@@ -38,7 +38,7 @@ registerEndpoint({
 
 export function createOutcomesHandler(service: OutcomeService): TRouteHandler {
   return async (req, res) => {
-    const auth = await authenticateRequest(req);
+    const auth = await authenticateRequest(req, "outcomes");
     if (!auth.ok) {
       sendJson(res, auth.status, auth.body, auth.headers);
       return;
