@@ -8,6 +8,7 @@ import { getPrisma } from "../db/client";
 import { seedDemo } from "../db/seed-demo";
 import { markDemoMode } from "../auth/demo-mode";
 import { ensureAdminFromEnv } from "../auth/create-admin";
+import { endExpiredOverrides } from "../controlplane/end-expired-overrides";
 import { stampClientIp } from "../auth/client-ip";
 import { createFastPath } from "../dataplane/router";
 import { createHealthCheck } from "../dataplane/health";
@@ -72,16 +73,16 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
     if (applied.length > 0) opts.log(`applied migrations: ${applied.join(", ")}`);
     if (markDemoMode({ embeddedDatabase: db.embedded, host: opts.host })) opts.log("demo mode: one-click sign-in as each demo role at /login");
     if (opts.seed && (await seedDemo(getPrisma()))) opts.log("seeded demo data");
+    const dpSettings = dataPlaneSettings(process.env, opts.dir);
     dataPlane = await startDataPlane({
       databaseUrl: db.url,
       prisma: getPrisma(),
       version,
       embeddedDatabase: db.embedded,
-      settings: dataPlaneSettings(process.env, opts.dir),
+      settings: dpSettings,
       log: opts.log,
     });
     const dp = dataPlane;
-    const dpSettings = dataPlaneSettings(process.env, opts.dir);
     telemetry = await startTelemetry({
       databaseUrl: db.url,
       state: dp.state,
@@ -92,6 +93,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       spoolDir: dpSettings.spoolDir,
       decisionLogQueueDepth: () => dp.decisionLog.stats().queued,
       log: opts.log,
+      endExpiredOverrides: () => endExpiredOverrides(getPrisma()),
       ...telemetryOptionsFromEnv(process.env),
     });
     const tel = telemetry;

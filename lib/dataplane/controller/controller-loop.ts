@@ -11,7 +11,6 @@ import {
   type TFactorList,
   type TShares,
 } from "../../../router-core/index";
-import { CONFIG_CHANNEL } from "../../db/notify";
 import type { RoutingState } from "../routing-state";
 import type { LeaderElector } from "./leader";
 
@@ -29,6 +28,8 @@ export type TControllerLoopOptions = {
   tickMs?: number;
   now?: () => number;
   log?: (line: string) => void;
+  /** Ends overrides past their expiry, with their audit entries (governance); the leader calls it each tick. */
+  endExpiredOverrides?: () => Promise<unknown>;
 };
 
 type TTickResult = {
@@ -61,7 +62,7 @@ export function controllerConfig(policy: TFactorList, catalogue: readonly { key:
  * shares, a sample for the chart, the shift events and the serialised controller state in one
  * transaction on its lock session, then NOTIFYs SHARES_CHANNEL. On election it reloads the
  * stored controller states, so a new leader continues where the old one stopped. It also ends
- * expired overrides.
+ * expired overrides through governance's function, so each end carries an audit entry.
  */
 export function createControllerLoop(opts: TControllerLoopOptions) {
   const tickMs = opts.tickMs ?? 5_000;
@@ -158,10 +159,6 @@ export function createControllerLoop(opts: TControllerLoopOptions) {
     const controllerRows = results.map((r) => ({ o: r.operation, r: r.region, state: r.state }));
     await c.query("begin");
     try {
-      // Overrides past their expiry are ended here once, so the console and audit show when they stopped.
-      const expired = await c.query(
-        "update override set ended_at = now(), end_reason = 'expired' where ended_at is null and expires_at <= now() returning id",
-      );
       await c.query(
         `insert into traffic_share (operation_key, region, provider_key, share, policy_version, updated_at)
          select x.o, x.r, x.p, x.s, x.v, to_timestamp($2 / 1000.0) from jsonb_to_recordset($1::jsonb) as x(o text, r text, p text, s float8, v text)
@@ -200,7 +197,6 @@ export function createControllerLoop(opts: TControllerLoopOptions) {
         await c.query(`delete from metric_bucket where bucket_start < now() - interval '${BUCKET_RETENTION_HOURS} hours'`);
       }
       await c.query("select pg_notify($1, $2)", [SHARES_CHANNEL, JSON.stringify([...new Set(results.map((r) => r.operation))])]);
-      if ((expired.rowCount ?? 0) > 0) await c.query("select pg_notify($1, $2)", [CONFIG_CHANNEL, JSON.stringify({ kind: "override" })]);
       await c.query("commit");
     } catch (err) {
       await c.query("rollback").catch(() => {});
@@ -228,6 +224,8 @@ export function createControllerLoop(opts: TControllerLoopOptions) {
         lastError = null;
         ticks++;
       });
+      // Routing already ignores expired overrides; ending them makes the end visible and audited.
+      await opts.endExpiredOverrides?.().catch((err: unknown) => log(`ending expired overrides failed: ${(err as Error).message}`));
     } catch (err) {
       lastError = (err as Error).message;
       // Reload from the table on the next tick: what was committed is the truth.

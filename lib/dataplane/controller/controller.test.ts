@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetricSync } from "../telemetry/metric-sync";
 import { createTelemetryDatabase, loadedState, waitFor } from "../telemetry/test-fixtures";
+import { endExpiredOverrides } from "../../controlplane/end-expired-overrides";
 import { createControllerLoop } from "./controller-loop";
 import { CONTROLLER_LOCK_KEY, createLeaderElector, type LeaderElector } from "./leader";
 
@@ -118,7 +119,7 @@ describe("controller loop", () => {
     await e2.stop();
   });
 
-  it("a non-leader does nothing; the leader ends expired overrides and announces it", async () => {
+  it("a non-leader does nothing; the leader ends expired overrides, audits and announces it", async () => {
     const state = await loadedState(env.prisma);
     const follower = createLeaderElector({ databaseUrl: env.db.url, retryMs: 100 });
     const idle = createControllerLoop({ elector: follower, state, instanceId: "idle" });
@@ -135,11 +136,13 @@ describe("controller loop", () => {
     await listener.query("listen switchyard_config");
     const e = elector();
     await waitFor(() => e.isLeader, 5_000);
-    const loop = createControllerLoop({ elector: e, state, instanceId: "one" });
+    const loop = createControllerLoop({ elector: e, state, instanceId: "one", endExpiredOverrides: () => endExpiredOverrides(env.prisma) });
     await loop.tick();
     const row = await env.prisma.override.findUniqueOrThrow({ where: { id: o.id } });
     expect(row.endReason).toBe("expired");
     expect(row.endedAt).not.toBeNull();
+    const audit = await env.prisma.auditEntry.findMany({ where: { targetId: o.id } });
+    expect(audit.map((a) => [a.action, a.actor])).toEqual([["override.expire", "system"]]);
     await waitFor(() => notices.includes("switchyard_config"), 2_000);
     await listener.end();
     await e.stop();

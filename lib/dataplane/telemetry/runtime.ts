@@ -28,6 +28,8 @@ export type TTelemetryOptions = {
   /** Environment-style knobs; tests shorten them. */
   metricsRefreshMs?: number | null;
   controllerTickMs?: number;
+  /** Governance's endExpiredOverrides, bound to a client: the leader calls it each tick. */
+  endExpiredOverrides?: () => Promise<unknown>;
   leaderRetryMs?: number;
   pollMs?: number;
 };
@@ -93,7 +95,14 @@ export async function startTelemetry(opts: TTelemetryOptions) {
     onElected: () => void controller?.tick(),
     onDemoted: () => controller?.reset(),
   });
-  controller = createControllerLoop({ elector, state, instanceId: opts.instanceId, tickMs: opts.controllerTickMs, log });
+  controller = createControllerLoop({
+    elector,
+    state,
+    instanceId: opts.instanceId,
+    tickMs: opts.controllerTickMs,
+    log,
+    endExpiredOverrides: opts.endExpiredOverrides,
+  });
 
   const shares = createShareLoader(pool, state);
   const propagation = createPropagation({
