@@ -9,6 +9,7 @@ export const NAV_ITEMS = [
   { href: "/why", label: "Why traffic moved", key: "w" },
   { href: "/decisions", label: "Decisions", key: "d" },
   { href: "/providers", label: "Providers", key: "p" },
+  { href: "/factor-lists", label: "Factor lists", key: "f" },
 ] as const;
 
 function isActive(pathname: string, href: string): boolean {

@@ -259,7 +259,7 @@ export function KillSwitchPanel({ overrides }: { overrides: TOverrideRow[] }) {
       <h2 className="panel-title">
         Routing kill switch <span className="muted font-normal">· adaptive off → the factor list&apos;s static priority order</span>
       </h2>
-      <table className="dense" data-testid="kill-switch-table">
+      <table className="dense" data-testid="routing-kill-switch">
         <thead>
           <tr>
             <th>Operation</th>

@@ -1,0 +1,38 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { YamlEditor } from "@/components/factor-lists/yaml-editor";
+import { getActiveFactorList } from "@/lib/console/get-active-factor-list";
+import { can, getViewer } from "@/lib/console/get-viewer";
+import { getPrisma } from "@/lib/db/client";
+import type { TFactorList } from "@/router-core/index";
+
+export const dynamic = "force-dynamic";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export default async function EditFactorListPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const version = UUID.test(id) ? await getPrisma().factorListVersion.findUnique({ where: { id }, select: { id: true, operationKey: true, version: true, status: true, yaml: true, changeNote: true } }) : null;
+  if (!version) notFound();
+  const [viewer, active] = await Promise.all([getViewer(), getActiveFactorList(version.operationKey)]);
+  const editable = ["draft", "in_review", "rejected"].includes(version.status);
+  if (!can(viewer, "factor_list.edit") || !editable) {
+    return (
+      <p className="panel p-3 text-sm">
+        {editable ? "Editing needs the policy author role." : `Version ${version.version} is ${version.status}: only drafts, versions in review and rejected ones can be edited.`}{" "}
+        <Link href={`/factor-lists/${version.id}`} style={{ color: "var(--accent)" }}>
+          Back to the version
+        </Link>
+      </p>
+    );
+  }
+  return (
+    <YamlEditor
+      mode="edit"
+      versionId={version.id}
+      initialYaml={version.yaml}
+      initialNote={version.changeNote}
+      active={active && active.id !== version.id ? { version: active.version, document: active.document as TFactorList } : null}
+    />
+  );
+}

@@ -1,0 +1,141 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { utc } from "@/components/format";
+import { DiffTable } from "@/components/factor-lists/diff-table";
+import { ComplianceBadge, StatusBadge } from "@/components/factor-lists/status-badge";
+import { VersionActions } from "@/components/factor-lists/version-actions";
+import { YamlView } from "@/components/factor-lists/yaml-view";
+import { ControlPlaneError } from "@/lib/controlplane/errors";
+import { getFactorListVersion } from "@/lib/controlplane/get-factor-list-version";
+import { getPrisma } from "@/lib/db/client";
+import { getViewer } from "@/lib/console/get-viewer";
+
+export const dynamic = "force-dynamic";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function load(id: string) {
+  if (!UUID.test(id)) return null;
+  try {
+    return await getFactorListVersion(getPrisma(), id);
+  } catch (err) {
+    if (err instanceof ControlPlaneError && err.status === 404) return null;
+    throw err;
+  }
+}
+
+export default async function FactorListVersionPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const [data, viewer] = await Promise.all([load(id), getViewer()]);
+  if (!data) notFound();
+  const { version: v, diff, reviews, policy } = data;
+  const prisma = getPrisma();
+  const [author, active] = await Promise.all([
+    v.authorId ? prisma.user.findUnique({ where: { id: v.authorId }, select: { email: true } }) : null,
+    diff.activeVersionId ? prisma.factorListVersion.findUnique({ where: { id: diff.activeVersionId }, select: { version: true } }) : null,
+  ]);
+  const isActive = policy.activeVersionId === v.id;
+  return (
+    <div className="flex flex-col gap-4" data-testid="version-detail">
+      <section className="panel flex flex-col gap-3 p-3">
+        <div className="flex items-center gap-3">
+          <Link href={`/factor-lists?operation=${encodeURIComponent(v.operationKey)}`} className="muted text-sm">
+            ← {v.operationKey}
+          </Link>
+          <h1 className="text-base font-semibold">
+            <span className="mono">{v.operationKey}</span> · version {v.version}
+          </h1>
+          <StatusBadge status={v.status} />
+          {data.complianceApprovalRequired && !isActive ? <ComplianceBadge /> : null}
+          <span className="ml-auto flex gap-2">
+            <a className="btn" href={`/api/control/factor-lists/${v.id}/yaml`} data-testid="export-yaml">
+              Export YAML
+            </a>
+            <a className="btn" href={`/api/control/factor-lists/${v.id}/yaml?canonical=1`}>
+              Export with defaults
+            </a>
+          </span>
+        </div>
+        <div className="grid grid-cols-[140px_1fr] gap-x-3 gap-y-1 text-sm">
+          <span className="muted">Author</span>
+          <span>{author?.email ?? "system"}</span>
+          <span className="muted">Change note</span>
+          <span>{v.changeNote || "–"}</span>
+          <span className="muted">Created</span>
+          <span className="mono">{utc(v.createdAt.getTime())}</span>
+          <span className="muted">Submitted</span>
+          <span className="mono">{utc(v.submittedAt?.getTime())}</span>
+          <span className="muted">Approved</span>
+          <span className="mono">{utc(v.approvedAt?.getTime())}</span>
+          <span className="muted">Activated</span>
+          <span className="mono">{utc(v.activatedAt?.getTime())}</span>
+          <span className="muted">Needs</span>
+          <span>{data.complianceApprovalRequired ? "an approver and compliance (gates or regional rules change)" : "an approver"}; never the author</span>
+        </div>
+        {viewer ? (
+          <VersionActions id={v.id} version={v.version} status={v.status} wasActive={v.activatedAt !== null} lockVersion={policy.lockVersion} permissions={viewer.permissions} />
+        ) : (
+          <p className="muted text-sm">
+            <Link href={`/login?next=/factor-lists/${v.id}`} style={{ color: "var(--accent)" }}>
+              Sign in
+            </Link>{" "}
+            to review or change this version.
+          </p>
+        )}
+      </section>
+
+      <section className="panel" aria-label="Diff">
+        <h2 className="panel-title">
+          {isActive ? "This is the active version" : `Structural diff against ${active ? `active v${active.version}` : "nothing (no active version)"}`}{" "}
+          {diff.complianceRelevant && !isActive ? <ComplianceBadge /> : null}
+        </h2>
+        {isActive ? null : <DiffTable changes={diff.changes} against={active ? `active v${active.version}` : "nothing"} />}
+      </section>
+
+      <div className="grid grid-cols-1 gap-4 xl:grid-cols-2">
+        <section className="panel" aria-label="YAML">
+          <h2 className="panel-title">YAML</h2>
+          <YamlView yaml={v.yaml} />
+        </section>
+        <section className="panel" aria-label="Reviews">
+          <h2 className="panel-title">Reviews</h2>
+          <div className="overflow-x-auto">
+            <table className="dense" data-testid="reviews-table">
+              <thead>
+                <tr>
+                  <th>Time</th>
+                  <th>Reviewer</th>
+                  <th>As</th>
+                  <th>Decision</th>
+                  <th>Comment</th>
+                </tr>
+              </thead>
+              <tbody>
+                {reviews.length === 0 ? (
+                  <tr>
+                    <td colSpan={5} className="muted">
+                      No review yet.
+                    </td>
+                  </tr>
+                ) : (
+                  reviews.map((r) => (
+                    <tr key={r.id} style={{ opacity: r.revokedAt ? 0.5 : 1 }}>
+                      <td className="mono">{utc(r.createdAt.getTime())}</td>
+                      <td>{r.reviewer.email}</td>
+                      <td>{r.capacity}</td>
+                      <td style={{ color: r.decision === "approved" ? "var(--ok)" : "var(--bad)" }}>
+                        {r.decision}
+                        {r.revokedAt ? " (revoked by a revision)" : ""}
+                      </td>
+                      <td style={{ whiteSpace: "normal", minWidth: 200 }}>{r.comment || "–"}</td>
+                    </tr>
+                  ))
+                )}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      </div>
+    </div>
+  );
+}

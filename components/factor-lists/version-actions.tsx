@@ -1,0 +1,138 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useCallback, useState } from "react";
+import type { TPermission } from "@/lib/auth/permissions";
+import { ControlErrorView } from "../providers/control-error";
+import { controlRequest, type TControlError } from "../providers/control-request";
+import { ConfirmDialog } from "../providers/dialog";
+
+type TAction = {
+  key: string;
+  label: string;
+  permission: TPermission;
+  statuses: readonly string[];
+  path: string;
+  /** The text field the endpoint takes, whether it must be filled, and its label. */
+  text: { field: "comment" | "reason"; required: boolean; label: string } | null;
+  /** Pointer moves send the lock_version the page was rendered with: a stale screen gets 409. */
+  locked?: boolean;
+  danger?: boolean;
+  onlyOnceActive?: boolean;
+};
+
+/** What governance's lifecycle allows per status (lib/controlplane requireStatus), mirrored to show only usable buttons. */
+const ACTIONS: TAction[] = [
+  { key: "submit", label: "Submit for review", permission: "factor_list.submit", statuses: ["draft"], path: "submit", text: null },
+  { key: "approve", label: "Approve", permission: "factor_list.approve", statuses: ["in_review"], path: "approve", text: { field: "comment", required: false, label: "Comment (optional)" } },
+  {
+    key: "approve-compliance",
+    label: "Approve as compliance",
+    permission: "factor_list.approve_compliance",
+    statuses: ["in_review"],
+    path: "approve-compliance",
+    text: { field: "comment", required: false, label: "Comment (optional)" },
+  },
+  { key: "reject", label: "Reject…", permission: "factor_list.reject", statuses: ["in_review"], path: "reject", text: { field: "comment", required: true, label: "Why it is rejected" }, danger: true },
+  { key: "activate", label: "Activate", permission: "factor_list.activate", statuses: ["approved", "shadow"], path: "activate", text: { field: "reason", required: false, label: "Reason (optional)" }, locked: true },
+  { key: "shadow", label: "Run in shadow", permission: "factor_list.shadow", statuses: ["approved"], path: "shadow", text: { field: "reason", required: false, label: "Reason (optional)" }, locked: true },
+  { key: "end-shadow", label: "End shadow", permission: "factor_list.shadow", statuses: ["shadow"], path: "end-shadow", text: { field: "reason", required: false, label: "Reason (optional)" }, locked: true },
+  {
+    key: "rollback",
+    label: "Roll back to this version…",
+    permission: "factor_list.rollback",
+    statuses: ["superseded"],
+    path: "rollback",
+    text: { field: "reason", required: true, label: "Why roll back" },
+    locked: true,
+    danger: true,
+    onlyOnceActive: true,
+  },
+];
+
+export function VersionActions({
+  id,
+  version,
+  status,
+  wasActive,
+  lockVersion,
+  permissions,
+}: {
+  id: string;
+  version: number;
+  status: string;
+  wasActive: boolean;
+  lockVersion: number;
+  permissions: TPermission[];
+}) {
+  const router = useRouter();
+  const [open, setOpen] = useState<TAction | null>(null);
+  const [text, setText] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<TControlError | null>(null);
+  const close = useCallback(() => setOpen(null), []);
+  const visible = ACTIONS.filter((a) => permissions.includes(a.permission) && a.statuses.includes(status) && (!a.onlyOnceActive || wasActive));
+  const canEdit = permissions.includes("factor_list.edit") && ["draft", "in_review", "rejected"].includes(status);
+
+  const run = async (a: TAction) => {
+    setBusy(true);
+    setError(null);
+    const body = { ...(a.text && text.trim() ? { [a.text.field]: text.trim() } : {}), ...(a.locked ? { expectedLockVersion: lockVersion } : {}) };
+    const res = await controlRequest<{ version?: { id: string } }>(`/api/control/factor-lists/${id}/${a.path}`, "POST", body);
+    setBusy(false);
+    setOpen(null);
+    if (!res.ok) return setError(res.error);
+    setText("");
+    if (a.key === "rollback" && res.value.version) router.push(`/factor-lists/${res.value.version.id}`);
+    router.refresh();
+  };
+
+  if (visible.length === 0 && !canEdit) return null;
+  return (
+    <div className="flex flex-col gap-2" data-testid="version-actions">
+      <div className="flex flex-wrap gap-2">
+        {canEdit ? (
+          <Link className="btn" href={`/factor-lists/${id}/edit`} data-testid="action-edit">
+            {status === "draft" ? "Edit" : "Revise (revokes approvals)"}
+          </Link>
+        ) : null}
+        {visible.map((a) => (
+          <button
+            key={a.key}
+            type="button"
+            className={`btn ${a.danger ? "btn-danger" : ""}`}
+            disabled={busy}
+            onClick={() => {
+              setError(null);
+              setText("");
+              if (a.text) setOpen(a);
+              else void run(a);
+            }}
+            data-testid={`action-${a.key}`}
+          >
+            {a.label}
+          </button>
+        ))}
+      </div>
+      <ControlErrorView error={error} />
+      {open?.text ? (
+        <ConfirmDialog
+          title={`${open.label.replace("…", "")} · version ${version}`}
+          open
+          onClose={close}
+          onConfirm={() => void run(open)}
+          canSubmit={!open.text.required || text.trim().length > 0}
+          busy={busy}
+          confirmLabel={open.label.replace("…", "")}
+          danger={open.danger}
+        >
+          <label className="flex flex-col gap-1 text-sm">
+            <span className="muted">{open.text.label}</span>
+            <textarea className="field" rows={3} value={text} onChange={(e) => setText(e.target.value)} data-testid="action-text" />
+          </label>
+        </ConfirmDialog>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,155 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useDeferredValue, useMemo, useRef, useState, type ChangeEvent } from "react";
+import { diffFactorLists, parseFactorList, type TFactorList } from "@/router-core/index";
+import { ControlErrorView } from "../providers/control-error";
+import { controlRequest, type TControlError } from "../providers/control-request";
+import { DiffTable } from "./diff-table";
+import { ComplianceBadge } from "./status-badge";
+
+const LINE_HEIGHT = 18;
+const EDITOR_HEIGHT = 520;
+
+/**
+ * Factor-list YAML editor: router-core's own parser runs in the browser on every change, so the
+ * author sees every error by field path (and the diff against the active version) before saving.
+ * The server validates again on save and adds what only it knows (unknown operations/providers).
+ */
+export function YamlEditor({
+  mode,
+  versionId,
+  initialYaml,
+  initialNote,
+  active,
+}: {
+  mode: "create" | "edit";
+  versionId?: string;
+  initialYaml: string;
+  initialNote: string;
+  active: { version: number; document: TFactorList } | null;
+}) {
+  const router = useRouter();
+  const [yaml, setYaml] = useState(initialYaml);
+  const [note, setNote] = useState(initialNote);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<TControlError | null>(null);
+  const gutter = useRef<HTMLDivElement>(null);
+  const deferred = useDeferredValue(yaml);
+  const parsed = useMemo(() => parseFactorList(deferred), [deferred]);
+  const diff = useMemo(() => (parsed.ok && active ? diffFactorLists(active.document, parsed.value) : null), [parsed, active]);
+  const lineCount = yaml.split("\n").length;
+
+  const importFile = async (e: ChangeEvent<HTMLInputElement>) => {
+    const file = e.target.files?.[0];
+    if (file) setYaml(await file.text());
+    e.target.value = "";
+  };
+
+  const save = async () => {
+    setBusy(true);
+    setError(null);
+    const body = { yaml, changeNote: note };
+    const res =
+      mode === "create"
+        ? await controlRequest<{ version: { id: string } }>("/api/control/factor-lists", "POST", body)
+        : await controlRequest<{ version: { id: string } }>(`/api/control/factor-lists/${versionId}`, "PATCH", body);
+    setBusy(false);
+    if (!res.ok) return setError(res.error);
+    router.push(`/factor-lists/${res.value.version.id}`);
+    router.refresh();
+  };
+
+  return (
+    <div className="grid grid-cols-1 gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
+      <section className="panel flex flex-col">
+        <div className="flex items-center gap-2 px-3 pt-3 pb-2">
+          <h2 className="text-sm font-semibold">{mode === "create" ? "New draft" : "Edit draft"}</h2>
+          <label className="btn ml-auto">
+            Import YAML…
+            <input type="file" accept=".yaml,.yml,.json,text/yaml,application/json" className="sr-only" onChange={importFile} data-testid="import-yaml" />
+          </label>
+        </div>
+        <div className="flex border-y" style={{ borderColor: "var(--border)", height: EDITOR_HEIGHT }}>
+          <div ref={gutter} aria-hidden className="mono muted overflow-hidden py-2 pr-2 pl-3 text-right text-xs select-none" style={{ lineHeight: `${LINE_HEIGHT}px`, minWidth: 44, background: "var(--bg)" }}>
+            {Array.from({ length: lineCount }, (_, i) => (
+              <div key={i}>{i + 1}</div>
+            ))}
+          </div>
+          <textarea
+            aria-label="Factor list YAML"
+            className="mono flex-1 resize-none p-2 text-xs outline-none"
+            style={{ lineHeight: `${LINE_HEIGHT}px`, background: "var(--panel)", color: "var(--text)", whiteSpace: "pre", overflowWrap: "normal" }}
+            spellCheck={false}
+            wrap="off"
+            value={yaml}
+            onChange={(e) => setYaml(e.target.value)}
+            onScroll={(e) => {
+              if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop;
+            }}
+            onKeyDown={(e) => {
+              // Tab indents (YAML needs spaces); Escape leaves the editor for keyboard users.
+              if (e.key === "Tab" && !e.shiftKey) {
+                e.preventDefault();
+                const t = e.currentTarget;
+                const { selectionStart: s, selectionEnd: end } = t;
+                setYaml(yaml.slice(0, s) + "  " + yaml.slice(end));
+                requestAnimationFrame(() => t.setSelectionRange(s + 2, s + 2));
+              } else if (e.key === "Escape") e.currentTarget.blur();
+            }}
+            data-testid="yaml-editor"
+          />
+        </div>
+        <div className="flex items-center gap-2 p-3">
+          <input className="field flex-1" placeholder="Change note: what changes and why" value={note} onChange={(e) => setNote(e.target.value)} data-testid="change-note" />
+          <button type="button" className="btn" disabled={busy || !parsed.ok} onClick={save} data-testid="save-draft">
+            {busy ? "Saving…" : mode === "create" ? "Create draft" : "Save draft"}
+          </button>
+        </div>
+        <div className="px-3 pb-3">
+          <ControlErrorView error={error} />
+        </div>
+      </section>
+
+      <div className="flex flex-col gap-4">
+        <section className="panel" aria-label="Validation" data-testid="validation">
+          <h2 className="panel-title">
+            Validation{" "}
+            <span className="font-normal" style={{ color: parsed.ok ? "var(--ok)" : "var(--bad)" }} data-testid="validation-summary">
+              · {parsed.ok ? "valid" : `${parsed.errors.length} error${parsed.errors.length === 1 ? "" : "s"}`}
+            </span>
+          </h2>
+          <div style={{ height: 200, overflowY: "auto" }}>
+            <table className="dense">
+              <tbody>
+                {(parsed.ok ? parsed.warnings : parsed.errors).map((e, i) => (
+                  <tr key={i} data-testid="validation-error">
+                    <td className="mono" style={{ width: 200, whiteSpace: "normal", wordBreak: "break-all", color: parsed.ok ? "var(--warn)" : "var(--bad)" }}>
+                      {e.path || "(document)"}
+                    </td>
+                    <td style={{ whiteSpace: "normal" }}>{e.message}</td>
+                  </tr>
+                ))}
+                {parsed.ok && parsed.warnings.length === 0 ? (
+                  <tr>
+                    <td className="muted" style={{ whiteSpace: "normal" }}>
+                      No error. The server also checks the operation and providers against the catalogue when you save.
+                    </td>
+                  </tr>
+                ) : null}
+              </tbody>
+            </table>
+          </div>
+        </section>
+        <section className="panel" aria-label="Diff against the active version">
+          <h2 className="panel-title">
+            Diff against {active ? `active v${active.version}` : "nothing (no active version)"} {diff?.complianceRelevant ? <ComplianceBadge /> : null}
+          </h2>
+          <div style={{ height: 260, overflowY: "auto" }}>
+            {diff ? <DiffTable changes={diff.changes} against={`v${active?.version}`} /> : <p className="muted px-3 py-2 text-sm">{parsed.ok ? "Nothing to compare with." : "Fix the errors to see the diff."}</p>}
+          </div>
+        </section>
+      </div>
+    </div>
+  );
+}
