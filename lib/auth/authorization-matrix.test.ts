@@ -8,7 +8,8 @@ import { makeSessionCookie, makeUser, seedCatalog } from "../controlplane/test-f
 import { ROLES, roleGrants, type TRole } from "./permissions";
 import { declaredPermission } from "./route-registry";
 
-const CONTROL_DIR = path.resolve(process.cwd(), "app/api/control");
+/** Control-plane routes and the console's read routes: every one must declare a permission. */
+const ROUTE_DIRS = ["app/api/control", "app/api/console"].map((d) => path.resolve(process.cwd(), d));
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 const ORIGIN = "http://switchyard.test";
 
@@ -41,7 +42,7 @@ beforeAll(async () => {
   await seedCatalog(prisma);
   for (const role of ROLES) cookies.set(role, await makeSessionCookie(prisma, (await makeUser(prisma, [role])).user.id));
 
-  for (const file of routeFiles(CONTROL_DIR)) {
+  for (const file of ROUTE_DIRS.flatMap(routeFiles)) {
     const rel = path.relative(path.resolve(process.cwd(), "app"), path.dirname(file));
     const params: Record<string, string> = {};
     const url = `/${rel.split(path.sep).map((seg) => {

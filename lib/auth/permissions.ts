@@ -4,6 +4,7 @@
  * every role until someone grants it here.
  */
 export const PERMISSIONS = [
+  "routing.read",
   "factor_list.read",
   "factor_list.create",
   "factor_list.edit",
@@ -35,6 +36,7 @@ export type TRole = (typeof ROLES)[number];
 
 /** "Read everything" (the viewer role); every other role starts from it. */
 const READ: readonly TPermission[] = [
+  "routing.read",
   "factor_list.read",
   "override.read",
   "api_key.read",

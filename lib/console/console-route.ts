@@ -1,14 +1,14 @@
 import "server-only";
 import { z } from "zod";
+import { withPermission } from "@/lib/auth/with-permission";
 
 /**
- * The console's read routes. They serve what the console pages render, to react-query's live
- * refresh. Governance's permission list has no read permission for routing telemetry yet; when
- * it gains one (e.g. "console.read" in every role's READ set), each route becomes
- * `export const GET = withPermission("console.read", …)` — a one-line change per route.
+ * The console's read routes: what the pages render, for react-query's live refresh. Each is
+ * declared with the read permission every role holds, so a signed-out caller gets 401 and the
+ * authorisation matrix covers them with the control-plane routes.
  */
 export function consoleRoute<T extends z.ZodType>(query: T, handler: (q: z.output<T>, req: Request) => Promise<unknown>) {
-  return async (req: Request): Promise<Response> => {
+  return withPermission("routing.read", async ({ req }) => {
     const parsed = query.safeParse(Object.fromEntries(new URL(req.url).searchParams.entries()));
     if (!parsed.success) {
       return Response.json(
@@ -17,5 +17,5 @@ export function consoleRoute<T extends z.ZodType>(query: T, handler: (q: z.outpu
       );
     }
     return Response.json(await handler(parsed.data, req), { headers: { "cache-control": "no-store" } });
-  };
+  });
 }
