@@ -10,6 +10,7 @@ export const NAV_ITEMS = [
   { href: "/decisions", label: "Decisions", key: "d" },
   { href: "/providers", label: "Providers", key: "p" },
   { href: "/factor-lists", label: "Factor lists", key: "f" },
+  { href: "/shadow", label: "Shadow", key: "s" },
 ] as const;
 
 function isActive(pathname: string, href: string): boolean {

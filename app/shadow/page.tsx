@@ -1,0 +1,126 @@
+import Link from "next/link";
+import { pct, utc } from "@/components/format";
+import { AgreementChart } from "./agreement-chart";
+import { getShadowView } from "@/lib/console/get-shadow-view";
+import { listScopes } from "@/lib/console/list-scopes";
+import { RANGES, RANGE_KEYS, firstParam, parseRange } from "@/lib/console/ranges";
+
+export const dynamic = "force-dynamic";
+
+const CHART_HEIGHT = 220;
+
+function outcomeText(d: { completed: boolean | null; failureStage: string | null; callStatus: string | null; callError: string | null }) {
+  const call = d.callStatus ? `call ${d.callStatus}${d.callError ? ` (${d.callError})` : ""}` : null;
+  const business = d.completed === null ? null : d.completed ? "completed" : `failed${d.failureStage ? ` at ${d.failureStage}` : ""}`;
+  return [business, call].filter(Boolean).join(" · ") || "no outcome yet";
+}
+
+export default async function ShadowPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const sp = await searchParams;
+  const scope = await listScopes();
+  const operation = firstParam(sp.operation) ?? scope.operations[0]?.key;
+  const range = parseRange(sp.range, "24h");
+  if (!operation) return <p className="panel muted p-3 text-sm">No operation exists yet.</p>;
+  const view = await getShadowView(operation, range);
+  const href = (o: string, r: string) => `/shadow?operation=${encodeURIComponent(o)}&range=${r}`;
+  return (
+    <div className="flex flex-col gap-4" data-testid="shadow">
+      <section className="panel">
+        <div className="flex flex-wrap items-center gap-2 px-3 pt-3">
+          <h2 className="text-sm font-semibold">Shadow mode</h2>
+          <span className="muted text-sm">· operation</span>
+          {scope.operations.map((o) => (
+            <Link key={o.key} href={href(o.key, range)} className="btn mono" aria-pressed={o.key === operation}>
+              {o.key}
+            </Link>
+          ))}
+          <span className="ml-auto flex gap-1">
+            {RANGE_KEYS.map((r) => (
+              <Link key={r} href={href(operation, r)} className="btn" aria-pressed={r === range}>
+                {RANGES[r].label}
+              </Link>
+            ))}
+          </span>
+        </div>
+        <div className="grid grid-cols-[160px_1fr] gap-x-3 gap-y-1 px-3 py-2 text-sm">
+          <span className="muted">In shadow now</span>
+          <span className="mono">
+            {view.shadowVersion ? <Link href={`/factor-lists/${view.shadowVersion.id}`}>v{view.shadowVersion.version}</Link> : "no version (put an approved one in shadow from Factor lists)"}
+          </span>
+          <span className="muted">Agreement</span>
+          <span className="mono" data-testid="agreement-total">
+            {pct(view.totals.compared > 0 ? view.totals.agreed / view.totals.compared : null)} of {view.totals.compared} compared decisions
+          </span>
+        </div>
+        <h3 className="panel-title">
+          Agreement rate over time <span className="muted font-normal">· per {view.bucketSeconds >= 3600 ? `${view.bucketSeconds / 3600} h` : view.bucketSeconds >= 60 ? `${view.bucketSeconds / 60} min` : `${view.bucketSeconds} s`}, last {RANGES[range].label}</span>
+        </h3>
+        <div className="px-2 pb-2">
+          {view.series.length > 0 ? (
+            <AgreementChart points={view.series} from={view.from} to={view.to} height={CHART_HEIGHT} />
+          ) : (
+            <div className="muted flex items-center justify-center text-sm" style={{ height: CHART_HEIGHT }}>
+              No decision in this range was evaluated by a shadow version.
+            </div>
+          )}
+        </div>
+      </section>
+
+      <section className="panel" aria-label="Disagreements">
+        <h2 className="panel-title">
+          Disagreements <span className="muted font-normal">· newest 100, as the paper&apos;s Table 9</span>
+        </h2>
+        <table className="dense" data-testid="disagreements-table">
+          <thead>
+            <tr>
+              <th>Time</th>
+              <th>Region</th>
+              <th>Actual pick</th>
+              <th>Shadow pick</th>
+              <th>Actual outcome</th>
+              <th title="the actual provider was degraded at decision time (definition below)">Actual degraded</th>
+              <th title="the shadow picked a provider whose breaker was closed">Shadow avoids</th>
+              <th>Versions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {view.disagreements.length === 0 ? (
+              <tr>
+                <td colSpan={8} className="muted">
+                  No disagreement in this range.
+                </td>
+              </tr>
+            ) : (
+              view.disagreements.map((d) => (
+                <tr key={d.id}>
+                  <td className="mono">
+                    <Link href={`/decisions/${d.id}`} style={{ color: "var(--accent)" }}>
+                      {utc(d.at)}
+                    </Link>
+                  </td>
+                  <td className="mono">{d.region}</td>
+                  <td className="mono">{d.actual ?? "none"}</td>
+                  <td className="mono">{d.shadow ?? "none"}</td>
+                  <td style={{ color: d.completed === false || (d.callStatus !== null && d.callStatus !== "success") ? "var(--bad)" : undefined }}>{outcomeText(d)}</td>
+                  <td style={{ color: d.degraded ? "var(--bad)" : undefined }}>
+                    {d.degraded ? "yes" : "no"}
+                    {d.actualBreaker ? <span className="muted"> · breaker {d.actualBreaker.replace("_", "-")}</span> : null}
+                  </td>
+                  <td style={{ color: d.avoided ? "var(--ok)" : undefined, fontWeight: d.avoided ? 600 : 400 }}>{d.avoided ? "yes" : "no"}</td>
+                  <td className="mono muted">
+                    {d.policyVersion ?? "–"} / {d.shadowVersion ?? "–"}
+                  </td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+        <p className="muted px-3 py-2 text-xs">
+          Degraded: at the decision&apos;s time the actual provider&apos;s latest circuit-breaker transition (for the region or all regions) left it open or half-open, or this
+          decision&apos;s own provider call failed, or its business outcome failed at the provider-call stage. Avoided: the actual provider was degraded and the shadow picked a
+          different provider whose breaker was closed at that time.
+        </p>
+      </section>
+    </div>
+  );
+}

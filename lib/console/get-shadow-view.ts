@@ -1,0 +1,128 @@
+import "server-only";
+import { getPrisma } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/client";
+import { RANGES, type TRangeKey } from "./ranges";
+
+export type TAgreementPoint = { t: number; compared: number; agreed: number; rate: number | null };
+
+export type TDisagreement = {
+  id: string;
+  at: number;
+  region: string;
+  policyVersion: string | null;
+  shadowVersion: string | null;
+  actual: string | null;
+  shadow: string | null;
+  reasonCode: string;
+  /** Business outcome: true completed, false failed, null none reported yet. */
+  completed: boolean | null;
+  failureStage: string | null;
+  callStatus: string | null;
+  callError: string | null;
+  actualBreaker: string | null;
+  shadowBreaker: string | null;
+  degraded: boolean;
+  avoided: boolean;
+};
+
+export type TShadowView = {
+  operation: string;
+  range: TRangeKey;
+  from: number;
+  to: number;
+  bucketSeconds: number;
+  shadowVersion: { id: string; version: number } | null;
+  totals: { compared: number; agreed: number };
+  series: TAgreementPoint[];
+  disagreements: TDisagreement[];
+};
+
+type TRawDisagreement = {
+  id: string;
+  created_at: Date;
+  region: string;
+  policy_version: string | null;
+  shadow_version: string | null;
+  selected_provider: string | null;
+  shadow_pick: string | null;
+  reason_code: string;
+  completed: boolean | null;
+  failure_stage: string | null;
+  call_status: string | null;
+  call_error: string | null;
+  actual_breaker: string | null;
+  shadow_breaker: string | null;
+};
+
+const BROKEN = new Set(["open", "half_open"]);
+
+/**
+ * Shadow mode for one operation (paper section 5.1, Table 9). Agreement is counted in SQL per
+ * time bucket from decision.shadow_agrees, so the page reads a few hundred rows however many
+ * decisions there are. A disagreement's actual provider counts as degraded when, at decision
+ * time, its latest breaker transition (for that region or all regions) left it open or half-open,
+ * or when this decision's own call failed or its business outcome failed at the provider-call
+ * stage; the shadow would have avoided it when it picked another provider whose breaker was closed.
+ */
+export async function getShadowView(operation: string, range: TRangeKey, now = Date.now()): Promise<TShadowView> {
+  const prisma = getPrisma();
+  const { ms, bucketSeconds } = RANGES[range];
+  const to = now;
+  const from = to - ms;
+  const [pointer, buckets, raw] = await Promise.all([
+    prisma.operationPolicy.findUnique({ where: { operationKey: operation } }),
+    prisma.$queryRaw<{ t: Date; compared: bigint; agreed: bigint }[]>`
+      select date_bin(${`${bucketSeconds} seconds`}::interval, created_at, ${new Date(from)}::timestamptz) as t,
+             count(*) as compared, count(*) filter (where shadow_agrees) as agreed
+      from decision
+      where operation = ${operation} and created_at >= ${new Date(from)} and created_at <= ${new Date(to)} and shadow_agrees is not null
+      group by 1 order by 1`,
+    prisma.$queryRaw<TRawDisagreement[]>(Prisma.sql`
+      select d.id::text as id, d.created_at, d.region, d.policy_version, d.shadow_version, d.selected_provider, d.shadow_pick, d.reason_code,
+             b.completed, b.failure_stage::text as failure_stage, c.status as call_status, c.error_class::text as call_error,
+             ab.to_state as actual_breaker, sb.to_state as shadow_breaker
+      from decision d
+      left join lateral (select completed, failure_stage from business_outcome where decision_id = d.id::text order by reported_at desc limit 1) b on true
+      left join lateral (select status, error_class from provider_call_outcome where decision_id = d.id::text and provider_key = d.selected_provider order by reported_at desc limit 1) c on true
+      left join lateral (select to_state from breaker_event where provider_key = d.selected_provider and (region is null or region = d.region) and at <= d.created_at order by at desc limit 1) ab on true
+      left join lateral (select to_state from breaker_event where provider_key = d.shadow_pick and (region is null or region = d.region) and at <= d.created_at order by at desc limit 1) sb on true
+      where d.operation = ${operation} and d.created_at >= ${new Date(from)} and d.created_at <= ${new Date(to)} and d.shadow_agrees = false
+      order by d.created_at desc
+      limit 100`),
+  ]);
+  const shadow = pointer?.shadowVersionId ? await prisma.factorListVersion.findUnique({ where: { id: pointer.shadowVersionId }, select: { id: true, version: true } }) : null;
+  const series = buckets.map((b) => ({ t: b.t.getTime(), compared: Number(b.compared), agreed: Number(b.agreed), rate: Number(b.compared) > 0 ? Number(b.agreed) / Number(b.compared) : null }));
+  const disagreements = raw.map((r): TDisagreement => {
+    const degraded =
+      BROKEN.has(r.actual_breaker ?? "") || (r.call_status !== null && r.call_status !== "success") || (r.completed === false && r.failure_stage === "provider_call");
+    return {
+      id: r.id,
+      at: r.created_at.getTime(),
+      region: r.region,
+      policyVersion: r.policy_version,
+      shadowVersion: r.shadow_version,
+      actual: r.selected_provider,
+      shadow: r.shadow_pick,
+      reasonCode: r.reason_code,
+      completed: r.completed,
+      failureStage: r.failure_stage,
+      callStatus: r.call_status,
+      callError: r.call_error,
+      actualBreaker: r.actual_breaker,
+      shadowBreaker: r.shadow_breaker,
+      degraded,
+      avoided: degraded && r.shadow_pick !== null && r.shadow_pick !== r.selected_provider && !BROKEN.has(r.shadow_breaker ?? ""),
+    };
+  });
+  return {
+    operation,
+    range,
+    from,
+    to,
+    bucketSeconds,
+    shadowVersion: shadow,
+    totals: { compared: series.reduce((s, p) => s + p.compared, 0), agreed: series.reduce((s, p) => s + p.agreed, 0) },
+    series,
+    disagreements,
+  };
+}
