@@ -11,6 +11,8 @@ export const NAV_ITEMS = [
   { href: "/providers", label: "Providers", key: "p" },
   { href: "/factor-lists", label: "Factor lists", key: "f" },
   { href: "/shadow", label: "Shadow", key: "s" },
+  { href: "/audit", label: "Audit", key: "a" },
+  { href: "/governance/access", label: "Users & keys", key: "u" },
 ] as const;
 
 function isActive(pathname: string, href: string): boolean {

@@ -21,6 +21,18 @@ test("a viewer sees no mutation control and a forged control-plane POST is refus
   await expect(page.getByTestId("version-actions")).toHaveCount(0);
   await expect(page.getByTestId("export-yaml")).toBeVisible();
 
+  // The audit log is readable (and verifiable) by every role; it records the journeys' changes.
+  await page.goto("/audit");
+  await expect(page.getByTestId("audit-row").first()).toBeVisible();
+  await page.getByTestId("audit-filters").locator('select[name="action"]').selectOption("user.create");
+  await page.getByTestId("audit-filters").getByRole("button", { name: "Apply" }).click();
+  await expect(page).toHaveURL(/action=user.create/);
+  await expect(page.getByTestId("audit-table")).not.toContainText("override.create");
+  await page.getByTestId("verify-chain").click();
+  await expect(page.getByTestId("verify-result")).toContainText("intact");
+  await expect(page.getByTestId("export-csv")).toHaveAttribute("href", /format=csv/);
+  await page.screenshot({ path: "e2e/output/screenshots/audit.png", fullPage: true });
+
   // The request a hidden button would have sent, forged with the viewer's own session cookie.
   const forged = await page.request.post("/api/control/overrides", {
     headers: { origin: originOf() },
