@@ -8,7 +8,9 @@ import type { TMetricSnapshot, TProviderInfo, TRequestContext, TRouterState } fr
  * The workload shared by the bench and the callgrind driver. Every call of `once` is a real
  * decision: a new request context (request id from a pool of 4096, region alternating EU/US with
  * each region's own routing state and shares, a sequence number), the clock advancing by 1 ms and
- * a fresh random draw. Nothing is cached across calls here.
+ * a fresh random draw. Nothing is cached across calls here. Metric snapshots are replaced every
+ * 30 simulated seconds, as the data plane's refresh does, so they stay fresh: without that the
+ * clock would outrun them within a minute and every decision would take the stale path.
  */
 const ID_POOL = 4096;
 
@@ -32,19 +34,28 @@ regions:
 if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
 const policy = parsed.value;
 
-function makeStates(n: number, now: number): Record<string, TRouterState> {
+const REFRESH_MS = 30_000;
+
+function makeProviders(n: number): TProviderInfo[] {
   const providers: TProviderInfo[] = [];
-  const metrics: Record<string, TMetricSnapshot> = {};
   for (let i = 0; i < n; i++) {
-    const key = `provider_${i}`;
     providers.push({
-      key,
+      key: `provider_${i}`,
       regions: ["EU", "US"],
       complianceTags: ["gdpr"],
       costPerRequest: 0.01 + i * 0.001,
       credentialStatus: "valid",
       enabled: true,
     });
+  }
+  return providers;
+}
+
+function makeStates(providers: readonly TProviderInfo[], now: number): Record<string, TRouterState> {
+  const n = providers.length;
+  const metrics: Record<string, TMetricSnapshot> = {};
+  for (let i = 0; i < n; i++) {
+    const key = `provider_${i}`;
     metrics[key] = {
       sampleCount: 400 + i,
       completionRate: 0.98 - i * 0.01,
@@ -78,7 +89,9 @@ export function decisionDriver(n: number): () => number {
   let t = now;
   const clock = createClock(() => t);
   const random = createSeededRandom(42 + n);
-  const states = makeStates(n, now);
+  const providers = makeProviders(n);
+  let states = makeStates(providers, now);
+  let refreshedAt = now;
   const ids = Array.from({ length: ID_POOL }, (_, i) => `req-${i.toString(36)}-${n}`);
   const regions = ["EU", "US"] as const;
   let seq = 0;
@@ -87,6 +100,10 @@ export function decisionDriver(n: number): () => number {
     const ctx: TRequestContext = { operation: "SEND_SMS", region, requestId: ids[seq & (ID_POOL - 1)]!, sequence: seq };
     seq++;
     t++;
+    if (t - refreshedAt >= REFRESH_MS) {
+      refreshedAt = t;
+      states = makeStates(providers, t);
+    }
     const d = decide(ctx, states[region]!, policy, clock, random);
     return d.selected === null ? 0 : d.candidates.length;
   };

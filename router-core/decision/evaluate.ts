@@ -163,8 +163,7 @@ export function evaluateCandidates(
     };
   }
 
-  const eligible: TCandidateWork[] = new Array(work.length);
-  let eligibleCount = 0;
+  const eligible: TCandidateWork[] = [];
   let anyPassed = false;
   for (const c of work) {
     const r = c.record;
@@ -184,12 +183,11 @@ export function evaluateCandidates(
     r.guardrail = checkGuardrails(policy.guardrails, c.metrics?.p95Ms ?? null, c.info.costPerRequest, confidence);
     if (r.guardrail.passed) {
       r.eligible = true;
-      eligible[eligibleCount++] = c;
+      eligible.push(c);
     }
   }
-  eligible.length = eligibleCount;
 
-  if (eligibleCount > 0 || !anyPassed) return { work, eligible, leastBad: false };
+  if (eligible.length > 0 || !anyPassed) return { work, eligible, leastBad: false };
 
   // Least-bad rule: smallest total relative excess; ties go to the higher score, then priority.
   let best: TCandidateWork | null = null;
