@@ -1,7 +1,22 @@
 import { expect, test } from "@playwright/test";
+import { ensureAccounts, signIn } from "./support/accounts";
+
+test.beforeAll(async ({ request }) => {
+  await ensureAccounts(request);
+});
+
+test("a signed-out visitor is sent to the login page and sees no routing data", async ({ page }) => {
+  await page.goto("/providers");
+  await expect(page).toHaveURL(/\/login/);
+  await expect(page.getByTestId("providers-table")).toHaveCount(0);
+  const api = await page.request.get("/api/console/overview?operation=SEND_SMS&region=EU");
+  expect(api.status()).toBe(401);
+});
 
 test("the providers page lists the seeded catalogue from the database", async ({ page }) => {
+  await signIn(page.request, "viewer");
   await page.goto("/providers");
+  await expect(page.getByTestId("user-menu")).toContainText("viewer");
   const providers = page.getByTestId("providers-table");
   await expect(providers.getByRole("row")).toHaveCount(4);
   for (const key of ["provider_A", "provider_B", "provider_C"]) {

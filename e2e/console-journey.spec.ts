@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { ensureAccounts, signIn } from "./support/accounts";
 
 /**
  * On-call's first journey: open the overview, see shares and provider health, open the decision
@@ -10,6 +11,7 @@ const REGION = "EU";
 const auth: Record<string, string> = process.env.SWITCHYARD_API_KEY ? { authorization: `Bearer ${process.env.SWITCHYARD_API_KEY}` } : {};
 
 test.beforeAll(async ({ request }) => {
+  await ensureAccounts(request);
   const outcomes: unknown[] = [];
   for (let i = 0; i < 20; i++) {
     const res = await request.post("/api/v1/decide", { headers: auth, data: { operation: OPERATION, region: REGION, requestId: `e2e-journey-${Date.now()}-${i}` } });
@@ -23,6 +25,10 @@ test.beforeAll(async ({ request }) => {
   }
   const res = await request.post("/api/v1/outcomes", { headers: auth, data: { outcomes } });
   expect(res.status(), await res.text()).toBeLessThan(300);
+});
+
+test.beforeEach(async ({ page }) => {
+  await signIn(page.request, "on_call");
 });
 
 test("on-call opens the overview, sees shares, opens the decision log and drills into a decision", async ({ page }) => {

@@ -1,4 +1,5 @@
 import "server-only";
+import { cache } from "react";
 import { cookies } from "next/headers";
 import { getPrisma } from "@/lib/db/client";
 import { permissionsOf, type TPermission } from "@/lib/auth/permissions";
@@ -8,13 +9,17 @@ export type TViewer = { email: string; name: string; roles: string[]; permission
 
 /**
  * The signed-in user and what their roles grant, so pages render only the controls the user may
- * use. Hiding is a courtesy: governance's route handlers re-check every call.
+ * use. Hiding is a courtesy: governance's route handlers re-check every call. Cached per
+ * request: the console layout, the header and the page all ask.
  */
-export async function getViewer(): Promise<TViewer> {
-  const principal = await resolveSession(getPrisma(), (await cookies()).get(SESSION_COOKIE)?.value);
+export const getViewer = cache(async (): Promise<TViewer> => {
+  const token = (await cookies()).get(SESSION_COOKIE)?.value;
+  // No cookie, no database round trip (and none while Next prerenders static pages).
+  if (!token) return null;
+  const principal = await resolveSession(getPrisma(), token);
   if (!principal) return null;
   return { email: principal.email, name: principal.name, roles: principal.roles, permissions: permissionsOf(principal.roles) };
-}
+});
 
 export function can(viewer: TViewer, permission: TPermission): boolean {
   return viewer?.permissions.includes(permission) ?? false;

@@ -1,4 +1,3 @@
-import Link from "next/link";
 import { age, ms, pct, utc } from "@/components/format";
 import { KillSwitchPanel, OverridesPanel, ProviderControls, ProviderRowActions } from "@/components/providers/controls";
 import { getProvidersView } from "@/lib/console/get-providers-view";
@@ -31,12 +30,6 @@ export default async function ProvidersPage() {
         <section className="panel">
           <h2 className="panel-title">
             Providers
-            {viewer ? null : (
-              <span className="muted font-normal">
-                {" "}
-                · <Link href="/login?next=/providers" style={{ color: "var(--accent)" }}>sign in</Link> to kill or pin
-              </span>
-            )}
           </h2>
           <table className="dense" data-testid="providers-table">
             <thead>
