@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { useEffect } from "react";
+import { useEffect, useMemo, useState } from "react";
 
 export const NAV_ITEMS = [
   { href: "/", label: "Overview", key: "o" },
@@ -13,7 +13,25 @@ export const NAV_ITEMS = [
   { href: "/shadow", label: "Shadow", key: "s" },
   { href: "/audit", label: "Audit", key: "a" },
   { href: "/governance/access", label: "Users & keys", key: "u" },
+  // Demo mode's fault injection: listed only for admins in demo mode (the page and its API check both again).
+  { href: "/chaos", label: "Chaos", key: "c", demoAdminOnly: true },
 ] as const;
+
+/** Whether the signed-in user may use the chaos panel; asked once per page load. */
+function useChaosAllowed(pathname: string): boolean {
+  const [allowed, setAllowed] = useState(false);
+  useEffect(() => {
+    let live = true;
+    fetch("/api/auth/session", { cache: "no-store" })
+      .then((res) => (res.ok ? (res.json() as Promise<{ permissions: string[]; demoMode: boolean }>) : null))
+      .then((s) => live && setAllowed(Boolean(s?.demoMode && s.permissions.includes("demo.chaos"))))
+      .catch(() => live && setAllowed(false));
+    return () => {
+      live = false;
+    };
+  }, [pathname]);
+  return allowed;
+}
 
 function isActive(pathname: string, href: string): boolean {
   return href === "/" ? pathname === "/" : pathname === href || pathname.startsWith(`${href}/`);
@@ -23,6 +41,8 @@ function isActive(pathname: string, href: string): boolean {
 export function Nav() {
   const pathname = usePathname();
   const router = useRouter();
+  const chaosAllowed = useChaosAllowed(pathname);
+  const items = useMemo(() => NAV_ITEMS.filter((i) => !("demoAdminOnly" in i) || chaosAllowed), [chaosAllowed]);
   useEffect(() => {
     let armed = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -31,7 +51,7 @@ export function Nav() {
       if (e.metaKey || e.ctrlKey || e.altKey || (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)))) return;
       if (armed) {
         armed = false;
-        const item = NAV_ITEMS.find((i) => i.key === e.key);
+        const item = items.find((i) => i.key === e.key);
         if (item) router.push(item.href);
         return;
       }
@@ -49,10 +69,10 @@ export function Nav() {
       window.removeEventListener("keydown", onKey);
       clearTimeout(timer);
     };
-  }, [router]);
+  }, [router, items]);
   return (
     <nav className="flex gap-1 text-sm" aria-label="Console">
-      {NAV_ITEMS.map((item) => {
+      {items.map((item) => {
         const active = isActive(pathname, item.href);
         return (
           <Link

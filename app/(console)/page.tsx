@@ -1,3 +1,4 @@
+import { DemoWelcome } from "@/components/demo/demo-welcome";
 import { OverviewLive } from "@/components/overview/overview-live";
 import { getOverview } from "@/lib/console/get-overview";
 import { listScopes } from "@/lib/console/list-scopes";
@@ -15,5 +16,10 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
   }
   const range = parseRange(sp.range);
   const initial = await getOverview(selected.operation, selected.region, range);
-  return <OverviewLive scope={scope} initial={initial} range={range} />;
+  return (
+    <>
+      <DemoWelcome />
+      <OverviewLive scope={scope} initial={initial} range={range} />
+    </>
+  );
 }

@@ -4,7 +4,7 @@ import { Area, AreaChart, CartesianGrid, ReferenceDot, ReferenceLine, Responsive
 import type { TChartMark, TMarkKind, TShareSeries } from "@/lib/console/types";
 import { pct, providerColor, utc, utcShort } from "../format";
 
-export const MARK_COLORS: Record<TMarkKind, string> = { shift: "var(--warn)", activation: "var(--accent)", override: "var(--bad)" };
+export const MARK_COLORS: Record<TMarkKind, string> = { shift: "var(--warn)", activation: "var(--accent)", override: "var(--bad)", fault: "#a855f7" };
 
 type TProps = {
   series: TShareSeries;

@@ -140,10 +140,10 @@ export function OverviewLive({ scope, initial, range: initialRange }: { scope: T
             Traffic share · <span className="mono">{data.operation}</span> · <span className="mono">{data.region}</span>
           </span>
           <span className="muted flex gap-3 text-xs font-normal">
-            {(["shift", "activation", "override"] as const).map((k) => (
+            {(["shift", "activation", "override", "fault"] as const).map((k) => (
               <span key={k} className="flex items-center gap-1">
                 <span style={{ width: 8, height: 8, borderRadius: 4, background: MARK_COLORS[k], display: "inline-block" }} />
-                {k === "shift" ? "shift event" : k === "activation" ? "policy activation" : "override"}
+                {k === "shift" ? "shift event" : k === "activation" ? "policy activation" : k === "override" ? "override" : "injected fault"}
               </span>
             ))}
             <span>click a dot to explain it, the plot to explain that moment</span>

@@ -9,7 +9,7 @@ import { ROLES, roleGrants, type TRole } from "./permissions";
 import { declaredPermission } from "./route-registry";
 
 /** Control-plane routes and the console's read routes: every one must declare a permission. */
-const ROUTE_DIRS = ["app/api/control", "app/api/console"].map((d) => path.resolve(process.cwd(), d));
+const ROUTE_DIRS = ["app/api/control", "app/api/console", "app/api/demo"].map((d) => path.resolve(process.cwd(), d));
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 const ORIGIN = "http://switchyard.test";
 

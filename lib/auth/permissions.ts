@@ -27,6 +27,7 @@ export const PERMISSIONS = [
   "user.revoke_sessions",
   "audit.read",
   "audit.export",
+  "demo.chaos",
 ] as const;
 
 export type TPermission = (typeof PERMISSIONS)[number];
@@ -63,7 +64,8 @@ export const ROLE_PERMISSIONS: Readonly<Record<TRole, readonly TPermission[]>> =
     "factor_list.shadow",
     "factor_list.rollback",
   ],
-  admin: [...READ, "api_key.create", "api_key.revoke", "user.create", "user.set_roles", "user.revoke_sessions"],
+  // demo.chaos: injecting simulated provider faults (demo mode only, also checked by the route).
+  admin: [...READ, "api_key.create", "api_key.revoke", "user.create", "user.set_roles", "user.revoke_sessions", "demo.chaos"],
 };
 
 export function roleGrants(role: TRole, permission: TPermission): boolean {

@@ -7,12 +7,13 @@ const fmtShare = (v: number | undefined) => (v === undefined ? "–" : `${Math.r
 /**
  * Everything that can explain a bend in the share chart of (operation, region) within
  * [from, to]: controller shift events (not the per-tick probe-floor bookkeeping), policy
- * activations and rollbacks, and overrides starting or ending. Oldest first.
+ * activations and rollbacks, overrides starting or ending, and (demo mode's chaos panel) simulated
+ * provider faults in the region starting or ending. Oldest first.
  */
 export async function listChartMarks(operation: string, region: string, from: number, to: number): Promise<TChartMark[]> {
   const prisma = getPrisma();
   const range = { gte: new Date(from), lte: new Date(to) };
-  const [shifts, versions, overrides] = await Promise.all([
+  const [shifts, versions, overrides, faults] = await Promise.all([
     prisma.shiftEvent.findMany({
       where: { operationKey: operation, region, at: range, type: { not: "probe_floor_held" } },
       orderBy: { at: "asc" },
@@ -28,6 +29,11 @@ export async function listChartMarks(operation: string, region: string, from: nu
         ],
       },
       orderBy: { createdAt: "asc" },
+    }),
+    prisma.demoFault.findMany({
+      where: { region, OR: [{ startsAt: range }, { endsAt: range }, { endedAt: range }] },
+      orderBy: { startsAt: "asc" },
+      take: 200,
     }),
   ]);
   const marks: TChartMark[] = [];
@@ -63,6 +69,18 @@ export async function listChartMarks(operation: string, region: string, from: nu
     }
     if (o.endedAt && o.endedAt.getTime() >= from && o.endedAt.getTime() <= to) {
       marks.push({ kind: "override", id: `${o.id}:end`, at: o.endedAt.getTime(), label: `${what} ended`, detail: o.endReason ?? "ended", provider: o.providerKey, href: `/why?at=${o.endedAt.getTime()}` });
+    }
+  }
+  for (const f of faults) {
+    const what = `${f.kind.replaceAll("_", " ")} ${f.providerKey} ${f.region}`;
+    const magnitude = f.kind === "latency" ? ` ×${f.magnitude}` : f.kind === "outage" ? "" : ` ${Math.round(f.magnitude * 100)}%`;
+    const start = f.startsAt.getTime();
+    const end = Math.min(f.endsAt.getTime(), f.endedAt?.getTime() ?? Infinity);
+    if (start >= from && start <= to) {
+      marks.push({ kind: "fault", id: `${f.id}:start`, at: start, label: `fault injected: ${what}${magnitude}`, detail: `by ${f.createdBy}, until ${new Date(end).toISOString()}`, provider: f.providerKey, href: `/why?at=${start}` });
+    }
+    if (end >= from && end <= to) {
+      marks.push({ kind: "fault", id: `${f.id}:end`, at: end, label: `fault ended: ${what}`, detail: f.endedAt ? `ended early by the chaos panel` : "planned end", provider: f.providerKey, href: `/why?at=${end}` });
     }
   }
   return marks.sort((a, b) => a.at - b.at);

@@ -9,7 +9,7 @@ export type TSharePoint = { t: number; shares: TShares };
 
 export type TShareSeries = { providers: string[]; points: TSharePoint[]; from: number; to: number; bucketSeconds: number };
 
-export type TMarkKind = "shift" | "activation" | "override";
+export type TMarkKind = "shift" | "activation" | "override" | "fault";
 
 export type TChartMark = {
   kind: TMarkKind;

@@ -2,7 +2,12 @@ import { readFileSync } from "node:fs";
 import { parseFactorList } from "../../router-core/index";
 import type { PrismaClient } from "./generated/client";
 import { isDemoMode } from "../auth/demo-mode";
-import { seedDemoUsers } from "../auth/demo-users";
+import { DEMO_USERS, seedDemoUsers } from "../auth/demo-users";
+import type { TActor } from "../audit/actor";
+import { createFactorListDraft } from "../controlplane/create-factor-list-draft";
+import { submitFactorList } from "../controlplane/submit-factor-list";
+import { approveFactorList } from "../controlplane/approve-factor-list";
+import { shadowFactorList } from "../controlplane/shadow-factor-list";
 
 /** The paper's SMS scenario (seeds/000 section 6): three providers, one operation, region groups. */
 export const DEMO_PROVIDERS = [
@@ -77,10 +82,111 @@ async function seedDemoPolicy(tx: TTx): Promise<boolean> {
 }
 
 /**
+ * Demo mode's second operation, so the simulated traffic and the overview have more than SMS:
+ * two email providers and a factor list in Listing 1's shape. Demo mode only (the simulator that
+ * feeds it runs only there), and only while no SEND_EMAIL operation exists.
+ */
+const EMAIL_PROVIDERS = [
+  {
+    key: "provider_D",
+    displayName: "Provider D (primary email)",
+    supportedRegions: ["EU", "NA", "APAC"],
+    complianceTags: ["gdpr", "soc2"],
+    costPerRequest: "0.000900",
+    credentialStatus: "valid",
+  },
+  {
+    key: "provider_E",
+    displayName: "Provider E (secondary email)",
+    supportedRegions: ["EU", "NA", "APAC"],
+    complianceTags: ["gdpr", "soc2"],
+    costPerRequest: "0.000700",
+    credentialStatus: "valid",
+  },
+] as const;
+
+export function demoEmailPolicyYaml(): string {
+  return demoSmsPolicyYaml().replace(/^operation: SEND_SMS$/m, "operation: SEND_EMAIL").replace(/^providers: .*$/m, "providers: [provider_D, provider_E]");
+}
+
+async function seedDemoEmail(tx: TTx): Promise<boolean> {
+  if (await tx.operation.findUnique({ where: { key: "SEND_EMAIL" } })) return false;
+  for (const p of EMAIL_PROVIDERS) {
+    await tx.provider.upsert({
+      where: { key: p.key },
+      update: {},
+      create: { ...p, supportedRegions: [...p.supportedRegions], complianceTags: [...p.complianceTags] },
+    });
+  }
+  await tx.operation.create({ data: { key: "SEND_EMAIL", description: "Send a transactional email (receipts, password resets)", criticality: "high" } });
+  const yaml = demoEmailPolicyYaml();
+  const parsed = parseFactorList(yaml);
+  if (!parsed.ok) throw new Error(`demo email policy does not parse: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
+  const now = new Date();
+  const version = await tx.factorListVersion.create({
+    data: {
+      operationKey: "SEND_EMAIL",
+      version: 1,
+      status: "active",
+      document: parsed.value,
+      yaml,
+      changeNote: "Demo seed: Listing 1's weights and safety for email providers D and E",
+      submittedAt: now,
+      approvedAt: now,
+      activatedAt: now,
+    },
+  });
+  await tx.operationPolicy.create({ data: { operationKey: "SEND_EMAIL", activeVersionId: version.id } });
+  return true;
+}
+
+/** SEND_SMS version 2: latency weighs as much as completion. In shadow, it shows what it would have picked. */
+export function demoSmsShadowYaml(): string {
+  return demoSmsPolicyYaml()
+    .replace(/completion_rate_5m: \{weight: 0\.45/, "completion_rate_5m: {weight: 0.35")
+    .replace(/p95_latency_5m: \{weight: 0\.20/, "p95_latency_5m: {weight: 0.30");
+}
+
+/**
+ * Puts the latency-heavier SEND_SMS draft in shadow through governance's own lifecycle (the demo
+ * author creates and submits it, the demo approver approves and shadows it, each step audited),
+ * once: only while SEND_SMS has nothing but the seeded version 1.
+ */
+async function seedDemoShadow(prisma: PrismaClient): Promise<boolean> {
+  const versions = await prisma.factorListVersion.count({ where: { operationKey: "SEND_SMS" } });
+  const policy = await prisma.operationPolicy.findUnique({ where: { operationKey: "SEND_SMS" } });
+  if (versions !== 1 || !policy?.activeVersionId || policy.shadowVersionId) return false;
+  const actorFor = async (role: string): Promise<TActor> => {
+    const email = DEMO_USERS.find((u) => u.roles.includes(role as (typeof u.roles)[number]))!.email;
+    const user = await prisma.user.findUniqueOrThrow({ where: { email } });
+    return { userId: user.id, label: user.email, ip: null };
+  };
+  const author = await actorFor("policy_author");
+  const approver = await actorFor("approver");
+  const draft = await createFactorListDraft(prisma, author, {
+    yaml: demoSmsShadowYaml(),
+    changeNote: "Latency weighs as much as completion (0.35 / 0.30): does it pick faster providers without losing completions?",
+  });
+  await submitFactorList(prisma, author, draft.id);
+  await approveFactorList(prisma, approver, draft.id, "approver", "Try it in shadow first");
+  await shadowFactorList(prisma, approver, draft.id, { reason: "Demo: compare against Listing 1 on live traffic" });
+  return true;
+}
+
+/**
  * Seeds the demo catalogue once. Returns false when the database already holds operations
  * (unless it only lacked the demo policy), so a restart never re-seeds over what users changed.
+ * In demo mode also the email operation and the SMS shadow version, each once.
  */
 export async function seedDemo(prisma: PrismaClient): Promise<boolean> {
+  const seeded = await seedDemoCatalog(prisma);
+  if (!isDemoMode()) return seeded;
+  const email = await prisma.$transaction((tx) => seedDemoEmail(tx));
+  const shadow = await seedDemoShadow(prisma);
+  return seeded || email || shadow;
+}
+
+async function seedDemoCatalog(prisma: PrismaClient): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
     // Demo users are upserted on every demo-mode boot (also into databases seeded before they existed).
     if (isDemoMode()) await seedDemoUsers(tx);

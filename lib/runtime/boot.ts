@@ -6,7 +6,7 @@ import { resolveDatabaseUrl, type TResolvedDatabase } from "../db/database-url";
 import { applyMigrations, migrationStatus } from "../db/migrate";
 import { getPrisma } from "../db/client";
 import { seedDemo } from "../db/seed-demo";
-import { markDemoMode } from "../auth/demo-mode";
+import { isDemoMode, markDemoMode } from "../auth/demo-mode";
 import { ensureAdminFromEnv } from "../auth/create-admin";
 import { endExpiredOverrides } from "../controlplane/end-expired-overrides";
 import { stampClientIp } from "../auth/client-ip";
@@ -16,6 +16,7 @@ import { sendJson } from "../dataplane/http";
 import { startDataPlane, type DataPlane } from "../dataplane/dataplane";
 import { dataPlaneSettings } from "../dataplane/settings";
 import { startTelemetry, telemetryOptionsFromEnv, type Telemetry } from "../dataplane/telemetry/runtime";
+import { applyDemoTimings, demoRate, startDemoTraffic } from "../demo/demo-traffic";
 
 export type TBootOptions = {
   dev: boolean;
@@ -71,7 +72,11 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
     process.env.DATABASE_URL = db.url;
     const { applied } = await applyMigrations(db.url);
     if (applied.length > 0) opts.log(`applied migrations: ${applied.join(", ")}`);
-    if (markDemoMode({ embeddedDatabase: db.embedded, host: opts.host })) opts.log("demo mode: one-click sign-in as each demo role at /login");
+    if (markDemoMode({ embeddedDatabase: db.embedded, host: opts.host })) {
+      opts.log("demo mode: one-click sign-in as each demo role at /login");
+      const timings = applyDemoTimings(process.env);
+      if (timings.length > 0) opts.log(`demo timings: ${timings.join(", ")}`);
+    }
     if (opts.seed && (await seedDemo(getPrisma()))) opts.log("seeded demo data");
     const dpSettings = dataPlaneSettings(process.env, opts.dir);
     dataPlane = await startDataPlane({
@@ -134,11 +139,17 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       void nextHandler(req, res);
     };
 
+    // Demo mode's synthetic services call this server over HTTP, like any client would.
+    const rate = isDemoMode() ? demoRate(process.env) : 0;
+    const demoTraffic = rate > 0 ? startDemoTraffic({ baseUrl: `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`, apiKey: process.env.SWITCHYARD_API_KEY, rate, prisma: getPrisma(), log: opts.log }) : null;
+    if (demoTraffic) opts.log(`demo traffic: ${rate} decide calls/s across SEND_SMS and SEND_EMAIL (SWITCHYARD_DEMO_RATE=0 turns it off)`);
+
     const resolvedDb = db;
     return {
       port,
       url: `http://${opts.host}:${port}`,
       close: async () => {
+        await demoTraffic?.close().catch(() => {});
         await new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await app?.close().catch(() => {});

@@ -1,0 +1,27 @@
+import Link from "next/link";
+import { getPrisma } from "@/lib/db/client";
+import { isDemoMode } from "@/lib/auth/demo-mode";
+import { can, getViewer } from "@/lib/console/get-viewer";
+import { ChaosPanel } from "@/components/demo/chaos-panel";
+
+export const dynamic = "force-dynamic";
+
+export default async function ChaosPage() {
+  if (!isDemoMode()) {
+    return (
+      <p className="panel muted p-4 text-sm" data-testid="chaos-unavailable">
+        Fault injection exists only in demo mode (<span className="mono">npm start</span> without <span className="mono">DATABASE_URL</span>), where simulated services send the traffic.
+      </p>
+    );
+  }
+  const viewer = await getViewer();
+  if (!can(viewer, "demo.chaos")) {
+    return (
+      <p className="panel muted p-4 text-sm" data-testid="chaos-unavailable">
+        Only admins may inject faults. <Link href="/login?next=/chaos" className="underline">Sign in as Ari Admin</Link> to use the chaos panel.
+      </p>
+    );
+  }
+  const providers = await getPrisma().provider.findMany({ select: { key: true, supportedRegions: true }, orderBy: { key: "asc" } });
+  return <ChaosPanel providers={providers.map((p) => ({ key: p.key, regions: p.supportedRegions.filter((r) => r !== "*") }))} />;
+}

@@ -1,0 +1,221 @@
+import { randomBytes } from "node:crypto";
+import { effectOf, type TFault } from "./fault-model";
+import { simulateCall } from "./provider-model";
+
+/**
+ * Synthetic services calling Switchyard the way a real integration does: POST /api/v1/decide,
+ * call the provider it picked (here: a model of that provider, with the chaos panel's faults
+ * applied), then POST /api/v1/outcomes with the provider call and the business outcome. Only the
+ * public HTTP API is used, so nothing in Switchyard can tell this traffic from a real service's.
+ */
+export type TWeighted = { key: string; weight: number };
+
+export const DEFAULT_OPERATIONS: readonly TWeighted[] = [
+  { key: "SEND_SMS", weight: 0.7 },
+  { key: "SEND_EMAIL", weight: 0.3 },
+];
+export const DEFAULT_REGIONS: readonly TWeighted[] = [
+  { key: "EU", weight: 0.5 },
+  { key: "NA", weight: 0.3 },
+  { key: "APAC", weight: 0.2 },
+];
+
+export type TSimulatorOptions = {
+  /** Switchyard's base URL, e.g. http://127.0.0.1:3000. */
+  baseUrl: string;
+  /** Bearer key for the data plane; not needed in demo mode. */
+  apiKey?: string;
+  /** Decide calls per second. */
+  rate: number;
+  operations?: readonly TWeighted[];
+  regions?: readonly TWeighted[];
+  random?: () => number;
+  now?: () => number;
+  /** Above this many unanswered decide calls the simulator skips beats instead of piling up sockets. */
+  maxInFlight?: number;
+  log?: (line: string) => void;
+};
+
+export type TSimulatorStats = {
+  decided: number;
+  decideErrors: number;
+  outcomesSent: number;
+  outcomeErrors: number;
+  skipped: number;
+  selected: Record<string, number>;
+};
+
+const BEAT_MS = 50;
+const FLUSH_MS = 250;
+const MAX_BATCH = 1_000;
+const ERROR_LOG_EVERY_MS = 10_000;
+
+function pick(list: readonly TWeighted[], random: () => number): string {
+  const total = list.reduce((s, w) => s + w.weight, 0);
+  let r = random() * total;
+  for (const w of list) {
+    r -= w.weight;
+    if (r < 0) return w.key;
+  }
+  return list[list.length - 1]!.key;
+}
+
+export function createSimulator(opts: TSimulatorOptions) {
+  if (!(opts.rate > 0) || !Number.isFinite(opts.rate)) throw new RangeError(`rate must be a positive number of requests per second, got ${opts.rate}`);
+  const random = opts.random ?? Math.random;
+  const now = opts.now ?? Date.now;
+  const log = opts.log ?? (() => {});
+  const maxInFlight = opts.maxInFlight ?? 64;
+  const base = opts.baseUrl.replace(/\/$/, "");
+  const headers: Record<string, string> = { "content-type": "application/json", ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) };
+  const regions = opts.regions ?? DEFAULT_REGIONS;
+  let operations = [...(opts.operations ?? DEFAULT_OPERATIONS)];
+  const runId = randomBytes(4).toString("hex");
+
+  let faults: TFault[] = [];
+  let outcomes: unknown[] = [];
+  let seq = 0;
+  let credit = 0;
+  let lastBeat = now();
+  let inFlight = 0;
+  let flushing: Promise<void> | null = null;
+  let beat: ReturnType<typeof setInterval> | null = null;
+  let flusher: ReturnType<typeof setInterval> | null = null;
+  const lastErrorLog = new Map<string, number>();
+  const stats: TSimulatorStats = { decided: 0, decideErrors: 0, outcomesSent: 0, outcomeErrors: 0, skipped: 0, selected: {} };
+
+  const logError = (key: string, line: string) => {
+    const t = now();
+    if ((lastErrorLog.get(key) ?? 0) + ERROR_LOG_EVERY_MS > t) return;
+    lastErrorLog.set(key, t);
+    log(line);
+  };
+
+  async function decideOnce(): Promise<void> {
+    const operation = pick(operations, random);
+    const region = pick(regions, random);
+    const requestId = `sim-${runId}-${++seq}`;
+    const res = await fetch(`${base}/api/v1/decide`, { method: "POST", headers, body: JSON.stringify({ operation, region, requestId }) });
+    const body = (await res.json().catch(() => null)) as { decisionId?: string; selected?: string | null; error?: { code?: string } } | null;
+    if (res.status === 404 && body?.error?.code === "unknown_operation" && operations.length > 1) {
+      // A database without this operation (e.g. not seeded in demo mode): keep simulating the others.
+      operations = operations.filter((o) => o.key !== operation);
+      log(`simulator: ${operation} is not configured; simulating ${operations.map((o) => o.key).join(", ")} only`);
+      return;
+    }
+    if (res.status !== 200 || !body?.decisionId) {
+      stats.decideErrors++;
+      logError(`decide-${res.status}`, `simulator: decide answered ${res.status} ${JSON.stringify(body?.error ?? body)}`);
+      return;
+    }
+    stats.decided++;
+    const provider = body.selected;
+    // The fallback policy answered: the service queues the message; nothing reached a provider.
+    if (!provider) return;
+    stats.selected[provider] = (stats.selected[provider] ?? 0) + 1;
+    const call = simulateCall(provider, effectOf(faults, provider, region, now()), random);
+    const { decisionId } = body;
+    outcomes.push(
+      {
+        type: "provider_call",
+        decisionId,
+        provider,
+        status: call.status,
+        ...(call.errorClass ? { errorClass: call.errorClass } : {}),
+        ...(call.httpStatus ? { httpStatus: call.httpStatus } : {}),
+        latencyMs: call.latencyMs,
+        retryCount: 0,
+      },
+      { type: "business", decisionId, completed: call.completed, ...(call.failureStage ? { failureStage: call.failureStage } : {}), withinSla: call.withinSla },
+    );
+    if (outcomes.length >= MAX_BATCH) void flush();
+  }
+
+  async function sendBatch(batch: unknown[]): Promise<void> {
+    try {
+      const res = await fetch(`${base}/api/v1/outcomes`, { method: "POST", headers, body: JSON.stringify({ outcomes: batch }) });
+      if (res.status >= 300) {
+        stats.outcomeErrors += batch.length;
+        logError(`outcomes-${res.status}`, `simulator: outcomes answered ${res.status} ${await res.text().catch(() => "")}`);
+        return;
+      }
+      const body = (await res.json()) as { rejected?: number };
+      stats.outcomeErrors += body.rejected ?? 0;
+      stats.outcomesSent += batch.length - (body.rejected ?? 0);
+    } catch (err) {
+      stats.outcomeErrors += batch.length;
+      logError("outcomes-network", `simulator: outcomes failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  function flush(): Promise<void> {
+    if (flushing) return flushing;
+    flushing = (async () => {
+      while (outcomes.length > 0) {
+        const batch = outcomes.slice(0, MAX_BATCH);
+        outcomes = outcomes.slice(batch.length);
+        await sendBatch(batch);
+      }
+    })().finally(() => {
+      flushing = null;
+    });
+    return flushing;
+  }
+
+  const pending = new Set<Promise<void>>();
+  function onBeat(): void {
+    const t = now();
+    // Credits accrue with wall time, so a late timer catches up instead of lowering the rate; capped at one second's worth.
+    credit = Math.min(opts.rate, credit + (opts.rate * (t - lastBeat)) / 1000);
+    lastBeat = t;
+    while (credit >= 1) {
+      credit -= 1;
+      if (inFlight >= maxInFlight) {
+        stats.skipped++;
+        continue;
+      }
+      inFlight++;
+      const p = decideOnce()
+        .catch((err: unknown) => {
+          stats.decideErrors++;
+          logError("decide-network", `simulator: decide failed: ${err instanceof Error ? err.message : String(err)}`);
+        })
+        .finally(() => {
+          inFlight--;
+          pending.delete(p);
+        });
+      pending.add(p);
+    }
+  }
+
+  return {
+    start(): void {
+      if (beat) return;
+      lastBeat = now();
+      beat = setInterval(onBeat, BEAT_MS);
+      flusher = setInterval(() => void flush(), FLUSH_MS);
+    },
+    /** Stops sending, waits for the calls in flight and reports their outcomes. */
+    async stop(): Promise<void> {
+      if (beat) clearInterval(beat);
+      if (flusher) clearInterval(flusher);
+      beat = flusher = null;
+      await Promise.allSettled([...pending]);
+      await flush();
+    },
+    /** Replaces the fault list (the chaos panel's table is the source of truth in the demo). */
+    setFaults(list: readonly TFault[]): void {
+      faults = [...list];
+    },
+    inject(fault: TFault): void {
+      faults = [...faults.filter((f) => f.id !== fault.id), fault];
+    },
+    endFault(id: string, at = now()): void {
+      faults = faults.map((f) => (f.id === id ? { ...f, endsAt: Math.min(f.endsAt, at) } : f));
+    },
+    faults: (): readonly TFault[] => faults,
+    stats: (): TSimulatorStats => ({ ...stats, selected: { ...stats.selected } }),
+  };
+}
+
+export type Simulator = ReturnType<typeof createSimulator>;
