@@ -39,7 +39,7 @@ export function scoreInto(
     const { spec, weight } = specs[i]!;
     const raw = rawMetric(spec.name, metrics, cost);
     const defaulted = raw === null || (spec.fromTelemetry && stale === "safe_default");
-    const index = defaulted ? spec.safeDefault : scoreIndex(spec.name, raw, norm);
+    const index = defaulted ? spec.safeDefault : scoreIndex(spec.name, raw, norm, metrics === undefined ? 0 : metrics.sampleCount);
     const value = weight * index;
     out[i] = { score: spec.name, raw, index, weight, value, defaulted };
     score += value;

@@ -5,7 +5,7 @@ import type { TCandidateWork } from "../decision/record";
 import type { TMetricSnapshot } from "../types";
 import { scoreInto, type TContribution } from "./contributions";
 import { checkGuardrails } from "./guardrails";
-import { INDEX_SPECS } from "./indices";
+import { FAILURE_RATE_AT_ZERO, INDEX_SPECS, failureLowerBound, scoreIndex } from "./indices";
 
 /** The paper's representative weights (section 4.8). */
 const weights = [
@@ -44,9 +44,11 @@ describe("Table 5 shape", () => {
     return { name, out, score };
   });
 
-  it("reproduces the per-factor indices", () => {
-    expect(scored[1]!.out.map((c) => Number(c.index.toFixed(6)))).toEqual([98, 92, 100, 100, 98]);
-    expect(scored[2]!.out.map((c) => Number(c.index.toFixed(6)))).toEqual([90, 80, 85, 100, 88]);
+  it("reproduces the per-factor indices; completion on the error-budget scale", () => {
+    // Completion is no longer 100 × rate (Table 5's 98 and 90): 2% failures on 500 samples have a
+    // Wilson lower bound of 1.2%, index 100 × (1 − 0.012/0.03) = 60.0; 10% failures are past 3%: 0.
+    expect(scored[1]!.out.map((c) => Number(c.index.toFixed(2)))).toEqual([60.02, 92, 100, 100, 98]);
+    expect(scored[2]!.out.map((c) => Number(c.index.toFixed(6)))).toEqual([0, 80, 85, 100, 88]);
   });
 
   it("ranks A > B > C with scores that are exactly the sum of contributions", () => {
@@ -54,7 +56,25 @@ describe("Table 5 shape", () => {
     expect(scored.map((s) => s.name)).toEqual(["provider_A", "provider_B", "provider_C"]);
     expect(scored[0]!.score).toBeGreaterThan(scored[1]!.score);
     expect(scored[1]!.score).toBeGreaterThan(scored[2]!.score);
-    expect(scored.map((s) => Number(s.score.toFixed(2)))).toEqual([99.25, 97, 87.55]);
+    expect(scored.map((s) => Number(s.score.toFixed(2)))).toEqual([99.25, 81.81, 51.55]);
+  });
+});
+
+describe("rate indices (error-budget scale, Wilson lower bound)", () => {
+  const norm = { minP95: 1, minP99: 1, minCost: 1 };
+  it("lower bound of the failure rate, hand-computed", () => {
+    // f = 0.005, n = 1500, z = 1.6449: (f + z²/2n − z·sqrt(f(1−f)/n + z²/4n²)) / (1 + z²/n) = 0.0027685
+    expect(failureLowerBound(0.005, 1500)).toBeCloseTo(0.0027685, 6);
+    expect(failureLowerBound(0, 15)).toBe(0);
+    expect(failureLowerBound(0.5, 0)).toBe(0);
+  });
+  it("completion: 100 × (1 − L/0.03), clamped; noise small, a 15% drop decisive", () => {
+    expect(scoreIndex("completion_rate_5m", 0.995, norm, 1500)).toBeCloseTo(100 * (1 - 0.002769 / FAILURE_RATE_AT_ZERO), 2);
+    const gap = scoreIndex("completion_rate_5m", 0.995, norm, 1500) - scoreIndex("completion_rate_5m", 0.993, norm, 1500);
+    expect(0.45 * gap).toBeLessThan(3.5);
+    expect(scoreIndex("completion_rate_5m", 0.85, norm, 1500)).toBe(0);
+    expect(scoreIndex("completion_rate_5m", 1, norm, 15)).toBe(100);
+    expect(scoreIndex("error_rate_5m", 0.005, norm, 1500)).toBe(scoreIndex("completion_rate_5m", 0.995, norm, 1500));
   });
 });
 
