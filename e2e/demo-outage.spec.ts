@@ -1,0 +1,178 @@
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { createPrisma } from "../lib/db/client";
+import { injectFault } from "../lib/demo/inject-fault";
+import { endFault } from "../lib/demo/end-fault";
+import { createSimulator, type Simulator } from "../lib/demo/simulator";
+import type { TOverview } from "../lib/console/types";
+import { ensureAccounts, originOf, signIn, type TE2eRole } from "./support/accounts";
+
+/**
+ * The demo's promise, end to end: simulated services send SEND_SMS traffic through the real API,
+ * provider_A goes down in EU, Switchyard moves EU traffic away while probing provider_A, and
+ * after the fault ends traffic returns after the cooldown, step by capped step.
+ *
+ * The e2e server is not in demo mode (no chaos API, no built-in simulator), so the spec drives
+ * lib/demo's simulator itself and records the fault through the same function the chaos panel
+ * uses, so the overview marks it. Listing 1's 300 s cooldown and 5-minute window would make
+ * this a ten-minute test: a version with short timings is activated through governance's API
+ * first (and Listing 1 restored afterwards by a rollback).
+ */
+const OPERATION = "SEND_SMS";
+const REGION = "EU";
+const CAP_PER_MINUTE = 1;
+const PROBE = 0.05;
+const COOLDOWN_S = 15;
+const HARD_EXCLUSIONS = new Set(["hard_exclusion", "circuit_open_shift_to_secondary"]);
+const EPS = 1e-6;
+
+const FAST_TIMINGS = `
+safety:
+  max_traffic_shift_per_minute: ${CAP_PER_MINUTE}
+  primary_probe_share: ${PROBE}
+  primary_recovery_cooldown_seconds: ${COOLDOWN_S}
+  require_reason_code: true
+circuit_breaker: {open_seconds: 3, max_open_seconds: 6, half_open_probes: 3, half_open_successes_to_close: 2}
+hysteresis_score_margin: 1
+`;
+
+async function as(page: Page, role: TE2eRole) {
+  await page.context().clearCookies();
+  await signIn(page.request, role);
+}
+
+async function overview(request: APIRequestContext): Promise<TOverview> {
+  const res = await request.get(`/api/console/overview?operation=${OPERATION}&region=${REGION}&range=15m`);
+  expect(res.status(), await res.text()).toBe(200);
+  return (await res.json()) as TOverview;
+}
+
+const shareOf = (o: TOverview) => o.series.points.at(-1)?.shares.provider_A ?? null;
+
+type TEvent = { at: number; type: string; provider: string | null; sharesTo: Record<string, number>; capped: boolean };
+
+/** The controller's shift events as stored (the Why page reads the same rows), oldest first. */
+async function events(since: number): Promise<TEvent[]> {
+  const rows = await prisma.shiftEvent.findMany({ where: { operationKey: OPERATION, region: REGION, at: { gte: new Date(since) } }, orderBy: { at: "asc" } });
+  return rows.map((r) => ({ at: r.at.getTime(), type: r.type, provider: r.providerKey, sharesTo: r.sharesTo as Record<string, number>, capped: r.capped }));
+}
+
+/** Total share that changed hands between two share maps. */
+function moved(from: Record<string, number>, to: Record<string, number>): number {
+  const keys = new Set([...Object.keys(from), ...Object.keys(to)]);
+  let sum = 0;
+  for (const k of keys) sum += Math.max(0, (from[k] ?? 0) - (to[k] ?? 0));
+  return sum;
+}
+
+let sim: Simulator | null = null;
+const prisma = createPrisma(process.env.E2E_DATABASE_URL ?? "postgres://unset");
+
+test.afterAll(async ({ browser }) => {
+  await sim?.stop();
+  // Put Listing 1 back for the specs that follow, through governance (rollback needs no review).
+  const page = await browser.newPage();
+  await as(page, "approver");
+  const v1 = await prisma.factorListVersion.findFirst({ where: { operationKey: OPERATION, version: 1 } });
+  if (v1) await page.request.post(`/api/control/factor-lists/${v1.id}/rollback`, { headers: { origin: originOf() }, data: { reason: "e2e: restore Listing 1 after the outage demo" } });
+  await page.close();
+  await prisma.$disconnect();
+});
+
+test("a complete outage of provider_A in EU moves traffic away, keeps probing, and fails back gradually after the cooldown", async ({ page, request }) => {
+  test.setTimeout(240_000);
+  await ensureAccounts(request);
+
+  // Short timings, through the lifecycle: author → submit → approver approves and activates.
+  await as(page, "policy_author");
+  const active = await page.request.get(`/api/control/factor-lists?operation=${OPERATION}&status=active`);
+  const activeId = ((await active.json()) as { versions: { id: string }[] }).versions[0]?.id;
+  const yaml = await (await page.request.get(`/api/control/factor-lists/${activeId}/yaml`)).text();
+  const fast = `${yaml
+    .replace(/^safety:\n(?: {2}.*\n)+/m, "")
+    .replace(/^refresh_interval_seconds: .*$/m, "refresh_interval_seconds: 2")
+    .replace(/^metric_window_minutes: .*$/m, "metric_window_minutes: 1")
+    .replace(/^min_sample_size: .*$/m, "min_sample_size: 20")
+    .trimEnd()}\n${FAST_TIMINGS}`;
+  const created = await page.request.post("/api/control/factor-lists", { headers: { origin: originOf() }, data: { yaml: fast, changeNote: "e2e: demo timings" } });
+  expect(created.status(), await created.text()).toBe(201);
+  const id = ((await created.json()) as { version: { id: string } }).version.id;
+  expect((await page.request.post(`/api/control/factor-lists/${id}/submit`, { headers: { origin: originOf() } })).status()).toBe(200);
+  await as(page, "approver");
+  const approved = await page.request.post(`/api/control/factor-lists/${id}/approve`, { headers: { origin: originOf() }, data: { comment: "e2e" } });
+  expect(approved.status(), await approved.text()).toBe(200);
+  const activated = await page.request.post(`/api/control/factor-lists/${id}/activate`, { headers: { origin: originOf() }, data: {} });
+  expect(activated.status(), await activated.text()).toBe(200);
+
+  // Steady traffic; provider_A leads EU before anything breaks.
+  sim = createSimulator({ baseUrl: originOf(), apiKey: process.env.SWITCHYARD_API_KEY, rate: 40, operations: [{ key: OPERATION, weight: 1 }] });
+  sim.start();
+  await as(page, "on_call");
+  await expect.poll(async () => shareOf(await overview(page.request)), { timeout: 30_000 }).toBeGreaterThan(0.5);
+  await expect.poll(() => sim!.stats().outcomesSent, { timeout: 30_000 }).toBeGreaterThan(400);
+
+  // The outage, recorded where the chaos panel records it so the overview marks it.
+  const fault = await injectFault(prisma, { userId: null, label: "e2e", ip: null }, { provider: "provider_A", region: REGION, kind: "outage", durationSeconds: 600 });
+  sim.inject(fault);
+  const injectedAt = fault.startsAt;
+
+  await expect.poll(async () => shareOf(await overview(page.request)), { timeout: 120_000, intervals: [1_000] }).toBeLessThan(0.2);
+  const movedAt = Date.now();
+  expect(movedAt - injectedAt).toBeLessThan(120_000);
+
+  // Probing continues during the outage: provider_A gets its probe floor back whenever its breaker half-opens.
+  await expect
+    .poll(async () => (await events(injectedAt)).some((e) => e.type === "probe_floor_restored" && (e.sharesTo.provider_A ?? 0) > 0), { timeout: 60_000, intervals: [1_000] })
+    .toBe(true);
+  const during = await overview(page.request);
+  expect(during.marks.some((m) => m.kind === "fault" && m.label.includes("outage provider_A EU"))).toBe(true);
+  await page.goto(`/?operation=${OPERATION}&region=${REGION}&range=15m`);
+  await expect(page.getByTestId("overview")).toContainText(`Traffic share · ${OPERATION} · ${REGION}`);
+  await page.screenshot({ path: "e2e/output/screenshots/demo-outage-during.png", fullPage: true });
+
+  // The fault ends (as "End now" on the chaos panel does).
+  const ended = await endFault(prisma, { userId: null, label: "e2e", ip: null }, fault.id);
+  sim.endFault(fault.id, ended.endsAt);
+  const endedAt = ended.endsAt;
+  const duringOutage = (await events(injectedAt)).filter((e) => e.at <= endedAt);
+  for (const e of duringOutage.filter((x) => x.at > movedAt)) {
+    expect(e.sharesTo.provider_A ?? 0, `${e.type} at ${e.at}`).toBeLessThanOrEqual(PROBE + EPS);
+  }
+
+  // Recovery: detected, a cooldown, then capped failback steps.
+  let recovery: TEvent[] = [];
+  await expect
+    .poll(
+      async () => {
+        recovery = (await events(endedAt)).filter((e) => e.provider === "provider_A");
+        return recovery.filter((e) => e.type === "failback_step" || e.type === "full_failback_completed").length;
+      },
+      { timeout: 150_000, intervals: [2_000] },
+    )
+    .toBeGreaterThanOrEqual(2);
+  const cooldown = recovery.find((e) => e.type === "cooldown_started");
+  expect(cooldown, JSON.stringify(recovery.map((e) => e.type))).toBeDefined();
+  const steps = recovery.filter((e) => e.type === "failback_step" || e.type === "full_failback_completed");
+  expect(steps[0]!.at - cooldown!.at).toBeGreaterThanOrEqual(COOLDOWN_S * 1000 - 50);
+  // Gradual: provider_A's share rises step by step, never all at once.
+  expect(steps[0]!.sharesTo.provider_A ?? 0).toBeLessThan(0.9);
+  expect(steps[1]!.sharesTo.provider_A ?? 0).toBeGreaterThan(steps[0]!.sharesTo.provider_A ?? 0);
+
+  // The shift cap, over the whole run: between two chart samples, at most cap × elapsed changes
+  // hands, except where a hard gate (the open breaker) excluded a provider at once, which the
+  // controller does not rate-limit by design (router-core/control/controller.ts, paper 4.11).
+  const all = await events(injectedAt);
+  const samples = await prisma.trafficShareSample.findMany({ where: { operationKey: OPERATION, region: REGION, at: { gte: new Date(injectedAt - 10_000) } }, orderBy: { at: "asc" } });
+  const points = samples.map((p) => ({ t: p.at.getTime(), shares: p.shares as Record<string, number> }));
+  const excluded = all.filter((e) => HARD_EXCLUSIONS.has(e.type)).map((e) => e.at);
+  for (let i = 1; i < points.length; i++) {
+    const [a, b] = [points[i - 1]!, points[i]!];
+    if (excluded.some((t) => t > a.t && t <= b.t)) continue;
+    const budget = (CAP_PER_MINUTE * (b.t - a.t)) / 60_000;
+    expect(moved(a.shares, b.shares), `${new Date(a.t).toISOString()} → ${new Date(b.t).toISOString()}`).toBeLessThanOrEqual(budget + 1e-3);
+  }
+  for (const e of all.filter((x) => x.type === "failback_step")) expect(e.capped || (e.sharesTo.provider_A ?? 0) > 0).toBe(true);
+
+  await page.goto(`/?operation=${OPERATION}&region=${REGION}&range=15m`);
+  await expect(page.getByTestId("overview")).toContainText(`Traffic share · ${OPERATION} · ${REGION}`);
+  await page.screenshot({ path: "e2e/output/screenshots/demo-outage-after.png", fullPage: true });
+});
