@@ -180,11 +180,12 @@ describe("decide", () => {
 
   it("treats stale metrics with safe defaults, a penalty, or exclusion", () => {
     const s = state({ metrics: { ...state().metrics, a: metrics({ updatedAt: NOW - 600_000 }) } });
-    const safe = run(s).candidates[0]!;
+    const safe = run(s, policy({ stale_policy: "safe_default" })).candidates[0]!;
     expect(safe.stale).toBe(true);
     expect(safe.contributions.find((c) => c.score === "completion_rate_5m")).toMatchObject({ index: 50, defaulted: true });
     expect(safe.contributions.find((c) => c.score === "confidence_from_sample")).toMatchObject({ index: 0 });
     const pen = run(s, policy({ stale_policy: "penalty" })).candidates[0]!;
+    expect(run(s).candidates[0]!.contributions).toEqual(pen.contributions);
     expect(pen.contributions.at(-1)).toMatchObject({ score: "stale_penalty", value: -10, raw: 600 });
     expect(pen.score).toBe(pen.contributions.reduce((a, c) => a + c.value, 0));
     const ex = run(s, policy({ stale_policy: "exclude" }));

@@ -177,7 +177,14 @@ export const ZFactorList = z
     min_sample_size: boundedNumber("min_sample_size", closed(1), null, true).default(100),
     /** Omitted: twice the refresh interval, at least 60 s (one missed refresh is not staleness). */
     max_metric_age_seconds: boundedNumber("max_metric_age_seconds", open(0), null).optional(),
-    stale_policy: namedEnum("stale_policy", STALE_POLICIES).default("safe_default"),
+    /**
+     * Omitted: penalty. Telemetry lag usually hits every provider of an operation at once (one
+     * pipeline); safe defaults then score them all 50 and routing freezes on the incumbent, while
+     * their stale-but-recent windows (the store drops anything older than the metric window) still
+     * rank them correctly. The penalty keeps that ranking and still puts a fresh provider ahead of
+     * a stale one with equal evidence.
+     */
+    stale_policy: namedEnum("stale_policy", STALE_POLICIES).default("penalty"),
     /** Points subtracted from a stale candidate's score under stale_policy: penalty. */
     stale_penalty_points: boundedNumber("stale_penalty_points", closed(0), closed(100)).default(10),
     strategy: namedEnum("strategy", STRATEGY_NAMES).default("weighted_score"),
