@@ -229,24 +229,52 @@ export async function flushBuckets(pool: pg.Pool | pg.PoolClient, buckets: reado
   );
 }
 
-type TBucketRow = {
+/** Counters arrive as strings from pg and as bigints from Prisma's raw queries. */
+type TCount = string | number | bigint;
+
+/** A metric_bucket row as selected by readBuckets (and by the console's read model). */
+export type TBucketRow = {
   provider_key: string;
   operation_key: string;
   region: string;
-  start: string;
+  start: TCount;
   width_ms: number;
-  calls: string;
-  call_failures: string;
-  latency_counts: string[];
-  completions: string;
-  failures_before_provider: string;
-  failures_provider_call: string;
-  failures_user_action: string;
-  failures_downstream_app: string;
-  failures_unknown: string;
-  incidents: string;
-  last_event_at: string;
+  calls: TCount;
+  call_failures: TCount;
+  latency_counts: TCount[];
+  completions: TCount;
+  failures_before_provider: TCount;
+  failures_provider_call: TCount;
+  failures_user_action: TCount;
+  failures_downstream_app: TCount;
+  failures_unknown: TCount;
+  incidents: TCount;
+  last_event_at: TCount;
 };
+
+export function bucketFromRow(r: TBucketRow): TMetricBucket {
+  const stages = {
+    before_provider: Number(r.failures_before_provider),
+    provider_call: Number(r.failures_provider_call),
+    user_action: Number(r.failures_user_action),
+    downstream_app: Number(r.failures_downstream_app),
+    unknown: Number(r.failures_unknown),
+  } satisfies Record<(typeof FAILURE_STAGES)[number], number>;
+  return {
+    provider: r.provider_key,
+    operation: r.operation_key,
+    region: r.region,
+    start: Number(r.start),
+    widthMs: r.width_ms,
+    calls: Number(r.calls),
+    callFailures: Number(r.call_failures),
+    latency: { counts: r.latency_counts.map(Number) },
+    completions: Number(r.completions),
+    failuresByStage: stages,
+    incidents: Number(r.incidents),
+    lastEventAt: Number(r.last_event_at),
+  };
+}
 
 /** The merged buckets starting after `since` (epoch ms), as router-core buckets. */
 export async function readBuckets(pool: pg.Pool | pg.PoolClient, since: number): Promise<TMetricBucket[]> {
@@ -257,30 +285,5 @@ export async function readBuckets(pool: pg.Pool | pg.PoolClient, since: number):
      from metric_bucket where bucket_start >= to_timestamp($1 / 1000.0)`,
     [since - WIDTH_MS],
   );
-  const out: TMetricBucket[] = [];
-  for (const r of rows) {
-    if (r.width_ms !== WIDTH_MS || r.latency_counts.length !== HISTOGRAM_BUCKETS) continue;
-    const stages = {
-      before_provider: Number(r.failures_before_provider),
-      provider_call: Number(r.failures_provider_call),
-      user_action: Number(r.failures_user_action),
-      downstream_app: Number(r.failures_downstream_app),
-      unknown: Number(r.failures_unknown),
-    } satisfies Record<(typeof FAILURE_STAGES)[number], number>;
-    out.push({
-      provider: r.provider_key,
-      operation: r.operation_key,
-      region: r.region,
-      start: Number(r.start),
-      widthMs: r.width_ms,
-      calls: Number(r.calls),
-      callFailures: Number(r.call_failures),
-      latency: { counts: r.latency_counts.map(Number) },
-      completions: Number(r.completions),
-      failuresByStage: stages,
-      incidents: Number(r.incidents),
-      lastEventAt: Number(r.last_event_at),
-    });
-  }
-  return out;
+  return rows.filter((r) => r.width_ms === WIDTH_MS && r.latency_counts.length === HISTOGRAM_BUCKETS).map(bucketFromRow);
 }
