@@ -3,11 +3,12 @@
  *
  *   npm run replay -- [--scenarios outage,latency,...] [--policies static,failover,breaker,factor_list]
  *                     [--seed 42] [--factor-list draft.yaml] [--no-sensitivity]
- *                     [--sensitivity-scenarios latency,regional] [--out replay-output]
+ *                     [--sensitivity-scenarios latency,regional] [--out replay-output] [--threads 2]
  *
- * Progress goes to stderr, tables to stdout; CSV, JSON and per-minute traces go under --out.
+ * Runs are spread over worker threads (--threads, default one per core). Progress goes to stderr, tables to stdout; CSV, JSON and per-minute traces go under --out.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseFactorList } from "../router-core/policy/codec";
@@ -23,8 +24,7 @@ import {
   latencyTradeoffNote,
   listing1,
   resultCsv,
-  runScenario,
-  scenarioTraffic,
+  REPLAY_TRAFFIC,
   sensitivityCsv,
   sensitivityRows,
   traceCsv,
@@ -32,6 +32,7 @@ import {
   type TRunResult,
   type TScenarioId,
 } from "../router-core/replay";
+import { runReplayJobs, type TReplayJob } from "./replay-jobs";
 
 const DEFAULT_SENSITIVITY_SCENARIOS: readonly TScenarioId[] = ["latency"];
 
@@ -61,7 +62,7 @@ function progress(done: number, total: number, label: string): void {
   if (done === total && process.stderr.isTTY) process.stderr.write("\n");
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       scenarios: { type: "string" },
@@ -71,6 +72,7 @@ function main(): void {
       "no-sensitivity": { type: "boolean", default: false },
       "sensitivity-scenarios": { type: "string" },
       out: { type: "string", default: "replay-output" },
+      threads: { type: "string" },
     },
     strict: true,
   });
@@ -85,38 +87,39 @@ function main(): void {
   const out = values.out;
 
   const started = performance.now();
-  const traffic = scenarioTraffic(seed);
   // The sensitivity baseline is the factor-list run itself; it is reused when already in the main grid.
-  const extraVariants = SENSITIVITY_VARIANTS.slice(1);
-  const total =
-    scenarios.length * policies.length +
-    sensitivityScenarios.filter((s) => !(scenarios.includes(s) && policies.includes("factor_list"))).length +
-    sensitivityScenarios.length * extraVariants.length;
-  let done = 0;
-  const step = (label: string) => progress(++done, total, label);
+  const jobs: TReplayJob[] = [];
+  for (const scenario of scenarios) for (const policy of policies) jobs.push({ scenario, policy, variant: null });
+  for (const scenario of sensitivityScenarios) {
+    SENSITIVITY_VARIANTS.forEach((_, i) => {
+      if (i > 0 || !(scenarios.includes(scenario) && policies.includes("factor_list"))) jobs.push({ scenario, policy: "factor_list", variant: i });
+    });
+  }
+  const wanted = values.threads === undefined ? availableParallelism() : Number(values.threads);
+  if (!Number.isInteger(wanted) || wanted < 1) throw new Error(`--threads must be a positive integer, got ${values.threads}`);
+  const threads = Math.min(jobs.length, wanted);
+  let finished = 0;
+  const results = await runReplayJobs(jobs, { seed, factorList }, threads, (job) =>
+    progress(++finished, jobs.length, job.variant === null ? `${job.scenario} × ${job.policy}` : `sensitivity ${SENSITIVITY_VARIANTS[job.variant]!.id} × ${job.scenario}`),
+  );
 
   const cells: TResultCell[] = [];
   const runs = new Map<string, TRunResult>();
-  for (const scenario of scenarios) {
-    for (const policy of policies) {
-      const result = runScenario({ scenario, policy, seed, traffic, factorList });
-      runs.set(`${scenario}/${policy}`, result);
-      cells.push({ scenario, scenarioLabel: SCENARIOS[scenario].label, policy, metrics: result.metrics });
-      step(`${scenario} × ${policy}`);
-    }
-  }
-
   const sensitivityRuns: TRunResult[][] = SENSITIVITY_VARIANTS.map(() => []);
+  jobs.forEach((job, i) => {
+    const result = results[i]!;
+    if (job.variant === null) {
+      runs.set(`${job.scenario}/${job.policy}`, result);
+      cells.push({ scenario: job.scenario, scenarioLabel: SCENARIOS[job.scenario].label, policy: job.policy, metrics: result.metrics });
+    }
+  });
   for (const scenario of sensitivityScenarios) {
-    SENSITIVITY_VARIANTS.forEach((v, i) => {
-      let result = i === 0 ? runs.get(`${scenario}/factor_list`) : undefined;
-      if (result === undefined) {
-        result = runScenario({ scenario, policy: "factor_list", seed, traffic, factorList: v.factorList(factorList), wiring: v.wiring });
-        step(`sensitivity ${v.id} × ${scenario}`);
-      }
-      sensitivityRuns[i]!.push(result);
+    SENSITIVITY_VARIANTS.forEach((_, v) => {
+      const i = jobs.findIndex((j) => j.scenario === scenario && j.variant === v);
+      sensitivityRuns[v]!.push(i >= 0 ? results[i]! : runs.get(`${scenario}/factor_list`)!);
     });
   }
+  const done = jobs.length;
   const sensitivity = sensitivityScenarios.length > 0 ? sensitivityRows(SENSITIVITY_VARIANTS, sensitivityRuns) : null;
   const elapsedMs = performance.now() - started;
 
@@ -140,7 +143,7 @@ function main(): void {
   );
 
   const print = (s: string) => process.stdout.write(`${s}\n`);
-  print(`Table 14 (synthetic replay, seed ${seed}, ${traffic.at.length} requests per scenario and policy): success rate / degraded minutes`);
+  print(`Table 14 (synthetic replay, seed ${seed}, ${REPLAY_TRAFFIC.minutes * REPLAY_TRAFFIC.requestsPerMinute} requests per scenario and policy): success rate / degraded minutes`);
   print(formatTable14(cells, policies));
   print("");
   print(formatDetails(cells));
@@ -155,12 +158,10 @@ function main(): void {
     print(note);
   }
   print("");
-  print(`${done} runs in ${(elapsedMs / 1000).toFixed(2)} s; files in ${out}/`);
+  print(`${done} runs in ${(elapsedMs / 1000).toFixed(2)} s wall on ${threads} thread(s); files in ${out}/`);
 }
 
-try {
-  main();
-} catch (e) {
+main().catch((e: unknown) => {
   process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
   process.exit(1);
-}
+});

@@ -185,14 +185,18 @@ export function createCircuitBreaker(options: Partial<TBreakerConfig> = {}): TCi
 
   function record(s: TCircuitBreakerState, now: number, failed: boolean): TBreakerBucket[] {
     const start = Math.floor(now / bucketMs) * bucketMs;
-    const kept = s.buckets.filter((b) => b.start > start - windowMs);
+    // Slices are oldest first: when the oldest is still inside the window, all are (the common
+    // case, once per call on the hot path), and the copy below is the only allocation needed.
+    const oldest = s.buckets[0];
+    const kept = oldest === undefined || oldest.start > start - windowMs ? s.buckets.slice() : s.buckets.filter((b) => b.start > start - windowMs);
     const last = kept[kept.length - 1];
     if (last && last.start >= start) {
       // Same slice, or a clock that stepped back: count it in the newest slice.
-      const updated = { ...last, successes: last.successes + (failed ? 0 : 1), failures: last.failures + (failed ? 1 : 0) };
-      return [...kept.slice(0, -1), updated];
+      kept[kept.length - 1] = { start: last.start, successes: last.successes + (failed ? 0 : 1), failures: last.failures + (failed ? 1 : 0) };
+      return kept;
     }
-    return [...kept, { start, successes: failed ? 0 : 1, failures: failed ? 1 : 0 }];
+    kept.push({ start, successes: failed ? 0 : 1, failures: failed ? 1 : 0 });
+    return kept;
   }
 
   function stepClosed(s: TCircuitBreakerState, event: TBreakerEvent, now: number): TCircuitBreakerState {
