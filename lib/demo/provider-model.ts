@@ -3,7 +3,8 @@ import type { TFaultEffect } from "./fault-model";
 /**
  * How a simulated provider behaves when nothing is wrong. The differences are small on purpose:
  * A is the best SMS provider (so Listing 1 keeps it in the lead), C is cheaper and a little
- * worse, and only a fault makes one of them clearly worse than the others.
+ * clearly worse (its lower price must not make it the heir when A fails: then B leads, and the
+ * only displaced provider waiting to fail back is A), and only a fault makes A or B worse.
  */
 export type TProviderProfile = {
   /** Share of calls that answer 2xx. */
@@ -17,7 +18,7 @@ export type TProviderProfile = {
 export const PROVIDER_PROFILES: Readonly<Record<string, TProviderProfile>> = {
   provider_A: { callSuccess: 0.997, p50Ms: 170, completion: 0.975 },
   provider_B: { callSuccess: 0.994, p50Ms: 240, completion: 0.96 },
-  provider_C: { callSuccess: 0.99, p50Ms: 310, completion: 0.94 },
+  provider_C: { callSuccess: 0.985, p50Ms: 420, completion: 0.91 },
   provider_D: { callSuccess: 0.996, p50Ms: 420, completion: 0.98 },
   provider_E: { callSuccess: 0.993, p50Ms: 560, completion: 0.965 },
 };
