@@ -201,6 +201,7 @@ export {
   sensitivityRows,
   shiftAwayMinutes,
   simulateCall,
+  staleTelemetryNote,
   successRate,
   traceCsv,
   trafficFromCounts,

@@ -21,12 +21,15 @@ import {
   formatDetails,
   formatTable14,
   formatTable15,
+  DEFAULT_ROUTER_WIRING,
+  REPLAY_PROVIDERS,
   latencyTradeoffNote,
   listing1,
   resultCsv,
   REPLAY_TRAFFIC,
   sensitivityCsv,
   sensitivityRows,
+  staleTelemetryNote,
   traceCsv,
   type TResultCell,
   type TRunResult,
@@ -152,8 +155,20 @@ async function main(): Promise<void> {
     print(`Table 15 (factor list on ${sensitivityScenarios.join(", ")}; indices relative to scen_01_baseline = 100)`);
     print(formatTable15(sensitivity));
   }
-  const note = latencyTradeoffNote(cells, sensitivity);
-  if (note) {
+  const stale = SCENARIOS.stale;
+  const notes = [
+    latencyTradeoffNote(cells, sensitivity),
+    staleTelemetryNote(cells, {
+      degradedFrom: stale.degradedFrom,
+      delaySeconds: stale.telemetryDelaySeconds,
+      bucketSeconds: DEFAULT_ROUTER_WIRING.bucketSeconds,
+      maxShiftPerMinute: factorList.safety.max_traffic_shift_per_minute,
+      probeShare: factorList.safety.primary_probe_share,
+      providers: REPLAY_PROVIDERS.length,
+    }),
+  ];
+  for (const note of notes) {
+    if (note === null) continue;
     print("");
     print(note);
   }

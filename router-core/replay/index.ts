@@ -51,6 +51,7 @@ export {
   meetsTarget,
   resultCsv,
   sensitivityCsv,
+  staleTelemetryNote,
   traceCsv,
 } from "./report";
 export type { TResultCell } from "./report";

@@ -1,5 +1,6 @@
 import type { TRunMetrics, TTraceMinute } from "./engine";
 import type { TScenarioId } from "./scenarios";
+import { DEGRADED_SHARE_THRESHOLD } from "./metrics";
 import type { TSensitivityRow } from "./sensitivity";
 import { PAPER_TABLE_14, POLICY_LABELS, type TPolicyId } from "./suite";
 
@@ -92,11 +93,42 @@ export function latencyTradeoffNote(cells: readonly TResultCell[], sensitivity: 
   const lat = sensitivity?.find((r) => r.id === "scen_03_lat_heavy");
   const base = sensitivity?.find((r) => r.id === "scen_01_baseline");
   if (lat && base) {
+    const faster = lat.shiftAwayMinutes !== null && base.shiftAwayMinutes !== null && lat.shiftAwayMinutes < base.shiftAwayMinutes;
     lines.push(
-      `Latency-heavy weights (0.35 on p95): completion idx ${num(lat.completionIdx)}, p95 idx ${num(lat.p95Idx)}, ${lat.switches} switches and ${lat.oscillations} oscillations vs ${base.switches}/${base.oscillations} at baseline: weight on latency buys speed of movement with stability and, where secondaries differ, success.`,
+      `Latency-heavy weights (0.35 on p95): shift-away ${num(lat.shiftAwayMinutes, 1)} vs ${num(base.shiftAwayMinutes, 1)} min, failed idx ${num(lat.failedIdx)}, p95 idx ${num(lat.p95Idx)}, ${lat.switches} switches and ${lat.oscillations} oscillations vs ${base.switches}/${base.oscillations} at baseline: ` +
+        (faster
+          ? "weight on latency buys speed of movement with stability and, where secondaries differ, success."
+          : "A's 1% timeouts already cost it completion score, so the baseline weights leave it as fast; more latency weight buys no speed here and pays in stability (switches, oscillations) and failures."),
     );
   }
   return lines.join("\n");
+}
+
+/**
+ * Why the stale-telemetry scenario cannot reach the paper's 2 degraded minutes, from this run's
+ * parameters: the router sees the first degraded outcome only when the bucket holding it is
+ * complete and older than the delay, and from then on the shift cap bounds how fast A's share can
+ * fall below the 5% that makes a minute degraded. Null when the target is met or the cell is missing.
+ */
+export function staleTelemetryNote(
+  cells: readonly TResultCell[],
+  opts: { degradedFrom: number; delaySeconds: number; bucketSeconds: number; maxShiftPerMinute: number; probeShare: number; providers: number },
+): string | null {
+  const fl = cells.find((c) => c.scenario === "stale" && c.policy === "factor_list")?.metrics;
+  if (!fl || meetsTarget("stale", fl)) return null;
+  const target = PAPER_TABLE_14.stale.factor_list;
+  const leaderShare = 1 - opts.probeShare * (opts.providers - 1);
+  const toFiveMinutes = (leaderShare - DEGRADED_SHARE_THRESHOLD) / opts.maxShiftPerMinute;
+  const visibleAt = opts.degradedFrom + (opts.bucketSeconds + opts.delaySeconds) / 60;
+  const floor = Math.ceil(visibleAt + toFiveMinutes) - opts.degradedFrom;
+  const perEvent = Math.ceil(opts.degradedFrom + opts.delaySeconds / 60 + toFiveMinutes) - opts.degradedFrom;
+  const minute = (m: number) => `${Math.floor(m)}:${String(Math.round((m % 1) * 60)).padStart(2, "0")}`;
+  return [
+    `Stale telemetry: success ${pct(fl.successRate)} (paper ${pct(target.success)}); ${fl.degradedMinutes} degraded min vs the paper's ${target.degradedMinutes} cannot be reached.`,
+    `A degrades at ${minute(opts.degradedFrom)}; the bucket holding its first degraded outcomes is complete at ${minute(opts.degradedFrom + opts.bucketSeconds / 60)} and reaches the router ${opts.delaySeconds} s later, at ${minute(visibleAt)}.`,
+    `From there the ${pct(opts.maxShiftPerMinute)}/min cap needs ${toFiveMinutes.toFixed(2)} min to take A from ${pct(leaderShare)} to ${pct(DEGRADED_SHARE_THRESHOLD)}, so at least ${floor} minutes are degraded`,
+    `(${perEvent} even if every event arrived exactly ${opts.delaySeconds} s late). Before ${minute(visibleAt)} no signal exists: transport answers 200, so no breaker opens.`,
+  ].join("\n");
 }
 
 export const CSV_HEADER = [
