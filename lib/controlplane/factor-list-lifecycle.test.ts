@@ -250,7 +250,11 @@ describe("concurrent activation", () => {
     for (let round = 0; round < 5; round++) {
       const a = await approvedDraft(GATES_YAML().replace("min_sample_size: 200", `min_sample_size: ${400 + round}`), { compliance: true });
       const b = await approvedDraft(GATES_YAML().replace("min_sample_size: 200", `min_sample_size: ${500 + round}`), { compliance: true });
-      const results = await Promise.allSettled([activateFactorList(prisma, approver.actor, a.id), activateFactorList(prisma, approver2.actor, b.id)]);
+      // Both approvers act on what their screens showed: the same lock version. Without it two
+      // activations that happen not to overlap are simply one after the other, both valid.
+      const { policy } = await getFactorListVersion(prisma, a.id);
+      const seen = { expectedLockVersion: policy.lockVersion };
+      const results = await Promise.allSettled([activateFactorList(prisma, approver.actor, a.id, seen), activateFactorList(prisma, approver2.actor, b.id, seen)]);
       const won = results.filter((r) => r.status === "fulfilled");
       const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
       expect(won).toHaveLength(1);
