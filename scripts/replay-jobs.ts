@@ -46,9 +46,11 @@ export function runReplayJob(job: TReplayJob, { seed, factorList }: TReplayWorke
 }
 
 /**
- * Runs every job, in `threads` worker threads pulling from one queue (factor-list runs take
- * several times longer than baselines, so a static split would leave a core idle); with one
- * thread, in this thread. Results come back in job order; `onDone` reports progress.
+ * Runs every job on `threads` threads pulling from one queue (factor-list runs take several times
+ * longer than baselines, so a static split would leave a core idle): this thread plus
+ * `threads − 1` workers. This thread takes jobs while the workers boot (about a second each, to
+ * load tsx and router-core), so a second core is a gain even for a run this short. Results come
+ * back in job order; `onDone` reports progress.
  */
 export async function runReplayJobs(
   jobs: readonly TReplayJob[],
@@ -57,35 +59,53 @@ export async function runReplayJobs(
   onDone: (job: TReplayJob) => void,
 ): Promise<TRunResult[]> {
   const results: TRunResult[] = new Array<TRunResult>(jobs.length);
-  if (threads <= 1) {
-    jobs.forEach((job, i) => {
-      results[i] = runReplayJob(job, data);
-      onDone(job);
-    });
-    return results;
-  }
   // Longest first: factor-list runs, then the rest, so no thread ends with a long job alone.
   const order = jobs.map((_, i) => i).sort((a, b) => Number(jobs[b]!.policy === "factor_list") - Number(jobs[a]!.policy === "factor_list"));
   let next = 0;
   const worker = () =>
     new Promise<void>((resolve, reject) => {
       const w = new Worker(WORKER_BOOT, { eval: true, workerData: data });
+      let pending = 0;
       const send = () => {
         if (next >= order.length) {
-          void w.terminate().then(() => resolve());
+          if (pending === 0) void w.terminate().then(() => resolve());
           return;
         }
         const index = order[next++]!;
+        pending++;
         w.postMessage({ index, job: jobs[index]! } satisfies TReplayJobMessage);
       };
       w.on("message", (m: TReplayResultMessage) => {
+        pending--;
         results[m.index] = m.result;
         onDone(jobs[m.index]!);
         send();
       });
       w.on("error", reject);
-      w.on("online", send);
+      // Two jobs in flight: the reply to one may wait behind a job this thread is running, and
+      // the worker should not sit idle meanwhile.
+      w.on("online", () => {
+        send();
+        send();
+      });
     });
-  await Promise.all(Array.from({ length: Math.min(threads, jobs.length) }, worker));
+  // One job per macrotask, so worker messages are handled between this thread's jobs.
+  const local = () =>
+    new Promise<void>((resolve, reject) => {
+      const step = () => {
+        if (next >= order.length) return resolve();
+        const index = order[next++]!;
+        try {
+          results[index] = runReplayJob(jobs[index]!, data);
+        } catch (e) {
+          return reject(e instanceof Error ? e : new Error(String(e)));
+        }
+        onDone(jobs[index]!);
+        setImmediate(step);
+      };
+      setImmediate(step);
+    });
+  const workers = Math.max(0, Math.min(threads, jobs.length) - 1);
+  await Promise.all([local(), ...Array.from({ length: workers }, worker)]);
   return results;
 }
