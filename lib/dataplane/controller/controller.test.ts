@@ -26,7 +26,9 @@ function elector(retryMs = 100): LeaderElector {
 
 async function lockHolderPid(): Promise<number | null> {
   const { rows } = await env.pool.query<{ pid: number }>(
+    // pg_locks spans the cluster: other test files' databases hold the same key.
     `select pid from pg_locks where locktype = 'advisory' and granted
+       and database = (select oid from pg_database where datname = current_database())
        and ((classid::bigint << 32) | objid::bigint) = $1::bigint`,
     [CONTROLLER_LOCK_KEY.toString()],
   );
