@@ -1,23 +1,12 @@
 "use client";
 
-import { useEffect, useRef, type ReactNode } from "react";
+import { useRef, type ReactNode } from "react";
+import { useModalFocus } from "./use-modal-focus";
 
 /** A right-hand panel over the page; Escape or the close button dismisses it and focus returns to where it was. */
 export function Drawer({ title, open, onClose, children }: { title: string; open: boolean; onClose: () => void; children: ReactNode }) {
   const panel = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const previous = document.activeElement as HTMLElement | null;
-    panel.current?.focus();
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") onClose();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => {
-      window.removeEventListener("keydown", onKey);
-      previous?.focus();
-    };
-  }, [open, onClose]);
+  useModalFocus(open, onClose, panel);
   if (!open) return null;
   return (
     <div className="fixed inset-0 z-40" role="presentation" onClick={onClose} style={{ background: "rgb(0 0 0 / 0.25)" }}>

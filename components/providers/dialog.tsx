@@ -1,6 +1,7 @@
 "use client";
 
-import { useEffect, useRef, type FormEvent, type ReactNode } from "react";
+import { useRef, type FormEvent, type ReactNode } from "react";
+import { useModalFocus } from "../use-modal-focus";
 
 /**
  * A modal confirm form. Escape cancels; Enter submits through the form, and `canSubmit` gates
@@ -28,20 +29,7 @@ export function ConfirmDialog({
   children: ReactNode;
 }) {
   const panel = useRef<HTMLFormElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const previous = document.activeElement as HTMLElement | null;
-    const first = panel.current?.querySelector<HTMLElement>("textarea, input, select");
-    (first ?? panel.current)?.focus();
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") onClose();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => {
-      window.removeEventListener("keydown", onKey);
-      previous?.focus();
-    };
-  }, [open, onClose]);
+  useModalFocus(open, onClose, panel, true);
   if (!open) return null;
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -14,7 +14,7 @@ import { rollbackFactorList } from "./rollback-factor-list";
 import { shadowFactorList } from "./shadow-factor-list";
 import { submitFactorList } from "./submit-factor-list";
 import { updateFactorListDraft } from "./update-factor-list-draft";
-import { BASE_YAML, GATES_YAML, WEIGHTS_YAML, makeUser, seedCatalog } from "./test-fixtures";
+import { BASE_YAML, GATES_YAML, WEIGHTS_YAML, makeUser, seedCatalog, refusal } from "./test-fixtures";
 
 let db: TTestDatabase;
 let prisma: PrismaClient;
@@ -37,15 +37,6 @@ afterAll(async () => {
   await prisma.$disconnect();
   await db.drop();
 });
-
-async function refusal(p: Promise<unknown>): Promise<ControlPlaneError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ControlPlaneError);
-  return err as ControlPlaneError;
-}
 
 async function activeVersionOf(operationKey = "SEND_SMS") {
   const policy = await prisma.operationPolicy.findUniqueOrThrow({ where: { operationKey } });

@@ -5,9 +5,8 @@ import { verifyAuditChain } from "../audit/verify-audit-chain";
 import { createOverride } from "./create-override";
 import { endExpiredOverrides } from "./end-expired-overrides";
 import { endOverride } from "./end-override";
-import { ControlPlaneError } from "./errors";
 import { listOverrides } from "./list-overrides";
-import { makeUser, seedCatalog } from "./test-fixtures";
+import { makeUser, seedCatalog, refusal } from "./test-fixtures";
 
 let db: TTestDatabase;
 let prisma: PrismaClient;
@@ -25,15 +24,6 @@ afterAll(async () => {
   await prisma.$disconnect();
   await db.drop();
 });
-
-async function refusal(p: Promise<unknown>): Promise<ControlPlaneError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ControlPlaneError);
-  return err as ControlPlaneError;
-}
 
 const inMinutes = (m: number, from = new Date()) => new Date(from.getTime() + m * 60_000).toISOString();
 

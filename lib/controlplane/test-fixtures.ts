@@ -1,4 +1,6 @@
+import { expect } from "vitest";
 import type { PrismaClient } from "../db/generated/client";
+import { ControlPlaneError } from "./errors";
 import type { TActor } from "../audit/actor";
 import type { TRole } from "../auth/permissions";
 import { createSession } from "../auth/session";
@@ -31,3 +33,13 @@ export const WEIGHTS_YAML = () =>
 
 /** Listing 1 without the metric-freshness gate: a gate change, which needs compliance too. */
 export const GATES_YAML = () => demoSmsPolicyYaml().replace("  - metric_fresh_or_safe_default\n", "");
+
+/** Awaits a call that must be refused and returns its ControlPlaneError. */
+export async function refusal(p: Promise<unknown>): Promise<ControlPlaneError> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ControlPlaneError);
+  return err as ControlPlaneError;
+}
