@@ -30,7 +30,7 @@ async function serve(databaseUrl: string, spoolDir: string, durability: "sync" |
   process.stdin.resume();
   process.stdin.on("end", () => {
     const s = server.dataPlane.decisionLog.stats();
-    process.stderr.write(`server: ${s.transactions} transactions, ${(s.rowsCommitted / Math.max(1, s.transactions)).toFixed(1)} decisions per commit on average\n`);
+    process.stderr.write(`server: ${s.transactions} transactions, ${(s.rowsCommitted / Math.max(1, s.transactions)).toFixed(1)} decisions per commit, ${(s.transactionMs / Math.max(1, s.transactions)).toFixed(1)} ms per transaction on average\n`);
     void server.close().then(() => process.exit(0));
   });
 }

@@ -46,30 +46,13 @@ const INPUT = `json_to_recordset($1::json) as t(id uuid, created_at timestamptz,
 
 /**
  * Inserts the rows whose (operation, request_id) has no decision within the idempotency window
- * and returns the existing decisions for the others, in one statement for the whole batch. The
- * lookup is one index probe per row (LATERAL ... LIMIT 1), never a scan of the window, and the
- * constant bounds prune it to the partitions the window can touch (usually one).
+ * and returns the existing decisions for the others: one statement, one round trip, one
+ * transaction for the whole batch (the `decision_log_insert` function, see its migration). Rows
+ * for the same key arriving at two instances at once are serialised by a transaction-scoped
+ * advisory lock per key. The lookup is one index probe per row (LATERAL ... LIMIT 1), never a scan
+ * of the window, and the time bounds prune it to the partitions the window can touch.
  */
-const INSERT_DEDUPED = `with input as (select * from ${INPUT}),
-existing as (
-  select i.id as input_id, e.id, e.body
-    from input i
-    cross join lateral (
-      select d.id, d.record::text as body from decision d
-       where d.operation = i.operation and d.request_id = i.request_id
-         and d.created_at > i.created_at - interval '${IDEMPOTENCY_WINDOW_MS} milliseconds'
-         and d.created_at between $2::timestamptz and $3::timestamptz
-       order by d.created_at limit 1) e
-),
-ins as (
-  insert into decision (${COLUMNS})
-  select t.id, t.created_at, t.operation, t.region, t.request_id, t.policy_version, t.shadow_version, t.selected_provider, t.reason_code,
-         t.shadow_pick, t.shadow_agrees, t.score_margin, t.stale, t.metric_age_ms, t.fallback_action, t.degraded, t.record,
-         t.durability, t.instance_id
-    from input t where not exists (select 1 from existing e where e.input_id = t.id)
-  on conflict do nothing
-)
-select input_id, id, body from existing`;
+const INSERT_DEDUPED = "select input_id, id, body from decision_log_insert($1::json, $2, $3::timestamptz, $4::timestamptz)";
 
 /** Replay of spooled rows: the primary key makes a second replay of the same segment a no-op. */
 const INSERT_REPLAY = `insert into decision (${COLUMNS})
@@ -78,14 +61,6 @@ const INSERT_REPLAY = `insert into decision (${COLUMNS})
          t.durability, t.instance_id
     from ${INPUT}
   on conflict do nothing`;
-
-/**
- * Rows for the same (operation, request_id) arriving at two instances at once are serialised by
- * a transaction-scoped advisory lock per key, taken in a statement before the insert so the
- * insert's snapshot sees whatever the other transaction committed.
- */
-const LOCK_KEYS = `select pg_advisory_xact_lock(k) from (
-  select distinct hashtextextended(o || chr(31) || r, 0) as k from unnest($1::text[], $2::text[]) as t(o, r) order by 1) s`;
 
 const str = (v: string | null) => (v === null ? "null" : JSON.stringify(v));
 const num = (v: number | null) => (v === null || !Number.isFinite(v) ? "null" : String(v));
@@ -118,20 +93,12 @@ export async function insertDecisions(client: pg.PoolClient, rows: readonly TDec
     if (r.createdAt < oldest) oldest = r.createdAt;
     if (r.createdAt > newest) newest = r.createdAt;
   }
-  await client.query("begin");
-  try {
-    await client.query(LOCK_KEYS, [rows.map((r) => r.operation), rows.map((r) => r.requestId)]);
-    // An earlier decision for the same request is not newer than this batch, give or take instance clock skew.
-    const params = [batchJson(rows), new Date(oldest - IDEMPOTENCY_WINDOW_MS).toISOString(), new Date(newest + CLOCK_SKEW_MS).toISOString()];
-    const res = await client.query<{ input_id: string; id: string; body: string }>({ name: "decision_insert_dedup", text: INSERT_DEDUPED, values: params });
-    await client.query("commit");
-    const existing = new Map<string, TExistingDecision>();
-    for (const r of res.rows) existing.set(r.input_id, { id: r.id, body: r.body });
-    return existing;
-  } catch (err) {
-    await client.query("rollback").catch(() => {});
-    throw err;
-  }
+  // An earlier decision for the same request is not newer than this batch, give or take instance clock skew.
+  const params = [batchJson(rows), IDEMPOTENCY_WINDOW_MS, new Date(oldest - IDEMPOTENCY_WINDOW_MS).toISOString(), new Date(newest + CLOCK_SKEW_MS).toISOString()];
+  const res = await client.query<{ input_id: string; id: string; body: string }>({ name: "decision_insert_dedup", text: INSERT_DEDUPED, values: params });
+  const existing = new Map<string, TExistingDecision>();
+  for (const r of res.rows) existing.set(r.input_id, { id: r.id, body: r.body });
+  return existing;
 }
 
 export async function replayDecisions(client: pg.PoolClient, rows: readonly TDecisionRow[]): Promise<void> {

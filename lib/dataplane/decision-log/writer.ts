@@ -49,6 +49,8 @@ export type TDecisionLogStats = {
   inFlight: number;
   dbUp: boolean;
   transactions: number;
+  /** Wall time of those transactions, summed (from taking a connection to the commit's answer). */
+  transactionMs: number;
   rowsCommitted: number;
   rowsSpooled: number;
   rowsReplayed: number;
@@ -95,7 +97,7 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   let retryTimer: NodeJS.Timeout | null = null;
   let replaying: Promise<void> | null = null;
   const idle = new Set<() => void>();
-  const stats = { transactions: 0, rowsCommitted: 0, rowsSpooled: 0, rowsReplayed: 0 };
+  const stats = { transactions: 0, transactionMs: 0, rowsCommitted: 0, rowsSpooled: 0, rowsReplayed: 0 };
 
   function setDbUp(up: boolean): void {
     if (dbUp === up) return;
@@ -171,7 +173,9 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   async function flush(batch: TPending[]): Promise<void> {
     if (dbUp) {
       try {
+        const started = performance.now();
         const existing = await writeToDb(batch);
+        stats.transactionMs += performance.now() - started;
         stats.transactions++;
         stats.rowsCommitted += batch.length - existing.size;
         for (const p of batch) {
