@@ -11,6 +11,7 @@ export const NAV_ITEMS = [
   { href: "/providers", label: "Providers", key: "p" },
   { href: "/factor-lists", label: "Factor lists", key: "f" },
   { href: "/shadow", label: "Shadow", key: "s" },
+  { href: "/evaluation", label: "Evaluation", key: "e" },
   { href: "/audit", label: "Audit", key: "a" },
   { href: "/governance/access", label: "Users & keys", key: "u" },
   // Demo mode's fault injection: listed only for admins in demo mode (the page and its API check both again).

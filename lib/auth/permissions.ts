@@ -28,6 +28,7 @@ export const PERMISSIONS = [
   "audit.read",
   "audit.export",
   "demo.chaos",
+  "evaluation.run",
 ] as const;
 
 export type TPermission = (typeof PERMISSIONS)[number];
@@ -54,10 +55,12 @@ const READ: readonly TPermission[] = [
 export const ROLE_PERMISSIONS: Readonly<Record<TRole, readonly TPermission[]>> = {
   viewer: READ,
   on_call: [...READ, "override.create", "override.end", "factor_list.rollback"],
-  policy_author: [...READ, "factor_list.create", "factor_list.edit", "factor_list.submit"],
-  compliance: [...READ, "factor_list.approve_compliance", "factor_list.reject"],
+  // evaluation.run: a replay keeps a core busy for seconds, so only those who write or review policy start one.
+  policy_author: [...READ, "factor_list.create", "factor_list.edit", "factor_list.submit", "evaluation.run"],
+  compliance: [...READ, "factor_list.approve_compliance", "factor_list.reject", "evaluation.run"],
   approver: [
     ...READ,
+    "evaluation.run",
     "factor_list.approve",
     "factor_list.reject",
     "factor_list.activate",

@@ -1,0 +1,14 @@
+import { z } from "zod";
+import { readJson, withPermission } from "@/lib/auth/with-permission";
+import { consoleRoute } from "@/lib/console/console-route";
+import { getEvaluation } from "@/lib/console/get-evaluation";
+import { requestEvaluation } from "@/lib/console/request-evaluation";
+
+const ZQuery = z.object({ version: z.string().min(1) });
+
+export const GET = consoleRoute(ZQuery, (q) => getEvaluation(q.version));
+
+export const POST = withPermission("evaluation.run", async ({ req, principal }) => {
+  const { view, started } = await requestEvaluation(await readJson(req), principal.email);
+  return Response.json(view, { status: started ? 202 : 200 });
+});

@@ -1,0 +1,102 @@
+"use client";
+
+import { Area, AreaChart, CartesianGrid, Legend, Line, LineChart, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { TTraceMinute } from "@/router-core/replay";
+import { ms, pct, providerColor } from "../format";
+
+const HEIGHT = 190;
+const axis = { stroke: "var(--muted)", fontSize: 11 } as const;
+const tooltip = { isAnimationActive: false, contentStyle: { background: "var(--panel)", border: "1px solid var(--border)", fontSize: 12 } } as const;
+
+type TRow = Record<string, number | null> & { minute: number };
+
+/** Per-minute rows: traffic share, success rate and p95 per provider (null where a provider took no traffic). */
+function rowsOf(trace: readonly TTraceMinute[], providers: readonly string[]) {
+  const share: TRow[] = [];
+  const success: TRow[] = [];
+  const latency: TRow[] = [];
+  for (const m of trace) {
+    const s: TRow = { minute: m.minute };
+    const ok: TRow = { minute: m.minute, all: m.requests > 0 ? m.successes / m.requests : null };
+    const p95: TRow = { minute: m.minute };
+    for (const p of m.providers) {
+      s[p.provider] = m.requests > 0 ? p.requests / m.requests : 0;
+      ok[p.provider] = p.requests > 0 ? p.successes / p.requests : null;
+      p95[p.provider] = p.requests > 0 ? p.p95Ms : null;
+    }
+    for (const p of providers) s[p] ??= 0;
+    share.push(s);
+    success.push(ok);
+    latency.push(p95);
+  }
+  return { share, success, latency };
+}
+
+function Panel({ title, children }: { title: string; children: React.ReactNode }) {
+  return (
+    <figure className="flex flex-col" style={{ minWidth: 0 }}>
+      <figcaption className="muted px-2 text-xs">{title}</figcaption>
+      <div style={{ height: HEIGHT }}>{children}</div>
+    </figure>
+  );
+}
+
+/** Shares, success and latency per provider per simulated minute, the degradation window shaded. */
+export function TraceCharts({ trace, window }: { trace: readonly TTraceMinute[]; window: { from: number; to: number } }) {
+  const providers = trace[0]?.providers.map((p) => p.provider) ?? [];
+  const { share, success, latency } = rowsOf(trace, providers);
+  const minuteAxis = <XAxis dataKey="minute" type="number" domain={[0, Math.max(1, trace.length - 1)]} tickFormatter={(m: number) => `${m}′`} {...axis} />;
+  const shade = <ReferenceArea x1={window.from} x2={window.to} fill="var(--bad)" fillOpacity={0.08} stroke="none" ifOverflow="hidden" />;
+  const grid = <CartesianGrid stroke="var(--border)" strokeDasharray="2 4" vertical={false} />;
+  const legend = <Legend wrapperStyle={{ fontSize: 11 }} iconSize={8} height={18} verticalAlign="top" />;
+  return (
+    <div className="grid grid-cols-1 gap-3 lg:grid-cols-3" data-testid="trace-charts">
+      <Panel title="Traffic share per provider (routed requests / all)">
+        <ResponsiveContainer width="100%" height="100%">
+          <AreaChart data={share} margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
+            {grid}
+            {minuteAxis}
+            <YAxis domain={[0, 1]} ticks={[0, 0.25, 0.5, 0.75, 1]} tickFormatter={(v: number) => pct(v, 0)} width={40} {...axis} />
+            <Tooltip {...tooltip} labelFormatter={(m) => `minute ${m}`} formatter={(v, name) => [pct(Number(v)), String(name)]} />
+            {legend}
+            {shade}
+            {providers.map((p) => (
+              <Area key={p} type="stepAfter" dataKey={p} stackId="share" stroke={providerColor(p, providers)} fill={providerColor(p, providers)} fillOpacity={0.55} isAnimationActive={false} />
+            ))}
+          </AreaChart>
+        </ResponsiveContainer>
+      </Panel>
+      <Panel title="Success rate per provider, and overall">
+        <ResponsiveContainer width="100%" height="100%">
+          <LineChart data={success} margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
+            {grid}
+            {minuteAxis}
+            <YAxis domain={[0, 1]} tickFormatter={(v: number) => pct(v, 0)} width={40} {...axis} />
+            <Tooltip {...tooltip} labelFormatter={(m) => `minute ${m}`} formatter={(v, name) => [v === null ? "no traffic" : pct(Number(v), 2), String(name)]} />
+            {legend}
+            {shade}
+            {providers.map((p) => (
+              <Line key={p} type="linear" dataKey={p} stroke={providerColor(p, providers)} dot={false} strokeWidth={1.5} connectNulls={false} isAnimationActive={false} />
+            ))}
+            <Line type="linear" dataKey="all" name="overall" stroke="var(--text)" strokeDasharray="4 3" dot={false} strokeWidth={1.5} isAnimationActive={false} />
+          </LineChart>
+        </ResponsiveContainer>
+      </Panel>
+      <Panel title="p95 latency per provider">
+        <ResponsiveContainer width="100%" height="100%">
+          <LineChart data={latency} margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
+            {grid}
+            {minuteAxis}
+            <YAxis tickFormatter={(v: number) => ms(v)} width={56} {...axis} />
+            <Tooltip {...tooltip} labelFormatter={(m) => `minute ${m}`} formatter={(v, name) => [v === null ? "no traffic" : ms(Number(v)), String(name)]} />
+            {legend}
+            {shade}
+            {providers.map((p) => (
+              <Line key={p} type="linear" dataKey={p} stroke={providerColor(p, providers)} dot={false} strokeWidth={1.5} connectNulls={false} isAnimationActive={false} />
+            ))}
+          </LineChart>
+        </ResponsiveContainer>
+      </Panel>
+    </div>
+  );
+}
