@@ -6,15 +6,17 @@ import { diffFactorLists, parseFactorList, type TFactorList } from "@/router-cor
 import { ControlErrorView } from "../providers/control-error";
 import { controlRequest, type TControlError } from "../providers/control-request";
 import { DiffTable } from "./diff-table";
+import { FactorListForm } from "./factor-list-form";
 import { ComplianceBadge } from "./status-badge";
 
 const LINE_HEIGHT = 18;
 const EDITOR_HEIGHT = 520;
 
 /**
- * Factor-list YAML editor: router-core's own parser runs in the browser on every change, so the
- * author sees every error by field path (and the diff against the active version) before saving.
- * The server validates again on save and adds what only it knows (unknown operations/providers).
+ * Factor-list editor: a YAML view and a form view of the same draft text. Router-core's own
+ * parser runs in the browser on every change, so the author sees every error by field path (and
+ * the diff against the active version) before saving. The server validates again on save and
+ * adds what only it knows (unknown operations/providers).
  */
 export function YamlEditor({
   mode,
@@ -31,6 +33,7 @@ export function YamlEditor({
 }) {
   const router = useRouter();
   const [yaml, setYaml] = useState(initialYaml);
+  const [view, setView] = useState<"yaml" | "form">("yaml");
   const [note, setNote] = useState(initialNote);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<TControlError | null>(null);
@@ -65,40 +68,55 @@ export function YamlEditor({
       <section className="panel flex flex-col">
         <div className="flex items-center gap-2 px-3 pt-3 pb-2">
           <h2 className="text-sm font-semibold">{mode === "create" ? "New draft" : "Edit draft"}</h2>
+          <span className="ml-3 flex gap-1" role="group" aria-label="Editor view">
+            {(["yaml", "form"] as const).map((v) => (
+              <button key={v} type="button" className="btn" aria-pressed={view === v} onClick={() => setView(v)} data-testid={`view-${v}`}>
+                {v === "yaml" ? "YAML" : "Form"}
+              </button>
+            ))}
+          </span>
           <label className="btn ml-auto">
             Import YAML…
             <input type="file" accept=".yaml,.yml,.json,text/yaml,application/json" className="sr-only" onChange={importFile} data-testid="import-yaml" />
           </label>
         </div>
         <div className="flex border-y" style={{ borderColor: "var(--border)", height: EDITOR_HEIGHT }}>
-          <div ref={gutter} aria-hidden className="mono muted overflow-hidden py-2 pr-2 pl-3 text-right text-xs select-none" style={{ lineHeight: `${LINE_HEIGHT}px`, minWidth: 44, background: "var(--bg)" }}>
-            {Array.from({ length: lineCount }, (_, i) => (
-              <div key={i}>{i + 1}</div>
-            ))}
-          </div>
-          <textarea
-            aria-label="Factor list YAML"
-            className="mono flex-1 resize-none p-2 text-xs outline-none"
-            style={{ lineHeight: `${LINE_HEIGHT}px`, background: "var(--panel)", color: "var(--text)", whiteSpace: "pre", overflowWrap: "normal" }}
-            spellCheck={false}
-            wrap="off"
-            value={yaml}
-            onChange={(e) => setYaml(e.target.value)}
-            onScroll={(e) => {
-              if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop;
-            }}
-            onKeyDown={(e) => {
-              // Tab indents (YAML needs spaces); Escape leaves the editor for keyboard users.
-              if (e.key === "Tab" && !e.shiftKey) {
-                e.preventDefault();
-                const t = e.currentTarget;
-                const { selectionStart: s, selectionEnd: end } = t;
-                setYaml(yaml.slice(0, s) + "  " + yaml.slice(end));
-                requestAnimationFrame(() => t.setSelectionRange(s + 2, s + 2));
-              } else if (e.key === "Escape") e.currentTarget.blur();
-            }}
-            data-testid="yaml-editor"
-          />
+          {view === "form" ? (
+            <div className="flex-1" style={{ minWidth: 0 }}>
+              <FactorListForm yaml={yaml} onChange={setYaml} errors={parsed.ok ? [] : parsed.errors} height={EDITOR_HEIGHT} />
+            </div>
+          ) : (
+            <>
+              <div ref={gutter} aria-hidden className="mono muted overflow-hidden py-2 pr-2 pl-3 text-right text-xs select-none" style={{ lineHeight: `${LINE_HEIGHT}px`, minWidth: 44, background: "var(--bg)" }}>
+                {Array.from({ length: lineCount }, (_, i) => (
+                  <div key={i}>{i + 1}</div>
+                ))}
+              </div>
+              <textarea
+                aria-label="Factor list YAML"
+                className="mono flex-1 resize-none p-2 text-xs outline-none"
+                style={{ lineHeight: `${LINE_HEIGHT}px`, background: "var(--panel)", color: "var(--text)", whiteSpace: "pre", overflowWrap: "normal" }}
+                spellCheck={false}
+                wrap="off"
+                value={yaml}
+                onChange={(e) => setYaml(e.target.value)}
+                onScroll={(e) => {
+                  if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop;
+                }}
+                onKeyDown={(e) => {
+                  // Tab indents (YAML needs spaces); Escape leaves the editor for keyboard users.
+                  if (e.key === "Tab" && !e.shiftKey) {
+                    e.preventDefault();
+                    const t = e.currentTarget;
+                    const { selectionStart: s, selectionEnd: end } = t;
+                    setYaml(yaml.slice(0, s) + "  " + yaml.slice(end));
+                    requestAnimationFrame(() => t.setSelectionRange(s + 2, s + 2));
+                  } else if (e.key === "Escape") e.currentTarget.blur();
+                }}
+                data-testid="yaml-editor"
+              />
+            </>
+          )}
         </div>
         <div className="flex items-center gap-2 p-3">
           <input className="field flex-1" placeholder="Change note: what changes and why" value={note} onChange={(e) => setNote(e.target.value)} data-testid="change-note" />
