@@ -1,4 +1,4 @@
-import pg from "pg";
+import { createPool } from "./pool";
 import type { PrismaClient } from "../db/client";
 import { verifyApiKey } from "../auth/verify-api-key";
 import { createAuthenticator, setAuthenticator } from "./authenticate";
@@ -64,8 +64,7 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
 
   // The request path never touches Prisma: its own pool, sized for the writer's transactions in
   // flight plus lookups, with a client-side timeout so a hung server spools instead of hanging decides.
-  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 6, connectionTimeoutMillis: 2_000, query_timeout: 10_000 });
-  pool.on("error", () => {});
+  const pool = createPool({ connectionString: opts.databaseUrl, max: 6, connectionTimeoutMillis: 2_000, query_timeout: 10_000 });
 
   const state: RoutingState = createRoutingState({ now });
   const partitionOptions = { daysAhead: s.partitionDaysAhead, retentionDays: s.retentionDays };

@@ -1,4 +1,4 @@
-import pg from "pg";
+import { createPool } from "./pool";
 import { registerEndpoint } from "./openapi";
 
 registerEndpoint({
@@ -28,8 +28,7 @@ export type THealth = {
 
 /** Health probe with its own short-lived pool, so a saturated app pool cannot hide a live database. */
 export function createHealthCheck(deps: THealthDeps): () => Promise<THealth> {
-  const pool = new pg.Pool({ connectionString: deps.databaseUrl, max: 2, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 10_000 });
-  pool.on("error", () => {});
+  const pool = createPool({ connectionString: deps.databaseUrl, max: 2, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 10_000 });
   return async () => {
     const uptimeSeconds = Math.round((Date.now() - deps.startedAt) / 1000);
     const t0 = performance.now();

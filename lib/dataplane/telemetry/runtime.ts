@@ -1,5 +1,5 @@
 import path from "node:path";
-import pg from "pg";
+import { createPool } from "../pool";
 import { createControllerLoop, type ControllerLoop } from "../controller/controller-loop";
 import { createLeaderElector } from "../controller/leader";
 import { findDecisions } from "../decision-log/lookup";
@@ -62,8 +62,7 @@ const MAINTENANCE_MS = 1_000;
 export async function startTelemetry(opts: TTelemetryOptions) {
   const log = opts.log ?? (() => {});
   const { state } = opts;
-  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 6, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 30_000 });
-  pool.on("error", () => {});
+  const pool = createPool({ connectionString: opts.databaseUrl, max: 6, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 30_000 });
 
   const metrics = createMetricSync({ pool, state, refreshMs: opts.metricsRefreshMs ?? null, log });
   const breakers = createBreakerBank({
