@@ -1,10 +1,12 @@
 import http from "node:http";
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAuthenticator, setAuthenticator } from "../authenticate";
+import { decisionIdAt } from "../decision-id";
 import { loadConfig } from "../load-config";
 import { createFastPath } from "../router";
 import type { RoutingState } from "../routing-state";
@@ -231,15 +233,16 @@ describe("outcomes during a database outage", () => {
     expect(spool.hasPending()).toBe(true);
     await down.end();
 
-    // Postgres is back: the replay writes what was spooled and drops the outcome of a decision that never existed.
-    let unknown = 0;
+    // Postgres is back: the replay writes what was spooled; the outcome of a decision not (yet) in the
+    // table goes back to the spool for the grace period, since its decision may still be in a spool.
+    let deferred = 0;
     const seen: TPendingOutcome[] = [];
     const replayed = await spool.replay(async (items) => {
       seen.push(...items);
-      unknown += (await telemetry.outcomes.replay(items)).unknown;
+      deferred += (await telemetry.outcomes.replay(items)).deferred;
     });
     expect(replayed).toBe(4);
-    expect(unknown).toBe(1);
+    expect(deferred).toBe(1);
     expect(seen.map((p) => [p.decision === null, p.applied])).toEqual([
       [true, false],
       [true, false],
@@ -253,6 +256,67 @@ describe("outcomes during a database outage", () => {
     ]);
     const business = await env.pool.query("select provider_key, completed from business_outcome where decision_id = $1", [id]);
     expect(business.rows).toEqual([{ provider_key: "provider_C", completed: true }]);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  // Regression (chaos:db-outage): outcomes spooled by one instance were dropped as "unknown" when
+  // replayed before the other instance had replayed the spooled decision they belong to.
+  it("an outcome replayed before its decision is written waits in the spool, and is dropped only after the grace period", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "switchyard-unmatched-spool-"));
+    const spool = createSpool<TPendingOutcome>({ dir, name: "outcomes", maxBytes: 1024 * 1024 });
+    let clock = Date.now();
+    const service = createOutcomeService({
+      pool: env.pool,
+      state,
+      lookup: async (ids) => {
+        const { rows } = await env.pool.query<{ id: string; region: string; selected_provider: string }>(
+          "select id::text, region, selected_provider from decision where id = any($1::uuid[])",
+          [ids],
+        );
+        return new Map(rows.map((r) => [r.id, { operation: "SEND_SMS", region: r.region, selected: r.selected_provider }]));
+      },
+      metrics: telemetry.metrics,
+      breakers: telemetry.breakers,
+      spool,
+      now: () => clock,
+      unmatchedGraceMs: 60_000,
+    });
+    // The decision sits in another instance's spool: its id exists, its row does not yet.
+    const at = Date.now();
+    const pendingId = decisionIdAt(at);
+    const neverId = decisionIdAt(at);
+    await spool.append([
+      { id: randomUUID(), outcome: call(pendingId, { provider: "provider_B", latencyMs: 31 }), receivedAt: clock, decision: null, applied: false },
+      { id: randomUUID(), outcome: call(neverId, { provider: "provider_B", latencyMs: 32 }), receivedAt: clock, decision: null, applied: false },
+    ]);
+    const replay = async () => {
+      const total = { written: 0, deferred: 0, unknown: 0 };
+      await spool.replay(async (items) => {
+        const r = await service.replay(items);
+        total.written += r.written;
+        total.deferred += r.deferred;
+        total.unknown += r.unknown;
+      });
+      return total;
+    };
+    expect(await replay()).toEqual({ written: 0, deferred: 2, unknown: 0 });
+    expect(spool.hasPending()).toBe(true);
+
+    // The other instance replays its decision spool.
+    await env.pool.query(
+      `insert into decision (id, created_at, operation, region, request_id, selected_provider, reason_code, stale, record, durability, instance_id)
+       values ($1, $2, 'SEND_SMS', 'EU', $3, 'provider_B', 'test', false, '{}'::json, 'sync', 'other')`,
+      [pendingId, new Date(at), `req-${pendingId}`],
+    );
+    clock += 30_000;
+    expect(await replay()).toEqual({ written: 1, deferred: 1, unknown: 0 });
+    const rows = await env.pool.query("select latency_ms from provider_call_outcome where decision_id = $1", [pendingId]);
+    expect(rows.rows).toEqual([{ latency_ms: 31 }]);
+
+    clock += 31_000;
+    expect(await replay()).toEqual({ written: 0, deferred: 0, unknown: 1 });
+    expect(spool.hasPending()).toBe(false);
+    await spool.close();
     await rm(dir, { recursive: true, force: true });
   });
 });

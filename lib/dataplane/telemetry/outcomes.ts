@@ -40,7 +40,20 @@ export type TOutcomeServiceOptions = {
   /** Where outcomes go while Postgres is unreachable; without one the request fails with 503. */
   spool?: TOutcomeSpool | null;
   now?: () => number;
+  /**
+   * How long a spooled outcome whose decision is not in the table yet stays spooled before it is
+   * dropped (default UNMATCHED_OUTCOME_GRACE_MS).
+   */
+  unmatchedGraceMs?: number;
 };
+
+/**
+ * During an outage a decision and its outcome are often spooled by different instances (the
+ * outcome reaches whichever instance the load balancer picks), and the instances replay their
+ * spools independently: an outcome replayed before its decision must wait for it, not be dropped.
+ * Long enough for the decision's instance to notice Postgres is back, or to be restarted.
+ */
+export const UNMATCHED_OUTCOME_GRACE_MS = 15 * 60_000;
 
 export type TOutcomeResponse = { status: number; body: unknown };
 
@@ -222,23 +235,30 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
     },
 
     /**
-     * Writes outcomes accepted during an outage. Returns how many were written and how many were
-     * dropped because their decision does not exist; throws (keeping them spooled) while the
-     * database is still unreachable.
+     * Writes outcomes accepted during an outage. Those whose decision is not in the table yet go
+     * back to the spool while younger than the grace period (their decision may still be in a
+     * spool, this instance's or another's) and are dropped after it. Returns how many were
+     * written, deferred and dropped as unknown; throws (keeping them spooled) while the database
+     * is still unreachable.
      */
-    async replay(records: TPendingOutcome[]): Promise<{ written: number; unknown: number }> {
+    async replay(records: TPendingOutcome[]): Promise<{ written: number; deferred: number; unknown: number }> {
       const unresolved = [...new Set(records.filter((r) => r.decision === null).map((r) => r.outcome.decisionId))];
       const found = unresolved.length > 0 ? await opts.lookup(unresolved) : new Map<string, TDecisionRef>();
       const ready: TPendingOutcome[] = [];
-      let unknown = 0;
+      const unmatched: TPendingOutcome[] = [];
       for (const r of records) {
         const decision = r.decision ?? found.get(r.outcome.decisionId) ?? null;
-        if (decision === null) unknown++;
+        if (decision === null) unmatched.push(r);
         else ready.push({ ...r, decision });
       }
       await insertOutcomes(opts.pool, ready);
       for (const r of ready) apply(r);
-      return { written: ready.length, unknown };
+      const graceMs = opts.unmatchedGraceMs ?? UNMATCHED_OUTCOME_GRACE_MS;
+      const t = now();
+      const waiting = opts.spool ? unmatched.filter((r) => t - r.receivedAt < graceMs) : [];
+      // Same outcome id when re-spooled, so a crash between this append and the segment's deletion inserts it once.
+      if (waiting.length > 0) await opts.spool!.append(waiting);
+      return { written: ready.length, deferred: waiting.length, unknown: unmatched.length - waiting.length };
     },
 
     get queueDepth(): number {

@@ -127,13 +127,15 @@ export async function startTelemetry(opts: TTelemetryOptions) {
       await breakers.flush(pool).catch(() => {});
       // Replay only once the decision log's probe sees Postgres again; each failed attempt would start a new segment.
       if (spool?.hasPending() && state.dbAvailable) {
-        const replayed = await spool
+        let written = 0;
+        await spool
           .replay(async (items) => {
             const r = await outcomes.replay(items);
-            if (r.unknown > 0) log(`outcome spool: dropped ${r.unknown} outcomes of unknown decisions`);
+            written += r.written;
+            if (r.unknown > 0) log(`outcome spool: dropped ${r.unknown} outcomes whose decision is still unknown after the grace period`);
           }, 500)
           .catch(() => 0);
-        if (replayed > 0) log(`outcome spool: replayed ${replayed} outcomes`);
+        if (written > 0) log(`outcome spool: replayed ${written} outcomes`);
       }
     } finally {
       maintaining = false;
