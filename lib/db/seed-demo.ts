@@ -174,6 +174,92 @@ async function seedDemoShadow(prisma: PrismaClient): Promise<boolean> {
 }
 
 /**
+ * LLM_CHAT: an execute-mode operation (lib/gateway) over three LLM APIs, one per adapter kind.
+ * Credentials are references to environment variables; without them set, execute skips the
+ * provider (it is never called with no key). `baseUrls` points them elsewhere (a local mock in
+ * tests and benchmarks).
+ */
+export const LLM_CHAT_PROVIDERS = [
+  {
+    key: "llm_openai",
+    displayName: "OpenAI (chat completions)",
+    costPerRequest: "0.002000",
+    adapter: { kind: "openai_chat", baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini", contextWindow: 128_000, inputPricePer1k: 0.00015, outputPricePer1k: 0.0006, credentialRef: "env:OPENAI_API_KEY" },
+  },
+  {
+    key: "llm_anthropic",
+    displayName: "Anthropic (messages)",
+    costPerRequest: "0.003000",
+    adapter: { kind: "anthropic_messages", baseUrl: "https://api.anthropic.com/v1", model: "claude-3-5-haiku-latest", contextWindow: 200_000, inputPricePer1k: 0.0008, outputPricePer1k: 0.004, credentialRef: "env:ANTHROPIC_API_KEY" },
+  },
+  {
+    key: "llm_gemini",
+    displayName: "Google Gemini (generateContent)",
+    costPerRequest: "0.001000",
+    adapter: { kind: "gemini_generate", baseUrl: "https://generativelanguage.googleapis.com/v1beta", model: "gemini-2.0-flash", contextWindow: 1_048_576, inputPricePer1k: 0.0001, outputPricePer1k: 0.0004, credentialRef: "env:GEMINI_API_KEY" },
+  },
+] as const;
+
+export function llmChatPolicyYaml(): string {
+  return `operation: LLM_CHAT
+description: Chat completion through execute mode; fails over across three LLM APIs
+providers: [llm_openai, llm_anthropic, llm_gemini]
+refresh_interval_seconds: 30
+metric_window_minutes: 5
+min_sample_size: 20
+fallback_policy: use_secondary_then_degraded_message
+gates: [supports_region, credentials_valid, quota_available, circuit_breaker_closed, metric_fresh_or_safe_default]
+scores:
+  completion_rate_5m: {weight: 0.45, direction: higher}
+  p95_latency_5m: {weight: 0.20, direction: lower}
+  cost_per_request: {weight: 0.15, direction: lower}
+  recent_incident_penalty: {weight: 0.10, direction: lower}
+  confidence_from_sample: {weight: 0.10, direction: higher}
+`;
+}
+
+/** Creates LLM_CHAT, its providers, adapters and active policy once (false when it exists). */
+export async function seedLlmChat(prisma: PrismaClient, opts: { baseUrls?: Partial<Record<string, string>> } = {}): Promise<boolean> {
+  return prisma.$transaction(async (tx) => {
+    if (await tx.operation.findUnique({ where: { key: "LLM_CHAT" } })) return false;
+    for (const p of LLM_CHAT_PROVIDERS) {
+      await tx.provider.upsert({
+        where: { key: p.key },
+        update: {},
+        create: { key: p.key, displayName: p.displayName, supportedRegions: ["EU", "NA", "APAC"], complianceTags: ["soc2"], costPerRequest: p.costPerRequest, credentialStatus: "valid" },
+      });
+      const a = p.adapter;
+      await tx.providerAdapter.upsert({
+        where: { providerKey: p.key },
+        update: {},
+        create: {
+          providerKey: p.key,
+          kind: a.kind,
+          baseUrl: opts.baseUrls?.[p.key] ?? a.baseUrl,
+          model: a.model,
+          contextWindow: a.contextWindow,
+          inputPricePer1k: a.inputPricePer1k,
+          outputPricePer1k: a.outputPricePer1k,
+          credentialRef: a.credentialRef,
+          timeoutMs: 30_000,
+        },
+      });
+    }
+    await tx.operation.create({ data: { key: "LLM_CHAT", description: "Chat completion through execute mode (POST /api/v1/execute/LLM_CHAT)", criticality: "medium" } });
+    const yaml = llmChatPolicyYaml();
+    const parsed = parseFactorList(yaml);
+    if (!parsed.ok) throw new Error(`LLM_CHAT policy does not parse: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
+    const now = new Date();
+    const version = await tx.factorListVersion.create({
+      data: { operationKey: "LLM_CHAT", version: 1, status: "active", document: parsed.value, yaml, changeNote: "Demo seed: execute mode over three LLM APIs", submittedAt: now, approvedAt: now, activatedAt: now },
+    });
+    await tx.operationPolicy.create({ data: { operationKey: "LLM_CHAT", activeVersionId: version.id } });
+    await tx.gatewayOperation.create({ data: { operationKey: "LLM_CHAT", deadlineMs: 60_000, maxAttempts: 3 } });
+    return true;
+  });
+}
+
+/**
  * Seeds the demo catalogue once. Returns false when the database already holds operations
  * (unless it only lacked the demo policy), so a restart never re-seeds over what users changed.
  * In demo mode also the email operation and the SMS shadow version, each once.
@@ -183,7 +269,8 @@ export async function seedDemo(prisma: PrismaClient): Promise<boolean> {
   if (!isDemoMode()) return seeded;
   const email = await prisma.$transaction((tx) => seedDemoEmail(tx));
   const shadow = await seedDemoShadow(prisma);
-  return seeded || email || shadow;
+  const llm = await seedLlmChat(prisma);
+  return seeded || email || shadow || llm;
 }
 
 async function seedDemoCatalog(prisma: PrismaClient): Promise<boolean> {

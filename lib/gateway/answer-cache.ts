@@ -1,0 +1,35 @@
+import { createHash } from "node:crypto";
+
+/**
+ * The last successful answer per (operation, input), kept for the operation's cache_ttl_seconds,
+ * for seeds/003's "degrade to cache" when no provider is eligible. Only operations that set a TTL
+ * are cached (a stale OTP or payment answer would be wrong; a stale summary may be fine). Bounded
+ * by entry count, oldest first out.
+ */
+export function createAnswerCache(maxEntries = 10_000, now: () => number = Date.now) {
+  const entries = new Map<string, { at: number; body: unknown }>();
+
+  const keyOf = (operation: string, input: unknown) => `${operation}\u001f${createHash("sha256").update(JSON.stringify(input)).digest("base64url")}`;
+
+  return {
+    put(operation: string, input: unknown, body: unknown): void {
+      const k = keyOf(operation, input);
+      entries.delete(k);
+      entries.set(k, { at: now(), body });
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+    },
+    get(operation: string, input: unknown, ttlSeconds: number): { body: unknown; ageSeconds: number } | null {
+      const k = keyOf(operation, input);
+      const e = entries.get(k);
+      if (!e) return null;
+      const age = (now() - e.at) / 1000;
+      if (age > ttlSeconds) {
+        entries.delete(k);
+        return null;
+      }
+      return { body: e.body, ageSeconds: Math.floor(age) };
+    },
+  };
+}
+
+export type AnswerCache = ReturnType<typeof createAnswerCache>;

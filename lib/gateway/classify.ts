@@ -1,0 +1,106 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { AttemptError, type TRateLimitHint } from "./types";
+
+/**
+ * Error classes (seeds/001 "classify errors", seeds/003): 429 is rate_limit, 5xx and 408 are
+ * transient, any other 4xx is permanent (the caller's request is wrong; another provider would
+ * refuse it too). Each maps onto the data plane's outcome errorClass so metrics and breakers see
+ * it: http_4xx does not count against the provider.
+ */
+export function classifyStatus(status: number, headers: IncomingHttpHeaders, body: unknown, now: number): AttemptError {
+  if (status === 429) {
+    const hint = parseRateLimit(headers, now) ?? { retryAfterSeconds: null, exhausted: true };
+    return new AttemptError("rate_limit", "throttled", `provider answered 429${hint.retryAfterSeconds !== null ? ` (retry after ${hint.retryAfterSeconds} s)` : ""}`, status, body, { ...hint, exhausted: true });
+  }
+  if (status === 408) return new AttemptError("transient", "timeout", "provider answered 408 request timeout", status, body);
+  if (status >= 500) return new AttemptError("transient", "http_5xx", `provider answered ${status}`, status, body);
+  return new AttemptError("permanent", "http_4xx", `provider answered ${status}`, status, body);
+}
+
+const NETWORK_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ECONNABORTED", "UND_ERR_SOCKET"]);
+
+/** A request that got no HTTP answer: timeouts and connection failures are transient. */
+export function classifyTransportError(err: unknown, timedOut: boolean): AttemptError {
+  if (err instanceof AttemptError) return err;
+  if (timedOut) return new AttemptError("transient", "timeout", "provider did not answer within the attempt timeout");
+  const code = (err as { code?: string } | null)?.code ?? "";
+  const message = (err as Error | null)?.message ?? String(err);
+  if (NETWORK_CODES.has(code) || /socket hang up|aborted|terminated/i.test(message)) {
+    return new AttemptError("transient", "network", `connection failed: ${code || message}`);
+  }
+  return new AttemptError("transient", "network", `request failed: ${code || message}`);
+}
+
+export function malformedBody(detail: string, status: number): AttemptError {
+  return new AttemptError("transient", "other", `provider sent an unreadable body: ${detail}`, status);
+}
+
+/**
+ * Rate-limit hints from Retry-After (seconds or HTTP date), retry-after-ms, OpenAI's
+ * x-ratelimit-remaining-requests / x-ratelimit-reset-requests ("6m0s", "20ms"), the common
+ * x-ratelimit-remaining / x-ratelimit-reset (seconds, or an epoch) and Anthropic's
+ * anthropic-ratelimit-requests-remaining / -reset (RFC 3339). null when there are none.
+ */
+export function parseRateLimit(headers: IncomingHttpHeaders, now: number): TRateLimitHint | null {
+  let retry: number | null = null;
+  const take = (s: number | null) => {
+    if (s !== null && Number.isFinite(s) && s >= 0) retry = retry === null ? s : Math.max(retry, s);
+  };
+  const h = (name: string): string | undefined => {
+    const v = headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  const ms = h("retry-after-ms");
+  if (ms !== undefined && ms.trim() !== "" && Number.isFinite(Number(ms))) take(Number(ms) / 1000);
+  else {
+    const ra = h("retry-after");
+    if (ra !== undefined) take(parseSecondsOrDate(ra, now));
+  }
+  const remaining = firstNumber(h("x-ratelimit-remaining-requests"), h("x-ratelimit-remaining"), h("anthropic-ratelimit-requests-remaining"));
+  const exhausted = remaining !== null && remaining <= 0;
+  if (exhausted) {
+    take(parseDuration(h("x-ratelimit-reset-requests")));
+    const reset = h("x-ratelimit-reset");
+    if (reset !== undefined) {
+      const n = Number(reset);
+      // Some providers send an epoch (seconds), others seconds from now.
+      if (Number.isFinite(n)) take(n > 1e9 ? n - now / 1000 : n);
+    }
+    const anthropic = h("anthropic-ratelimit-requests-reset");
+    if (anthropic !== undefined) take(parseSecondsOrDate(anthropic, now));
+  }
+  if (retry === null && !exhausted) return null;
+  return { retryAfterSeconds: retry === null ? null : Math.ceil(retry * 1000) / 1000, exhausted };
+}
+
+function firstNumber(...values: Array<string | undefined>): number | null {
+  for (const v of values) {
+    if (v === undefined || v.trim() === "") continue;
+    const n = Number(v);
+    if (Number.isFinite(n)) return n;
+  }
+  return null;
+}
+
+function parseSecondsOrDate(value: string, now: number): number | null {
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? null : Math.max(0, (at - now) / 1000);
+}
+
+/** "6m0s", "1.5s", "20ms", "1h2m" → seconds. */
+export function parseDuration(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const v = value.trim();
+  if (/^\d+(\.\d+)?$/.test(v)) return Number(v);
+  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
+  let total = 0;
+  let matched = "";
+  for (let m = re.exec(v); m !== null; m = re.exec(v)) {
+    const n = Number(m[1]);
+    total += m[2] === "ms" ? n / 1000 : m[2] === "h" ? n * 3600 : m[2] === "m" ? n * 60 : n;
+    matched += m[0];
+  }
+  return matched.length === v.length && matched.length > 0 ? total : null;
+}

@@ -1,0 +1,42 @@
+import type { RoutingState } from "../dataplane/routing-state";
+import type { AnswerCache } from "./answer-cache";
+import type { BudgetGuard } from "./budget";
+import type { TGatewayConfig, TOperationLimits } from "./config";
+import type { TDecider } from "./decide-and-log";
+import type { EventRecorder } from "./events";
+import type { IdempotencyStore } from "./idempotency";
+import type { JobQueue } from "./jobs";
+import type { QuotaFeed } from "./quota-feed";
+import type { RetryBudget } from "./retry-budget";
+
+/** The outcome ingestion of POST /api/v1/outcomes (telemetry's OutcomeService). */
+export type TOutcomeSink = { handle(body: unknown): Promise<{ status: number; body: unknown }> };
+
+/** Everything the execute path shares, built once by startGateway. */
+export type TGatewayContext = {
+  state: RoutingState;
+  decide: TDecider;
+  config(): TGatewayConfig;
+  outcomes: TOutcomeSink;
+  budget: BudgetGuard;
+  quotas: QuotaFeed;
+  idempotency: IdempotencyStore;
+  events: EventRecorder;
+  cache: AnswerCache;
+  jobs: JobQueue;
+  retryBudget(operation: string, limits: TOperationLimits): RetryBudget;
+  backoff: { baseMs: number; capMs: number };
+  now: () => number;
+  random: () => number;
+  env: Readonly<Record<string, string | undefined>>;
+  log: (line: string) => void;
+  /** Keeps background work (outcome recording) visible to flush(). */
+  track(p: Promise<unknown>): void;
+};
+
+/** An answer ready to send: status, JSON text, headers. */
+export type TAnswer = { status: number; body: string; headers: Record<string, string> };
+
+export function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): TAnswer {
+  return { status, body: JSON.stringify(body), headers };
+}

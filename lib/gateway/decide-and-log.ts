@@ -1,0 +1,119 @@
+import { createClock, decide, type Clock, type Random, type TCandidateRecord, type TDecisionRecord } from "../../router-core/index";
+import { decisionIdAt } from "../dataplane/decision-id";
+import type { TDecisionRow } from "../dataplane/decision-log/rows";
+import type { DecisionLog, TWriteOutcome } from "../dataplane/decision-log/writer";
+import type { RoutingState, TActivePolicy } from "../dataplane/routing-state";
+import { countDecision } from "../dataplane/telemetry/counters";
+import type { TRouterState } from "../../router-core/index";
+
+/**
+ * A request-level gate outcome the execute path adds: the model's context window, an adapter to
+ * call the provider with, the budget guard's fallback limit, and a provider already called for
+ * the same idempotency key.
+ */
+export type TRequestGate = { gate: "context_window_fits" | "adapter_configured" | "max_fallback_duration" | "not_called_for_key"; passed: boolean; detail: string };
+
+export type TLoggedDecision = {
+  decisionId: string;
+  record: TDecisionRecord;
+  /** Settles when the row is durable as the decision log's durability says (or rejects). */
+  written: Promise<TWriteOutcome>;
+};
+
+export type TDecider = ReturnType<typeof createDecider>;
+
+/**
+ * The decision of an execute call: router-core's decide() on the same routing state and policy
+ * as POST /api/v1/decide, logged through the same group-commit decision log, so the console,
+ * GET /decisions/:id and outcome matching treat it like any other decision. Providers a
+ * request-level gate excludes are left out of the candidates (router-core's `providers`
+ * attribute) and appended to the record as ineligible candidates carrying that gate's outcome,
+ * so the record still explains why they were not chosen.
+ */
+export function createDecider(deps: { state: RoutingState; log: DecisionLog; instanceId: string; now: () => number; random: Random }) {
+  const clock: Clock = createClock(deps.now);
+  let sequence = 0;
+
+  return (
+    input: { operation: string; region: string; requestId: string; attributes: Record<string, string> | undefined },
+    active: TActivePolicy,
+    routerState: TRouterState,
+    excluded: ReadonlyMap<string, TRequestGate[]>,
+  ): TLoggedDecision => {
+    const at = deps.now();
+    const decisionId = decisionIdAt(at);
+    let attributes = input.attributes;
+    if (excluded.size > 0) {
+      const allowed = routerState.providers.map((p) => p.key).filter((k) => !excluded.has(k));
+      const callerList = attributes?.providers?.split(",").map((s) => s.trim()).filter((s) => s !== "");
+      const keep = callerList ? allowed.filter((k) => callerList.includes(k)) : allowed;
+      attributes = { ...attributes, providers: keep.join(",") };
+    }
+    const record = decide(
+      { operation: input.operation, region: input.region, requestId: input.requestId, decisionId, sequence: sequence++, attributes },
+      routerState,
+      active.policy,
+      clock,
+      deps.random,
+      active.shadow ? { shadow: active.shadow } : undefined,
+    );
+    if (excluded.size > 0) appendExcluded(record, active, excluded);
+    const degraded = !deps.state.dbAvailable;
+    const refreshedAt = deps.state.lastRefreshAt;
+    const body = JSON.stringify({ decisionId, ...record, mode: "execute", degraded, stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt) });
+    const row: TDecisionRow = {
+      id: decisionId,
+      createdAt: record.at,
+      operation: record.operation,
+      region: record.region,
+      requestId: record.requestId,
+      policyVersion: record.policyVersion,
+      shadowVersion: record.shadow?.policyVersion ?? null,
+      selectedProvider: record.selected,
+      reasonCode: record.reasonCode,
+      shadowPick: record.shadow?.selected ?? null,
+      shadowAgrees: record.shadow ? record.shadow.agrees : null,
+      scoreMargin: record.scoreMargin,
+      stale: record.stale,
+      metricAgeMs: record.metricAgeSeconds === null ? null : Math.round(record.metricAgeSeconds * 1000),
+      fallbackAction: record.fallback?.action ?? null,
+      degraded,
+      body,
+      durability: deps.log.durability,
+      instanceId: deps.instanceId,
+    };
+    const written = deps.log.submit(row);
+    written.then(
+      (o) => {
+        if (o.status !== "existing") countDecision(record.operation, record.region, record.selected, record.reasonCode);
+      },
+      () => {},
+    );
+    return { decisionId, record, written };
+  };
+}
+
+function appendExcluded(record: TDecisionRecord, active: TActivePolicy, excluded: ReadonlyMap<string, TRequestGate[]>): void {
+  const order = active.policy.providers;
+  for (const [provider, gates] of excluded) {
+    const at = order.indexOf(provider);
+    const c: TCandidateRecord = {
+      provider,
+      priority: at === -1 ? order.length + record.candidates.length : at,
+      // The record's gate list is typed by the factor-list vocabulary; these are the execute path's request gates.
+      gates: gates as unknown as TCandidateRecord["gates"],
+      passedGates: false,
+      guardrail: null,
+      eligible: false,
+      contributions: [],
+      score: null,
+      share: null,
+      selectionProbability: 0,
+      metricAgeSeconds: null,
+      stale: false,
+      sampleCount: 0,
+      metricScope: "none",
+    };
+    record.candidates.push(c);
+  }
+}

@@ -1,0 +1,181 @@
+import { fullJitterDelay } from "./backoff";
+import { AttemptError, callProvider, MissingInputError, NotCalledError } from "./call-provider";
+import type { TProviderAdapterConfig } from "./config";
+import { jsonAnswer, type TAnswer, type TGatewayContext } from "./context";
+import type { TIdempotencyLease } from "./idempotency";
+import type { TPrepared } from "./prepare";
+import type { TAttempt } from "./schema";
+import type { TGatewayResult, TUsage } from "./types";
+
+/** What the caller gets and whether it may be replayed for the same idempotency key. */
+export type TExecution = { answer: TAnswer; definitive: boolean; retryAfterSeconds: number | null };
+
+export type TProviderCallReport = {
+  type: "provider_call";
+  decisionId: string;
+  provider: string;
+  status: "success" | "failure";
+  errorClass?: string;
+  httpStatus?: number;
+  latencyMs: number;
+  retryCount: number;
+};
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** The cost of one successful call: token prices for LLM adapters with usage, else the catalogue's cost per request. */
+export function costOf(ctx: TGatewayContext, cfg: TProviderAdapterConfig, usage: TUsage | undefined): number | null {
+  if (usage && (cfg.inputPricePer1k !== null || cfg.outputPricePer1k !== null)) {
+    return (usage.inputTokens * (cfg.inputPricePer1k ?? 0) + usage.outputTokens * (cfg.outputPricePer1k ?? 0)) / 1000;
+  }
+  const info = ctx.state.providers().find((p) => p.key === cfg.provider);
+  return info ? info.costPerRequest : null;
+}
+
+/**
+ * The attempts of an execution: the selected provider, then on a transient failure or a
+ * rate limit the next eligible provider by score, while the total deadline, the operation's
+ * max attempts and the retry budget allow, with full-jitter backoff between attempts. A
+ * permanent failure (4xx) is returned at once with the provider's status. A provider is never
+ * called twice in one execution: a repeat could execute the request twice (seeds/003).
+ */
+export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TIdempotencyLease | null): Promise<TExecution> {
+  const budget = ctx.retryBudget(p.operation, p.limits);
+  budget.request();
+  const attempts: TAttempt[] = [];
+  const reports: TProviderCallReport[] = [];
+  const decisionId = p.decision.decisionId;
+  let called = 0;
+  let stop: { code: string; message: string } | null = null;
+  let lastRetryAfter: number | null = null;
+
+  for (const provider of p.order) {
+    if (called > 0) {
+      if (called >= p.limits.maxAttempts) {
+        stop = { code: "attempts_exhausted", message: `${called} attempts failed; the operation allows ${p.limits.maxAttempts}` };
+        break;
+      }
+      if (ctx.quotas.throttled(provider)) {
+        attempts.push({ provider, errorClass: "rate_limit", outcomeErrorClass: null, httpStatus: null, latencyMs: 0, detail: "throttled until its reset; not called", called: false });
+        continue;
+      }
+      if (!budget.tryRetry()) {
+        stop = { code: "retry_budget_exhausted", message: `retry budget exhausted: retries are capped at ${Math.round(p.limits.retryBudgetRatio * 100)}% of requests (minimum ${p.limits.retryBudgetMinPerSecond}/s)` };
+        break;
+      }
+      const delay = fullJitterDelay(called - 1, ctx.backoff, ctx.random);
+      if (ctx.now() + delay >= p.deadlineAt) {
+        stop = { code: "deadline_exceeded", message: "the execute deadline passed before the next attempt" };
+        break;
+      }
+      if (delay > 0) await sleep(delay);
+    }
+    const remaining = p.deadlineAt - ctx.now();
+    if (remaining <= 0) {
+      stop = { code: "deadline_exceeded", message: "the execute deadline passed" };
+      break;
+    }
+    const cfg = p.adapters.get(provider);
+    if (!cfg) continue;
+    await lease?.markAttempt(provider);
+    const t0 = performance.now();
+    try {
+      const { result, rateLimit } = await callProvider(cfg, p.request, Math.min(cfg.timeoutMs, remaining), ctx.env, ctx.now);
+      const latencyMs = round(performance.now() - t0);
+      if (rateLimit) ctx.quotas.observe(provider, rateLimit);
+      attempts.push({ provider, errorClass: null, outcomeErrorClass: null, httpStatus: result.status, latencyMs, called: true });
+      reports.push({ type: "provider_call", decisionId, provider, status: "success", httpStatus: result.status, latencyMs, retryCount: called });
+      const cost = costOf(ctx, cfg, result.usage);
+      if (cost !== null) ctx.budget.charge(p.operation, cost);
+      ctx.budget.served(p.operation, provider === (p.active.policy.providers[0] ?? provider));
+      report(ctx, p, reports);
+      const body = { decisionId, provider, result, attempts, costEstimate: cost };
+      if (p.limits.cacheTtlSeconds !== null) ctx.cache.put(p.operation, p.input.input, { provider, result, costEstimate: cost });
+      return { answer: jsonAnswer(200, body, durabilityHeader(p)), definitive: true, retryAfterSeconds: null };
+    } catch (err) {
+      const latencyMs = round(performance.now() - t0);
+      if (err instanceof MissingInputError) {
+        await lease?.unmarkAttempt(provider);
+        report(ctx, p, reports);
+        return { answer: jsonAnswer(422, { error: { code: "invalid_input", message: err.message, field: `input.${err.field}` }, decisionId, attempts }), definitive: true, retryAfterSeconds: null };
+      }
+      if (err instanceof NotCalledError) {
+        await lease?.unmarkAttempt(provider);
+        attempts.push({ provider, errorClass: "transient", outcomeErrorClass: null, httpStatus: null, latencyMs, detail: err.message, called: false });
+        ctx.log(`gateway: ${provider} skipped: ${err.message}`);
+        continue;
+      }
+      if (!(err instanceof AttemptError)) throw err;
+      called++;
+      attempts.push({ provider, errorClass: err.errorClass, outcomeErrorClass: err.outcomeClass, httpStatus: err.status, latencyMs, detail: err.message, called: true });
+      reports.push({ type: "provider_call", decisionId, provider, status: "failure", errorClass: err.outcomeClass, ...(err.status !== null ? { httpStatus: err.status } : {}), latencyMs, retryCount: called - 1 });
+      if (err.errorClass === "rate_limit") {
+        ctx.quotas.observe(provider, err.rateLimit ?? { retryAfterSeconds: null, exhausted: true });
+        if (err.rateLimit?.retryAfterSeconds != null) lastRetryAfter = Math.max(lastRetryAfter ?? 0, err.rateLimit.retryAfterSeconds);
+        // A 429 means the provider refused before doing the work: calling it again later is safe.
+        await lease?.unmarkAttempt(provider);
+      }
+      if (err.errorClass === "permanent") {
+        report(ctx, p, reports);
+        const status = err.status ?? 502;
+        return {
+          answer: jsonAnswer(
+            status,
+            { error: { code: "provider_rejected", message: `${provider} refused the request (${err.message}); not retried on another provider` }, decisionId, provider, providerStatus: err.status, providerBody: err.providerBody ?? null, attempts },
+            durabilityHeader(p),
+          ),
+          definitive: true,
+          retryAfterSeconds: null,
+        };
+      }
+    }
+  }
+  report(ctx, p, reports);
+  if (!stop) {
+    stop = called === 0
+      ? { code: "no_callable_provider", message: "no eligible provider could be called (see attempts)" }
+      : { code: "all_attempts_failed", message: `every eligible provider failed (${called} attempts)` };
+  }
+  const retryAfter = Math.max(1, Math.ceil(lastRetryAfter ?? 1));
+  const status = stop.code === "deadline_exceeded" ? 504 : 503;
+  return {
+    answer: jsonAnswer(status, { error: stop, decisionId, attempts }, { "retry-after": String(retryAfter), ...durabilityHeader(p) }),
+    definitive: false,
+    retryAfterSeconds: retryAfter,
+  };
+}
+
+function durabilityHeader(p: TPrepared): Record<string, string> {
+  return { "x-switchyard-decision-id": p.decision.decisionId };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
+
+/**
+ * Outcomes go through POST /outcomes' ingestion once the decision row is durable (ingestion
+ * matches outcomes to logged decisions), off the response path: metrics, breakers and the
+ * controller see every attempt without the caller waiting for the write.
+ */
+export function report(ctx: TGatewayContext, p: TPrepared, reports: TProviderCallReport[]): void {
+  if (reports.length === 0) return;
+  ctx.track(
+    (async () => {
+      let decisionId = p.decision.decisionId;
+      try {
+        const w = await p.decision.written;
+        if (w.status === "existing") decisionId = w.existing.id;
+      } catch (err) {
+        ctx.log(`gateway: decision ${decisionId} was not logged (${(err as Error).message}); its ${reports.length} outcomes are not recorded`);
+        return;
+      }
+      const items = decisionId === p.decision.decisionId ? reports : reports.map((r) => ({ ...r, decisionId }));
+      const r = await ctx.outcomes.handle({ outcomes: items });
+      const body = r.body as { rejected?: number; results?: Array<{ error?: { message: string } }> };
+      if (body.rejected) ctx.log(`gateway: ${body.rejected} outcomes of ${decisionId} rejected: ${body.results?.find((x) => x.error)?.error?.message ?? ""}`);
+    })().catch((err: unknown) => ctx.log(`gateway: recording outcomes failed: ${(err as Error).message}`)),
+  );
+}
+
+export type { TGatewayResult };

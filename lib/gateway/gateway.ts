@@ -1,0 +1,143 @@
+import type pg from "pg";
+import type { Random } from "../../router-core/index";
+import type { DecisionLog } from "../dataplane/decision-log/writer";
+import type { TRoute } from "../dataplane/router";
+import type { RoutingState } from "../dataplane/routing-state";
+import { createAnswerCache } from "./answer-cache";
+import { createBudgetGuard } from "./budget";
+import { loadGatewayConfig, type TGatewayConfig, type TOperationLimits } from "./config";
+import type { TGatewayContext, TOutcomeSink } from "./context";
+import { createDecider } from "./decide-and-log";
+import { createEventRecorder } from "./events";
+import { createExecuteHandler, createJobHandler, executeJson } from "./handler";
+import { createIdempotencyStore } from "./idempotency";
+import { createJobQueue } from "./jobs";
+import { newRequestId } from "./prepare";
+import { createQuotaFeed } from "./quota-feed";
+import { createRetryBudget, type RetryBudget } from "./retry-budget";
+import type { TExecuteRequest } from "./schema";
+
+export type TGatewayOptions = {
+  /** The data plane's: routing state, decision log and request-path pool. */
+  state: RoutingState;
+  decisionLog: DecisionLog;
+  pool: pg.Pool;
+  /** Telemetry's outcome ingestion (the one behind POST /api/v1/outcomes). */
+  outcomes: TOutcomeSink;
+  instanceId: string;
+  log?: (line: string) => void;
+  now?: () => number;
+  random?: Random;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** How often provider_adapter and gateway_operation are re-read (GATEWAY_CONFIG_REFRESH_MS, default 5000). */
+  refreshMs?: number;
+  /** Backoff between failover attempts (full jitter); defaults base 25 ms, cap 1 s. */
+  backoff?: { baseMs: number; capMs: number };
+};
+
+const EMPTY: TGatewayConfig = { adapters: new Map(), limits: new Map(), errors: [] };
+
+/**
+ * Execute mode (lib/gateway/README.md): the routes POST /api/v1/execute/:operation and
+ * GET /api/v1/execute/jobs/:id on the data-plane fast path, sharing the data plane's routing
+ * state and decision log and telemetry's outcome ingestion.
+ */
+export async function startGateway(opts: TGatewayOptions) {
+  const now = opts.now ?? Date.now;
+  const log = opts.log ?? (() => {});
+  const env = opts.env ?? process.env;
+  const random = opts.random ?? { next: Math.random };
+  let config = EMPTY;
+  let lastErrors = "";
+
+  const reload = async (): Promise<TGatewayConfig> => {
+    const next = await loadGatewayConfig(opts.pool);
+    const errors = next.errors.map((e) => `${e.provider}: ${e.message}`).join("; ");
+    if (errors !== lastErrors && errors !== "") log(`gateway: provider_adapter rows skipped: ${errors}`);
+    lastErrors = errors;
+    config = next;
+    return next;
+  };
+  await reload().catch((err: unknown) => log(`gateway: initial config load failed: ${(err as Error).message}`));
+
+  const budgets = new Map<string, { budget: RetryBudget; ratio: number; min: number }>();
+  const inflight = new Set<Promise<unknown>>();
+  const quotas = createQuotaFeed(opts.state, now);
+  const idempotency = createIdempotencyStore({ pool: opts.pool, ownerId: opts.instanceId, now, log });
+
+  const ctx: TGatewayContext = {
+    state: opts.state,
+    decide: createDecider({ state: opts.state, log: opts.decisionLog, instanceId: opts.instanceId, now, random }),
+    config: () => config,
+    outcomes: opts.outcomes,
+    budget: createBudgetGuard(now),
+    quotas,
+    idempotency,
+    events: createEventRecorder(opts.pool, log, now),
+    cache: createAnswerCache(10_000, now),
+    jobs: createJobQueue({
+      now,
+      log,
+      run: async (payload) => {
+        const { operation, input } = payload as { operation: string; input: TExecuteRequest };
+        const r = await executeJson(ctx, operation, input, newRequestId(), null, null, false);
+        return { answer: r.answer, retryAfterSeconds: r.definitive ? null : r.retryAfterSeconds };
+      },
+    }),
+    retryBudget(operation: string, limits: TOperationLimits): RetryBudget {
+      const b = budgets.get(operation);
+      if (b && b.ratio === limits.retryBudgetRatio && b.min === limits.retryBudgetMinPerSecond) return b.budget;
+      const budget = createRetryBudget({ ratio: limits.retryBudgetRatio, minPerSecond: limits.retryBudgetMinPerSecond }, now);
+      budgets.set(operation, { budget, ratio: limits.retryBudgetRatio, min: limits.retryBudgetMinPerSecond });
+      return budget;
+    },
+    backoff: opts.backoff ?? { baseMs: 25, capMs: 1_000 },
+    now,
+    random: () => random.next(),
+    env,
+    log,
+    track(p) {
+      inflight.add(p);
+      void p.finally(() => inflight.delete(p));
+    },
+  };
+
+  const refreshMs = opts.refreshMs ?? 5_000;
+  const refresher = setInterval(() => void reload().catch(() => {}), refreshMs);
+  refresher.unref();
+  const pruner = setInterval(() => void idempotency.prune().catch(() => {}), 60_000);
+  pruner.unref();
+
+  const routes: TRoute[] = [
+    { method: "POST", path: "/api/v1/execute/:operation", handler: createExecuteHandler(ctx) },
+    { method: "GET", path: "/api/v1/execute/jobs/:id", handler: createJobHandler(ctx) },
+  ];
+
+  return {
+    routes,
+    reload,
+    context: ctx,
+    /** Waits for outcome recordings in flight (tests, shutdown). */
+    async flush(): Promise<void> {
+      while (inflight.size > 0) await Promise.allSettled([...inflight]);
+    },
+    async close(): Promise<void> {
+      clearInterval(refresher);
+      clearInterval(pruner);
+      quotas.close();
+      ctx.jobs.close();
+      await this.flush();
+    },
+  };
+}
+
+export type Gateway = Awaited<ReturnType<typeof startGateway>>;
+
+/** GATEWAY_CONFIG_REFRESH_MS: how often adapters and limits are re-read; a bad value stops the start. */
+export function gatewayRefreshMsFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const raw = env.GATEWAY_CONFIG_REFRESH_MS;
+  if (raw === undefined || raw === "") return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 100) throw new RangeError(`GATEWAY_CONFIG_REFRESH_MS must be an integer >= 100, got ${JSON.stringify(raw)}`);
+  return n;
+}

@@ -1,0 +1,179 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { z } from "zod";
+import { authenticateRequest, operationDenied } from "../dataplane/authenticate";
+import { HttpError, readJsonBody, sendJson } from "../dataplane/http";
+import { registerEndpoint, ZErrorBody } from "../dataplane/openapi";
+import type { TRouteHandler } from "../dataplane/router";
+import { DEFAULT_OPERATION_LIMITS } from "./config";
+import type { TAnswer, TGatewayContext } from "./context";
+import { runAttempts, type TExecution } from "./execute";
+import type { TIdempotencyLease } from "./idempotency";
+import { newRequestId, prepareExecution } from "./prepare";
+import { EXECUTE_MAX_BODY_BYTES, ZExecuteRequest, ZExecuteResponse, ZQueuedResponse, type TExecuteRequest } from "./schema";
+import { runStream } from "./stream";
+
+registerEndpoint({
+  method: "post",
+  path: "/api/v1/execute/{operation}",
+  summary: "Route, call the provider, fail over and record the outcome, in one call",
+  description:
+    "Decides like /decide (same routing state, same decision log), calls the selected provider through its adapter " +
+    "(provider_adapter), and on a transient failure or a 429 fails over to the next eligible provider by score, within " +
+    "the operation's deadline, max attempts and a retry budget of 20% extra attempts (minimum a few per second). A " +
+    "permanent failure (other 4xx) is returned at once with the provider's status. Every attempt is recorded as a " +
+    "provider_call outcome. Idempotency-Key (or requestId) executes at most once per provider within the window; a " +
+    "repeat returns the stored answer (header idempotent-replayed). With stream: true (LLM operations) the answer is " +
+    "Server-Sent Events: start, delta…, done or error. When nothing is eligible: a cached answer where the operation " +
+    "allows it, else 202 queued with a poll URL or 503 with Retry-After, per the factor list's fallback_policy.",
+  tags: ["execute"],
+  request: ZExecuteRequest,
+  pathParams: { operation: { description: "Operation key, e.g. LLM_CHAT" } },
+  responses: {
+    200: { description: "The provider's normalised answer (or an SSE stream with stream: true)", schema: ZExecuteResponse },
+    202: { description: "Queued: nothing eligible and the fallback policy queues", schema: ZQueuedResponse },
+    400: { description: "Invalid body, unknown region (names the field)", schema: ZErrorBody },
+    401: { description: "Missing or invalid API key", schema: ZErrorBody },
+    403: { description: "API key not allowed for the operation", schema: ZErrorBody },
+    404: { description: "Unknown operation", schema: ZErrorBody },
+    422: { description: "Too large for every provider's context window, or input lacks a field a provider template needs", schema: ZErrorBody },
+    503: { description: "Every attempt failed transiently, retry budget exhausted, or nothing eligible (Retry-After)", schema: ZErrorBody },
+    504: { description: "The deadline passed before an attempt succeeded", schema: ZErrorBody },
+  },
+});
+
+registerEndpoint({
+  method: "get",
+  path: "/api/v1/execute/jobs/{id}",
+  summary: "A queued execute request: its position, or its answer once run",
+  tags: ["execute"],
+  pathParams: { id: { description: "jobId from the 202 answer" } },
+  responses: {
+    200: { description: "{status: queued, position, retryAfterSeconds} | {status: running} | {status: done, httpStatus, answer}" },
+    404: { description: "Unknown job (never queued here, or its answer expired)", schema: ZErrorBody },
+  },
+});
+
+const ZIdempotencyKey = z.string().min(1).max(200);
+
+function send(res: ServerResponse, a: TAnswer, extra: Record<string, string> = {}): void {
+  res.writeHead(a.status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(a.body),
+    "cache-control": "no-store",
+    ...a.headers,
+    ...extra,
+  });
+  res.end(a.body);
+}
+
+/** Prepare, attempt, and settle the decision row: one JSON execution. */
+export async function executeJson(
+  ctx: TGatewayContext,
+  operation: string,
+  input: TExecuteRequest,
+  requestId: string,
+  key: string | null,
+  lease: TIdempotencyLease | null,
+  allowQueue: boolean,
+): Promise<TExecution> {
+  const prep = prepareExecution(ctx, operation, input, requestId, key, lease?.attempted ?? [], allowQueue);
+  if (!prep.ok) return { answer: prep.answer, definitive: false, retryAfterSeconds: prep.retryAfterSeconds };
+  const exec = await runAttempts(ctx, prep.prepared, lease);
+  return { ...exec, answer: await settleDecision(prep.prepared.decision, exec.answer) };
+}
+
+/**
+ * Waits for the decision row like decide does (sync durability: committed), usually long done by
+ * the time the provider answered, and says how it was made durable.
+ */
+async function settleDecision(decision: { decisionId: string; written: Promise<import("../dataplane/decision-log/writer").TWriteOutcome> }, a: TAnswer): Promise<TAnswer> {
+  try {
+    const w = await decision.written;
+    if (w.status === "existing") {
+      // The same requestId was decided within the window: the logged decision is the one outcomes attach to.
+      return { ...a, body: a.body.split(decision.decisionId).join(w.existing.id), headers: { ...a.headers, "x-decision-durability": "replayed", "x-switchyard-decision-id": w.existing.id } };
+    }
+    return { ...a, headers: { ...a.headers, "x-decision-durability": w.status } };
+  } catch {
+    return { ...a, headers: { ...a.headers, "x-decision-durability": "failed" } };
+  }
+}
+
+export function createExecuteHandler(ctx: TGatewayContext): TRouteHandler {
+  return async (req: IncomingMessage, res: ServerResponse, params) => {
+    const auth = await authenticateRequest(req, "decide");
+    if (!auth.ok) {
+      sendJson(res, auth.status, auth.body, auth.headers);
+      return;
+    }
+    const operation = params.operation!;
+    const refused = operationDenied(auth.principal, operation);
+    if (refused && !refused.ok) {
+      sendJson(res, refused.status, refused.body, refused.headers);
+      return;
+    }
+    const raw = await readJsonBody(req, EXECUTE_MAX_BODY_BYTES);
+    const parsed = ZExecuteRequest.safeParse(raw);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => ({ path: i.code === "unrecognized_keys" ? i.keys.join(",") : i.path.map(String).join("."), message: i.message }));
+      const first = issues[0]!;
+      throw new HttpError(400, "invalid_request", first.path ? `${first.path}: ${first.message}` : first.message, first.path || undefined, issues);
+    }
+    const input = parsed.data;
+    const header = req.headers["idempotency-key"];
+    let key: string | null = null;
+    if (header !== undefined) {
+      const k = ZIdempotencyKey.safeParse(Array.isArray(header) ? header[0] : header);
+      if (!k.success) throw new HttpError(400, "invalid_request", "Idempotency-Key must be 1 to 200 characters", "idempotency-key");
+      key = k.data;
+    }
+    if (input.stream && key !== null) {
+      throw new HttpError(400, "invalid_request", "Idempotency-Key cannot be combined with stream: true (a stream cannot be replayed); send requestId to correlate", "idempotency-key");
+    }
+    key ??= input.stream ? null : (input.requestId ?? null);
+    const requestId = input.requestId ?? key ?? newRequestId();
+
+    if (input.stream) {
+      const prep = prepareExecution(ctx, operation, input, requestId, null, [], false);
+      if (!prep.ok) {
+        send(res, prep.answer);
+        return;
+      }
+      const answer = await runStream(ctx, prep.prepared, res);
+      if (answer) send(res, answer);
+      return;
+    }
+
+    if (key === null) {
+      send(res, (await executeJson(ctx, operation, input, requestId, null, null, true)).answer);
+      return;
+    }
+    const limits = ctx.config().limits.get(operation) ?? DEFAULT_OPERATION_LIMITS;
+    const leaseMs = Math.min(limits.deadlineMs, input.deadlineMs ?? Infinity) + 10_000;
+    const { answer, replayed } = await ctx.idempotency.run(operation, key, limits.idempotencyWindowSeconds * 1000, leaseMs, async (lease) => {
+      const r = await executeJson(ctx, operation, input, requestId, key, lease, true);
+      return { answer: r.answer, definitive: r.definitive };
+    });
+    send(res, answer, replayed ? { "idempotent-replayed": "true" } : {});
+  };
+}
+
+export function createJobHandler(ctx: TGatewayContext): TRouteHandler {
+  return async (req, res, params) => {
+    const auth = await authenticateRequest(req, "decide");
+    if (!auth.ok) {
+      sendJson(res, auth.status, auth.body, auth.headers);
+      return;
+    }
+    const view = ctx.jobs.get(params.id!);
+    if (!view) {
+      sendJson(res, 404, { error: { code: "unknown_job", message: `no queued request "${params.id}" on this instance (answers are kept 5 minutes)`, field: "id" } });
+      return;
+    }
+    if (view.status === "done") {
+      sendJson(res, 200, { status: "done", httpStatus: view.answer.status, answer: JSON.parse(view.answer.body) as unknown });
+      return;
+    }
+    sendJson(res, 200, view, view.status === "queued" ? { "retry-after": String(view.retryAfterSeconds) } : {});
+  };
+}

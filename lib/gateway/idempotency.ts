@@ -1,0 +1,154 @@
+import type pg from "pg";
+import { isConnectionError } from "../dataplane/telemetry/outcomes";
+
+/** A stored answer: what the caller got, replayed verbatim for a repeat. */
+export type TStoredAnswer = { status: number; body: string; headers: Record<string, string> };
+
+/** What the executing caller may do with the key it holds. */
+export type TIdempotencyLease = {
+  /** Providers a previous holder of the key already called (a takeover must not call them again). */
+  attempted: readonly string[];
+  /** Records a provider before it is called, so a crash leaves it marked. */
+  markAttempt(provider: string): Promise<void>;
+  /** The provider certainly did not execute the request (connection refused, 429): it may be called again. */
+  unmarkAttempt(provider: string): Promise<void>;
+};
+
+/** Stored answers are definitive ones; `release` keeps the attempted providers but lets a later repeat run. */
+export type TRunResult = { answer: TStoredAnswer; definitive: boolean };
+
+const POLL_MS = 25;
+
+/**
+ * Idempotency-Key: at most one execution per (operation, key) per provider within the window.
+ * Two layers, as in the decide path: an in-process promise map (concurrent repeats on this
+ * instance wait for the first and get its answer without touching Postgres), and the
+ * gateway_idempotency table, which makes the claim hold across instances and restarts: the
+ * first claimant inserts a `running` row with a lease; a repeat finds it and polls until it is
+ * `done` (stored answer replayed) or its lease lapsed (the holder died: the repeat takes it over,
+ * skipping the providers the row says were already called). Non-definitive answers (every
+ * provider failed transiently) are not stored: the row returns to `open` so a later repeat may
+ * run, again without the providers already called. With Postgres unreachable, only the
+ * in-process layer holds.
+ */
+export function createIdempotencyStore(opts: { pool: pg.Pool; ownerId: string; now: () => number; log: (line: string) => void }) {
+  const inflight = new Map<string, Promise<TStoredAnswer>>();
+  const { pool } = opts;
+
+  async function claim(operation: string, key: string, windowMs: number, leaseMs: number): Promise<{ attempted: string[] } | { done: TStoredAnswer } | { wait: true }> {
+    const t = opts.now();
+    const r = await pool.query<{ attempted: string[] }>(
+      `insert into gateway_idempotency as g (operation_key, key, state, attempted, owner_id, lease_until, expires_at)
+       values ($1, $2, 'running', '{}', $3, $4, $5)
+       on conflict (operation_key, key) do update
+         set state = 'running', owner_id = $3, lease_until = $4, http_status = null, response = null,
+             attempted = case when g.expires_at <= $6 then '{}' else g.attempted end,
+             expires_at = case when g.expires_at <= $6 then $5 else g.expires_at end
+         where g.expires_at <= $6 or g.state = 'open' or (g.state = 'running' and g.lease_until <= $6)
+       returning attempted`,
+      [operation, key, opts.ownerId, new Date(t + leaseMs), new Date(t + windowMs), new Date(t)],
+    );
+    if (r.rowCount === 1) return { attempted: r.rows[0]!.attempted };
+    const existing = await pool.query<{ state: string; http_status: number | null; response: string | null }>(
+      `select state, http_status, response from gateway_idempotency where operation_key = $1 and key = $2`,
+      [operation, key],
+    );
+    const row = existing.rows[0];
+    if (row?.state === "done" && row.response !== null) return { done: JSON.parse(row.response) as TStoredAnswer };
+    return { wait: true };
+  }
+
+  async function runOwned(
+    operation: string,
+    key: string,
+    windowMs: number,
+    leaseMs: number,
+    exec: (lease: TIdempotencyLease) => Promise<TRunResult>,
+  ): Promise<{ answer: TStoredAnswer; replayed: boolean }> {
+    let durable = true;
+    let attempted: string[] = [];
+    for (;;) {
+      let c: Awaited<ReturnType<typeof claim>>;
+      try {
+        c = await claim(operation, key, windowMs, leaseMs);
+      } catch (err) {
+        if (!isConnectionError(err)) throw err;
+        opts.log(`gateway idempotency: Postgres unreachable, key ${operation}/${key.slice(0, 8)}… holds on this instance only`);
+        durable = false;
+        break;
+      }
+      if ("done" in c) return { answer: c.done, replayed: true };
+      if ("attempted" in c) {
+        attempted = c.attempted;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+    const params = [operation, key, opts.ownerId];
+    const lease: TIdempotencyLease = {
+      attempted,
+      markAttempt: async (provider) => {
+        if (!durable) return;
+        await pool
+          .query(`update gateway_idempotency set attempted = array_append(attempted, $4) where operation_key = $1 and key = $2 and owner_id = $3`, [...params, provider])
+          .catch((err: unknown) => opts.log(`gateway idempotency: could not mark ${provider}: ${(err as Error).message}`));
+      },
+      unmarkAttempt: async (provider) => {
+        if (!durable) return;
+        await pool
+          .query(`update gateway_idempotency set attempted = array_remove(attempted, $4) where operation_key = $1 and key = $2 and owner_id = $3`, [...params, provider])
+          .catch(() => {});
+      },
+    };
+    let result: TRunResult;
+    try {
+      result = await exec(lease);
+    } catch (err) {
+      if (durable) await pool.query(`update gateway_idempotency set state = 'open' where operation_key = $1 and key = $2 and owner_id = $3`, params).catch(() => {});
+      throw err;
+    }
+    if (durable) {
+      const write = result.definitive
+        ? pool.query(
+            `update gateway_idempotency set state = 'done', http_status = $4, response = $5 where operation_key = $1 and key = $2 and owner_id = $3`,
+            [...params, result.answer.status, JSON.stringify(result.answer)],
+          )
+        : pool.query(`update gateway_idempotency set state = 'open' where operation_key = $1 and key = $2 and owner_id = $3`, params);
+      await write.catch((err: unknown) => opts.log(`gateway idempotency: could not store the answer for ${operation}: ${(err as Error).message}`));
+    }
+    return { answer: result.answer, replayed: false };
+  }
+
+  return {
+    /**
+     * Runs `exec` at most once for (operation, key) across this instance's concurrent callers and,
+     * through Postgres, across instances; repeats get the stored answer with `replayed: true`.
+     */
+    async run(
+      operation: string,
+      key: string,
+      windowMs: number,
+      leaseMs: number,
+      exec: (lease: TIdempotencyLease) => Promise<TRunResult>,
+    ): Promise<{ answer: TStoredAnswer; replayed: boolean }> {
+      const k = `${operation}\u001f${key}`;
+      const pending = inflight.get(k);
+      if (pending) return { answer: await pending, replayed: true };
+      const p = runOwned(operation, key, windowMs, leaseMs, exec);
+      const answer = p.then((r) => r.answer);
+      inflight.set(k, answer);
+      try {
+        return await p;
+      } finally {
+        inflight.delete(k);
+      }
+    },
+    /** Deletes keys past their window. */
+    async prune(): Promise<number> {
+      const r = await pool.query(`delete from gateway_idempotency where expires_at < $1 and state <> 'running'`, [new Date(opts.now())]);
+      return r.rowCount ?? 0;
+    },
+  };
+}
+
+export type IdempotencyStore = ReturnType<typeof createIdempotencyStore>;

@@ -1,0 +1,100 @@
+import { randomUUID } from "node:crypto";
+import type { TAnswer } from "./context";
+
+/**
+ * seeds/003's "degrade to queue": a request no provider can take now waits here, in arrival
+ * order, and is executed again when the fallback's retry-after passes; the caller polls
+ * GET /api/v1/execute/jobs/:id for its position and, once run, the answer. Per instance and in
+ * memory: the poll URL must reach the instance that queued it (README), and a restart loses
+ * queued jobs, which their callers see as 404 and resubmit.
+ */
+export type TJobRun = (payload: unknown) => Promise<{ answer: TAnswer; retryAfterSeconds: number | null }>;
+
+type TJob = { id: string; operation: string; payload: unknown; notBefore: number; createdAt: number; answer: TAnswer | null; finishedAt: number | null };
+
+export type TJobView =
+  | { status: "queued"; position: number; retryAfterSeconds: number }
+  | { status: "running" }
+  | { status: "done"; answer: TAnswer };
+
+export function createJobQueue(opts: { run: TJobRun; now: () => number; maxQueued?: number; maxWaitMs?: number; keepMs?: number; log: (line: string) => void }) {
+  const maxQueued = opts.maxQueued ?? 10_000;
+  const maxWaitMs = opts.maxWaitMs ?? 15 * 60_000;
+  const keepMs = opts.keepMs ?? 5 * 60_000;
+  const queue: TJob[] = [];
+  const byId = new Map<string, TJob>();
+  let running: TJob | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  function schedule(): void {
+    if (closed || running || timer || queue.length === 0) return;
+    const wait = Math.max(0, queue[0]!.notBefore - opts.now());
+    timer = setTimeout(() => {
+      timer = null;
+      void next();
+    }, wait);
+    timer.unref();
+  }
+
+  async function next(): Promise<void> {
+    const job = queue[0];
+    if (!job || running || closed) return;
+    if (job.notBefore > opts.now()) return schedule();
+    queue.shift();
+    running = job;
+    try {
+      const r = await opts.run(job.payload);
+      if (r.retryAfterSeconds !== null && opts.now() - job.createdAt + r.retryAfterSeconds * 1000 < maxWaitMs) {
+        job.notBefore = opts.now() + r.retryAfterSeconds * 1000;
+        queue.push(job);
+        queue.sort((a, b) => a.notBefore - b.notBefore || a.createdAt - b.createdAt);
+      } else {
+        job.answer = r.answer;
+        job.finishedAt = opts.now();
+      }
+    } catch (err) {
+      opts.log(`gateway queue: job ${job.id} failed: ${(err as Error).message}`);
+      job.answer = { status: 500, body: JSON.stringify({ error: { code: "internal", message: "the queued request could not be run" } }), headers: {} };
+      job.finishedAt = opts.now();
+    } finally {
+      running = null;
+    }
+    prune();
+    schedule();
+  }
+
+  function prune(): void {
+    const t = opts.now();
+    for (const [id, j] of byId) if (j.finishedAt !== null && t - j.finishedAt > keepMs) byId.delete(id);
+  }
+
+  return {
+    /** null when the queue is full (the caller answers 503 instead). */
+    enqueue(operation: string, payload: unknown, retryAfterSeconds: number): { id: string; position: number } | null {
+      if (queue.length >= maxQueued) return null;
+      const t = opts.now();
+      const job: TJob = { id: randomUUID(), operation, payload, notBefore: t + retryAfterSeconds * 1000, createdAt: t, answer: null, finishedAt: null };
+      queue.push(job);
+      byId.set(job.id, job);
+      schedule();
+      return { id: job.id, position: queue.length };
+    },
+    get(id: string): TJobView | null {
+      const job = byId.get(id);
+      if (!job) return null;
+      if (job.answer) return { status: "done", answer: job.answer };
+      if (running === job) return { status: "running" };
+      return { status: "queued", position: queue.indexOf(job) + 1, retryAfterSeconds: Math.max(1, Math.ceil((job.notBefore - opts.now()) / 1000)) };
+    },
+    get depth(): number {
+      return queue.length;
+    },
+    close(): void {
+      closed = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
+
+export type JobQueue = ReturnType<typeof createJobQueue>;

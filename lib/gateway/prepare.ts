@@ -1,0 +1,221 @@
+import { randomUUID } from "node:crypto";
+import { FALLBACK_POLICIES, type TFallbackDecision } from "../../router-core/index";
+import { contextWindowFits } from "../../router-core/gates/context-window-fits";
+import type { TActivePolicy } from "../dataplane/routing-state";
+import { estimateTokens, toChat, ZChatInput } from "./chat-input";
+import { DEFAULT_OPERATION_LIMITS, type TOperationLimits, type TProviderAdapterConfig } from "./config";
+import { jsonAnswer, type TAnswer, type TGatewayContext } from "./context";
+import type { TLoggedDecision, TRequestGate } from "./decide-and-log";
+import type { TExecuteRequest } from "./schema";
+import type { TGatewayRequest } from "./types";
+
+/** An execution routed and logged, ready for its attempts. */
+export type TPrepared = {
+  operation: string;
+  region: string;
+  limits: TOperationLimits;
+  active: TActivePolicy;
+  request: TGatewayRequest;
+  input: TExecuteRequest;
+  decision: TLoggedDecision;
+  /** Providers in failover order: the selected one, then the other eligible ones by score. */
+  order: string[];
+  adapters: ReadonlyMap<string, TProviderAdapterConfig>;
+  startedAt: number;
+  deadlineAt: number;
+};
+
+export type TPrepareResult = { ok: true; prepared: TPrepared } | { ok: false; answer: TAnswer; retryAfterSeconds: number | null };
+
+function fail(status: number, code: string, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): TPrepareResult {
+  return { ok: false, answer: jsonAnswer(status, { error: { code, message, ...extra } }, headers), retryAfterSeconds: null };
+}
+
+/**
+ * Validation, budget guards, request-level gates and the decision, up to the first attempt:
+ * everything an execute call does before a provider is called, shared by the JSON and the
+ * streaming path. `requestId` is the caller's or generated; `previouslyAttempted` comes from an
+ * idempotency takeover.
+ */
+export function prepareExecution(
+  ctx: TGatewayContext,
+  operation: string,
+  input: TExecuteRequest,
+  requestId: string,
+  idempotencyKey: string | null,
+  previouslyAttempted: readonly string[],
+  allowQueue: boolean,
+): TPrepareResult {
+  const state = ctx.state;
+  const active = state.policyFor(operation);
+  if (!active) {
+    const known = state.operations();
+    return fail(404, "unknown_operation", `unknown operation "${operation}"; known operations: ${known.join(", ") || "none"}`, { field: "operation", knownValues: known });
+  }
+  const routerState = state.snapshotFor(operation, input.region);
+  if (!routerState) {
+    const known = state.knownRegions(operation);
+    return fail(400, "unknown_region", `unknown region "${input.region}" for ${operation}; known regions: ${known.join(", ") || "none"}`, { field: "region", knownValues: known });
+  }
+  const cfg = ctx.config();
+  const limits = cfg.limits.get(operation) ?? DEFAULT_OPERATION_LIMITS;
+  const candidates = active.policy.providers.length > 0 ? active.policy.providers : routerState.providers.map((p) => p.key);
+  const primary = candidates[0] ?? null;
+
+  let chat: TGatewayRequest["chat"] = null;
+  const anyChat = candidates.some((p) => cfg.adapters.get(p)?.adapter.chat === true);
+  if (anyChat) {
+    const parsed = ZChatInput.safeParse(input.input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const path = issue.code === "unrecognized_keys" ? `input.${issue.keys.join(",")}` : ["input", ...issue.path.map(String)].join(".");
+      return fail(400, "invalid_request", `${path}: ${issue.message}`, { field: path });
+    }
+    chat = toChat(parsed.data);
+    if (chat.messages.length === 0) return fail(400, "invalid_request", "input.messages: at least one user or assistant message is required", { field: "input.messages" });
+  } else if (input.stream) {
+    return fail(400, "invalid_request", `stream: ${operation} has no LLM provider; streaming is for LLM adapters`, { field: "stream" });
+  }
+
+  const costBreach = ctx.budget.costBreach(operation, limits);
+  if (costBreach) {
+    ctx.events.record({ operation, region: input.region, type: "budget_breach", provider: null, detail: costBreach.detail, evidence: { kind: costBreach.kind, ...costBreach.evidence }, policyVersion: active.version });
+    const action = FALLBACK_POLICIES[active.policy.fallback_policy as keyof typeof FALLBACK_POLICIES];
+    const retryAfterSeconds = ctx.budget.retryAfterSeconds(operation, costBreach.kind);
+    const fallback: TFallbackDecision = { action: action === "probe_only" ? "queue" : action, retryAfterSeconds, detail: `budget guard: ${costBreach.detail}` };
+    return degrade(ctx, operation, input, limits, null, fallback, allowQueue, { budget: costBreach.kind });
+  }
+  const fallbackBreach = ctx.budget.fallbackBreach(operation, limits);
+  if (fallbackBreach) {
+    ctx.events.record({ operation, region: input.region, type: "max_fallback_duration", provider: primary, detail: fallbackBreach.detail, evidence: fallbackBreach.evidence, policyVersion: active.version });
+  }
+
+  const excluded = new Map<string, TRequestGate[]>();
+  const estimated = chat ? estimateTokens(chat) : 0;
+  let tooLarge = 0;
+  for (const p of candidates) {
+    const gates: TRequestGate[] = [];
+    const a = cfg.adapters.get(p);
+    if (!a) gates.push({ gate: "adapter_configured", passed: false, detail: `no adapter configured for ${p} (provider_adapter)` });
+    else if (chat) {
+      if (!a.adapter.chat) gates.push({ gate: "adapter_configured", passed: false, detail: `${p}'s ${a.kind} adapter cannot take a chat request` });
+      else {
+        const fit = contextWindowFits({ estimatedTokens: estimated, contextWindow: a.contextWindow, model: a.model });
+        if (!fit.passed) {
+          gates.push(fit);
+          tooLarge++;
+        }
+      }
+    }
+    if (fallbackBreach && p !== primary) gates.push({ gate: "max_fallback_duration", passed: false, detail: `budget guard: ${fallbackBreach.detail}; only the primary may serve` });
+    if (previouslyAttempted.includes(p)) gates.push({ gate: "not_called_for_key", passed: false, detail: `already called for idempotency key ${idempotencyKey ?? requestId}` });
+    if (gates.length > 0) excluded.set(p, gates);
+  }
+
+  const decision = ctx.decide({ operation, region: input.region, requestId, attributes: input.attributes }, active, routerState, excluded);
+  const record = decision.record;
+  // Swallowed here; the attempt path awaits it and reports a failed write.
+  decision.written.catch(() => {});
+
+  if (record.selected === null) {
+    if (chat && tooLarge > 0 && tooLarge === candidates.filter((p) => cfg.adapters.get(p)?.adapter.chat).length) {
+      return {
+        ok: false,
+        retryAfterSeconds: null,
+        answer: jsonAnswer(422, {
+          error: { code: "context_window_exceeded", message: `the request needs about ${estimated} tokens, more than any provider's context window`, field: "input.messages" },
+          decisionId: decision.decisionId,
+        }),
+      };
+    }
+    const fb = record.fallback ?? { action: "degraded_message", retryAfterSeconds: active.policy.refresh_interval_seconds, detail: "no eligible provider" };
+    if (fb.action === "probe_only" && fb.provider) {
+      return ready(fb.provider);
+    }
+    return degrade(ctx, operation, input, limits, decision.decisionId, fb, allowQueue, {});
+  }
+
+  const eligible = record.candidates
+    .filter((c) => c.eligible && c.provider !== record.selected)
+    .sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity) || a.priority - b.priority)
+    .map((c) => c.provider);
+  return ready(record.selected, ...eligible);
+
+  function ready(...order: string[]): TPrepareResult {
+    const startedAt = ctx.now();
+    const deadlineMs = Math.min(limits.deadlineMs, input.deadlineMs ?? Infinity);
+    return {
+      ok: true,
+      prepared: {
+        operation,
+        region: input.region,
+        limits,
+        active: active!,
+        request: { input: input.input, chat, requestId, idempotencyKey },
+        input,
+        decision,
+        order,
+        adapters: cfg.adapters,
+        startedAt,
+        deadlineAt: startedAt + deadlineMs,
+      },
+    };
+  }
+}
+
+/**
+ * Nothing eligible (or a budget guard refused): seeds/003 section 3's degradation, per the factor
+ * list's fallback policy. A cached answer first where the operation allows one, then the queue
+ * (202 with position and poll URL) or a friendly 503 with Retry-After.
+ */
+export function degrade(
+  ctx: TGatewayContext,
+  operation: string,
+  input: TExecuteRequest,
+  limits: TOperationLimits,
+  decisionId: string | null,
+  fallback: TFallbackDecision,
+  allowQueue: boolean,
+  extra: Record<string, unknown>,
+): TPrepareResult {
+  const retryAfterSeconds = Math.max(1, Math.ceil(fallback.retryAfterSeconds ?? 30));
+  if (limits.cacheTtlSeconds !== null && !input.stream) {
+    const hit = ctx.cache.get(operation, input.input, limits.cacheTtlSeconds);
+    if (hit) {
+      const cached = hit.body as Record<string, unknown>;
+      return { ok: false, retryAfterSeconds: null, answer: jsonAnswer(200, { ...cached, decisionId, attempts: [], cached: { ageSeconds: hit.ageSeconds } }, { "x-switchyard-cache": "hit" }) };
+    }
+  }
+  if (fallback.action === "queue" && allowQueue && !input.stream) {
+    const job = ctx.jobs.enqueue(operation, { operation, input }, retryAfterSeconds);
+    if (job) {
+      return {
+        ok: false,
+        retryAfterSeconds,
+        answer: jsonAnswer(
+          202,
+          { status: "queued", jobId: job.id, position: job.position, pollUrl: `/api/v1/execute/jobs/${job.id}`, retryAfterSeconds, decisionId, detail: fallback.detail, ...extra },
+          { "retry-after": String(retryAfterSeconds), location: `/api/v1/execute/jobs/${job.id}` },
+        ),
+      };
+    }
+  }
+  return {
+    ok: false,
+    retryAfterSeconds: fallback.action === "queue" ? retryAfterSeconds : null,
+    answer: jsonAnswer(
+      503,
+      {
+        error: { code: "capacity_exhausted", message: `No provider can take this request right now; please retry in ${retryAfterSeconds} s.` },
+        decisionId,
+        fallback: { action: fallback.action, detail: fallback.detail },
+        ...extra,
+      },
+      { "retry-after": String(retryAfterSeconds) },
+    ),
+  };
+}
+
+export function newRequestId(): string {
+  return randomUUID();
+}

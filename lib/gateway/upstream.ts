@@ -1,0 +1,102 @@
+import http from "node:http";
+import https from "node:https";
+import { classifyTransportError } from "./classify";
+import type { AttemptError, TUpstreamRequest } from "./types";
+
+/**
+ * Keep-alive agents shared by every upstream call: a new TCP (and TLS) handshake per call would
+ * cost more than the rest of the gateway's work together.
+ */
+const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 10_000 });
+const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 10_000 });
+
+export type TUpstreamResponse = { status: number; headers: http.IncomingHttpHeaders; body: Buffer };
+export type TUpstreamStream = { status: number; headers: http.IncomingHttpHeaders; response: http.IncomingMessage; abort(): void };
+
+class TimedOut extends Error {}
+
+function start(req: TUpstreamRequest, timeoutMs: number, onResponse: (res: http.IncomingMessage, clear: () => void) => void, onError: (err: AttemptError) => void) {
+  const url = new URL(req.url);
+  const secure = url.protocol === "https:";
+  const body = req.body;
+  const headers: Record<string, string | number> = { ...req.headers };
+  if (body !== null) headers["content-length"] = Buffer.byteLength(body);
+  const r = (secure ? https : http).request(url, { method: req.method, headers, agent: secure ? httpsAgent : httpAgent });
+  let timedOut = false;
+  let settled = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    r.destroy(new TimedOut("timeout"));
+  }, timeoutMs);
+  const clear = () => clearTimeout(timer);
+  r.on("response", (res) => onResponse(res, clear));
+  r.on("error", (err) => {
+    clear();
+    if (settled) return;
+    settled = true;
+    onError(classifyTransportError(err, timedOut));
+  });
+  r.end(body ?? undefined);
+  return {
+    request: r,
+    settle: () => {
+      settled = true;
+    },
+    timedOut: () => timedOut,
+  };
+}
+
+/** One request with a whole-exchange timeout; transport failures reject with a classified AttemptError. */
+export function sendUpstream(req: TUpstreamRequest, timeoutMs: number): Promise<TUpstreamResponse> {
+  return new Promise((resolve, reject) => {
+    const handle = start(
+      req,
+      timeoutMs,
+      (res, clear) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          clear();
+          handle.settle();
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
+        });
+        res.on("error", (err) => {
+          clear();
+          handle.settle();
+          reject(classifyTransportError(err, handle.timedOut()));
+        });
+        res.on("aborted", () => {
+          clear();
+          handle.settle();
+          reject(classifyTransportError(Object.assign(new Error("response aborted"), { code: "ECONNRESET" }), handle.timedOut()));
+        });
+      },
+      reject,
+    );
+  });
+}
+
+/**
+ * Opens a streaming request; resolves once the status line and headers arrived (within
+ * `firstByteTimeoutMs`). The caller reads `response` and owns aborting it.
+ */
+export function openUpstreamStream(req: TUpstreamRequest, firstByteTimeoutMs: number): Promise<TUpstreamStream> {
+  return new Promise((resolve, reject) => {
+    const handle = start(
+      req,
+      firstByteTimeoutMs,
+      (res, clear) => {
+        clear();
+        handle.settle();
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, response: res, abort: () => handle.request.destroy() });
+      },
+      reject,
+    );
+  });
+}
+
+export async function readAll(res: http.IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
