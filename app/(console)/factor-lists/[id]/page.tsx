@@ -4,13 +4,17 @@ import { utc } from "@/components/format";
 import { DiffTable } from "@/components/factor-lists/diff-table";
 import { ComplianceBadge, StatusBadge } from "@/components/factor-lists/status-badge";
 import { VersionActions } from "@/components/factor-lists/version-actions";
+import { WhatIfPanel } from "@/components/factor-lists/what-if-panel";
 import { YamlView } from "@/components/factor-lists/yaml-view";
 import { ControlPlaneError } from "@/lib/controlplane/errors";
 import { getFactorListVersion } from "@/lib/controlplane/get-factor-list-version";
 import { getPrisma } from "@/lib/db/client";
-import { getViewer } from "@/lib/console/get-viewer";
+import { can, getViewer } from "@/lib/console/get-viewer";
 
 export const dynamic = "force-dynamic";
+
+/** Versions still to be decided on: the approval page shows what each would have done with recent traffic. */
+const WHAT_IF_STATUSES = new Set(["draft", "in_review", "approved", "shadow"]);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -91,6 +95,8 @@ export default async function FactorListVersionPage({ params }: { params: Promis
         </h2>
         {isActive ? null : <DiffTable changes={diff.changes} against={active ? `active v${active.version}` : "nothing"} />}
       </section>
+
+      {WHAT_IF_STATUSES.has(v.status) ? <WhatIfPanel versionId={v.id} operation={v.operationKey} canRun={can(viewer, "evaluation.run")} /> : null}
 
       <div className="grid grid-cols-1 gap-4 xl:grid-cols-2">
         <section className="panel" aria-label="YAML">

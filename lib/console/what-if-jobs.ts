@@ -1,0 +1,87 @@
+import "server-only";
+import { z } from "zod";
+import { ControlPlaneError, invalid, parseInput } from "@/lib/controlplane/errors";
+import { getPrisma } from "@/lib/db/client";
+import { loadRecordedTraffic, type TQueryable } from "@/lib/replay/load-recorded";
+import { fingerprintOf, getReplay, ReplayBusyError, startReplay } from "@/lib/replay/replay-runner";
+import { parseFactorList } from "@/router-core/policy/codec";
+import type { TWhatIfView } from "./evaluation-types";
+import { toReplayStatus } from "./to-replay-status";
+
+/** Hours of recorded traffic the approval page can replay a version over. */
+export const WHAT_IF_HOURS = [1, 3, 6] as const;
+export type TWhatIfHours = (typeof WHAT_IF_HOURS)[number];
+const WINDOW_STEP_MS = 5 * 60_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const ZWhatIfRequest = z.strictObject({
+  version: z.string({ error: "version must be a factor-list version id" }).regex(UUID, "version must be a factor-list version id"),
+  hours: z.union(WHAT_IF_HOURS.map((h) => z.literal(h)), { error: `hours must be one of ${WHAT_IF_HOURS.join(", ")}` }).default(3),
+});
+
+const whatIfKey = (versionId: string, hours: number) => `what-if:${versionId}:${hours}`;
+
+/**
+ * The replayed range ends at the last 5-minute boundary, so everyone opening the page within
+ * those 5 minutes shares one run (the cache key's fingerprint includes the range).
+ */
+function rangeOf(hours: number, now = Date.now()): { from: Date; to: Date } {
+  const to = Math.floor(now / WINDOW_STEP_MS) * WINDOW_STEP_MS;
+  return { from: new Date(to - hours * 3_600_000), to: new Date(to) };
+}
+
+/** pg's query signature over the process's Prisma client, for the recorded-traffic loader. */
+const prismaQueryable = (): TQueryable => ({
+  query: async <R,>(sql: string, params: unknown[]) => ({ rows: await getPrisma().$queryRawUnsafe<R[]>(sql, ...params) }),
+});
+
+async function loadVersion(versionId: string) {
+  const v = await getPrisma().factorListVersion.findUnique({ where: { id: versionId }, select: { id: true, operationKey: true, yaml: true } });
+  if (!v) throw invalid([{ path: "version", message: `no factor-list version "${versionId}"` }]);
+  return v;
+}
+
+function view(versionId: string, operation: string, hours: number, unavailable: string | null = null): TWhatIfView {
+  const { latest, lastDone, queuePosition } = getReplay(whatIfKey(versionId, hours));
+  const done = lastDone;
+  const result = done?.output?.kind === "what-if" ? { ...done.output.result, finishedAt: done.finishedAt ?? done.queuedAt, fingerprint: done.fingerprint } : null;
+  return { versionId, operation, hours, status: toReplayStatus(latest, queuePosition), result, unavailable };
+}
+
+/** What the approval page polls: the latest what-if of a version over the last `hours` and its last result. */
+export async function getWhatIf(input: unknown): Promise<TWhatIfView> {
+  const req = parseInput(ZWhatIfRequest, input);
+  const v = await loadVersion(req.version);
+  return view(v.id, v.operationKey, req.hours);
+}
+
+/**
+ * Loads the operation's recorded decisions and metric buckets for the range (async SQL on this
+ * thread) and queues the replay of the version over them on the worker thread.
+ */
+export async function requestWhatIf(input: unknown, requestedBy: string): Promise<TWhatIfView> {
+  const req = parseInput(ZWhatIfRequest, input);
+  const v = await loadVersion(req.version);
+  const parsed = parseFactorList(v.yaml);
+  if (!parsed.ok) return view(v.id, v.operationKey, req.hours, `this version does not parse: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
+  const { from, to } = rangeOf(req.hours);
+  const fingerprint = fingerprintOf(["what-if", parsed.value, from.getTime(), to.getTime()]);
+  const key = whatIfKey(v.id, req.hours);
+  if (getReplay(key).latest?.fingerprint !== fingerprint) {
+    let recorded;
+    try {
+      recorded = await loadRecordedTraffic(prismaQueryable(), v.operationKey, from, to, parsed.value.providers);
+    } catch (err) {
+      // No decisions in the range: nothing to replay, which the page says as it is.
+      if (err instanceof RangeError) return view(v.id, v.operationKey, req.hours, err.message);
+      throw err;
+    }
+    try {
+      startReplay(key, fingerprint, { kind: "what-if", factorList: parsed.value, recorded, seed: 1 }, requestedBy, 1);
+    } catch (err) {
+      if (err instanceof ReplayBusyError) throw new ControlPlaneError(409, "busy", err.message);
+      throw err;
+    }
+  }
+  return view(v.id, v.operationKey, req.hours);
+}
