@@ -17,6 +17,7 @@ import { startDataPlane, type DataPlane } from "../dataplane/dataplane";
 import { dataPlaneSettings } from "../dataplane/settings";
 import { startTelemetry, telemetryOptionsFromEnv, type Telemetry } from "../dataplane/telemetry/runtime";
 import { applyDemoTimings, demoRate, startDemoTraffic } from "../demo/demo-traffic";
+import { gatewayRefreshMsFromEnv, startGateway, type Gateway } from "../gateway/gateway";
 
 export type TBootOptions = {
   dev: boolean;
@@ -67,6 +68,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
   let db: TResolvedDatabase | null = null;
   let dataPlane: DataPlane | null = null;
   let telemetry: Telemetry | null = null;
+  let gateway: Gateway | null = null;
   try {
     db = await resolveDatabaseUrl({ dataDir: path.join(opts.dir, ".data", "postgres") });
     process.env.DATABASE_URL = db.url;
@@ -94,6 +96,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       instanceId: dpSettings.instanceId,
       reloadConfig: async () => {
         await dp.reloadConfig();
+        await gateway?.reload();
       },
       spoolDir: dpSettings.spoolDir,
       decisionLogQueueDepth: () => dp.decisionLog.stats().queued,
@@ -102,6 +105,16 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       ...telemetryOptionsFromEnv(process.env),
     });
     const tel = telemetry;
+    gateway = await startGateway({
+      state: dp.state,
+      decisionLog: dp.decisionLog,
+      pool: dp.pool,
+      outcomes: tel.outcomes,
+      instanceId: dpSettings.instanceId,
+      log: opts.log,
+      refreshMs: gatewayRefreshMsFromEnv(process.env),
+    });
+    const gw = gateway;
     const admin = await ensureAdminFromEnv(getPrisma());
     if (admin) opts.log(`created admin ${admin} from SWITCHYARD_ADMIN_EMAIL`);
 
@@ -128,6 +141,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       },
       ...dp.routes,
       ...tel.routes,
+      ...gw.routes,
     ]);
     handler = (req, res) => {
       if (fastPath(req, res)) return;
@@ -153,6 +167,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
         await new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await app?.close().catch(() => {});
+        await gw.close().catch(() => {});
         await tel.close().catch(() => {});
         await dp.close().catch(() => {});
         await getPrisma().$disconnect().catch(() => {});
@@ -161,6 +176,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
     };
   } catch (err) {
     server.close();
+    await gateway?.close().catch(() => {});
     await telemetry?.close().catch(() => {});
     await dataPlane?.close().catch(() => {});
     await db?.stop();
