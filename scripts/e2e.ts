@@ -6,6 +6,7 @@ import { assertReachable } from "../lib/db/database-url";
 import { startThrowawayCluster } from "../lib/testing/throwaway-cluster";
 import { freePort } from "../lib/runtime/free-port";
 import { buildIsStale } from "../lib/runtime/build-freshness";
+import { createSecretScanner, formatFindings, secretsFromEnv, type TSecret } from "../lib/reliability/secret-scan";
 
 const require = createRequire(import.meta.url);
 const log = (line: string) => process.stdout.write(`e2e: ${line}\n`);
@@ -41,6 +42,22 @@ async function waitForHealth(base: string, server: ChildProcess, timeoutMs: numb
   throw new Error(`server at ${base} was not healthy within ${timeoutMs} ms`);
 }
 
+/** Stored secrets of the run (hashes are secret too: they would allow offline guessing). */
+async function storedSecrets(url: string): Promise<TSecret[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const q = async (sql: string, label: string) => (await c.query<{ v: string }>(sql)).rows.map((r) => ({ label, value: r.v }));
+    return [
+      ...(await q("select password_hash as v from app_user where password_hash is not null", "password hash")),
+      ...(await q("select key_hash as v from api_key", "API key hash")),
+      ...(await q("select token_hash as v from session", "session token hash")),
+    ];
+  } finally {
+    await c.end();
+  }
+}
+
 async function main(): Promise<number> {
   const fromEnv = process.env.DATABASE_URL;
   const cluster = fromEnv ? null : await startThrowawayCluster();
@@ -66,8 +83,18 @@ async function main(): Promise<number> {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     server = spawn(process.execPath, [require.resolve("tsx/cli"), "server.ts"], {
-      stdio: ["ignore", "inherit", "inherit"],
+      stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: databaseUrl, SWITCHYARD_API_KEY: apiKey, NEXT_TELEMETRY_DISABLED: "1" },
+    });
+    // Everything the server logs is scanned for secrets at the end of the run.
+    const serverLog: { source: string; text: string }[] = [];
+    server.stdout!.on("data", (b: Buffer) => {
+      process.stdout.write(b);
+      serverLog.push({ source: "server stdout", text: b.toString("utf8") });
+    });
+    server.stderr!.on("data", (b: Buffer) => {
+      process.stderr.write(b);
+      serverLog.push({ source: "server stderr", text: b.toString("utf8") });
     });
     await waitForHealth(base, server, 120_000);
     log(`server ready at ${base}`);
@@ -75,6 +102,19 @@ async function main(): Promise<number> {
       stdio: "inherit",
       env: { ...process.env, E2E_BASE_URL: base, E2E_DATABASE_URL: databaseUrl, SWITCHYARD_API_KEY: apiKey },
     });
+    const scanner = createSecretScanner([
+      ...secretsFromEnv({ ...process.env, SWITCHYARD_API_KEY: apiKey }),
+      { label: "e2e account password", value: `pw-${apiKey.slice(-20)}` },
+      ...(await storedSecrets(databaseUrl)),
+    ]);
+    for (const chunk of serverLog) scanner.feed(chunk.source, chunk.text);
+    const findings = scanner.findings();
+    const { secrets, scannedChars } = scanner.stats();
+    log(`secret scan: ${secrets} secrets, ${scannedChars} characters of server output, ${findings.length} found`);
+    if (findings.length > 0) {
+      process.stderr.write(`e2e: secrets appeared in the server's output:\n${formatFindings(findings)}\n`);
+      return 1;
+    }
     return run.status ?? 1;
   } finally {
     if (server && server.exitCode === null) {

@@ -6,8 +6,9 @@ import { getPrisma } from "@/lib/db/client";
 import { clientIpOf } from "@/lib/auth/client-ip";
 import { safeNextPath } from "@/lib/auth/current-user";
 import { isHttps } from "@/lib/auth/same-origin";
-import { SESSION_COOKIE, revokeSessionToken, sessionCookieOptions } from "@/lib/auth/session";
+import { SESSION_COOKIE, sessionCookieOptions } from "@/lib/auth/session";
 import { signInAsDemoUser, signInWithPassword, type TSignIn } from "@/lib/auth/sign-in";
+import { signOut } from "@/lib/auth/sign-out";
 
 // Server actions: Next itself refuses an action whose Origin does not match the host, which
 // is the same CSRF rule the control-plane route handlers apply.
@@ -21,7 +22,7 @@ async function startSession(session: TSignIn, next: string): Promise<never> {
 
 async function requestMeta() {
   const h = await headers();
-  return { ip: clientIpOf(h), userAgent: h.get("user-agent") };
+  return { ip: clientIpOf(h), userAgent: h.get("user-agent"), previousToken: (await cookies()).get(SESSION_COOKIE)?.value };
 }
 
 export async function signInAction(form: FormData): Promise<void> {
@@ -38,7 +39,7 @@ export async function demoSignInAction(form: FormData): Promise<void> {
 export async function signOutAction(): Promise<void> {
   const jar = await cookies();
   const token = jar.get(SESSION_COOKIE)?.value;
-  if (token) await revokeSessionToken(getPrisma(), token);
+  if (token) await signOut(getPrisma(), token, { ip: clientIpOf(await headers()) });
   jar.delete(SESSION_COOKIE);
   redirect("/login");
 }

@@ -49,11 +49,31 @@ export function readCookie(header: string | null, name: string): string | null {
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");
     if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (part.slice(0, eq).trim() !== name) continue;
+    // A malformed escape is a bad token (no session), not a server error.
+    try {
+      return decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      return null;
+    }
   }
   return null;
 }
 
 export function sessionCookieOptions(secure: boolean, expiresAt: Date) {
   return { httpOnly: true, sameSite: "lax" as const, secure, path: "/", expires: expiresAt };
+}
+
+/**
+ * The Set-Cookie value for a route handler's own response, with the same attributes as
+ * sessionCookieOptions (HttpOnly, SameSite=Lax, Path=/, Secure behind https), so handlers do
+ * not depend on next/headers and their cookies can be checked on the Response itself.
+ */
+export function sessionSetCookie(token: string, expiresAt: Date, secure: boolean): string {
+  return [`${SESSION_COOKIE}=${encodeURIComponent(token)}`, "Path=/", `Expires=${expiresAt.toUTCString()}`, "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : [])].join("; ");
+}
+
+/** Expires the session cookie in the browser. */
+export function clearSessionSetCookie(secure: boolean): string {
+  return [`${SESSION_COOKIE}=`, "Path=/", "Expires=Thu, 01 Jan 1970 00:00:00 GMT", "Max-Age=0", "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : [])].join("; ");
 }

@@ -1,23 +1,71 @@
 import type { PrismaClient } from "../db/generated/client";
+import type { TActor } from "../audit/actor";
+import { appendAudit } from "../audit/append-audit";
 import { isDemoMode } from "./demo-mode";
 import { dummyPasswordHash, verifyPassword } from "./password";
-import { createSession } from "./session";
+import { createSession, revokeSessionToken } from "./session";
 
-type TMeta = { ip?: string | null; userAgent?: string | null };
+type TMeta = {
+  ip?: string | null;
+  userAgent?: string | null;
+  /** The session cookie the browser sent with the sign-in, if any: revoked, never reused (session fixation). */
+  previousToken?: string | null;
+};
 export type TSignIn = { token: string; expiresAt: Date } | null;
 
-/** Email + password; every failure looks the same to the caller (no account enumeration). */
+/** What a failed attempt's audit entry keeps of the typed email: enough to spot a pattern, not a pasted password. */
+const MAX_ATTEMPTED_EMAIL = 120;
+
+type TFailure = "unknown_account" | "wrong_password" | "no_password" | "disabled" | "not_demo_mode" | "not_a_demo_user";
+
+async function recordFailure(prisma: PrismaClient, attempted: string, userId: string | null, reason: TFailure, method: "password" | "demo", meta: TMeta) {
+  // Whoever typed it is not known to be the account's owner: the account is the target, not the actor.
+  const actor: TActor = { userId: null, label: attempted.slice(0, MAX_ATTEMPTED_EMAIL) || "(empty)", ip: meta.ip ?? null };
+  await prisma.$transaction((tx) => appendAudit(tx, actor, { action: "auth.sign_in_failed", targetType: "user", targetId: userId, after: { method, reason } }));
+}
+
+/**
+ * A fresh random token on every sign-in, created with its audit entry in one transaction; a
+ * session the browser already carried is revoked in the same transaction.
+ */
+async function startSession(prisma: PrismaClient, user: { id: string; email: string }, method: "password" | "demo", meta: TMeta): Promise<TSignIn> {
+  return prisma.$transaction(async (tx) => {
+    if (meta.previousToken) await revokeSessionToken(tx, meta.previousToken);
+    const session = await createSession(tx, user.id, meta);
+    await appendAudit(tx, { userId: user.id, label: user.email, ip: meta.ip ?? null }, {
+      action: "auth.sign_in",
+      targetType: "session",
+      targetId: session.sessionId,
+      after: { method, expiresAt: session.expiresAt },
+    });
+    return { token: session.token, expiresAt: session.expiresAt };
+  });
+}
+
+/** Email + password; every failure looks the same to the caller (no account enumeration), the audit log says which it was. */
 export async function signInWithPassword(prisma: PrismaClient, email: string, password: string, meta: TMeta = {}): Promise<TSignIn> {
-  const user = await prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+  const normalised = email.trim().toLowerCase();
+  const user = await prisma.user.findUnique({ where: { email: normalised } });
   const ok = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash()), password);
-  if (!user || !user.passwordHash || !ok || user.disabledAt) return null;
-  return createSession(prisma, user.id, meta);
+  const failure: TFailure | null = !user ? "unknown_account" : !user.passwordHash ? "no_password" : !ok ? "wrong_password" : user.disabledAt ? "disabled" : null;
+  if (failure || !user) {
+    await recordFailure(prisma, normalised, user?.id ?? null, failure ?? "unknown_account", "password", meta);
+    return null;
+  }
+  return startSession(prisma, user, "password", meta);
 }
 
 /** One-click sign-in as a passwordless demo user, refused outside demo mode. */
 export async function signInAsDemoUser(prisma: PrismaClient, email: string, meta: TMeta = {}): Promise<TSignIn> {
-  if (!isDemoMode()) return null;
+  if (!isDemoMode()) {
+    await recordFailure(prisma, email, null, "not_demo_mode", "demo", meta);
+    return null;
+  }
   const user = await prisma.user.findUnique({ where: { email } });
-  if (!user || !user.demo || user.disabledAt) return null;
-  return createSession(prisma, user.id, meta);
+  const failure: TFailure | null = !user ? "unknown_account" : !user.demo ? "not_a_demo_user" : user.disabledAt ? "disabled" : null;
+  if (failure || !user) {
+    await recordFailure(prisma, email, user?.id ?? null, failure ?? "unknown_account", "demo", meta);
+    return null;
+  }
+  return startSession(prisma, user, "demo", meta);
 }

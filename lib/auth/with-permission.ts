@@ -55,11 +55,33 @@ export function withPermission(permission: TPermission, handler: (ctx: TRouteCon
       return await handler({ req, prisma, principal, actor: actorOf(principal, req.headers), params: await flatParams(nextCtx) });
     } catch (err) {
       if (err instanceof ControlPlaneError) return errorResponse(err.status, err.code, err.message, err.fields);
+      if (isMalformedUuid(err)) return malformedIdResponse(await flatParams(nextCtx));
       throw err;
     }
   };
   registerHandler(route, permission, "route");
   return route;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Postgres refused a value that is not a UUID for a uuid column (Prisma's P2023, or 22P02 from
+ * a raw query). Handlers look records up by the id in their path without checking its shape
+ * first, so a malformed id is a lookup of nothing, not a server error.
+ */
+function isMalformedUuid(err: unknown): boolean {
+  const e = err as { code?: unknown; meta?: { code?: unknown }; message?: unknown } | null;
+  if (!e) return false;
+  return e.code === "P2023" || (e.code === "P2010" && e.meta?.code === "22P02") || (typeof e.message === "string" && /invalid input syntax for type uuid|error creating uuid/i.test(e.message));
+}
+
+function malformedIdResponse(params: Record<string, string>): Response {
+  const bad = Object.entries(params).find(([, v]) => !UUID.test(v));
+  if (!bad) return errorResponse(400, "invalid", "an identifier in the request is not a UUID");
+  const [name, value] = bad;
+  const shown = value.length > 60 ? `${value.slice(0, 60)}…` : value;
+  return errorResponse(404, "not_found", `nothing has ${name} ${JSON.stringify(shown)}: ${name} must be a UUID`, [{ path: name, message: "must be a UUID" }]);
 }
 
 /** Reads a JSON body; malformed JSON is a 400 before any validation runs. */

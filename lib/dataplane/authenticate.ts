@@ -3,6 +3,7 @@ import type { IncomingMessage } from "node:http";
 import type { TErrorBody } from "./http";
 import type { TApiKeyScope } from "../auth/api-key-scopes";
 import type { TApiKeyVerification } from "../auth/verify-api-key";
+import { createRateLimiter, rateLimitSettingsFromEnv, type TRateLimitSettings } from "./rate-limit";
 
 /**
  * Who is calling the data plane: a scoped API key created by an admin (governance), the one
@@ -23,6 +24,9 @@ export type TAuthOptions = {
   allowAnonymousWithoutKey: boolean;
   /** Checks a governance-issued key (`sy_…`) for a scope; absent: only the bootstrap key works. */
   verifyScopedKey?: (presented: string, scope: TApiKeyScope) => Promise<TApiKeyVerification>;
+  /** Per-key token buckets; absent: API_KEY_RATE_LIMIT / API_KEY_RATE_LIMITS (a bad value throws, naming the variable). */
+  rateLimit?: TRateLimitSettings;
+  now?: () => number;
 };
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
@@ -36,11 +40,27 @@ function deny(status: number, code: string, message: string): TAuthResult {
   };
 }
 
+function rateLimited(who: string, perSecond: number, retryAfterSeconds: number): TAuthResult {
+  return {
+    ok: false,
+    status: 429,
+    body: { error: { code: "rate_limited", message: `${who} is over its limit of ${perSecond} requests/s; retry after ${retryAfterSeconds} s`, field: "authorization" } },
+    headers: { "retry-after": String(retryAfterSeconds) },
+  };
+}
+
 const ANONYMOUS: TAuthResult = { ok: true, principal: { kind: "anonymous", id: "anonymous" } };
 const ENV_PRINCIPAL: TAuthResult = { ok: true, principal: { kind: "environment_key", id: "env:SWITCHYARD_API_KEY" } };
 
 export function createAuthenticator(opts: TAuthOptions): TAuthenticator {
   const envKey = opts.apiKey ? digest(opts.apiKey) : null;
+  const limiter = createRateLimiter(opts.rateLimit ?? rateLimitSettingsFromEnv(process.env), opts.now);
+  // Only authenticated keys are limited: a bad key never reaches a bucket (nor the database,
+  // thanks to verify-api-key's negative cache), and the keyless demo is loopback-only.
+  const limited = (bucket: string, who: string, result: TAuthResult): TAuthResult => {
+    const d = limiter.take(bucket);
+    return d.ok ? result : rateLimited(who, d.limit.perSecond, d.retryAfterSeconds);
+  };
   return async (req, scope) => {
     const header = req.headers.authorization;
     if (!header) {
@@ -50,12 +70,12 @@ export function createAuthenticator(opts: TAuthOptions): TAuthenticator {
     if (!m) return deny(401, "unauthenticated", "Authorization must be Bearer <api key>");
     const presented = m[1]!.trim();
     // Comparing digests keeps the comparison constant-time whatever the presented length.
-    if (envKey && timingSafeEqual(digest(presented), envKey)) return ENV_PRINCIPAL;
+    if (envKey && timingSafeEqual(digest(presented), envKey)) return limited("env", "SWITCHYARD_API_KEY", ENV_PRINCIPAL);
     if (opts.verifyScopedKey && presented.startsWith("sy_")) {
       const v = await opts.verifyScopedKey(presented, scope);
       if (!v.ok) return deny(v.status, v.status === 401 ? "unauthenticated" : "forbidden", v.reason);
       const p = v.principal;
-      return { ok: true, principal: { kind: "api_key", id: p.apiKeyId, prefix: p.prefix, scopes: p.scopes, operationKeys: p.operationKeys } };
+      return limited(p.prefix, `API key ${p.prefix}`, { ok: true, principal: { kind: "api_key", id: p.apiKeyId, prefix: p.prefix, scopes: p.scopes, operationKeys: p.operationKeys } });
     }
     return deny(401, "unauthenticated", "invalid API key");
   };

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 
 export type TErrorBody = { error: { code: string; message: string; field?: string; issues?: Array<{ path: string; message: string }> } };
 
@@ -66,4 +67,23 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   } catch (err) {
     throw new HttpError(400, "invalid_json", `body is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+/**
+ * node:http's answer to a request it cannot parse (bad request line, control characters in a
+ * header, headers over the size limit) is a bare 400 written just before the socket is
+ * destroyed, so the client often sees only a dropped connection. This answers with the same
+ * JSON error body as every other refusal and closes the connection after it is sent.
+ */
+export function answerClientError(err: Error & { code?: string; reason?: string }, socket: Duplex): void {
+  if (err.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+  const code = status === 431 ? "headers_too_large" : status === 408 ? "request_timeout" : "malformed_request";
+  const body = JSON.stringify({ error: { code, message: `the request is not valid HTTP/1.1 (${err.code ?? "parse error"}: ${err.reason ?? err.message})` } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`,
+  );
 }

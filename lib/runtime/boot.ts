@@ -12,7 +12,7 @@ import { endExpiredOverrides } from "../controlplane/end-expired-overrides";
 import { stampClientIp } from "../auth/client-ip";
 import { createFastPath } from "../dataplane/router";
 import { createHealthCheck } from "../dataplane/health";
-import { sendJson } from "../dataplane/http";
+import { answerClientError, sendJson } from "../dataplane/http";
 import { startDataPlane, type DataPlane } from "../dataplane/dataplane";
 import { dataPlaneSettings } from "../dataplane/settings";
 import { startTelemetry, telemetryOptionsFromEnv, type Telemetry } from "../dataplane/telemetry/runtime";
@@ -61,6 +61,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
     else sendJson(res, 503, { error: { code: "starting", message: "Switchyard is starting" } }, { "retry-after": "1" });
   });
   server.keepAliveTimeout = 65_000;
+  server.on("clientError", answerClientError);
   await listen(server, opts.port, opts.host);
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : opts.port;

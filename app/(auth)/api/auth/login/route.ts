@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { cookies } from "next/headers";
 import { getPrisma } from "@/lib/db/client";
 import { clientIpOf } from "@/lib/auth/client-ip";
 import { isHttps, isSameOrigin } from "@/lib/auth/same-origin";
-import { SESSION_COOKIE, sessionCookieOptions } from "@/lib/auth/session";
+import { SESSION_COOKIE, readCookie, sessionSetCookie } from "@/lib/auth/session";
 import { signInAsDemoUser, signInWithPassword } from "@/lib/auth/sign-in";
 import { errorResponse } from "@/lib/auth/with-permission";
 import { zodFields } from "@/lib/controlplane/errors";
@@ -20,13 +19,12 @@ export async function POST(req: Request): Promise<Response> {
   if (!isSameOrigin(req.headers)) return errorResponse(403, "cross_origin", "sign-in must come from this site");
   const parsed = ZLoginBody.safeParse(await req.json().catch(() => null));
   if (!parsed.success) return errorResponse(422, "invalid", "give email and password (or demoEmail in demo mode)", zodFields(parsed.error));
-  const meta = { ip: clientIpOf(req.headers), userAgent: req.headers.get("user-agent") };
+  const meta = { ip: clientIpOf(req.headers), userAgent: req.headers.get("user-agent"), previousToken: readCookie(req.headers.get("cookie"), SESSION_COOKIE) };
   const prisma = getPrisma();
   const session =
     "demoEmail" in parsed.data
       ? await signInAsDemoUser(prisma, parsed.data.demoEmail, meta)
       : await signInWithPassword(prisma, parsed.data.email, parsed.data.password, meta);
   if (!session) return errorResponse(401, "invalid_credentials", "wrong email or password");
-  (await cookies()).set(SESSION_COOKIE, session.token, sessionCookieOptions(isHttps(req.headers, req.url), session.expiresAt));
-  return Response.json({ expiresAt: session.expiresAt });
+  return Response.json({ expiresAt: session.expiresAt }, { headers: { "set-cookie": sessionSetCookie(session.token, session.expiresAt, isHttps(req.headers, req.url)) } });
 }

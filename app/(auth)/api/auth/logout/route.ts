@@ -1,14 +1,13 @@
-import { cookies } from "next/headers";
 import { getPrisma } from "@/lib/db/client";
-import { isSameOrigin } from "@/lib/auth/same-origin";
-import { SESSION_COOKIE, revokeSessionToken } from "@/lib/auth/session";
+import { clientIpOf } from "@/lib/auth/client-ip";
+import { isHttps, isSameOrigin } from "@/lib/auth/same-origin";
+import { SESSION_COOKIE, clearSessionSetCookie, readCookie } from "@/lib/auth/session";
+import { signOut } from "@/lib/auth/sign-out";
 import { errorResponse } from "@/lib/auth/with-permission";
 
 export async function POST(req: Request): Promise<Response> {
   if (!isSameOrigin(req.headers)) return errorResponse(403, "cross_origin", "sign-out must come from this site");
-  const jar = await cookies();
-  const token = jar.get(SESSION_COOKIE)?.value;
-  if (token) await revokeSessionToken(getPrisma(), token);
-  jar.delete(SESSION_COOKIE);
-  return new Response(null, { status: 204 });
+  const token = readCookie(req.headers.get("cookie"), SESSION_COOKIE);
+  if (token) await signOut(getPrisma(), token, { ip: clientIpOf(req.headers) });
+  return new Response(null, { status: 204, headers: { "set-cookie": clearSessionSetCookie(isHttps(req.headers, req.url)) } });
 }

@@ -1,0 +1,237 @@
+import { register } from "node:module";
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+
+const HELP = `npm run fuzz [-- options]
+
+Throws malformed, oversized, wrongly-typed and wrongly-encoded requests at every data-plane
+endpoint (a real server, SWITCHYARD_DATAPLANE_ONLY=1, on a throwaway database) and every
+control-plane route handler (called in-process), and generated factor lists at router-core's
+parser. Exits 1 when an invariant breaks (see lib/reliability/README.md).
+
+  --runs N          data-plane requests (default 10000)
+  --control-runs N  control-plane requests (default 3000)
+  --yaml-runs N     factor-list parser cases (default 2000)
+  --seed N          fast-check seed (default: random, printed so a run can be repeated)
+  --help            this text
+`;
+
+// Route modules import "server-only", which throws outside React's server build; an empty
+// module stands in, as lib/testing/server-only-stub.ts does for the unit tests (a resolve
+// hook, registered before any route module is imported).
+register(
+  `data:text/javascript,${encodeURIComponent('export async function resolve(s, c, next) { return s === "server-only" ? { url: "data:text/javascript,export{}", shortCircuit: true } : next(s, c); }')}`,
+  import.meta.url,
+);
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: "string", default: "10000" },
+    "control-runs": { type: "string", default: "3000" },
+    "yaml-runs": { type: "string", default: "2000" },
+    seed: { type: "string" },
+    help: { type: "boolean", default: false },
+  },
+});
+if (values.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+function count(name: string, raw: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new RangeError(`--${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  return n;
+}
+const runs = count("runs", values.runs);
+const controlRuns = count("control-runs", values["control-runs"]);
+const yamlRuns = count("yaml-runs", values["yaml-runs"]);
+const seed = values.seed === undefined ? randomBytes(4).readUInt32BE() >>> 1 : count("seed", values.seed);
+const log = (line: string) => process.stdout.write(`fuzz: ${line}\n`);
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function waitForHealth(base: string, server: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`server exited with code ${server.exitCode} before it was ready`);
+    try {
+      if ((await fetch(`${base}/api/v1/health`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`server at ${base} was not healthy within ${timeoutMs} ms`);
+}
+
+function memoryOf(server: ChildProcess): Promise<{ heapUsed: number; rss: number }> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the server did not answer the memory probe")), 10_000);
+    const onMessage = (m: { type?: string; heapUsed: number; rss: number }) => {
+      if (m?.type !== "sy:memory") return;
+      clearTimeout(timer);
+      server.off("message", onMessage);
+      resolve({ heapUsed: m.heapUsed, rss: m.rss });
+    };
+    server.on("message", onMessage);
+    server.send("sy:memory");
+  });
+}
+
+async function main(): Promise<number> {
+  const { startThrowawayCluster } = await import("../lib/testing/throwaway-cluster");
+  const { applyMigrations } = await import("../lib/db/migrate");
+  const { freePort } = await import("../lib/runtime/free-port");
+  const { createPrisma } = await import("../lib/db/client");
+  const { createRowCounter } = await import("../lib/reliability/row-counts");
+  const { runFuzz, formatReport, violationTotal } = await import("../lib/reliability/fuzz-run");
+  const { dataPlaneEndpoints, sendToDataPlane } = await import("../lib/reliability/dataplane-targets");
+  const { controlEndpoints, controlIntendedWrites, controlMustRefuse, sendToControlRoute } = await import("../lib/reliability/control-targets");
+  const { prepareControlFixture, prepareDataPlaneFixture } = await import("../lib/reliability/fuzz-fixtures");
+  const { formatMemory, judgeMemory } = await import("../lib/reliability/memory");
+  const { sampleMemory } = await import("../lib/reliability/memory-probe");
+  const { runYamlFuzz, formatYamlReport } = await import("../lib/reliability/yaml-fuzz");
+  const { createSecretScanner, formatFindings } = await import("../lib/reliability/secret-scan");
+
+  log(`seed ${seed} (repeat with --seed ${seed}); ${runs} data-plane, ${controlRuns} control-plane, ${yamlRuns} parser cases`);
+  const cluster = await startThrowawayCluster();
+  const dbName = `sy_fuzz_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: cluster.adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${pg.escapeIdentifier(dbName)}`);
+  await admin.end();
+  const databaseUrl = withDatabase(cluster.adminUrl, dbName);
+  await applyMigrations(databaseUrl);
+  process.env.DATABASE_URL = databaseUrl;
+
+  const apiKey = `fuzz-${randomBytes(16).toString("hex")}`;
+  const spoolDir = await mkdtemp(path.join(tmpdir(), "sy-fuzz-spool-"));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const serverOutput: Array<{ source: string; text: string }> = [];
+  const server = spawn(process.execPath, ["--import", "tsx", "--import", "./lib/reliability/memory-probe.ts", "server.ts"], {
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: databaseUrl,
+      SWITCHYARD_API_KEY: apiKey,
+      SWITCHYARD_DATAPLANE_ONLY: "1",
+      SPOOL_DIR: spoolDir,
+      // Small, so a full idempotency cache is not mistaken for a leak.
+      IDEMPOTENCY_CACHE_BYTES: String(1024 * 1024),
+    },
+  });
+  server.stdout!.on("data", (b: Buffer) => serverOutput.push({ source: "server stdout", text: b.toString("utf8") }));
+  server.stderr!.on("data", (b: Buffer) => serverOutput.push({ source: "server stderr", text: b.toString("utf8") }));
+  const prisma = createPrisma(databaseUrl);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  let failed = false;
+  try {
+    await waitForHealth(base, server, 120_000);
+    log(`data plane ready at ${base} (pid ${server.pid})`);
+    const rows = await createRowCounter(pool);
+    log(`watching rows in ${rows.tables.join(", ")}`);
+
+    // ---- data plane
+    const fixture = await prepareDataPlaneFixture({ port, prisma, apiKey });
+    const doc = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as Parameters<typeof dataPlaneEndpoints>[0];
+    const { endpoints, authenticated } = dataPlaneEndpoints(doc, fixture);
+    log(`data-plane endpoints from the OpenAPI document: ${endpoints.map((e) => `${e.method} ${e.path}`).join(", ")}`);
+    const serverMemory = [{ at: 0, ...(await memoryOf(server)) }];
+    const dp = await runFuzz({
+      endpoints,
+      runs,
+      seed,
+      rows,
+      send: (req) => sendToDataPlane(port, req),
+      mustRefuse: (req) => req.category === "bad_auth" && authenticated.has(req.endpoint),
+      progressEvery: Math.max(100, Math.floor(runs / 10)),
+      onProgress: async (done) => {
+        serverMemory.push({ at: done, ...(await memoryOf(server)) });
+        log(`data plane: ${done}/${runs}`);
+      },
+    });
+    if (serverMemory.at(-1)!.at !== runs) serverMemory.push({ at: runs, ...(await memoryOf(server)) });
+    process.stdout.write(`\n${formatReport("data plane", dp)}\n${formatMemory("server", serverMemory)}\n`);
+    const dpMemory = judgeMemory(serverMemory);
+    process.stdout.write(`${dpMemory.leak ? "FAIL" : "ok  "} server memory flat: ${dpMemory.detail}\n\n`);
+    if (server.exitCode !== null) throw new Error(`the server exited (code ${server.exitCode}) during the run`);
+    failed ||= violationTotal(dp) > 0 || dpMemory.leak;
+
+    // ---- control plane, in-process
+    const { loadControlRoutes } = await import("../lib/reliability/control-routes");
+    const routes = await loadControlRoutes();
+    const origin = "http://switchyard.fuzz";
+    const control = await prepareControlFixture(prisma, origin);
+    const byEndpoint = new Map(routes.map((r) => [`${r.method} ${r.path}`, r]));
+    const ownMemory = [{ at: 0, ...sampleMemory() }];
+    const cp = await runFuzz({
+      endpoints: controlEndpoints(routes, control),
+      runs: controlRuns,
+      seed,
+      rows,
+      prepare: control.ensureSession,
+      send: (req) => sendToControlRoute(byEndpoint.get(req.endpoint)!, req, control),
+      mustRefuse: (req) => controlMustRefuse(req, origin),
+      intendedWrites: controlIntendedWrites,
+      progressEvery: Math.max(100, Math.floor(controlRuns / 5)),
+      onProgress: (done) => {
+        ownMemory.push({ at: done, ...sampleMemory() });
+        log(`control plane: ${done}/${controlRuns}`);
+      },
+    });
+    process.stdout.write(`\n${formatReport(`control plane (${routes.length} handlers in-process)`, cp)}\n${formatMemory("fuzzer process (control-plane handlers)", ownMemory)}\n`);
+    const cpMemory = judgeMemory(ownMemory);
+    process.stdout.write(`${cpMemory.leak ? "FAIL" : "ok  "} control-plane memory flat: ${cpMemory.detail}\n\n`);
+    failed ||= violationTotal(cp) > 0 || cpMemory.leak;
+
+    // ---- factor-list parser
+    const listing = await readFile(new URL("../router-core/policy/listing1.yaml", import.meta.url), "utf8");
+    const yaml = runYamlFuzz(`${listing.trimEnd()}\nproviders: [provider_A, provider_B, provider_C]\n`, yamlRuns, seed);
+    process.stdout.write(`${formatYamlReport(yaml)}\n\n`);
+    failed ||= yaml.violationCount > 0;
+
+    // ---- secrets in the server's output
+    const scanner = createSecretScanner([
+      { label: "SWITCHYARD_API_KEY", value: apiKey },
+      ...Object.values(fixture.keysLacking).map((value) => ({ label: "scoped API key", value: value! })),
+      ...control.tokens().map((value) => ({ label: "session token", value })),
+    ]);
+    for (const chunk of serverOutput) scanner.feed(chunk.source, chunk.text);
+    const findings = scanner.findings();
+    process.stdout.write(`${findings.length === 0 ? "ok  " : "FAIL"} no secret in ${scanner.stats().scannedChars} characters of server output\n${formatFindings(findings)}`);
+    failed ||= findings.length > 0;
+    process.stdout.write(`\n${failed ? "FAILED" : "PASSED"}: ${dp.requests + cp.requests} requests, ${yaml.cases} factor lists (seed ${seed})\n`);
+    return failed ? 1 : 0;
+  } finally {
+    if (server.exitCode === null) {
+      const exited = new Promise((r) => server.once("exit", r));
+      server.kill("SIGTERM");
+      await exited;
+    }
+    await pool.end();
+    await prisma.$disconnect();
+    await rm(spoolDir, { recursive: true, force: true });
+    await cluster.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`fuzz: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);
