@@ -13,7 +13,7 @@ import type { RoutingState } from "../routing-state";
 import { createSpool } from "../spool";
 import { createOutcomeService, type TPendingOutcome } from "./outcomes";
 import { startTelemetry, type Telemetry } from "./runtime";
-import { MAX_OUTCOME_BATCH } from "./schemas";
+import { MAX_OUTCOME_BATCH, type TOutcome } from "./schemas";
 import { createTelemetryDatabase, insertDecision, loadedState } from "./test-fixtures";
 
 const KEY = "test-key-outcomes";
@@ -286,8 +286,8 @@ describe("outcomes during a database outage", () => {
     const pendingId = decisionIdAt(at);
     const neverId = decisionIdAt(at);
     await spool.append([
-      { id: randomUUID(), outcome: call(pendingId, { provider: "provider_B", latencyMs: 31 }), receivedAt: clock, decision: null, applied: false },
-      { id: randomUUID(), outcome: call(neverId, { provider: "provider_B", latencyMs: 32 }), receivedAt: clock, decision: null, applied: false },
+      { id: randomUUID(), outcome: call(pendingId, { provider: "provider_B", latencyMs: 31 }) as TOutcome, receivedAt: clock, decision: null, applied: false },
+      { id: randomUUID(), outcome: call(neverId, { provider: "provider_B", latencyMs: 32 }) as TOutcome, receivedAt: clock, decision: null, applied: false },
     ]);
     const replay = async () => {
       const total = { written: 0, deferred: 0, unknown: 0 };
