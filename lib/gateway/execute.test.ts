@@ -245,6 +245,33 @@ describe("POST /api/v1/execute/:operation", () => {
     }
   });
 
+  it("after the maximum fallback duration only the primary may serve; when it cannot, the fallback policy answers", async () => {
+    await env.prisma.gatewayOperation.update({ where: { operationKey: "LLM_CHAT" }, data: { maxFallbackSeconds: 0 } });
+    await env.reload();
+    try {
+      env.mocks.llm_openai.setFaults([{ type: "status", status: 500 }]);
+      const fallback = await post("LLM_CHAT", chat());
+      expect(fallback.json.provider).not.toBe("llm_openai");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      env.mocks.llm_openai.setFaults([{ type: "status", status: 500 }]);
+      const r = await post("LLM_CHAT", chat());
+      expect(r.status).toBe(503);
+      expect(r.json.attempts).toEqual([expect.objectContaining({ provider: "llm_openai", httpStatus: 500 })]);
+      expect(env.mocks.llm_anthropic.requests.length + env.mocks.llm_gemini.requests.length).toBe(1);
+      const decision = await fetch(`${env.server.url}/api/v1/decisions/${r.json.decisionId}`).then((x) => x.json() as Promise<TJson>);
+      const others = decision.candidates.filter((c: TJson) => c.provider !== "llm_openai");
+      expect(others.map((c: TJson) => c.gates[0].gate)).toEqual(["max_fallback_duration", "max_fallback_duration"]);
+      const events = await env.pool.query(`select type from shift_event where operation_key = 'LLM_CHAT' and type = 'max_fallback_duration'`);
+      expect(events.rowCount).toBe(1);
+      // The primary serving again ends the fallback period.
+      expect((await post("LLM_CHAT", chat())).json.provider).toBe("llm_openai");
+      expect((await post("LLM_CHAT", chat("again"))).status).toBe(200);
+    } finally {
+      await env.prisma.gatewayOperation.update({ where: { operationKey: "LLM_CHAT" }, data: { maxFallbackSeconds: null } });
+      await env.reload();
+    }
+  });
+
   it("uses the Anthropic and Gemini adapters with their own request shapes", async () => {
     const a = await post("LLM_CHAT", chat("hi", { attributes: { providers: "llm_anthropic" }, input: { messages: [{ role: "system", content: "be brief" }, { role: "user", content: "hi" }], maxTokens: 32 } }));
     expect(a.json).toMatchObject({ provider: "llm_anthropic", result: { text: "Hello from anthropic", finishReason: "end_turn" } });
