@@ -1,0 +1,178 @@
+import pg from "pg";
+import type { AppInstance } from "./instances";
+import { startLoad } from "./load";
+import { figure, ledgerInvariants, phaseTable, serverErrorInvariant, type TFaultReport } from "./report";
+import { startScenario } from "./scenario";
+import { sleep } from "./sleep";
+import { checkLedger } from "./verify";
+
+export type TLeaderKillOptions = {
+  dir: string;
+  rate: number;
+  /** Load with provider_A degraded before the leader is killed. */
+  steadySeconds: number;
+  afterSeconds: number;
+  /** Share of provider_A's calls that fail, and their latency. */
+  failureRate: number;
+  failureLatencyMs: number;
+  tickMs: number;
+  /** A takeover slower than this breaks the run. */
+  takeoverTimeoutSeconds: number;
+  serverUrl?: string;
+  log?: (line: string) => void;
+};
+
+type TShareSample = { atMs: number; shares: Map<string, number>; updatedAt: number };
+
+const DEGRADED = "provider_A";
+const REGIONS = ["EU", "NA", "APAC"];
+
+async function leaderOf(instances: readonly AppInstance[]): Promise<AppInstance[]> {
+  const health = await Promise.all(instances.map((i) => (i.alive ? i.health() : Promise.resolve(null))));
+  return instances.filter((_, k) => health[k]?.telemetry.controller.leader === true);
+}
+
+/**
+ * Two instances under load while provider_A degrades, so the controller leader keeps moving
+ * SEND_SMS shares away from it. The leader (found through /health; it holds the advisory lock)
+ * is SIGKILLed: Postgres ends its session, which frees the lock, and the other instance's next
+ * try takes it. Measured: time to takeover, and that the shares keep moving under the new leader.
+ */
+export async function runLeaderKill(o: TLeaderKillOptions): Promise<TFaultReport> {
+  const log = o.log ?? (() => {});
+  const tick = String(o.tickMs);
+  const s = await startScenario({
+    dir: o.dir,
+    serverUrl: o.serverUrl,
+    env: { DECISION_DURABILITY: "sync", CONTROLLER_TICK_MS: tick, METRICS_REFRESH_MS: tick },
+    log,
+  });
+  const db = new pg.Client({ connectionString: s.databaseUrl });
+  await db.connect();
+  const samples: TShareSample[] = [];
+  let sampling = true;
+  const t0 = performance.now();
+  const sampler = (async () => {
+    while (sampling) {
+      const { rows } = await db.query<{ region: string; provider_key: string; share: number; updated_at: Date }>(
+        "select region, provider_key, share, updated_at from traffic_share where operation_key = 'SEND_SMS' and provider_key = $1",
+        [DEGRADED],
+      );
+      samples.push({
+        atMs: performance.now() - t0,
+        shares: new Map(rows.map((r) => [r.region, r.share])),
+        updatedAt: Math.max(0, ...rows.map((r) => r.updated_at.getTime())),
+      });
+      await sleep(250);
+    }
+  })();
+  const meanShare = (sample: TShareSample | undefined) => {
+    if (!sample) return null;
+    const v = REGIONS.map((r) => sample.shares.get(r) ?? 1);
+    return v.reduce((a, b) => a + b, 0) / v.length;
+  };
+  const sampleAt = (atMs: number) => samples.filter((x) => x.atMs <= atMs).at(-1);
+
+  try {
+    s.providers.set(DEGRADED, { failureRate: o.failureRate, latencyMs: o.failureLatencyMs });
+    const load = startLoad({ targets: s.instances, apiKey: s.apiKey, rate: o.rate, providersUrl: s.providers.url, regions: REGIONS });
+    load.phase("provider_A degraded");
+    log(`${o.rate} decides/s; ${DEGRADED} fails ${Math.round(o.failureRate * 100)}% of calls after ${o.failureLatencyMs} ms; ${o.steadySeconds} s`);
+    await sleep(o.steadySeconds * 1000);
+
+    const leaders = await leaderOf(s.instances);
+    if (leaders.length !== 1) throw new Error(`expected exactly one controller leader before the kill, found ${leaders.length}`);
+    const leader = leaders[0]!;
+    const follower = s.instances.find((i) => i !== leader)!;
+    log(`controller leader is ${leader.name} (pid ${leader.pid}); SIGKILL`);
+    load.phase("leader killed");
+    const killT0 = performance.now();
+    await leader.kill();
+    const killAt = killT0 - t0;
+
+    let takeoverMs: number | null = null;
+    let takeoverWall = Date.now();
+    while (performance.now() - killT0 < o.takeoverTimeoutSeconds * 1000) {
+      if ((await follower.health())?.telemetry.controller.leader) {
+        takeoverMs = performance.now() - killT0;
+        takeoverWall = Date.now();
+        break;
+      }
+      await sleep(20);
+    }
+    log(takeoverMs === null ? `no takeover within ${o.takeoverTimeoutSeconds} s` : `${follower.name} took over after ${Math.round(takeoverMs)} ms`);
+    const takeoverAt = killAt + (takeoverMs ?? 0);
+
+    log(`restarting ${leader.name} (it rejoins as a follower)`);
+    await leader.start();
+    load.phase("after takeover");
+    await sleep(o.afterSeconds * 1000);
+    await load.stop();
+    const recoveredMs = await s.waitRecovered(30_000);
+    sampling = false;
+    await sampler;
+
+    const leadersAfter = await leaderOf(s.instances);
+    const events = await db.query<{ n: number }>("select count(*)::int as n from shift_event where operation_key = 'SEND_SMS' and at > $1", [new Date(takeoverWall)]);
+    const firstWriteAfter = samples.find((x) => x.atMs > takeoverAt && x.updatedAt > 0 && x.updatedAt > (sampleAt(killAt)?.updatedAt ?? 0));
+    const atStart = meanShare(samples[0]);
+    const atKill = meanShare(sampleAt(killAt));
+    const atTakeover = meanShare(sampleAt(takeoverAt));
+    const atEnd = meanShare(samples.at(-1));
+    const movedAfter = atTakeover !== null && atEnd !== null && atEnd < atTakeover - 1e-6;
+    const ledger = await checkLedger(s.databaseUrl, load.acknowledged.map((a) => a.id), load.outcomesAcknowledged);
+
+    return {
+      parameters: {
+        rate: o.rate,
+        steadySeconds: o.steadySeconds,
+        afterSeconds: o.afterSeconds,
+        failureRate: o.failureRate,
+        failureLatencyMs: o.failureLatencyMs,
+        controllerTickMs: o.tickMs,
+        leaderRetryMs: 1000,
+        durability: "sync",
+      },
+      figures: [
+        figure("controller takeover after SIGKILL of the leader", takeoverMs, "ms", "< leader retry (1 s) + session end"),
+        figure("first traffic_share write after the takeover", firstWriteAfter ? firstWriteAfter.atMs - takeoverAt : null, "ms"),
+        figure(`${DEGRADED} mean share (EU, NA, APAC) at start`, atStart, "share"),
+        figure(`${DEGRADED} mean share when the leader was killed`, atKill, "share"),
+        figure(`${DEGRADED} mean share at takeover`, atTakeover, "share"),
+        figure(`${DEGRADED} mean share at the end`, atEnd, "share"),
+        figure("shift events written by the new leader", events.rows[0]!.n, "events"),
+      ],
+      tables: [
+        phaseTable(load.phases),
+        {
+          title: `${DEGRADED} share by region over time (sampled every 250 ms, every 8th sample shown)`,
+          columns: ["t s", ...REGIONS, "event"],
+          rows: samples
+            .filter((_, k) => k % 8 === 0)
+            .map((x) => [
+              Math.round(x.atMs / 100) / 10,
+              ...REGIONS.map((r) => (x.shares.has(r) ? Math.round(x.shares.get(r)! * 1000) / 1000 : null)),
+              x.atMs >= killAt && x.atMs < killAt + 2000 ? "leader killed" : x.atMs >= takeoverAt && x.atMs < takeoverAt + 2000 ? "takeover" : "",
+            ]),
+        },
+      ],
+      invariants: [
+        { label: "another instance takes over the controller", ok: takeoverMs !== null, detail: takeoverMs === null ? `not within ${o.takeoverTimeoutSeconds} s` : `${follower.name} after ${Math.round(takeoverMs)} ms` },
+        { label: "shares keep moving under the new leader", ok: movedAfter, detail: `${DEGRADED} mean share ${atTakeover?.toFixed(3)} at takeover → ${atEnd?.toFixed(3)} at the end` },
+        { label: "exactly one leader at the end", ok: leadersAfter.length === 1, detail: leadersAfter.map((l) => l.name).join(", ") || "none" },
+        { label: "instances healthy at the end", ok: recoveredMs !== null, detail: recoveredMs === null ? "not within 30 s" : "ok" },
+        serverErrorInvariant(load.phases),
+        ...ledgerInvariants(ledger),
+      ],
+      notes: [
+        `The mock ${DEGRADED} fails a fixed share of calls (503 after the latency); outcomes of real calls feed the metrics, breakers and controller.`,
+        "The killed leader is started again after the takeover and must rejoin as a follower.",
+      ],
+    };
+  } finally {
+    sampling = false;
+    await sampler.catch(() => {});
+    await db.end().catch(() => {});
+    await s.close();
+  }
+}
