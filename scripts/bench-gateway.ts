@@ -1,0 +1,307 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { createRequire } from "node:module";
+import { freePort } from "../lib/runtime/free-port";
+import { runLoad, type TLoadResult, type TLoadSpec } from "./bench-gateway-load";
+
+// `npm run bench:gateway`: what a gateway adds on top of the provider call. One mock upstream
+// (an OpenAI-compatible chat-completions endpoint with a fixed latency) is called four ways, one
+// after another in the same run, by the same closed-loop load generator in a process of its own:
+//   direct       the upstream itself (the baseline every "added" figure subtracts)
+//   pass-through a bare node:http proxy with keep-alive (the floor for any gateway in Node)
+//   portkey      Portkey's open-source gateway with a two-target fallback config
+//   switchyard   POST /api/v1/execute/LLM_CHAT: decide, call, classify, record the outcome, log
+// Added latency is the gateway's percentile minus the direct run's. All on 127.0.0.1.
+
+const here = fileURLToPath(import.meta.url);
+const require = createRequire(import.meta.url);
+
+const CHAT_REQUEST = { model: "bench-model", messages: [{ role: "user", content: "Say hello in one word." }], max_tokens: 16 };
+
+function completionBody(): string {
+  return JSON.stringify({
+    id: "chatcmpl-bench",
+    object: "chat.completion",
+    created: 1_764_460_800,
+    model: "bench-model",
+    choices: [{ index: 0, message: { role: "assistant", content: "Hello" }, finish_reason: "stop" }],
+    usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 },
+  });
+}
+
+function listen(server: http.Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port));
+  });
+}
+
+async function serveUpstream(latencyMs: number): Promise<void> {
+  const body = completionBody();
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const answer = () => {
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+        res.end(body);
+      };
+      if (latencyMs > 0) setTimeout(answer, latencyMs);
+      else answer();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  process.stdout.write(`${JSON.stringify({ port: await listen(server) })}\n`);
+}
+
+/** The reference: forwards the body to the upstream over a keep-alive agent and streams the answer back. */
+async function servePassThrough(upstream: string): Promise<void> {
+  const target = new URL(upstream);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      const up = http.request(
+        { host: target.hostname, port: target.port, path: "/v1/chat/completions", method: "POST", agent, headers: { "content-type": "application/json", "content-length": body.length } },
+        (ur) => {
+          res.writeHead(ur.statusCode ?? 502, { "content-type": ur.headers["content-type"] ?? "application/json" });
+          ur.pipe(res);
+        },
+      );
+      up.on("error", () => {
+        res.writeHead(502).end();
+      });
+      up.end(body);
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  process.stdout.write(`${JSON.stringify({ port: await listen(server) })}\n`);
+}
+
+function spawnRole(args: string[]): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ["--import", "tsx", here, ...args], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, NODE_ENV: "production" } });
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with code ${code} before it was ready`)));
+    createInterface({ input: child.stdout! }).once("line", (line) => {
+      child.removeAllListeners("exit");
+      resolve({ child, port: (JSON.parse(line) as { port: number }).port });
+    });
+  });
+}
+
+function runLoadInChild(spec: TLoadSpec): Promise<TLoadResult> {
+  const child = spawn(process.execPath, ["--import", "tsx", here, "--role", "load", "--spec", JSON.stringify(spec)], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as TLoadResult) : reject(new Error(`load generator exited with code ${code}`))));
+  });
+}
+
+async function waitForHttp(url: string, init: RequestInit, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "";
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url, init);
+      const text = await res.text();
+      if (res.ok) return;
+      last = `${res.status} ${text.slice(0, 200)}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (last: ${last})`);
+}
+
+function stop(child: ChildProcess | null | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
+type TTarget = { label: string; url: string; headers: Record<string, string>; body: string };
+
+async function startPortkey(upstream: string): Promise<{ child: ChildProcess; target: TTarget }> {
+  const port = await freePort();
+  const entry = require.resolve("@portkey-ai/gateway/build/start-server.js");
+  const child = spawn(process.execPath, [entry, `--port=${port}`, "--headless"], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, NODE_ENV: "production" } });
+  // The equivalent of Switchyard's two eligible providers: fall back to the second target when the first fails.
+  const config = {
+    strategy: { mode: "fallback" },
+    targets: [
+      { provider: "openai", api_key: "sk-bench-primary", custom_host: `${upstream}/v1` },
+      { provider: "openai", api_key: "sk-bench-secondary", custom_host: `${upstream}/v1` },
+    ],
+  };
+  const target: TTarget = {
+    label: "portkey",
+    url: `http://127.0.0.1:${port}/v1/chat/completions`,
+    headers: { "content-type": "application/json", "x-portkey-config": JSON.stringify(config) },
+    body: JSON.stringify(CHAT_REQUEST),
+  };
+  await waitForHttp(target.url, { method: "POST", headers: target.headers, body: target.body }, 30_000);
+  return { child, target };
+}
+
+const us = (v: number) => (Number.isFinite(v) ? (v / 1000).toFixed(2) : "-");
+
+function printTable(results: TLoadResult[], direct: TLoadResult): void {
+  const header = ["target", "req/s", "p50 ms", "p99 ms", "added p50 ms", "added p99 ms", "non-2xx", "errors"];
+  const rows = results.map((r) => {
+    const non2xx = Object.entries(r.status).filter(([s]) => !s.startsWith("2")).reduce((n, [, c]) => n + c, 0);
+    const self = r === direct;
+    return [r.label, r.perSecond.toFixed(0), us(r.p50Us), us(r.p99Us), self ? "-" : us(r.p50Us - direct.p50Us), self ? "-" : us(r.p99Us - direct.p99Us), String(non2xx), String(r.errors)];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  console.log(line(header));
+  for (const r of rows) console.log(line(r));
+}
+
+export type TSwitchyardTarget = { target: TTarget; close(): Promise<void> };
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      role: { type: "string" },
+      spec: { type: "string" },
+      upstream: { type: "string" },
+      "latency-ms": { type: "string", default: "0" },
+      seconds: { type: "string", default: "10" },
+      "warmup-seconds": { type: "string", default: "3" },
+      connections: { type: "string", default: "20" },
+      only: { type: "string" },
+    },
+  });
+  if (values.role === "upstream") return serveUpstream(Number(values["latency-ms"]));
+  if (values.role === "pass-through") return servePassThrough(values.upstream!);
+  if (values.role === "load") {
+    process.stdout.write(JSON.stringify(await runLoad(JSON.parse(values.spec!) as TLoadSpec)));
+    return;
+  }
+
+  const seconds = Number(values.seconds);
+  const warmup = Number(values["warmup-seconds"]);
+  const connections = Number(values.connections);
+  const latencyMs = Number(values["latency-ms"]);
+  const only = values.only ? new Set(values.only.split(",")) : null;
+  const children: ChildProcess[] = [];
+  const closers: Array<() => Promise<void>> = [];
+  const results: TLoadResult[] = [];
+  try {
+    const upstream = await spawnRole(["--role", "upstream", "--latency-ms", String(latencyMs)]);
+    children.push(upstream.child);
+    const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
+    console.log(`gateway benchmark: upstream latency ${latencyMs} ms, ${connections} connections, ${seconds} s per target after ${warmup} s warm-up, ${os.cpus().length} cores`);
+
+    const measure = async (t: TTarget) => {
+      if (only && !only.has(t.label) && t.label !== "direct") return null;
+      const spec = { url: t.url, headers: t.headers, body: t.body, connections, label: t.label };
+      await runLoadInChild({ ...spec, seconds: warmup });
+      const r = await runLoadInChild({ ...spec, seconds });
+      results.push(r);
+      console.log(`  ${t.label}: ${r.perSecond.toFixed(0)} req/s, p50 ${us(r.p50Us)} ms, p99 ${us(r.p99Us)} ms`);
+      return r;
+    };
+
+    const chat = { "content-type": "application/json" };
+    const direct = (await measure({ label: "direct", url: `${upstreamUrl}/v1/chat/completions`, headers: chat, body: JSON.stringify(CHAT_REQUEST) }))!;
+
+    const pass = await spawnRole(["--role", "pass-through", "--upstream", upstreamUrl]);
+    children.push(pass.child);
+    await measure({ label: "pass-through", url: `http://127.0.0.1:${pass.port}/v1/chat/completions`, headers: chat, body: JSON.stringify(CHAT_REQUEST) });
+    await stop(pass.child);
+
+    if (!only || only.has("portkey")) {
+      const portkey = await startPortkey(upstreamUrl);
+      children.push(portkey.child);
+      await measure(portkey.target);
+      await stop(portkey.child);
+    }
+
+    if (!only || only.has("switchyard")) {
+      const { startSwitchyardTarget } = await import("./bench-gateway-switchyard");
+      const sy = await startSwitchyardTarget(upstreamUrl, path.resolve(".data"));
+      closers.push(sy.close);
+      await measure(sy.target);
+    }
+
+    console.log("");
+    printTable(results, direct);
+    const byLabel = new Map(results.map((r) => [r.label, r]));
+    const pk = byLabel.get("portkey");
+    const sy = byLabel.get("switchyard");
+    if (pk && sy) {
+      const added = (r: TLoadResult, p: "p50Us" | "p99Us") => r[p] - direct[p];
+      console.log("");
+      console.log(`switchyard vs portkey: added p50 ${(added(sy, "p50Us") / added(pk, "p50Us")).toFixed(2)}× (target ≤ 0.5), added p99 ${(added(sy, "p99Us") / added(pk, "p99Us")).toFixed(2)}× (target ≤ 0.5), throughput ${(sy.perSecond / pk.perSecond).toFixed(1)}× (target ≥ 5)`);
+    }
+    const { writeBenchResult } = await import("../lib/reliability/bench-results");
+    writeGatewayResult(writeBenchResult, results, direct, { seconds, warmup, connections, latencyMs });
+    const failed = results.filter((r) => r.errors > 0 || Object.keys(r.status).some((s) => !s.startsWith("2")));
+    if (failed.length > 0) {
+      console.error(`non-2xx answers or connection errors from: ${failed.map((r) => r.label).join(", ")}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    for (const close of closers) await close();
+    for (const c of children) await stop(c);
+  }
+}
+
+function writeGatewayResult(
+  write: typeof import("../lib/reliability/bench-results").writeBenchResult,
+  results: TLoadResult[],
+  direct: TLoadResult,
+  p: { seconds: number; warmup: number; connections: number; latencyMs: number },
+): void {
+  const ms = (v: number) => Math.round(v) / 1000;
+  const pk = results.find((r) => r.label === "portkey");
+  const sy = results.find((r) => r.label === "switchyard");
+  const figures = [];
+  if (sy) {
+    figures.push({ label: "switchyard execute throughput", value: Math.round(sy.perSecond), unit: "req/s", ...(pk ? { target: `≥ ${Math.round(5 * pk.perSecond)} (5× portkey)` } : {}) });
+    figures.push({ label: "switchyard added p50", value: ms(sy.p50Us - direct.p50Us), unit: "ms", ...(pk ? { target: `≤ ${ms((pk.p50Us - direct.p50Us) / 2)} (half of portkey)` } : {}) });
+    figures.push({ label: "switchyard added p99", value: ms(sy.p99Us - direct.p99Us), unit: "ms", ...(pk ? { target: `≤ ${ms((pk.p99Us - direct.p99Us) / 2)} (half of portkey)` } : {}) });
+  }
+  if (pk) {
+    figures.push({ label: "portkey throughput", value: Math.round(pk.perSecond), unit: "req/s" });
+    figures.push({ label: "portkey added p50", value: ms(pk.p50Us - direct.p50Us), unit: "ms" });
+    figures.push({ label: "portkey added p99", value: ms(pk.p99Us - direct.p99Us), unit: "ms" });
+  }
+  write({
+    name: "gateway",
+    title: "Gateway overhead: Switchyard execute vs Portkey vs a bare pass-through",
+    command: `npm run bench:gateway -- --seconds ${p.seconds} --connections ${p.connections} --latency-ms ${p.latencyMs}`,
+    parameters: { seconds: p.seconds, warmupSeconds: p.warmup, connections: p.connections, upstreamLatencyMs: p.latencyMs },
+    figures,
+    tables: [
+      {
+        title: "per target (added = target percentile minus the direct run's)",
+        columns: ["target", "req/s", "p50 ms", "p99 ms", "added p50 ms", "added p99 ms"],
+        rows: results.map((r) => [r.label, Math.round(r.perSecond), ms(r.p50Us), ms(r.p99Us), r === direct ? null : ms(r.p50Us - direct.p50Us), r === direct ? null : ms(r.p99Us - direct.p99Us)]),
+      },
+    ],
+    invariants: results.map((r) => ({ label: `${r.label}: every answer 2xx`, ok: r.errors === 0 && Object.keys(r.status).every((s) => s.startsWith("2")), detail: JSON.stringify(r.status) + (r.errors ? `, ${r.errors} errors` : "") })),
+  });
+}
+
+main().then(
+  () => {
+    if (!process.argv.includes("--role")) process.exit(process.exitCode ?? 0);
+  },
+  (err: unknown) => {
+    console.error(`bench:gateway: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);
