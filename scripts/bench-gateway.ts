@@ -14,7 +14,7 @@ import { runLoad, type TLoadResult, type TLoadSpec } from "./bench-gateway-load"
 // after another in the same run, by the same closed-loop load generator in a process of its own:
 //   direct       the upstream itself (the baseline every "added" figure subtracts)
 //   pass-through a bare node:http proxy with keep-alive (the floor for any gateway in Node)
-//   portkey      Portkey's open-source gateway with a two-target fallback config
+//   portkey      Portkey's open-source gateway with a three-target fallback config
 //   switchyard   POST /api/v1/execute/LLM_CHAT: decide, call, classify, record the outcome, log
 // Added latency is the gateway's percentile minus the direct run's. All on 127.0.0.1.
 
@@ -135,12 +135,13 @@ async function startPortkey(upstream: string): Promise<{ child: ChildProcess; ta
   const port = await freePort();
   const entry = require.resolve("@portkey-ai/gateway/build/start-server.js");
   const child = spawn(process.execPath, [entry, `--port=${port}`, "--headless"], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, NODE_ENV: "production" } });
-  // The equivalent of Switchyard's two eligible providers: fall back to the second target when the first fails.
+  // The equivalent of Switchyard's LLM_CHAT with three eligible providers: fall back along the targets in order.
   const config = {
     strategy: { mode: "fallback" },
     targets: [
       { provider: "openai", api_key: "sk-bench-primary", custom_host: `${upstream}/v1` },
       { provider: "openai", api_key: "sk-bench-secondary", custom_host: `${upstream}/v1` },
+      { provider: "openai", api_key: "sk-bench-tertiary", custom_host: `${upstream}/v1` },
     ],
   };
   const target: TTarget = {
