@@ -68,9 +68,14 @@ export async function runStream(ctx: TGatewayContext, p: TPrepared, res: ServerR
   let called = 0;
   let stop: { code: string; message: string } | null = null;
   let clientGone = false;
+  let abortUpstream: (() => void) | null = null;
+  // A caller that hangs up mid-stream must not keep the provider generating (and billing) for nobody.
   res.on("close", () => {
-    if (!res.writableFinished) clientGone = true;
+    if (res.writableFinished) return;
+    clientGone = true;
+    abortUpstream?.();
   });
+  res.on("error", () => {});
 
   for (const provider of p.order) {
     if (clientGone) break;
@@ -117,6 +122,8 @@ export async function runStream(ctx: TGatewayContext, p: TPrepared, res: ServerR
     let upstreamStatus = 0;
     try {
       const open = await openUpstreamStream(built.up, Math.min(cfg.timeoutMs, remaining));
+      abortUpstream = open.abort;
+      if (clientGone) open.abort();
       upstreamStatus = open.status;
       const hint = parseRateLimit(open.headers, ctx.now());
       if (open.status < 200 || open.status >= 300) {
@@ -143,7 +150,7 @@ export async function runStream(ctx: TGatewayContext, p: TPrepared, res: ServerR
           sawEnd = true;
           return;
         }
-        if (piece === null) return;
+        if (piece === null || clientGone) return;
         if (!started) {
           started = true;
           ttfbMs = elapsed();
@@ -174,6 +181,11 @@ export async function runStream(ctx: TGatewayContext, p: TPrepared, res: ServerR
       report(ctx, p, reports);
       return null;
     } catch (raw) {
+      if (clientGone) {
+        // The caller left; the provider is not to blame for the cut.
+        report(ctx, p, reports);
+        return null;
+      }
       const err = raw instanceof AttemptError ? raw : classifyTransportError(raw, false);
       const latencyMs = elapsed();
       called++;
