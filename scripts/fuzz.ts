@@ -97,8 +97,7 @@ async function main(): Promise<number> {
   const { dataPlaneEndpoints, sendToDataPlane } = await import("../lib/reliability/dataplane-targets");
   const { controlEndpoints, controlIntendedWrites, controlMustRefuse, sendToControlRoute } = await import("../lib/reliability/control-targets");
   const { prepareControlFixture, prepareDataPlaneFixture } = await import("../lib/reliability/fuzz-fixtures");
-  const { formatMemory, judgeMemory } = await import("../lib/reliability/memory");
-  const { sampleMemory } = await import("../lib/reliability/memory-probe");
+  const { formatMemory, judgeMemory, sampleMemory } = await import("../lib/reliability/memory");
   const { runYamlFuzz, formatYamlReport } = await import("../lib/reliability/yaml-fuzz");
   const { createSecretScanner, formatFindings } = await import("../lib/reliability/secret-scan");
 

@@ -61,12 +61,43 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
     if (size > maxBytes) throw new HttpError(413, "payload_too_large", `body exceeds the limit of ${maxBytes} bytes`);
     chunks.push(chunk as Buffer);
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  let text: string;
   try {
-    return JSON.parse(text);
+    text = utf8.decode(Buffer.concat(chunks));
+  } catch {
+    throw new HttpError(400, "invalid_encoding", "body is not valid UTF-8");
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
   } catch (err) {
     throw new HttpError(400, "invalid_json", `body is not valid JSON: ${(err as Error).message}`);
   }
+  // Only a \u escape can smuggle in what PostgreSQL refuses to store (NUL, lone surrogates);
+  // one such value in a group-commit batch would fail every decision in it.
+  if (text.includes("\\u")) {
+    const bad = unstorableString(value, "");
+    if (bad !== null) throw new HttpError(400, "invalid_request", `${bad || "body"}: contains a NUL character or an unpaired UTF-16 surrogate`, bad || undefined);
+  }
+  return value;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The path of the first key or string value that PostgreSQL cannot store as text, or null. */
+function unstorableString(value: unknown, path: string): string | null {
+  const bad = (s: string) => s.includes("\u0000") || LONE_SURROGATE.test(s);
+  if (typeof value === "string") return bad(value) ? path : null;
+  if (value === null || typeof value !== "object") return null;
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = path ? `${path}.${key}` : key;
+    if (bad(key)) return childPath;
+    const found = unstorableString(child, childPath);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 /**

@@ -1,4 +1,23 @@
+import v8 from "node:v8";
+import vm from "node:vm";
+
 export type TMemoryPoint = { at: number; heapUsed: number; rss: number };
+
+let gc: (() => void) | null = null;
+
+/**
+ * Heap and RSS right after a full collection, so samples compare live memory rather than
+ * garbage awaiting collection (gc is exposed at run time; no node flag needed).
+ */
+export function sampleMemory(): { heapUsed: number; rss: number } {
+  if (!gc) {
+    v8.setFlagsFromString("--expose-gc");
+    gc = vm.runInNewContext("gc") as () => void;
+  }
+  gc();
+  const u = process.memoryUsage();
+  return { heapUsed: u.heapUsed, rss: u.rss };
+}
 
 const MIB = 1024 * 1024;
 

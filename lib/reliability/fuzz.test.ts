@@ -1,0 +1,103 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPrisma, type PrismaClient } from "../db/client";
+import { createTestDatabase, type TTestDatabase } from "../testing/database";
+import { bootSwitchyard, type TRunningServer } from "../runtime/boot";
+import { loadControlRoutes } from "./control-routes";
+import { controlEndpoints, controlIntendedWrites, controlMustRefuse, sendToControlRoute } from "./control-targets";
+import { dataPlaneEndpoints, sendToDataPlane } from "./dataplane-targets";
+import { prepareControlFixture, prepareDataPlaneFixture } from "./fuzz-fixtures";
+import { formatReport, runFuzz, violationTotal } from "./fuzz-run";
+import { judgeMemory, sampleMemory } from "./memory";
+import { createRowCounter, type RowCounter } from "./row-counts";
+import { formatYamlReport, runYamlFuzz } from "./yaml-fuzz";
+
+/**
+ * The quick, seeded version of `npm run fuzz`: the same generators and invariants on a few
+ * hundred cases, against the same server code (data-plane only, in-process).
+ */
+const SEED = 20261130;
+
+let db: TTestDatabase;
+let prisma: PrismaClient;
+let pool: pg.Pool;
+let server: TRunningServer;
+let rows: RowCounter;
+let spoolDir: string;
+const apiKey = `fuzz-${randomBytes(12).toString("hex")}`;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  spoolDir = await mkdtemp(path.join(tmpdir(), "sy-fuzz-"));
+  Object.assign(process.env, { DATABASE_URL: db.url, SWITCHYARD_DATAPLANE_ONLY: "1", SWITCHYARD_API_KEY: apiKey, SPOOL_DIR: spoolDir, IDEMPOTENCY_CACHE_BYTES: String(1024 * 1024) });
+  server = await bootSwitchyard({ dev: false, port: 0, host: "127.0.0.1", dir: process.cwd(), seed: true, log: () => {} });
+  prisma = createPrisma(db.url);
+  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  rows = await createRowCounter(pool);
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  await pool?.end();
+  await prisma?.$disconnect();
+  await db?.drop();
+  await rm(spoolDir, { recursive: true, force: true });
+  for (const k of ["SWITCHYARD_DATAPLANE_ONLY", "SWITCHYARD_API_KEY", "SPOOL_DIR", "IDEMPOTENCY_CACHE_BYTES"]) delete process.env[k];
+});
+
+describe("fuzzing, quick and seeded (npm run fuzz runs 10,000+)", () => {
+  it("data plane: no 5xx, no dropped connection, JSON error bodies, no rows for refused requests, keys enforced", async () => {
+    const fixture = await prepareDataPlaneFixture({ port: server.port, prisma, apiKey });
+    const doc = (await (await fetch(`${server.url}/api/v1/openapi.json`)).json()) as Parameters<typeof dataPlaneEndpoints>[0];
+    const { endpoints, authenticated } = dataPlaneEndpoints(doc, fixture);
+    expect(endpoints.map((e) => `${e.method} ${e.path}`)).toEqual(expect.arrayContaining(["POST /api/v1/decide", "POST /api/v1/outcomes", "GET /api/v1/decisions/{id}", "GET /api/v1/health", "GET /api/v1/metrics", "GET /api/v1/openapi.json"]));
+    const memory = [{ at: 0, ...sampleMemory() }];
+    const report = await runFuzz({
+      endpoints,
+      runs: 200,
+      seed: SEED,
+      rows,
+      send: (req) => sendToDataPlane(server.port, req),
+      mustRefuse: (req) => req.category === "bad_auth" && authenticated.has(req.endpoint),
+      progressEvery: 100,
+      onProgress: (done) => void memory.push({ at: done, ...sampleMemory() }),
+    });
+    expect(violationTotal(report), formatReport("data plane", report)).toBe(0);
+    expect(report.requests).toBe(200);
+    // Every category reached the server, and refusals named their field where one was at fault.
+    for (const [category, s] of Object.entries(report.byCategory)) expect(s.sent, category).toBeGreaterThan(0);
+    expect(report.byCategory.wrong_types.withField).toBeGreaterThan(0);
+    expect(judgeMemory(memory).leak).toBe(false);
+  }, 180_000);
+
+  it("control plane handlers: the same invariants, called in-process as Next would", async () => {
+    const routes = await loadControlRoutes();
+    const origin = "http://switchyard.fuzz";
+    const control = await prepareControlFixture(prisma, origin);
+    const byEndpoint = new Map(routes.map((r) => [`${r.method} ${r.path}`, r]));
+    const report = await runFuzz({
+      endpoints: controlEndpoints(routes, control),
+      runs: 120,
+      seed: SEED,
+      rows,
+      prepare: control.ensureSession,
+      send: (req) => sendToControlRoute(byEndpoint.get(req.endpoint)!, req, control),
+      mustRefuse: (req) => controlMustRefuse(req, origin),
+      intendedWrites: controlIntendedWrites,
+    });
+    expect(violationTotal(report), formatReport("control plane", report)).toBe(0);
+    expect(report.requests).toBeGreaterThan(60);
+  }, 180_000);
+
+  it("factor-list parser: never throws, every rejection names its field, accepted lists round-trip", async () => {
+    const listing = await readFile(path.resolve("router-core/policy/listing1.yaml"), "utf8");
+    const report = runYamlFuzz(`${listing.trimEnd()}\nproviders: [provider_A, provider_B, provider_C]\n`, 200, SEED);
+    expect(report.violationCount, formatYamlReport(report)).toBe(0);
+    expect(report.accepted).toBeGreaterThan(0);
+    expect(report.rejected).toBeGreaterThan(0);
+  }, 60_000);
+});
