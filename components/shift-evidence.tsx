@@ -1,3 +1,4 @@
+import Link from "next/link";
 import type { TShiftEvent } from "@/lib/console/types";
 import { ms, num, pct } from "./format";
 
@@ -56,5 +57,17 @@ export function ShiftEvidence({ event }: { event: TShiftEvent }) {
         })}
       </tbody>
     </table>
+  );
+}
+
+/** A shift event's type, linking to its explanation, with the "capped" tag when the shift cap limited it. */
+export function ShiftEventLink({ event }: { event: Pick<TShiftEvent, "id" | "type" | "capped"> }) {
+  return (
+    <>
+      <Link href={`/why?event=${event.id}`} className="underline">
+        {event.type}
+      </Link>
+      {event.capped ? <span className="tag ml-1">capped</span> : null}
+    </>
   );
 }

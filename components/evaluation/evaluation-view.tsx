@@ -48,7 +48,7 @@ function SourcePicker({ sources, value, onChange }: { sources: TEvaluationSource
   );
 }
 
-function TracePanel({ version, fingerprint, selection, window }: { version: string; fingerprint: string; selection: TSelection; window: { from: number; to: number } }) {
+function TracePanel({ version, fingerprint, selection, degraded }: { version: string; fingerprint: string; selection: TSelection; degraded: { from: number; to: number } }) {
   const trace = useQuery({
     queryKey: ["evaluation-trace", version, fingerprint, selection.scenario, selection.policy],
     queryFn: () => fetchJson<{ fingerprint: string; trace: TTraceMinute[] } | null>(`/api/console/evaluation/trace?${new URLSearchParams({ version, ...selection })}`),
@@ -65,7 +65,7 @@ function TracePanel({ version, fingerprint, selection, window }: { version: stri
     );
   }
   if (!trace.data) return <div className="skeleton" style={{ height: CHARTS_HEIGHT }} aria-label="loading the trace" />;
-  return <TraceCharts trace={trace.data.trace} window={window} />;
+  return <TraceCharts trace={trace.data.trace} degraded={degraded} />;
 }
 
 export function EvaluationView({ sources, initial, canRun, initialSelection }: { sources: TEvaluationSourceOption[]; initial: TEvaluationView; canRun: boolean; initialSelection: TSelection }) {
@@ -205,7 +205,7 @@ export function EvaluationView({ sources, initial, canRun, initialSelection }: {
             </h2>
             <div className="px-2 pb-2">
               {scenarioWindow ? (
-                <TracePanel version={version} fingerprint={result.fingerprint} selection={selection} window={{ from: scenarioWindow.degradedFrom, to: scenarioWindow.degradedTo }} />
+                <TracePanel version={version} fingerprint={result.fingerprint} selection={selection} degraded={{ from: scenarioWindow.degradedFrom, to: scenarioWindow.degradedTo }} />
               ) : null}
             </div>
           </section>

@@ -32,6 +32,42 @@ function rowsOf(trace: readonly TTraceMinute[], providers: readonly string[]) {
   return { share, success, latency };
 }
 
+/** One line per provider (a gap where it took no traffic), optionally a dashed overall line. */
+function ProviderLines({
+  rows,
+  providers,
+  yFormat,
+  valueFormat,
+  domain,
+  overall,
+  degradedWindow,
+}: {
+  rows: TRow[];
+  providers: readonly string[];
+  yFormat: (v: number) => string;
+  valueFormat: (v: number) => string;
+  domain?: [number, number];
+  overall?: string;
+  degradedWindow: { from: number; to: number };
+}) {
+  return (
+    <ResponsiveContainer width="100%" height="100%">
+      <LineChart data={rows} margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
+        <CartesianGrid stroke="var(--border)" strokeDasharray="2 4" vertical={false} />
+        <XAxis dataKey="minute" type="number" domain={[0, Math.max(1, rows.length - 1)]} tickFormatter={(m: number) => `${m}′`} {...axis} />
+        <YAxis domain={domain ?? ["auto", "auto"]} tickFormatter={yFormat} width={56} {...axis} />
+        <Tooltip {...tooltip} labelFormatter={(m) => `minute ${m}`} formatter={(v, name) => [v === null ? "no traffic" : valueFormat(Number(v)), String(name)]} />
+        <Legend wrapperStyle={{ fontSize: 11 }} iconSize={8} height={18} verticalAlign="top" />
+        <ReferenceArea x1={degradedWindow.from} x2={degradedWindow.to} fill="var(--bad)" fillOpacity={0.08} stroke="none" ifOverflow="hidden" />
+        {providers.map((p) => (
+          <Line key={p} type="linear" dataKey={p} stroke={providerColor(p, providers)} dot={false} strokeWidth={1.5} connectNulls={false} isAnimationActive={false} />
+        ))}
+        {overall ? <Line type="linear" dataKey={overall} name="overall" stroke="var(--text)" strokeDasharray="4 3" dot={false} strokeWidth={1.5} isAnimationActive={false} /> : null}
+      </LineChart>
+    </ResponsiveContainer>
+  );
+}
+
 function Panel({ title, children }: { title: string; children: React.ReactNode }) {
   return (
     <figure className="flex flex-col" style={{ minWidth: 0 }}>
@@ -42,11 +78,11 @@ function Panel({ title, children }: { title: string; children: React.ReactNode }
 }
 
 /** Shares, success and latency per provider per simulated minute, the degradation window shaded. */
-export function TraceCharts({ trace, window }: { trace: readonly TTraceMinute[]; window: { from: number; to: number } }) {
+export function TraceCharts({ trace, degraded }: { trace: readonly TTraceMinute[]; degraded: { from: number; to: number } }) {
   const providers = trace[0]?.providers.map((p) => p.provider) ?? [];
   const { share, success, latency } = rowsOf(trace, providers);
   const minuteAxis = <XAxis dataKey="minute" type="number" domain={[0, Math.max(1, trace.length - 1)]} tickFormatter={(m: number) => `${m}′`} {...axis} />;
-  const shade = <ReferenceArea x1={window.from} x2={window.to} fill="var(--bad)" fillOpacity={0.08} stroke="none" ifOverflow="hidden" />;
+  const shade = <ReferenceArea x1={degraded.from} x2={degraded.to} fill="var(--bad)" fillOpacity={0.08} stroke="none" ifOverflow="hidden" />;
   const grid = <CartesianGrid stroke="var(--border)" strokeDasharray="2 4" vertical={false} />;
   const legend = <Legend wrapperStyle={{ fontSize: 11 }} iconSize={8} height={18} verticalAlign="top" />;
   return (
@@ -67,35 +103,10 @@ export function TraceCharts({ trace, window }: { trace: readonly TTraceMinute[];
         </ResponsiveContainer>
       </Panel>
       <Panel title="Success rate per provider, and overall">
-        <ResponsiveContainer width="100%" height="100%">
-          <LineChart data={success} margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
-            {grid}
-            {minuteAxis}
-            <YAxis domain={[0, 1]} tickFormatter={(v: number) => pct(v, 0)} width={40} {...axis} />
-            <Tooltip {...tooltip} labelFormatter={(m) => `minute ${m}`} formatter={(v, name) => [v === null ? "no traffic" : pct(Number(v), 2), String(name)]} />
-            {legend}
-            {shade}
-            {providers.map((p) => (
-              <Line key={p} type="linear" dataKey={p} stroke={providerColor(p, providers)} dot={false} strokeWidth={1.5} connectNulls={false} isAnimationActive={false} />
-            ))}
-            <Line type="linear" dataKey="all" name="overall" stroke="var(--text)" strokeDasharray="4 3" dot={false} strokeWidth={1.5} isAnimationActive={false} />
-          </LineChart>
-        </ResponsiveContainer>
+        <ProviderLines rows={success} providers={providers} yFormat={(v) => pct(v, 0)} valueFormat={(v) => pct(v, 2)} domain={[0, 1]} overall="all" degradedWindow={degraded} />
       </Panel>
       <Panel title="p95 latency per provider">
-        <ResponsiveContainer width="100%" height="100%">
-          <LineChart data={latency} margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
-            {grid}
-            {minuteAxis}
-            <YAxis tickFormatter={(v: number) => ms(v)} width={56} {...axis} />
-            <Tooltip {...tooltip} labelFormatter={(m) => `minute ${m}`} formatter={(v, name) => [v === null ? "no traffic" : ms(Number(v)), String(name)]} />
-            {legend}
-            {shade}
-            {providers.map((p) => (
-              <Line key={p} type="linear" dataKey={p} stroke={providerColor(p, providers)} dot={false} strokeWidth={1.5} connectNulls={false} isAnimationActive={false} />
-            ))}
-          </LineChart>
-        </ResponsiveContainer>
+        <ProviderLines rows={latency} providers={providers} yFormat={ms} valueFormat={ms} degradedWindow={degraded} />
       </Panel>
     </div>
   );

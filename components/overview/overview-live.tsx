@@ -8,17 +8,14 @@ import { RANGES, RANGE_KEYS, type TRangeKey } from "@/lib/console/ranges";
 import type { TChartMark, TOverview, TScope, TShiftEvent } from "@/lib/console/types";
 import { MARK_COLORS, ShareChart } from "../charts/share-chart";
 import { decisionsAround } from "../decisions/decisions-around";
+import { DataTable } from "../data-table";
 import { Drawer } from "../drawer";
-import { age, ms, pct, sharesText, utc } from "../format";
-import { ShiftEvidence } from "../shift-evidence";
+import { fetchJson } from "../fetch-json";
+import { age, sharesText, utc } from "../format";
+import { ProviderHealthTable } from "../providers/health-table";
+import { ShiftEventLink, ShiftEvidence } from "../shift-evidence";
 
 const CHART_HEIGHT = 300;
-
-async function fetchJson<T>(url: string): Promise<T> {
-  const res = await fetch(url, { cache: "no-store" });
-  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
-  return (await res.json()) as T;
-}
 
 function MarkExplanation({ mark, operation, region }: { mark: TChartMark; operation: string; region: string }) {
   const shift = useQuery({
@@ -163,32 +160,24 @@ export function OverviewLive({ scope, initial, range: initialRange }: { scope: T
           />
         )}
         <div className="overflow-y-auto border-t" style={{ borderColor: "var(--border)", height: 132 }}>
-          <table className="dense" data-testid="marks-table">
-            <tbody>
-              {data.marks.length === 0 ? (
-                <tr>
-                  <td className="muted">No shift events, activations or overrides in this range.</td>
-                </tr>
-              ) : (
-                [...data.marks].reverse().map((m) => (
-                  <tr key={`${m.kind}-${m.id}`}>
-                    <td className="mono" style={{ width: 180 }}>
-                      {utc(m.at)}
-                    </td>
-                    <td style={{ width: 90, color: MARK_COLORS[m.kind] }}>{m.kind}</td>
-                    <td>
-                      <button type="button" className="mono underline" onClick={() => setMark(m)}>
-                        {m.label}
-                      </button>
-                    </td>
-                    <td className="muted" style={{ whiteSpace: "normal" }}>
-                      {m.detail}
-                    </td>
-                  </tr>
-                ))
-              )}
-            </tbody>
-          </table>
+          <DataTable columns={null} empty="No shift events, activations or overrides in this range." testId="marks-table">
+            {[...data.marks].reverse().map((m) => (
+              <tr key={`${m.kind}-${m.id}`}>
+                <td className="mono" style={{ width: 180 }}>
+                  {utc(m.at)}
+                </td>
+                <td style={{ width: 90, color: MARK_COLORS[m.kind] }}>{m.kind}</td>
+                <td>
+                  <button type="button" className="mono underline" onClick={() => setMark(m)}>
+                    {m.label}
+                  </button>
+                </td>
+                <td className="muted" style={{ whiteSpace: "normal" }}>
+                  {m.detail}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         </div>
       </section>
 
@@ -197,61 +186,25 @@ export function OverviewLive({ scope, initial, range: initialRange }: { scope: T
           <div className="panel-title">
             Providers in <span className="mono">{data.region}</span> <span className="muted font-normal">· last {data.windowMinutes} min, merged across instances</span>
           </div>
-          <table className="dense" data-testid="health-table">
-            <thead>
-              <tr>
-                <th>Provider</th>
-                <th>Share</th>
-                <th>Completion</th>
-                <th>p95</th>
-                <th>Samples</th>
-                <th>Breaker</th>
-              </tr>
-            </thead>
-            <tbody>
-              {health.map((h) => (
-                <tr key={h.provider} data-testid={`health-${h.provider}`}>
-                  <td className="mono">{h.provider}</td>
-                  <td className="mono">{pct(h.share)}</td>
-                  <td className="mono" style={{ color: h.completionRate !== null && h.completionRate < 0.9 ? "var(--bad)" : undefined }}>
-                    {pct(h.completionRate)}
-                  </td>
-                  <td className="mono">{ms(h.p95Ms)}</td>
-                  <td className="mono">{h.samples}</td>
-                  <td className={`state-${h.breaker}`} title={h.breakerReason ?? "never tripped"}>
-                    {h.breaker.replace("_", "-")}
-                    {h.breakerSince ? <span className="muted font-normal"> · {age(h.breakerSince, data.generatedAt)}</span> : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ProviderHealthTable rows={health} now={data.generatedAt} byRegion={false} testId="health-table" empty={`No provider serves ${data.operation} in ${data.region}.`} />
         </section>
         <section className="panel" aria-label="Active overrides">
           <div className="panel-title">Active overrides</div>
-          <table className="dense" data-testid="overrides-table">
-            <tbody>
-              {data.overrides.length === 0 ? (
-                <tr>
-                  <td className="muted">None: routing is automatic.</td>
-                </tr>
-              ) : (
-                data.overrides.map((o) => (
-                  <tr key={o.id}>
-                    <td style={{ color: "var(--bad)" }}>{o.kind.replaceAll("_", " ")}</td>
-                    <td className="mono">{o.provider ?? "–"}</td>
-                    <td className="mono">{o.region ?? "all regions"}</td>
-                    <td className="muted" style={{ whiteSpace: "normal" }}>
-                      {o.reason}
-                      <div className="text-xs">
-                        since {age(o.createdAt, data.generatedAt)} · {o.expiresAt ? `expires ${utc(o.expiresAt)}` : "no expiry"}
-                      </div>
-                    </td>
-                  </tr>
-                ))
-              )}
-            </tbody>
-          </table>
+          <DataTable columns={null} empty="None: routing is automatic." testId="overrides-table">
+            {data.overrides.map((o) => (
+              <tr key={o.id}>
+                <td style={{ color: "var(--bad)" }}>{o.kind.replaceAll("_", " ")}</td>
+                <td className="mono">{o.provider ?? "–"}</td>
+                <td className="mono">{o.region ?? "all regions"}</td>
+                <td className="muted" style={{ whiteSpace: "normal" }}>
+                  {o.reason}
+                  <div className="text-xs">
+                    since {age(o.createdAt, data.generatedAt)} · {o.expiresAt ? `expires ${utc(o.expiresAt)}` : "no expiry"}
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         </section>
       </div>
 
@@ -262,45 +215,26 @@ export function OverviewLive({ scope, initial, range: initialRange }: { scope: T
             all in Why traffic moved (g w)
           </Link>
         </div>
-        <table className="dense" data-testid="recent-shifts">
-          <thead>
-            <tr>
-              <th>Time</th>
-              <th>Event</th>
-              <th>Provider</th>
-              <th>Shares after</th>
-              <th>Policy</th>
-              <th>Detail</th>
+        <DataTable
+          columns={["Time", "Event", "Provider", "Shares after", "Policy", "Detail"]}
+          empty={`No shift events yet for ${data.operation} in ${data.region}.`}
+          testId="recent-shifts"
+        >
+          {data.shifts.map((s) => (
+            <tr key={s.id}>
+              <td className="mono">{utc(s.at)}</td>
+              <td className="mono">
+                <ShiftEventLink event={s} />
+              </td>
+              <td className="mono">{s.provider ?? "–"}</td>
+              <td className="mono">{sharesText(s.sharesTo)}</td>
+              <td className="mono">{s.policyVersion ?? "–"}</td>
+              <td className="muted" style={{ whiteSpace: "normal" }}>
+                {s.detail}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {data.shifts.length === 0 ? (
-              <tr>
-                <td colSpan={6} className="muted">
-                  No shift events yet for {data.operation} in {data.region}.
-                </td>
-              </tr>
-            ) : (
-              data.shifts.map((s) => (
-                <tr key={s.id}>
-                  <td className="mono">{utc(s.at)}</td>
-                  <td className="mono">
-                    <Link href={`/why?event=${s.id}`} className="underline">
-                      {s.type}
-                    </Link>
-                    {s.capped ? <span className="tag ml-1">capped</span> : null}
-                  </td>
-                  <td className="mono">{s.provider ?? "–"}</td>
-                  <td className="mono">{sharesText(s.sharesTo)}</td>
-                  <td className="mono">{s.policyVersion ?? "–"}</td>
-                  <td className="muted" style={{ whiteSpace: "normal" }}>
-                    {s.detail}
-                  </td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       </section>
 
       <Drawer title={mark ? `${mark.label} · ${utc(mark.at)}` : ""} open={mark !== null} onClose={closeMark}>

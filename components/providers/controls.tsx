@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
 import type { TOverrideRow } from "@/lib/console/types";
 import type { TTrafficShareRow } from "@/lib/console/list-traffic-shares";
+import { DataTable } from "../data-table";
 import { age, pct, utc } from "../format";
 import { ControlErrorView } from "./control-error";
 import { controlRequest, type TControlError } from "./control-request";
@@ -259,35 +260,26 @@ export function KillSwitchPanel({ overrides }: { overrides: TOverrideRow[] }) {
       <h2 className="panel-title">
         Routing kill switch <span className="muted font-normal">· adaptive off → the factor list&apos;s static priority order</span>
       </h2>
-      <table className="dense" data-testid="routing-kill-switch">
-        <thead>
-          <tr>
-            <th>Operation</th>
-            <th>Adaptive routing</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {data.operations.map((o) => {
-            const switches = overrides.filter((v) => v.kind === "routing_kill_switch" && v.operation === o.key);
-            return (
-              <tr key={o.key}>
-                <td className="mono">{o.key}</td>
-                <td style={{ color: switches.length > 0 ? "var(--bad)" : "var(--ok)" }}>
-                  {switches.length === 0 ? "on" : `off in ${switches.map((s) => s.region ?? "all regions").join(", ")}`}
-                </td>
-                <td style={{ width: 1 }}>
-                  {data.canCreate ? (
-                    <button type="button" className="btn btn-danger" onClick={() => open({ kind: "routing_kill_switch", provider: null, operation: o.key, region: ALL })} data-testid={`kill-switch-${o.key}`}>
-                      Turn adaptive off…
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <DataTable columns={["Operation", "Adaptive routing", ""]} empty="No operation exists yet." testId="routing-kill-switch">
+        {data.operations.map((o) => {
+          const switches = overrides.filter((v) => v.kind === "routing_kill_switch" && v.operation === o.key);
+          return (
+            <tr key={o.key}>
+              <td className="mono">{o.key}</td>
+              <td style={{ color: switches.length > 0 ? "var(--bad)" : "var(--ok)" }}>
+                {switches.length === 0 ? "on" : `off in ${switches.map((s) => s.region ?? "all regions").join(", ")}`}
+              </td>
+              <td style={{ width: 1 }}>
+                {data.canCreate ? (
+                  <button type="button" className="btn btn-danger" onClick={() => open({ kind: "routing_kill_switch", provider: null, operation: o.key, region: ALL })} data-testid={`kill-switch-${o.key}`}>
+                    Turn adaptive off…
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          );
+        })}
+      </DataTable>
     </section>
   );
 }
@@ -299,50 +291,28 @@ export function OverridesPanel({ overrides, now }: { overrides: TOverrideRow[]; 
   return (
     <section className="panel" aria-label="Active overrides">
       <h2 className="panel-title">Active overrides</h2>
-      <table className="dense" data-testid="overrides-table">
-        <thead>
-          <tr>
-            <th>Kind</th>
-            <th>Provider</th>
-            <th>Operation</th>
-            <th>Region</th>
-            <th>Reason</th>
-            <th>Created</th>
-            <th>Expires</th>
-            <th />
+      <DataTable columns={["Kind", "Provider", "Operation", "Region", "Reason", "Created", "Expires", ""]} empty="No override is active: routing is fully adaptive." testId="overrides-table">
+        {overrides.map((o) => (
+          <tr key={o.id} data-testid={`override-${o.kind}-${o.provider ?? o.operation ?? "all"}`}>
+            <td style={{ color: o.kind === "provider_pin" ? "var(--warn)" : "var(--bad)" }}>{KIND_LABEL[o.kind]}</td>
+            <td className="mono">{o.provider ?? "–"}</td>
+            <td className="mono">{o.operation ?? "all"}</td>
+            <td className="mono">{o.region ?? "all"}</td>
+            <td style={{ whiteSpace: "normal" }}>{o.reason}</td>
+            <td className="mono" title={utc(o.createdAt)}>
+              {age(o.createdAt, now)}
+            </td>
+            <td className="mono">{o.expiresAt ? utc(o.expiresAt) : "never"}</td>
+            <td style={{ width: 1 }}>
+              {data.canEnd ? (
+                <button type="button" className="btn" onClick={() => setEnding(o)} data-testid="end-override">
+                  End…
+                </button>
+              ) : null}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {overrides.length === 0 ? (
-            <tr>
-              <td colSpan={8} className="muted">
-                No override is active: routing is fully adaptive.
-              </td>
-            </tr>
-          ) : (
-            overrides.map((o) => (
-              <tr key={o.id} data-testid={`override-${o.kind}-${o.provider ?? o.operation ?? "all"}`}>
-                <td style={{ color: o.kind === "provider_pin" ? "var(--warn)" : "var(--bad)" }}>{KIND_LABEL[o.kind]}</td>
-                <td className="mono">{o.provider ?? "–"}</td>
-                <td className="mono">{o.operation ?? "all"}</td>
-                <td className="mono">{o.region ?? "all"}</td>
-                <td style={{ whiteSpace: "normal" }}>{o.reason}</td>
-                <td className="mono" title={utc(o.createdAt)}>
-                  {age(o.createdAt, now)}
-                </td>
-                <td className="mono">{o.expiresAt ? utc(o.expiresAt) : "never"}</td>
-                <td style={{ width: 1 }}>
-                  {data.canEnd ? (
-                    <button type="button" className="btn" onClick={() => setEnding(o)} data-testid="end-override">
-                      End…
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            ))
-          )}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
       {ending ? <EndDialog override={ending} onClose={close} /> : null}
     </section>
   );

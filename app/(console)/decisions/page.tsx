@@ -1,4 +1,6 @@
 import Link from "next/link";
+import { DataTable } from "@/components/data-table";
+import { DecisionLink, DecisionOutcome } from "@/components/decisions/decision-cells";
 import { utc } from "@/components/format";
 import { FILTER_KEYS, OUTCOME_FILTERS, ZDecisionFilters, type TDecisionFilters } from "@/lib/console/decision-filters";
 import { listDecisionFacets } from "@/lib/console/list-decision-facets";
@@ -99,57 +101,35 @@ export default async function DecisionsPage({ searchParams }: { searchParams: Pr
             ) : null}
           </span>
         </div>
-        <table className="dense" data-testid="decisions-table">
-          <thead>
-            <tr>
-              <th>Time</th>
-              <th>Operation</th>
-              <th>Region</th>
-              <th>Selected</th>
-              <th>Reason</th>
-              <th>Policy</th>
-              <th>Margin</th>
-              <th>Metric age</th>
-              <th>Shadow</th>
-              <th>Outcome</th>
+        <DataTable
+          columns={["Time", "Operation", "Region", "Selected", "Reason", "Policy", "Margin", "Metric age", "Shadow", "Outcome"]}
+          empty="No decisions match these filters in this time range."
+          testId="decisions-table"
+        >
+          {page.rows.map((d) => (
+            <tr key={d.id} data-testid="decision-row">
+              <td className="mono">
+                <DecisionLink id={d.id} at={d.at} />
+              </td>
+              <td className="mono">{d.operation}</td>
+              <td className="mono">{d.region}</td>
+              <td className="mono">{d.selected ?? <span style={{ color: "var(--bad)" }}>none ({d.fallbackAction ?? "fallback"})</span>}</td>
+              <td className="mono">{d.reasonCode}</td>
+              <td className="mono">{d.policyVersion ?? "–"}</td>
+              <td className="mono">{d.scoreMargin === null ? "–" : d.scoreMargin.toFixed(1)}</td>
+              <td className="mono" style={{ color: d.stale ? "var(--warn)" : undefined }}>
+                {d.metricAgeMs === null ? "–" : `${(d.metricAgeMs / 1000).toFixed(1)} s`}
+                {d.stale ? " stale" : ""}
+              </td>
+              <td className="mono" style={{ color: d.shadowAgrees === false ? "var(--warn)" : undefined }}>
+                {d.shadowPick === null && d.shadowAgrees === null ? "–" : d.shadowAgrees ? "agrees" : `→ ${d.shadowPick ?? "none"}`}
+              </td>
+              <td>
+                <DecisionOutcome completed={d.completed} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {page.rows.length === 0 ? (
-              <tr>
-                <td colSpan={10} className="muted">
-                  No decisions match these filters in this time range.
-                </td>
-              </tr>
-            ) : (
-              page.rows.map((d) => (
-                <tr key={d.id} data-testid="decision-row">
-                  <td className="mono">
-                    <Link href={`/decisions/${d.id}?at=${d.at}`} className="underline">
-                      {utc(d.at)}
-                    </Link>
-                  </td>
-                  <td className="mono">{d.operation}</td>
-                  <td className="mono">{d.region}</td>
-                  <td className="mono">{d.selected ?? <span style={{ color: "var(--bad)" }}>none ({d.fallbackAction ?? "fallback"})</span>}</td>
-                  <td className="mono">{d.reasonCode}</td>
-                  <td className="mono">{d.policyVersion ?? "–"}</td>
-                  <td className="mono">{d.scoreMargin === null ? "–" : d.scoreMargin.toFixed(1)}</td>
-                  <td className="mono" style={{ color: d.stale ? "var(--warn)" : undefined }}>
-                    {d.metricAgeMs === null ? "–" : `${(d.metricAgeMs / 1000).toFixed(1)} s`}
-                    {d.stale ? " stale" : ""}
-                  </td>
-                  <td className="mono" style={{ color: d.shadowAgrees === false ? "var(--warn)" : undefined }}>
-                    {d.shadowPick === null && d.shadowAgrees === null ? "–" : d.shadowAgrees ? "agrees" : `→ ${d.shadowPick ?? "none"}`}
-                  </td>
-                  <td style={{ color: d.completed === false ? "var(--bad)" : d.completed ? "var(--ok)" : "var(--muted)" }}>
-                    {d.completed === null ? "pending" : d.completed ? "completed" : "failed"}
-                  </td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       </section>
     </div>
   );

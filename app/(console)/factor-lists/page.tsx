@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { DataTable } from "@/components/data-table";
 import { utc } from "@/components/format";
 import { ComplianceBadge, StatusBadge } from "@/components/factor-lists/status-badge";
 import { can, getViewer } from "@/lib/console/get-viewer";
@@ -15,40 +16,28 @@ export default async function FactorListsPage({ searchParams }: { searchParams: 
     <div className="flex flex-col gap-4">
       <section className="panel">
         <h2 className="panel-title">Factor lists · operations</h2>
-        <table className="dense" data-testid="operations-table">
-          <thead>
-            <tr>
-              <th>Operation</th>
-              <th>Description</th>
-              <th>Active</th>
-              <th>Shadow</th>
-              <th>Versions</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {operations.map((o) => (
-              <tr key={o.operation} data-testid={`operation-${o.operation}`}>
-                <td className="mono">
-                  <Link href={`/factor-lists?operation=${encodeURIComponent(o.operation)}`} style={{ color: "var(--accent)" }}>
-                    {o.operation}
+        <DataTable columns={["Operation", "Description", "Active", "Shadow", "Versions", ""]} empty="No operation exists yet." testId="operations-table">
+          {operations.map((o) => (
+            <tr key={o.operation} data-testid={`operation-${o.operation}`}>
+              <td className="mono">
+                <Link href={`/factor-lists?operation=${encodeURIComponent(o.operation)}`} style={{ color: "var(--accent)" }}>
+                  {o.operation}
+                </Link>
+              </td>
+              <td>{o.description}</td>
+              <td className="mono">{o.active ? <Link href={`/factor-lists/${o.active.id}`}>v{o.active.version}</Link> : <span className="muted">none (static order)</span>}</td>
+              <td className="mono">{o.shadow ? <Link href={`/factor-lists/${o.shadow.id}`}>v{o.shadow.version}</Link> : <span className="muted">–</span>}</td>
+              <td className="mono">{o.versions}</td>
+              <td style={{ width: 1 }}>
+                {canCreate ? (
+                  <Link className="btn" href={`/factor-lists/new?operation=${encodeURIComponent(o.operation)}`} data-testid={`new-draft-${o.operation}`}>
+                    New draft
                   </Link>
-                </td>
-                <td>{o.description}</td>
-                <td className="mono">{o.active ? <Link href={`/factor-lists/${o.active.id}`}>v{o.active.version}</Link> : <span className="muted">none (static order)</span>}</td>
-                <td className="mono">{o.shadow ? <Link href={`/factor-lists/${o.shadow.id}`}>v{o.shadow.version}</Link> : <span className="muted">–</span>}</td>
-                <td className="mono">{o.versions}</td>
-                <td style={{ width: 1 }}>
-                  {canCreate ? (
-                    <Link className="btn" href={`/factor-lists/new?operation=${encodeURIComponent(o.operation)}`} data-testid={`new-draft-${o.operation}`}>
-                      New draft
-                    </Link>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       </section>
 
       <section className="panel">
@@ -60,50 +49,36 @@ export default async function FactorListsPage({ searchParams }: { searchParams: 
             </Link>
           ) : null}
         </h2>
-        <table className="dense" data-testid="versions-table">
-          <thead>
-            <tr>
-              <th>Operation</th>
-              <th>Version</th>
-              <th>Status</th>
-              <th>Author</th>
-              <th>Change note</th>
-              <th>Approvals</th>
-              <th>Created</th>
-              <th>Activated</th>
+        <DataTable columns={["Operation", "Version", "Status", "Author", "Change note", "Approvals", "Created", "Activated"]} empty="No factor-list version yet." testId="versions-table">
+          {versions.map((v) => (
+            <tr key={v.id} data-testid={`version-row-${v.operation}-v${v.version}`}>
+              <td className="mono">{v.operation}</td>
+              <td className="mono">
+                <Link href={`/factor-lists/${v.id}`} style={{ color: "var(--accent)" }}>
+                  v{v.version}
+                </Link>
+              </td>
+              <td>
+                <StatusBadge status={v.status} /> {v.gatesChanged ? <ComplianceBadge /> : null}
+              </td>
+              <td>{v.author ?? <span className="muted">system</span>}</td>
+              <td style={{ whiteSpace: "normal", maxWidth: 420 }}>{v.changeNote || <span className="muted">–</span>}</td>
+              <td>
+                {v.reviews.length === 0 ? (
+                  <span className="muted">–</span>
+                ) : (
+                  v.reviews.map((r, i) => (
+                    <span key={i} className="tag" style={{ color: r.decision === "approved" ? "var(--ok)" : "var(--bad)" }} title={r.reviewer}>
+                      {r.decision} · {r.capacity}
+                    </span>
+                  ))
+                )}
+              </td>
+              <td className="mono">{utc(v.createdAt)}</td>
+              <td className="mono">{utc(v.activatedAt)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {versions.map((v) => (
-              <tr key={v.id} data-testid={`version-row-${v.operation}-v${v.version}`}>
-                <td className="mono">{v.operation}</td>
-                <td className="mono">
-                  <Link href={`/factor-lists/${v.id}`} style={{ color: "var(--accent)" }}>
-                    v{v.version}
-                  </Link>
-                </td>
-                <td>
-                  <StatusBadge status={v.status} /> {v.gatesChanged ? <ComplianceBadge /> : null}
-                </td>
-                <td>{v.author ?? <span className="muted">system</span>}</td>
-                <td style={{ whiteSpace: "normal", maxWidth: 420 }}>{v.changeNote || <span className="muted">–</span>}</td>
-                <td>
-                  {v.reviews.length === 0 ? (
-                    <span className="muted">–</span>
-                  ) : (
-                    v.reviews.map((r, i) => (
-                      <span key={i} className="tag" style={{ color: r.decision === "approved" ? "var(--ok)" : "var(--bad)" }} title={r.reviewer}>
-                        {r.decision} · {r.capacity}
-                      </span>
-                    ))
-                  )}
-                </td>
-                <td className="mono">{utc(v.createdAt)}</td>
-                <td className="mono">{utc(v.activatedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       </section>
     </div>
   );

@@ -1,5 +1,7 @@
 import Link from "next/link";
-import { pct, utc } from "@/components/format";
+import { DataTable } from "@/components/data-table";
+import { DecisionLink, DecisionOutcome } from "@/components/decisions/decision-cells";
+import { pct } from "@/components/format";
 import { AgreementChart } from "./agreement-chart";
 import { getShadowView } from "@/lib/console/get-shadow-view";
 import { listScopes } from "@/lib/console/list-scopes";
@@ -8,12 +10,6 @@ import { RANGES, RANGE_KEYS, firstParam, parseRange } from "@/lib/console/ranges
 export const dynamic = "force-dynamic";
 
 const CHART_HEIGHT = 220;
-
-function outcomeText(d: { completed: boolean | null; failureStage: string | null; callStatus: string | null; callError: string | null }) {
-  const call = d.callStatus ? `call ${d.callStatus}${d.callError ? ` (${d.callError})` : ""}` : null;
-  const business = d.completed === null ? null : d.completed ? "completed" : `failed${d.failureStage ? ` at ${d.failureStage}` : ""}`;
-  return [business, call].filter(Boolean).join(" · ") || "no outcome yet";
-}
 
 export default async function ShadowPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const sp = await searchParams;
@@ -70,51 +66,42 @@ export default async function ShadowPage({ searchParams }: { searchParams: Promi
         <h2 className="panel-title">
           Disagreements <span className="muted font-normal">· newest 100, as the paper&apos;s Table 9</span>
         </h2>
-        <table className="dense" data-testid="disagreements-table">
-          <thead>
-            <tr>
-              <th>Time</th>
-              <th>Region</th>
-              <th>Actual pick</th>
-              <th>Shadow pick</th>
-              <th>Actual outcome</th>
-              <th title="the actual provider was degraded at decision time (definition below)">Actual degraded</th>
-              <th title="the shadow picked a provider whose breaker was closed">Shadow avoids</th>
-              <th>Versions</th>
+        <DataTable
+          columns={[
+            "Time",
+            "Region",
+            "Actual pick",
+            "Shadow pick",
+            "Actual outcome",
+            { label: "Actual degraded", title: "the actual provider was degraded at decision time (definition below)" },
+            { label: "Shadow avoids", title: "the shadow picked a provider whose breaker was closed" },
+            "Versions",
+          ]}
+          empty="No disagreement in this range."
+          testId="disagreements-table"
+        >
+          {view.disagreements.map((d) => (
+            <tr key={d.id}>
+              <td className="mono">
+                <DecisionLink id={d.id} at={d.at} />
+              </td>
+              <td className="mono">{d.region}</td>
+              <td className="mono">{d.actual ?? "none"}</td>
+              <td className="mono">{d.shadow ?? "none"}</td>
+              <td>
+                <DecisionOutcome completed={d.completed} failureStage={d.failureStage} callStatus={d.callStatus} callError={d.callError} />
+              </td>
+              <td style={{ color: d.degraded ? "var(--bad)" : undefined }}>
+                {d.degraded ? "yes" : "no"}
+                {d.actualBreaker ? <span className="muted"> · breaker {d.actualBreaker.replace("_", "-")}</span> : null}
+              </td>
+              <td style={{ color: d.avoided ? "var(--ok)" : undefined, fontWeight: d.avoided ? 600 : 400 }}>{d.avoided ? "yes" : "no"}</td>
+              <td className="mono muted">
+                {d.policyVersion ?? "–"} / {d.shadowVersion ?? "–"}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {view.disagreements.length === 0 ? (
-              <tr>
-                <td colSpan={8} className="muted">
-                  No disagreement in this range.
-                </td>
-              </tr>
-            ) : (
-              view.disagreements.map((d) => (
-                <tr key={d.id}>
-                  <td className="mono">
-                    <Link href={`/decisions/${d.id}`} style={{ color: "var(--accent)" }}>
-                      {utc(d.at)}
-                    </Link>
-                  </td>
-                  <td className="mono">{d.region}</td>
-                  <td className="mono">{d.actual ?? "none"}</td>
-                  <td className="mono">{d.shadow ?? "none"}</td>
-                  <td style={{ color: d.completed === false || (d.callStatus !== null && d.callStatus !== "success") ? "var(--bad)" : undefined }}>{outcomeText(d)}</td>
-                  <td style={{ color: d.degraded ? "var(--bad)" : undefined }}>
-                    {d.degraded ? "yes" : "no"}
-                    {d.actualBreaker ? <span className="muted"> · breaker {d.actualBreaker.replace("_", "-")}</span> : null}
-                  </td>
-                  <td style={{ color: d.avoided ? "var(--ok)" : undefined, fontWeight: d.avoided ? 600 : 400 }}>{d.avoided ? "yes" : "no"}</td>
-                  <td className="mono muted">
-                    {d.policyVersion ?? "–"} / {d.shadowVersion ?? "–"}
-                  </td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
         <p className="muted px-3 py-2 text-xs">
           Degraded: at the decision&apos;s time the actual provider&apos;s latest circuit-breaker transition (for the region or all regions) left it open or half-open, or this
           decision&apos;s own provider call failed, or its business outcome failed at the provider-call stage. Avoided: the actual provider was degraded and the shadow picked a

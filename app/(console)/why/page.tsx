@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { decisionsAround } from "@/components/decisions/decisions-around";
 import { sharesText, utc } from "@/components/format";
-import { ShiftEvidence } from "@/components/shift-evidence";
+import { DataTable } from "@/components/data-table";
+import { ShiftEventLink, ShiftEvidence } from "@/components/shift-evidence";
 import { getMoment } from "@/lib/console/get-moment";
 import { getShiftEvent } from "@/lib/console/get-shift-event";
 import { listScopes } from "@/lib/console/list-scopes";
@@ -122,66 +123,46 @@ export default async function WhyPage({ searchParams }: { searchParams: Promise<
         <h2 className="panel-title">
           Why traffic moved · timeline <span className="muted font-normal">(newest first; probe-floor bookkeeping hidden)</span>
         </h2>
-        <table className="dense" data-testid="why-timeline">
-          <thead>
-            <tr>
-              <th>Time</th>
-              <th>Event</th>
-              <th>Provider</th>
-              <th>Shares before → after</th>
-              <th>Why (metrics behind it)</th>
-              <th>Policy</th>
-              <th>Decisions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {events.length === 0 ? (
-              <tr>
-                <td colSpan={7} className="muted">
-                  Traffic has not moved for {chosen.operation} in {chosen.region}: no shift events recorded.
+        <DataTable
+          columns={["Time", "Event", "Provider", "Shares before → after", "Why (metrics behind it)", "Policy", "Decisions"]}
+          empty={`Traffic has not moved for ${chosen.operation} in ${chosen.region}: no shift events recorded.`}
+          testId="why-timeline"
+        >
+          {events.map((e) => {
+            const ev = e.evidence.find((x) => x.provider === e.provider);
+            return (
+              <tr key={e.id} style={e.id === selected?.id ? { background: "var(--bg)" } : undefined}>
+                <td className="mono">{utc(e.at)}</td>
+                <td className="mono">
+                  <ShiftEventLink event={e} />
+                </td>
+                <td className="mono">{e.provider ?? "–"}</td>
+                <td className="mono text-xs">
+                  {sharesText(e.sharesFrom)}
+                  <br />→ {sharesText(e.sharesTo)}
+                </td>
+                <td className="text-xs" style={{ whiteSpace: "normal", maxWidth: 520 }}>
+                  {e.detail}
+                  {ev ? (
+                    <div className="muted mono">
+                      {ev.provider}: score {ev.score === null ? "–" : ev.score.toFixed(1)}
+                      {ev.failedGates.length ? ` · failed ${ev.failedGates.join(", ")}` : ""}
+                      {Object.entries(ev.metrics)
+                        .map(([k, v]) => ` · ${k} ${typeof v === "number" ? (Number.isInteger(v) ? v : v.toFixed(3)) : String(v)}`)
+                        .join("")}
+                    </div>
+                  ) : null}
+                </td>
+                <td className="mono">{e.policyVersion ?? "–"}</td>
+                <td>
+                  <Link className="underline text-xs" href={decisionsAround(e.operation, e.region, e.at)}>
+                    ±2 min
+                  </Link>
                 </td>
               </tr>
-            ) : (
-              events.map((e) => {
-                const ev = e.evidence.find((x) => x.provider === e.provider);
-                return (
-                  <tr key={e.id} style={e.id === selected?.id ? { background: "var(--bg)" } : undefined}>
-                    <td className="mono">{utc(e.at)}</td>
-                    <td className="mono">
-                      <Link className="underline" href={`/why?event=${e.id}`}>
-                        {e.type}
-                      </Link>
-                      {e.capped ? <span className="tag ml-1">capped</span> : null}
-                    </td>
-                    <td className="mono">{e.provider ?? "–"}</td>
-                    <td className="mono text-xs">
-                      {sharesText(e.sharesFrom)}
-                      <br />→ {sharesText(e.sharesTo)}
-                    </td>
-                    <td className="text-xs" style={{ whiteSpace: "normal", maxWidth: 520 }}>
-                      {e.detail}
-                      {ev ? (
-                        <div className="muted mono">
-                          {ev.provider}: score {ev.score === null ? "–" : ev.score.toFixed(1)}
-                          {ev.failedGates.length ? ` · failed ${ev.failedGates.join(", ")}` : ""}
-                          {Object.entries(ev.metrics)
-                            .map(([k, v]) => ` · ${k} ${typeof v === "number" ? (Number.isInteger(v) ? v : v.toFixed(3)) : String(v)}`)
-                            .join("")}
-                        </div>
-                      ) : null}
-                    </td>
-                    <td className="mono">{e.policyVersion ?? "–"}</td>
-                    <td>
-                      <Link className="underline text-xs" href={decisionsAround(e.operation, e.region, e.at)}>
-                        ±2 min
-                      </Link>
-                    </td>
-                  </tr>
-                );
-              })
-            )}
-          </tbody>
-        </table>
+            );
+          })}
+        </DataTable>
       </section>
     </div>
   );

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ContributionBar, factorColor } from "@/components/decisions/contribution-bar";
+import { DataTable } from "@/components/data-table";
 import { ms, num, pct, utc } from "@/components/format";
 import { getDecision } from "@/lib/console/get-decision";
 import { firstParam } from "@/lib/console/ranges";
@@ -164,25 +165,9 @@ export default async function DecisionPage({ params, searchParams }: { params: P
 
       <section className="panel" aria-label="Outcomes">
         <div className="panel-title">Outcomes reported for this decision</div>
-        <table className="dense" data-testid="outcomes-table">
-          <thead>
-            <tr>
-              <th>Reported</th>
-              <th>Kind</th>
-              <th>Provider</th>
-              <th>Result</th>
-              <th>Detail</th>
-            </tr>
-          </thead>
-          <tbody>
-            {d.calls.length + d.outcomes.length === 0 ? (
-              <tr>
-                <td colSpan={5} className="muted">
-                  No outcome has come back yet.
-                </td>
-              </tr>
-            ) : null}
-            {d.calls.map((c, i) => (
+        <DataTable columns={["Reported", "Kind", "Provider", "Result", "Detail"]} empty="No outcome has come back yet." testId="outcomes-table">
+          {[
+            ...d.calls.map((c, i) => (
               <tr key={`c${i}`}>
                 <td className="mono">{utc(c.at)}</td>
                 <td>provider call</td>
@@ -192,8 +177,8 @@ export default async function DecisionPage({ params, searchParams }: { params: P
                   {c.httpStatus ?? "–"} · {ms(c.latencyMs)} · {c.retryCount} retries{c.errorClass ? ` · ${c.errorClass}` : ""}
                 </td>
               </tr>
-            ))}
-            {d.outcomes.map((o, i) => (
+            )),
+            ...d.outcomes.map((o, i) => (
               <tr key={`b${i}`}>
                 <td className="mono">{utc(o.at)}</td>
                 <td>business outcome</td>
@@ -204,9 +189,9 @@ export default async function DecisionPage({ params, searchParams }: { params: P
                   {o.withinSla ? "within SLA" : "outside SLA"}
                 </td>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            )),
+          ]}
+        </DataTable>
       </section>
     </div>
   );

@@ -1,5 +1,6 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
+import { DataTable } from "@/components/data-table";
 import { getPrisma } from "@/lib/db/client";
 import { rolesGrant } from "@/lib/auth/permissions";
 import { SESSION_COOKIE, resolveSession } from "@/lib/auth/session";
@@ -24,59 +25,36 @@ export default async function AccessPage() {
       <section className="panel">
         <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">API keys</h2>
         {admin && <CreateApiKeyForm />}
-        <table className="dense" data-testid="api-keys-table">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Prefix</th>
-              <th>Scopes</th>
-              <th>Operations</th>
-              <th>Created</th>
-              <th>Last used</th>
-              <th>Revoked</th>
-              <th />
+        <DataTable columns={["Name", "Prefix", "Scopes", "Operations", "Created", "Last used", "Revoked", ""]} empty="No API key yet: data-plane callers use the bootstrap key until an admin creates scoped ones." testId="api-keys-table">
+          {keys.map((k) => (
+            <tr key={k.id}>
+              <td>{k.name}</td>
+              <td className="mono">sy_{k.prefix}_…</td>
+              <td>{k.scopes.join(", ")}</td>
+              <td>{k.operationKeys.join(", ") || "all"}</td>
+              <td>{when(k.createdAt)}</td>
+              <td>{when(k.lastUsedAt)}</td>
+              <td>{when(k.revokedAt)}</td>
+              <td>{admin && !k.revokedAt && <RevokeApiKeyButton id={k.id} />}</td>
             </tr>
-          </thead>
-          <tbody>
-            {keys.map((k) => (
-              <tr key={k.id}>
-                <td>{k.name}</td>
-                <td className="mono">sy_{k.prefix}_…</td>
-                <td>{k.scopes.join(", ")}</td>
-                <td>{k.operationKeys.join(", ") || "all"}</td>
-                <td>{when(k.createdAt)}</td>
-                <td>{when(k.lastUsedAt)}</td>
-                <td>{when(k.revokedAt)}</td>
-                <td>{admin && !k.revokedAt && <RevokeApiKeyButton id={k.id} />}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       </section>
       <section className="panel">
         <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">Users</h2>
         {admin && <CreateUserForm />}
-        <table className="dense" data-testid="users-table">
-          <thead>
-            <tr>
-              <th>Email</th>
-              <th>Name</th>
-              <th>Roles</th>
+        <DataTable columns={["Email", "Name", "Roles"]} empty="No user yet." testId="users-table">
+          {users.map((u) => (
+            <tr key={u.id}>
+              <td>
+                {u.email}
+                {u.demo && " (demo)"}
+              </td>
+              <td>{u.name}</td>
+              <td>{admin ? <UserRolesForm id={u.id} roles={u.roles} /> : u.roles.join(", ")}</td>
             </tr>
-          </thead>
-          <tbody>
-            {users.map((u) => (
-              <tr key={u.id}>
-                <td>
-                  {u.email}
-                  {u.demo && " (demo)"}
-                </td>
-                <td>{u.name}</td>
-                <td>{admin ? <UserRolesForm id={u.id} roles={u.roles} /> : u.roles.join(", ")}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       </section>
     </div>
   );
