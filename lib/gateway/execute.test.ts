@@ -324,6 +324,8 @@ describe("streaming", () => {
     expect(done.data.ttfbMs).toBeGreaterThan(0);
     expect(done.data.attempts[0].ttfbMs).toBe(done.data.ttfbMs);
     expect(await callOutcomes(done.data.decisionId)).toEqual([expect.objectContaining({ provider_key: "llm_openai", status: "success" })]);
+    const stored = await env.pool.query(`select ttfb_ms from provider_call_outcome where decision_id = $1`, [done.data.decisionId]);
+    expect(stored.rows[0].ttfb_ms).toBeCloseTo(done.data.ttfbMs, 6);
   });
 
   it.each([

@@ -19,6 +19,7 @@ export type TProviderCallReport = {
   httpStatus?: number;
   latencyMs: number;
   retryCount: number;
+  ttfbMs?: number;
 };
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -173,7 +173,7 @@ export async function runStream(ctx: TGatewayContext, p: TPrepared, res: ServerR
         res.write(sseEvent("start", { decisionId, provider, attempts }));
       }
       attempts.push({ provider, errorClass: null, outcomeErrorClass: null, httpStatus: open.status, latencyMs, ttfbMs: ttfbMs ?? latencyMs, called: true });
-      reports.push({ type: "provider_call", decisionId, provider, status: "success", httpStatus: open.status, latencyMs, retryCount: called });
+      reports.push({ type: "provider_call", decisionId, provider, status: "success", httpStatus: open.status, latencyMs, retryCount: called, ttfbMs: ttfbMs ?? latencyMs });
       const cost = costOf(ctx, cfg, end.usage);
       if (cost !== null) ctx.budget.charge(p.operation, cost);
       ctx.budget.served(p.operation, provider === (p.active.policy.providers[0] ?? provider));
@@ -190,7 +190,17 @@ export async function runStream(ctx: TGatewayContext, p: TPrepared, res: ServerR
       const latencyMs = elapsed();
       called++;
       attempts.push({ provider, errorClass: err.errorClass, outcomeErrorClass: err.outcomeClass, httpStatus: err.status ?? (upstreamStatus || null), latencyMs, ...(ttfbMs !== null ? { ttfbMs } : {}), detail: err.message, called: true });
-      reports.push({ type: "provider_call", decisionId, provider, status: "failure", errorClass: err.outcomeClass, ...(err.status !== null ? { httpStatus: err.status } : {}), latencyMs, retryCount: called - 1 });
+      reports.push({
+        type: "provider_call",
+        decisionId,
+        provider,
+        status: "failure",
+        errorClass: err.outcomeClass,
+        ...(err.status !== null ? { httpStatus: err.status } : {}),
+        latencyMs,
+        retryCount: called - 1,
+        ...(ttfbMs !== null ? { ttfbMs } : {}),
+      });
       if (err.errorClass === "rate_limit") ctx.quotas.observe(provider, err.rateLimit ?? { retryAfterSeconds: null, exhausted: true });
       if (started) {
         res.end(sseEvent("error", { code: "stream_interrupted", message: `${provider}'s stream failed after output began (${err.message}); the answer is incomplete`, decisionId, provider, attempts }));

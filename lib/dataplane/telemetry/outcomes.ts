@@ -291,6 +291,7 @@ export async function insertOutcomes(pool: pg.Pool, items: readonly TPendingOutc
         http_status: o.httpStatus ?? null,
         latency_ms: o.latencyMs,
         retry_count: o.retryCount,
+        ttfb_ms: o.ttfbMs ?? null,
         reported_at: at,
       });
     } else {
@@ -311,11 +312,11 @@ export async function insertOutcomes(pool: pg.Pool, items: readonly TPendingOutc
   await pool.query(
     `with c as (
        insert into provider_call_outcome (outcome_id, decision_id, operation_key, region, provider_key, status, error_class,
-         http_status, latency_ms, retry_count, reported_at)
+         http_status, latency_ms, retry_count, ttfb_ms, reported_at)
        select outcome_id, decision_id, operation_key, region, provider_key, status, error_class::"OutcomeErrorClass", http_status,
-         latency_ms, retry_count, reported_at
+         latency_ms, retry_count, ttfb_ms, reported_at
        from jsonb_to_recordset($1::jsonb) as x(outcome_id uuid, decision_id text, operation_key text, region text, provider_key text, status text,
-         error_class text, http_status int, latency_ms float8, retry_count int, reported_at timestamptz)
+         error_class text, http_status int, latency_ms float8, retry_count int, ttfb_ms float8, reported_at timestamptz)
        on conflict (outcome_id) do nothing
        returning 1
      ), b as (

@@ -22,6 +22,8 @@ export const ZProviderCallOutcome = z
     httpStatus: z.number().int().min(100).max(599).optional(),
     latencyMs: z.number().min(0).max(86_400_000),
     retryCount: z.number().int().min(0).max(1_000),
+    /** Streaming calls: time to the first byte of output, ms. */
+    ttfbMs: z.number().min(0).max(86_400_000).optional(),
   })
   .superRefine((o, ctx) => {
     if (o.status === "failure" && o.errorClass === undefined) {
