@@ -1,5 +1,8 @@
 import type { PrismaClient } from "../db/generated/client";
+import type { TFault } from "./fault-model";
 import { listFaults } from "./list-faults";
+import { startDemoLlmProviders } from "./llm-providers";
+import { pointLlmChatAtDemo } from "./point-llm-chat-at-demo";
 import { createSimulator } from "./simulator";
 
 /**
@@ -32,15 +35,34 @@ export function demoRate(env: NodeJS.ProcessEnv): number {
 const FAULT_POLL_MS = 1_000;
 
 /**
- * The demo's synthetic services, in the server's own process but only through its HTTP API. The
- * chaos panel writes faults to demo_fault; the simulator picks them up within a second.
+ * The demo's providers and synthetic services, in the server's own process. The chaos panel
+ * writes faults to demo_fault; the simulator and the demo LLM providers pick them up within a
+ * second. LLM_CHAT's adapters are pointed at the demo LLM providers (then `reloadGateway` makes
+ * execute mode read them), so execute mode works in the demo even with the simulator off
+ * (`rate` 0). The simulator uses only the server's HTTP API.
  */
-export function startDemoTraffic(opts: { baseUrl: string; apiKey?: string; rate: number; prisma: PrismaClient; log: (line: string) => void }) {
-  const sim = createSimulator({ baseUrl: opts.baseUrl, rate: opts.rate, log: opts.log, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) });
+export async function startDemoTraffic(opts: {
+  baseUrl: string;
+  apiKey?: string;
+  rate: number;
+  prisma: PrismaClient;
+  reloadGateway: () => Promise<void>;
+  log: (line: string) => void;
+}) {
+  let faults: readonly TFault[] = [];
+  const sim = opts.rate > 0 ? createSimulator({ baseUrl: opts.baseUrl, rate: opts.rate, log: opts.log, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) }) : null;
+  const llm = await startDemoLlmProviders({ faults: () => faults });
+  try {
+    if ((await pointLlmChatAtDemo(opts.prisma, llm.url)) > 0) await opts.reloadGateway();
+  } catch (err) {
+    await llm.close();
+    throw err;
+  }
   let failedPolls = 0;
   const poll = async () => {
     try {
-      sim.setFaults(await listFaults(opts.prisma, 0));
+      faults = await listFaults(opts.prisma, 0);
+      sim?.setFaults(faults);
       failedPolls = 0;
     } catch (err) {
       // The faults in hand stay in force; say so once, not every second.
@@ -50,14 +72,16 @@ export function startDemoTraffic(opts: { baseUrl: string; apiKey?: string; rate:
   let closed = false;
   const timer = setInterval(() => void poll(), FAULT_POLL_MS);
   void poll().then(() => {
-    if (!closed) sim.start();
+    if (!closed) sim?.start();
   });
   return {
     simulator: sim,
+    llmProviders: llm,
     async close(): Promise<void> {
       closed = true;
       clearInterval(timer);
-      await sim.stop();
+      await sim?.stop();
+      await llm.close();
     },
   };
 }

@@ -21,6 +21,10 @@ export const PROVIDER_PROFILES: Readonly<Record<string, TProviderProfile>> = {
   provider_C: { callSuccess: 0.985, p50Ms: 420, completion: 0.91 },
   provider_D: { callSuccess: 0.996, p50Ms: 420, completion: 0.98 },
   provider_E: { callSuccess: 0.993, p50Ms: 560, completion: 0.965 },
+  // LLM_CHAT (execute mode): completion is "the user accepted the answer".
+  llm_openai: { callSuccess: 0.996, p50Ms: 650, completion: 0.97 },
+  llm_anthropic: { callSuccess: 0.995, p50Ms: 800, completion: 0.975 },
+  llm_gemini: { callSuccess: 0.993, p50Ms: 520, completion: 0.955 },
 };
 
 const DEFAULT_PROFILE: TProviderProfile = { callSuccess: 0.99, p50Ms: 300, completion: 0.95 };
@@ -63,10 +67,17 @@ export function simulateCall(provider: string, effect: TFaultEffect, random: () 
   if (random() < effect.quotaRefusal) return failed("quota", 429, latency(30, random));
   if (random() >= profile.callSuccess) return failed("http_5xx", 500, latency(profile.p50Ms, random));
   const ms = latency(profile.p50Ms * effect.latencyFactor, random);
-  const withinSla = ms <= SLA_MS;
-  if (random() >= profile.completion * (1 - effect.completionDrop)) {
-    return { status: "success", httpStatus: 200, latencyMs: ms, completed: false, failureStage: "provider_call", withinSla };
-  }
-  if (random() < USER_ABANDON) return { status: "success", httpStatus: 200, latencyMs: ms, completed: false, failureStage: "user_action", withinSla };
-  return { status: "success", httpStatus: 200, latencyMs: ms, completed: true, withinSla };
+  return { status: "success", httpStatus: 200, latencyMs: ms, ...simulateFlow(provider, effect, random, ms) };
+}
+
+/**
+ * The business flow behind a call that succeeded after `latencyMs`: whether it completes and, if
+ * not, whose fault it was. Also what the demo's execute-mode services report, whose calls are real.
+ */
+export function simulateFlow(provider: string, effect: TFaultEffect, random: () => number, latencyMs: number): Pick<TSimulatedCall, "completed" | "failureStage" | "withinSla"> {
+  const profile = PROVIDER_PROFILES[provider] ?? DEFAULT_PROFILE;
+  const withinSla = latencyMs <= SLA_MS;
+  if (random() >= profile.completion * (1 - effect.completionDrop)) return { completed: false, failureStage: "provider_call", withinSla };
+  if (random() < USER_ABANDON) return { completed: false, failureStage: "user_action", withinSla };
+  return { completed: true, withinSla };
 }

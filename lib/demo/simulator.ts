@@ -1,19 +1,26 @@
 import { randomBytes } from "node:crypto";
 import { effectOf, type TFault } from "./fault-model";
-import { simulateCall } from "./provider-model";
+import { simulateCall, simulateFlow } from "./provider-model";
 
 /**
  * Synthetic services calling Switchyard the way a real integration does: POST /api/v1/decide,
  * call the provider it picked (here: a model of that provider, with the chaos panel's faults
- * applied), then POST /api/v1/outcomes with the provider call and the business outcome. Only the
- * public HTTP API is used, so nothing in Switchyard can tell this traffic from a real service's.
+ * applied), then POST /api/v1/outcomes with the provider call and the business outcome. Execute
+ * operations (LLM_CHAT) go through POST /api/v1/execute instead: Switchyard calls the provider
+ * itself (in demo mode, the demo LLM providers of llm-providers.ts) and records the call's
+ * outcome; the service reports only the business outcome. Only the public HTTP API is used, so
+ * nothing in Switchyard can tell this traffic from a real service's.
  */
 export type TWeighted = { key: string; weight: number };
 
 export const DEFAULT_OPERATIONS: readonly TWeighted[] = [
-  { key: "SEND_SMS", weight: 0.7 },
-  { key: "SEND_EMAIL", weight: 0.3 },
+  { key: "SEND_SMS", weight: 0.65 },
+  { key: "SEND_EMAIL", weight: 0.25 },
+  { key: "LLM_CHAT", weight: 0.1 },
 ];
+
+/** Operations whose calls go through execute mode rather than decide + the service's own call. */
+export const DEFAULT_EXECUTE_OPERATIONS: readonly string[] = ["LLM_CHAT"];
 export const DEFAULT_REGIONS: readonly TWeighted[] = [
   { key: "EU", weight: 0.5 },
   { key: "NA", weight: 0.3 },
@@ -28,6 +35,7 @@ export type TSimulatorOptions = {
   /** Decide calls per second. */
   rate: number;
   operations?: readonly TWeighted[];
+  executeOperations?: readonly string[];
   regions?: readonly TWeighted[];
   random?: () => number;
   now?: () => number;
@@ -70,6 +78,7 @@ export function createSimulator(opts: TSimulatorOptions) {
   const headers: Record<string, string> = { "content-type": "application/json", ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) };
   const regions = opts.regions ?? DEFAULT_REGIONS;
   let operations = [...(opts.operations ?? DEFAULT_OPERATIONS)];
+  const executeOperations = new Set(opts.executeOperations ?? DEFAULT_EXECUTE_OPERATIONS);
   const runId = randomBytes(4).toString("hex");
 
   let faults: TFault[] = [];
@@ -91,17 +100,49 @@ export function createSimulator(opts: TSimulatorOptions) {
     log(line);
   };
 
+  function dropOperation(operation: string, why: string): void {
+    operations = operations.filter((o) => o.key !== operation);
+    log(`simulator: ${operation} ${why}; simulating ${operations.map((o) => o.key).join(", ")} only`);
+  }
+
+  async function executeOnce(operation: string, region: string, requestId: string): Promise<void> {
+    const input = { messages: [{ role: "user", content: `[${region}] Summarise support ticket #${seq} in one line.` }], maxTokens: 64 };
+    const res = await fetch(`${base}/api/v1/execute/${encodeURIComponent(operation)}`, { method: "POST", headers, body: JSON.stringify({ region, requestId, input }) });
+    const body = (await res.json().catch(() => null)) as {
+      decisionId?: string;
+      provider?: string;
+      attempts?: Array<{ called?: boolean; latencyMs?: number }>;
+      error?: { code?: string };
+    } | null;
+    if (res.status === 404 && body?.error?.code === "unknown_operation" && operations.length > 1) return dropOperation(operation, "is not configured");
+    if (res.status !== 200 || !body?.decisionId || !body.provider) {
+      // No provider was even called: this server has no credentials for them (not demo mode).
+      if (body?.attempts && body.attempts.length > 0 && body.attempts.every((a) => a.called === false) && operations.length > 1) {
+        return dropOperation(operation, "has no provider this server can call");
+      }
+      stats.decideErrors++;
+      logError(`execute-${res.status}`, `simulator: execute answered ${res.status} ${JSON.stringify(body?.error ?? body)}`);
+      return;
+    }
+    stats.decided++;
+    stats.selected[body.provider] = (stats.selected[body.provider] ?? 0) + 1;
+    // The user waited for every attempt, failed ones included.
+    const latencyMs = (body.attempts ?? []).reduce((sum, a) => sum + (a.latencyMs ?? 0), 0);
+    const flow = simulateFlow(body.provider, effectOf(faults, body.provider, region, now()), random, latencyMs);
+    outcomes.push({ type: "business", decisionId: body.decisionId, provider: body.provider, completed: flow.completed, ...(flow.failureStage ? { failureStage: flow.failureStage } : {}), withinSla: flow.withinSla });
+    if (outcomes.length >= MAX_BATCH) void flush();
+  }
+
   async function decideOnce(): Promise<void> {
     const operation = pick(operations, random);
     const region = pick(regions, random);
     const requestId = `sim-${runId}-${++seq}`;
+    if (executeOperations.has(operation)) return executeOnce(operation, region, requestId);
     const res = await fetch(`${base}/api/v1/decide`, { method: "POST", headers, body: JSON.stringify({ operation, region, requestId }) });
     const body = (await res.json().catch(() => null)) as { decisionId?: string; selected?: string | null; error?: { code?: string } } | null;
     if (res.status === 404 && body?.error?.code === "unknown_operation" && operations.length > 1) {
       // A database without this operation (e.g. not seeded in demo mode): keep simulating the others.
-      operations = operations.filter((o) => o.key !== operation);
-      log(`simulator: ${operation} is not configured; simulating ${operations.map((o) => o.key).join(", ")} only`);
-      return;
+      return dropOperation(operation, "is not configured");
     }
     if (res.status !== 200 || !body?.decisionId) {
       stats.decideErrors++;

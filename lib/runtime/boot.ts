@@ -156,8 +156,20 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
 
     // Demo mode's synthetic services call this server over HTTP, like any client would.
     const rate = isDemoMode() ? demoRate(process.env) : 0;
-    const demoTraffic = rate > 0 ? startDemoTraffic({ baseUrl: `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`, apiKey: process.env.SWITCHYARD_API_KEY, rate, prisma: getPrisma(), log: opts.log }) : null;
-    if (demoTraffic) opts.log(`demo traffic: ${rate} decide calls/s across SEND_SMS and SEND_EMAIL (SWITCHYARD_DEMO_RATE=0 turns it off)`);
+    const demoTraffic = isDemoMode()
+      ? await startDemoTraffic({
+          baseUrl: `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`,
+          apiKey: process.env.SWITCHYARD_API_KEY,
+          rate,
+          prisma: getPrisma(),
+          reloadGateway: async () => {
+            await gw.reload();
+          },
+          log: opts.log,
+        })
+      : null;
+    if (demoTraffic) opts.log(`demo LLM providers on ${demoTraffic.llmProviders.url} (LLM_CHAT's adapters point there)`);
+    if (rate > 0) opts.log(`demo traffic: ${rate} calls/s across SEND_SMS, SEND_EMAIL (decide) and LLM_CHAT (execute); SWITCHYARD_DEMO_RATE=0 turns it off`);
 
     const resolvedDb = db;
     return {
