@@ -36,7 +36,13 @@ function readChat(provider: TDemoLlmProvider, body: unknown): TChat {
   let chars = 0;
   if (provider === "llm_gemini") {
     const contents = Array.isArray(b.contents) ? (b.contents as Array<{ parts?: Array<{ text?: unknown }> }>) : [];
-    for (const c of contents) for (const p of c.parts ?? []) if (typeof p.text === "string") (first ||= p.text), (chars += p.text.length);
+    for (const c of contents) {
+      for (const p of c.parts ?? []) {
+        if (typeof p.text !== "string") continue;
+        first ||= p.text;
+        chars += p.text.length;
+      }
+    }
   } else {
     const messages = Array.isArray(b.messages) ? (b.messages as Array<{ role?: unknown; content?: unknown }>) : [];
     for (const m of messages) {
