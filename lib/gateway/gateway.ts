@@ -117,6 +117,16 @@ export async function startGateway(opts: TGatewayOptions) {
     routes,
     reload,
     context: ctx,
+    /** For /api/v1/health: what execute mode can call and what it holds. */
+    health() {
+      return {
+        adapters: config.adapters.size,
+        adapterErrors: config.errors,
+        operationsWithLimits: config.limits.size,
+        queuedJobs: ctx.jobs.depth,
+        outcomeReportsInFlight: inflight.size,
+      };
+    },
     /** Waits for outcome recordings in flight (tests, shutdown). */
     async flush(): Promise<void> {
       while (inflight.size > 0) await Promise.allSettled([...inflight]);

@@ -137,7 +137,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
           // Routing continues without Postgres (decide answers from cache and spools), so the
           // instance answers 200 and stays in a load balancer's rotation, saying "degraded".
           const status = h.status === "ok" && dataplane.dbAvailable ? "ok" : "degraded";
-          sendJson(res, 200, { ...h, status, dataplane, telemetry: tel.health() });
+          sendJson(res, 200, { ...h, status, dataplane, telemetry: tel.health(), gateway: gw.health() });
         },
       },
       ...dp.routes,
