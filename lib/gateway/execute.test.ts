@@ -146,7 +146,7 @@ describe("POST /api/v1/execute/:operation", () => {
     const openai = decision.candidates.find((c: TJson) => c.provider === "llm_openai");
     expect(openai.gates.find((g: TJson) => g.gate === "quota_available")).toMatchObject({ passed: false });
     // Past the reset and its one-second recovery ramp, the primary takes traffic again.
-    await new Promise((resolve) => setTimeout(resolve, 2_300));
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect((await post("LLM_CHAT", chat())).json.provider).toBe("llm_openai");
   });
 

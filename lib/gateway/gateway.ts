@@ -49,9 +49,15 @@ export async function startGateway(opts: TGatewayOptions) {
   const random = opts.random ?? { next: Math.random };
   let config = EMPTY;
   let lastErrors = "";
+  let started = 0;
+  let applied = 0;
 
   const reload = async (): Promise<TGatewayConfig> => {
+    // Periodic and notified reloads may overlap: a read that started earlier must not overwrite a later one.
+    const generation = ++started;
     const next = await loadGatewayConfig(opts.pool);
+    if (generation < applied) return config;
+    applied = generation;
     const errors = next.errors.map((e) => `${e.provider}: ${e.message}`).join("; ");
     if (errors !== lastErrors && errors !== "") log(`gateway: provider_adapter rows skipped: ${errors}`);
     lastErrors = errors;
