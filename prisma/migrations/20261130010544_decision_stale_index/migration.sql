@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "decision_stale_created_at_idx" ON "decision"("stale", "created_at");
