@@ -10,12 +10,15 @@ import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../lib/db/embedde
 import { applyMigrations } from "../lib/db/migrate";
 import { dataPlaneSettings } from "../lib/dataplane/settings";
 import { startStandaloneDataPlane } from "../lib/dataplane/standalone";
+import { writeBenchResult } from "../lib/reliability/bench-results";
 
 // `npm run bench:api`: decide throughput and latency with sync durability, on 127.0.0.1, against a
 // database of its own (a scratch database on DATABASE_URL's server, or a throwaway embedded
 // cluster). The server (the data-plane fast path, exactly what server.ts runs for /api/v1) is a
 // child process so the load generator does not share its event loop; afterwards every
-// acknowledged decision must be a row in the decision table.
+// acknowledged decision must be a row in the decision table. `--use-database URL` runs against an
+// existing database as it is (bench:scale: decide with millions of rows in the log). The figures
+// go to bench-results/<--result-name, default api>.json.
 
 const here = fileURLToPath(import.meta.url);
 
@@ -94,6 +97,8 @@ async function main(): Promise<void> {
       connections: { type: "string", default: "128" },
       // async: for comparison only (answers before the commit); the target is for sync.
       durability: { type: "string", default: "sync" },
+      "use-database": { type: "string" },
+      "result-name": { type: "string", default: "api" },
     },
   });
   const durability = values.durability === "async" ? "async" : "sync";
@@ -103,17 +108,24 @@ async function main(): Promise<void> {
   let scratch: TScratchDatabase | null = null;
   let child: ChildProcess | null = null;
   try {
-    const serverUrl = process.env.DATABASE_URL
-      ? process.env.DATABASE_URL
-      : (cluster = await startEmbeddedPostgres({
-          dataDir: path.resolve(".data", "postgres-bench"),
-          port: Number(process.env.EMBEDDED_BENCH_PG_PORT ?? 54331),
-          ephemeral: true,
-        })).adminUrl;
-    scratch = await createScratchDatabase(serverUrl, "switchyard_bench");
-    await applyMigrations(scratch.url);
+    const existing = values["use-database"];
+    let databaseUrl: string;
+    if (existing) databaseUrl = existing;
+    else {
+      const serverUrl = process.env.DATABASE_URL
+        ? process.env.DATABASE_URL
+        : (cluster = await startEmbeddedPostgres({
+            dataDir: path.resolve(".data", "postgres-bench"),
+            port: Number(process.env.EMBEDDED_BENCH_PG_PORT ?? 54331),
+            ephemeral: true,
+          })).adminUrl;
+      scratch = await createScratchDatabase(serverUrl, "switchyard_bench");
+      databaseUrl = scratch.url;
+    }
+    await applyMigrations(databaseUrl);
+    const benchStartedAt = new Date();
     const spoolDir = path.resolve(".data", `spool-bench-${process.pid}`);
-    const started = await startServer(scratch.url, spoolDir, durability);
+    const started = await startServer(databaseUrl, spoolDir, durability);
     child = started.child;
 
     const duration = Number(values.duration);
@@ -125,9 +137,10 @@ async function main(): Promise<void> {
     child = null;
 
     const acknowledged = acknowledgedIds.length;
-    const client = new pg.Client({ connectionString: scratch.url });
+    const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
-    const rows = Number((await client.query<{ n: string }>("select count(*) as n from decision")).rows[0]!.n);
+    // Rows this run wrote (an existing database holds others too).
+    const rows = Number((await client.query<{ n: string }>("select count(*) as n from decision where created_at >= $1", [benchStartedAt])).rows[0]!.n);
     const missing = Number(
       (
         await client.query<{ n: string }>(
@@ -153,6 +166,23 @@ async function main(): Promise<void> {
     console.log(`missing rows     ${missing} (acknowledged decisions not in the table)`);
     if (missing !== 0 || acknowledged > rows) process.exitCode = 1;
     if (result.non2xx > 0 || result.errors > 0) process.exitCode = 1;
+    const file = writeBenchResult({
+      name: values["result-name"]!,
+      title: existing ? "Decide over HTTP, on an existing database" : "Decide over HTTP",
+      command: `npm run bench:api -- --duration ${duration} --connections ${connections} --durability ${durability}${existing ? " --use-database <url>" : ""}`,
+      parameters: { duration, connections, durability, database: existing ? "existing" : "scratch" },
+      figures: [
+        { label: "decisions/s", value: Math.round(perSecond), unit: "req/s" },
+        { label: "latency p50", value: result.latency.p50, unit: "ms" },
+        { label: "latency p99", value: result.latency.p99, unit: "ms" },
+        { label: "latency max", value: result.latency.max, unit: "ms" },
+      ],
+      invariants: [
+        { label: "acknowledged decisions missing from the table", ok: missing === 0, detail: `${missing} of ${acknowledged}` },
+        { label: "non-2xx answers and errors", ok: result.non2xx === 0 && result.errors === 0, detail: `${result.non2xx} non-2xx, ${result.errors} errors (${result.timeouts} timeouts)` },
+      ],
+    });
+    console.log(`results          ${path.relative(process.cwd(), file)}`);
   } finally {
     if (child) await stopServer(child);
     await scratch?.drop();
