@@ -1,4 +1,4 @@
-import { startLoad } from "./load";
+import { startLoad, type Load } from "./load";
 import { figure, ledgerInvariants, phaseTable, serverErrorInvariant, type TFaultReport } from "./report";
 import { startScenario } from "./scenario";
 import { sleep } from "./sleep";
@@ -26,9 +26,10 @@ export type TDbOutageOptions = {
 export async function runDbOutage(o: TDbOutageOptions): Promise<TFaultReport> {
   const log = o.log ?? (() => {});
   const s = await startScenario({ dir: o.dir, log });
+  let load: Load | null = null;
   try {
     const cluster = s.cluster!;
-    const load = startLoad({ targets: s.instances, apiKey: s.apiKey, rate: o.rate, providersUrl: s.providers.url });
+    load = startLoad({ targets: s.instances, apiKey: s.apiKey, rate: o.rate, providersUrl: s.providers.url });
     load.phase("steady");
     log(`steady load: ${o.rate} decides/s for ${o.steadySeconds} s`);
     await sleep(o.steadySeconds * 1000);
@@ -89,6 +90,7 @@ export async function runDbOutage(o: TDbOutageOptions): Promise<TFaultReport> {
       ],
     };
   } finally {
+    await load?.stop();
     await s.close();
   }
 }

@@ -1,6 +1,6 @@
-import { startLoad } from "./load";
+import { startLoad, type Load } from "./load";
 import { figure, ledgerInvariants, phaseTable, serverErrorInvariant, type TFaultReport } from "./report";
-import { startScenario } from "./scenario";
+import { startScenario, type TScenario } from "./scenario";
 import { sleep } from "./sleep";
 import { checkLedger } from "./verify";
 
@@ -24,11 +24,21 @@ export type TInstanceKillOptions = {
  * balancer would until its health check notices: those are the connection errors.
  */
 export async function runInstanceKill(o: TInstanceKillOptions): Promise<TFaultReport> {
+  const s = await startScenario({ dir: o.dir, serverUrl: o.serverUrl, env: { DECISION_DURABILITY: "sync" }, log: o.log });
+  try {
+    return await instanceKillOn(s, o);
+  } finally {
+    await s.close();
+  }
+}
+
+/** The scenario on running instances (the last one is killed and restarted); the quick test shares them with other checks. */
+export async function instanceKillOn(s: TScenario, o: Omit<TInstanceKillOptions, "dir" | "serverUrl">): Promise<TFaultReport> {
   const log = o.log ?? (() => {});
-  const s = await startScenario({ dir: o.dir, serverUrl: o.serverUrl, env: { DECISION_DURABILITY: "sync" }, log });
+  let load: Load | null = null;
   try {
     const victim = s.instances[s.instances.length - 1]!;
-    const load = startLoad({ targets: s.instances, apiKey: s.apiKey, rate: o.rate, providersUrl: s.providers.url });
+    load = startLoad({ targets: s.instances, apiKey: s.apiKey, rate: o.rate, providersUrl: s.providers.url });
     load.phase("steady");
     log(`steady load: ${o.rate} decides/s for ${o.steadySeconds} s`);
     await sleep(o.steadySeconds * 1000);
@@ -73,6 +83,6 @@ export async function runInstanceKill(o: TInstanceKillOptions): Promise<TFaultRe
       ],
     };
   } finally {
-    await s.close();
+    await load?.stop();
   }
 }

@@ -123,17 +123,21 @@ export class AppInstance {
     return this.signal("SIGKILL");
   }
 
-  /** SIGTERM: the server drains its decision log and closes. */
-  stop(): Promise<void> {
-    return this.signal("SIGTERM");
+  /** SIGTERM: the server drains its decision log and closes; SIGKILL if it has not after graceMs. */
+  stop(graceMs = 15_000): Promise<void> {
+    return this.signal("SIGTERM", graceMs);
   }
 
-  private signal(sig: NodeJS.Signals): Promise<void> {
+  private signal(sig: NodeJS.Signals, graceMs?: number): Promise<void> {
     const child = this.child;
     if (!child || !this.alive) return Promise.resolve();
     this.expectingExit = true;
     return new Promise((resolve) => {
-      child.once("exit", () => resolve());
+      const timer = graceMs === undefined ? null : setTimeout(() => child.kill("SIGKILL"), graceMs);
+      child.once("exit", () => {
+        if (timer) clearTimeout(timer);
+        resolve();
+      });
       child.kill(sig);
     });
   }

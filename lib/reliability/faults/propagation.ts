@@ -6,9 +6,9 @@ import { endOverride } from "../../controlplane/end-override";
 import { quantile } from "../bench-results";
 import { request } from "./http-client";
 import type { AppInstance } from "./instances";
-import { startLoad } from "./load";
+import { startLoad, type Load } from "./load";
 import { figure, phaseTable, serverErrorInvariant, type TFaultReport } from "./report";
-import { startScenario } from "./scenario";
+import { startScenario, type TScenario } from "./scenario";
 
 export type TPropagationOptions = {
   dir: string;
@@ -68,14 +68,27 @@ async function until(inst: AppInstance, apiKey: string, want: (d: TDecisionBody)
  * them. Polling is slowed to 30 s on both instances so only LISTEN/NOTIFY can deliver in time.
  */
 export async function runPropagation(o: TPropagationOptions): Promise<TFaultReport> {
+  const s = await startScenario({ dir: o.dir, serverUrl: o.serverUrl, env: PROPAGATION_ENV, log: o.log });
+  try {
+    return await propagationOn(s, o);
+  } finally {
+    await s.close();
+  }
+}
+
+/** Instances for propagationOn: polling slowed so that only LISTEN/NOTIFY can deliver within the target. */
+export const PROPAGATION_ENV = { CONFIG_POLL_MS: "30000" };
+
+/** The trials on running instances started with PROPAGATION_ENV (overrides on instance 1's side, decides on instance 2). */
+export async function propagationOn(s: TScenario, o: Omit<TPropagationOptions, "dir" | "serverUrl">): Promise<TFaultReport> {
   const log = o.log ?? (() => {});
-  const s = await startScenario({ dir: o.dir, serverUrl: o.serverUrl, env: { CONFIG_POLL_MS: "30000" }, log });
+  let load: Load | null = null;
   try {
     const password = randomBytes(18).toString("base64url");
-    const admin = await createAdmin(s.prisma, { email: "chaos-admin@example.com", password });
+    const admin = await createAdmin(s.prisma, { email: `chaos-admin-${randomBytes(4).toString("hex")}@example.com`, password });
     const actor: TActor = { userId: admin.id, label: admin.email, ip: "127.0.0.1" };
     const [, two] = s.instances as [AppInstance, AppInstance];
-    const load = o.rate > 0 ? startLoad({ targets: s.instances, apiKey: s.apiKey, rate: o.rate, providersUrl: s.providers.url }) : null;
+    load = o.rate > 0 ? startLoad({ targets: s.instances, apiKey: s.apiKey, rate: o.rate, providersUrl: s.providers.url }) : null;
     load?.phase("background load during the trials");
 
     const rows: Array<Array<string | number | null>> = [];
@@ -144,6 +157,6 @@ export async function runPropagation(o: TPropagationOptions): Promise<TFaultRepo
       ],
     };
   } finally {
-    await s.close();
+    await load?.stop();
   }
 }

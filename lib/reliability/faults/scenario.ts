@@ -5,7 +5,8 @@ import path from "node:path";
 import { createPrisma, type PrismaClient } from "../../db/client";
 import { createScratchDatabase, type TScratchDatabase } from "../../db/drift";
 import { applyMigrations } from "../../db/migrate";
-import { seedDemo } from "../../db/seed-demo";
+import { demoSmsPolicyYaml, seedDemo } from "../../db/seed-demo";
+import { parseFactorList, type TFactorListInput } from "../../../router-core/index";
 import { startStoppableCluster, type TStoppableCluster } from "./cluster";
 import { AppInstance, fullyRecovered } from "./instances";
 import { startMockProviders } from "./mock-provider";
@@ -18,6 +19,8 @@ export type TScenarioOptions = {
   env?: Record<string, string>;
   /** An existing server to create the database on (the test suite's); otherwise a stoppable cluster of its own. */
   serverUrl?: string;
+  /** Fields of the seeded SEND_SMS factor list to change before the instances start. */
+  policy?: Partial<TFactorListInput>;
   log?: (line: string) => void;
 };
 
@@ -67,6 +70,7 @@ export async function startScenario(opts: TScenarioOptions): Promise<TScenario> 
     await applyMigrations(scratch.url);
     prisma = createPrisma(scratch.url);
     await seedDemo(prisma);
+    if (opts.policy) await changeSmsPolicy(prisma, opts.policy);
     providers = await startMockProviders();
     spoolRoot = await mkdtemp(path.join(tmpdir(), "switchyard-chaos-"));
     const apiKey = `chaos-${randomBytes(12).toString("hex")}`;
@@ -102,4 +106,14 @@ export async function startScenario(opts: TScenarioOptions): Promise<TScenario> 
     await close();
     throw err;
   }
+}
+
+/** Rewrites the seeded SEND_SMS version in place, before any instance has loaded it (the version number marks the change). */
+async function changeSmsPolicy(prisma: PrismaClient, changes: Partial<TFactorListInput>): Promise<void> {
+  const base = parseFactorList(demoSmsPolicyYaml());
+  if (!base.ok) throw new Error("the demo SEND_SMS policy does not parse");
+  const parsed = parseFactorList(JSON.stringify({ ...base.value, ...changes, max_metric_age_seconds: undefined }));
+  if (!parsed.ok) throw new Error(`policy changes do not parse: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
+  const pointer = await prisma.operationPolicy.findUniqueOrThrow({ where: { operationKey: "SEND_SMS" } });
+  await prisma.factorListVersion.update({ where: { id: pointer.activeVersionId! }, data: { document: parsed.value, version: { increment: 100 } } });
 }
