@@ -55,7 +55,8 @@ export function withPermission(permission: TPermission, handler: (ctx: TRouteCon
       return await handler({ req, prisma, principal, actor: actorOf(principal, req.headers), params: await flatParams(nextCtx) });
     } catch (err) {
       if (err instanceof ControlPlaneError) return errorResponse(err.status, err.code, err.message, err.fields);
-      if (isMalformedUuid(err)) return malformedIdResponse(await flatParams(nextCtx));
+      const refusal = malformedIdRefusal(err, await flatParams(nextCtx));
+      if (refusal) return refusal;
       throw err;
     }
   };
@@ -64,24 +65,24 @@ export function withPermission(permission: TPermission, handler: (ctx: TRouteCon
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const WELL_FORMED_ID = (v: string) => UUID.test(v) || /^\d{1,19}$/.test(v);
 
 /**
- * Postgres refused a value that is not a UUID for a uuid column (Prisma's P2023, or 22P02 from
- * a raw query). Handlers look records up by the id in their path without checking its shape
- * first, so a malformed id is a lookup of nothing, not a server error.
+ * The database refused a lookup (Prisma's request errors P2xxx, or PostgreSQL's data
+ * exceptions 22xxx such as a malformed uuid or a NUL byte) while a path parameter is not a
+ * well-formed id. Handlers look records up by the id in their path without checking its shape
+ * first, so this is a lookup of nothing, not a server error.
  */
-function isMalformedUuid(err: unknown): boolean {
-  const e = err as { code?: unknown; meta?: { code?: unknown }; message?: unknown } | null;
-  if (!e) return false;
-  return e.code === "P2023" || (e.code === "P2010" && e.meta?.code === "22P02") || (typeof e.message === "string" && /invalid input syntax for type uuid|error creating uuid/i.test(e.message));
-}
-
-function malformedIdResponse(params: Record<string, string>): Response {
-  const bad = Object.entries(params).find(([, v]) => !UUID.test(v));
-  if (!bad) return errorResponse(400, "invalid", "an identifier in the request is not a UUID");
+function malformedIdRefusal(err: unknown, params: Record<string, string>): Response | null {
+  const bad = Object.entries(params).find(([, v]) => !WELL_FORMED_ID(v));
+  const e = err as { code?: unknown; meta?: { code?: unknown } } | null;
+  if (!bad || !e) return null;
+  const code = typeof e.code === "string" ? e.code : "";
+  const dbCode = typeof e.meta?.code === "string" ? e.meta.code : "";
+  if (!/^P2\d{3}$/.test(code) && !/^22/.test(code) && !/^22/.test(dbCode)) return null;
   const [name, value] = bad;
   const shown = value.length > 60 ? `${value.slice(0, 60)}…` : value;
-  return errorResponse(404, "not_found", `nothing has ${name} ${JSON.stringify(shown)}: ${name} must be a UUID`, [{ path: name, message: "must be a UUID" }]);
+  return errorResponse(404, "not_found", `nothing has ${name} ${JSON.stringify(shown)}: ${name} must be an id (a UUID)`, [{ path: name, message: "must be an id (a UUID)" }]);
 }
 
 /** Reads a JSON body; malformed JSON is a 400 before any validation runs. */

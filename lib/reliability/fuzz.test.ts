@@ -15,6 +15,7 @@ import { formatReport, runFuzz, violationTotal } from "./fuzz-run";
 import { judgeMemory, sampleMemory } from "./memory";
 import { createRowCounter, type RowCounter } from "./row-counts";
 import { formatYamlReport, runYamlFuzz } from "./yaml-fuzz";
+import { parseFactorList } from "../../router-core/index";
 
 /**
  * The quick, seeded version of `npm run fuzz`: the same generators and invariants on a few
@@ -100,4 +101,12 @@ describe("fuzzing, quick and seeded (npm run fuzz runs 10,000+)", () => {
     expect(report.accepted).toBeGreaterThan(0);
     expect(report.rejected).toBeGreaterThan(0);
   }, 60_000);
+
+  it("factor-list parser: keys named like Object.prototype members are plain unknown fields (found by npm run fuzz)", () => {
+    for (const key of ["toString", "constructor", "hasOwnProperty", "__proto__"]) {
+      const result = parseFactorList(JSON.parse(`{"${key}": null, "operation": "X", "x": 1}`));
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.errors.every((e) => e.path !== "" || e.message.length > 0)).toBe(true);
+    }
+  });
 });

@@ -315,14 +315,15 @@ describe("malformed identifiers in control-plane paths", () => {
     const cases = [
       ["GET", "/api/control/factor-lists/{id}", undefined],
       ["GET", "/api/control/factor-lists/{id}/yaml", undefined],
+      ["GET", "/api/control/factor-lists/{id}/yaml", undefined, "\u0000"],
       ["PUT", "/api/control/users/{id}/roles", { roles: ["viewer"] }],
       ["POST", "/api/control/api-keys/{id}/revoke", { reason: "rotated" }],
     ] as const;
-    for (const [method, p, body] of cases) {
+    for (const [method, p, body, id = "not-a-uuid"] of cases) {
       const route = routeAt(method, p);
       const res = await route.handler(
-        new Request(`${ORIGIN}${p.replace("{id}", "not-a-uuid")}`, { method, headers: { host: HOST, origin: ORIGIN, cookie: adminCookie, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) }),
-        { params: Promise.resolve({ id: "not-a-uuid" }) },
+        new Request(`${ORIGIN}${p.replace("{id}", encodeURIComponent(id))}`, { method, headers: { host: HOST, origin: ORIGIN, cookie: adminCookie, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) }),
+        { params: Promise.resolve({ id }) },
       );
       const answer = (await res.json()) as { error: { code: string; message: string } };
       expect([res.status, answer.error.code], `${method} ${p}: ${answer.error.message}`).toEqual([404, "not_found"]);

@@ -57,13 +57,14 @@ function regroupFlattenedSections(raw: unknown, warnings: TPolicyError[]): unkno
   const out: Record<string, unknown> = {};
   let section: string | null = null;
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-    const members: readonly string[] | undefined = section === null ? undefined : SECTION_MEMBERS[section];
+    const members: readonly string[] | undefined = section === null || !Object.hasOwn(SECTION_MEMBERS, section) ? undefined : SECTION_MEMBERS[section];
     if (section !== null && members?.includes(key) && !TOP_LEVEL_FIELDS.includes(key)) {
       (out[section] as Record<string, unknown>)[key] = value;
       continue;
     }
     section = null;
-    if (value === null && key in SECTION_MEMBERS) {
+    // hasOwn, not `in`: a key named toString or constructor must not find Object.prototype's.
+    if (value === null && Object.hasOwn(SECTION_MEMBERS, key)) {
       section = key;
       out[key] = {};
       warnings.push({ path: key, message: `${key} was empty; regrouped the following ${key} fields under it` });
