@@ -23,6 +23,8 @@ export type TSeedScaleOptions = {
   reset?: boolean;
   /** Decisions per write transaction. */
   batch?: number;
+  /** Share-sample interval (default the controller's 5 s tick); tests use a longer one. */
+  sampleMs?: number;
   onProgress?: (p: TSeedProgress) => void;
   /** Checked after every simulated epoch: true ends the load early, leaving a consistent, smaller data set. */
   shouldStop?: () => boolean;
@@ -194,7 +196,16 @@ export async function seedScale(opts: TSeedScaleOptions): Promise<TSeedScaleResu
     const demoFlag = process.env.SWITCHYARD_DEMO_MODE;
     process.env.SWITCHYARD_DEMO_MODE = "1";
     try {
-      await seedDemo(prisma);
+      // seedDemo's interactive transactions time out after 5 s; on a machine busy enough to miss that, try again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await seedDemo(prisma);
+          break;
+        } catch (err) {
+          if (attempt >= 3 || !/expired transaction|Transaction API error/.test(String((err as Error).message))) throw err;
+          log(`seeding the demo catalogue timed out (attempt ${attempt}); retrying`);
+        }
+      }
     } finally {
       if (demoFlag === undefined) delete process.env.SWITCHYARD_DEMO_MODE;
       else process.env.SWITCHYARD_DEMO_MODE = demoFlag;
@@ -218,7 +229,7 @@ export async function seedScale(opts: TSeedScaleOptions): Promise<TSeedScaleResu
     let now = end;
     const state = createRoutingState({ now: () => now });
     await loadConfig(prisma, state, end);
-    const sim = createScaleSimulation(state, { decisions: opts.decisions, days: opts.days, end, seed: opts.seed ?? 42 }, { set: (t) => (now = t) });
+    const sim = createScaleSimulation(state, { decisions: opts.decisions, days: opts.days, end, seed: opts.seed ?? 42, sampleMs: opts.sampleMs }, { set: (t) => (now = t) });
     const partitions = await maintainPartitions(pool, { now: end, daysAhead: 3, retentionDays: 0, from: sim.start });
     log(`window ${new Date(sim.start).toISOString()} – ${new Date(end).toISOString()}; ${sim.scopes.length} (operation, region) scopes; partitions created: ${partitions.created.length}`);
     const bulk = await beginBulkLoad(pool, { from: sim.start, to: end, tables: REINDEXED_TABLES });
