@@ -35,6 +35,7 @@ import {
   type TRunResult,
   type TScenarioId,
 } from "../router-core/replay";
+import { writeBenchResult } from "../lib/reliability/bench-results";
 import { runReplayJobs, type TReplayJob } from "./replay-jobs";
 
 const DEFAULT_SENSITIVITY_SCENARIOS: readonly TScenarioId[] = ["latency"];
@@ -174,6 +175,38 @@ async function main(): Promise<void> {
   }
   print("");
   print(`${done} runs in ${(elapsedMs / 1000).toFixed(2)} s wall on ${threads} thread(s); files in ${out}/`);
+
+  // Table 14 and 15 as bench-results/replay.json, for BENCHMARKS.md.
+  const pct = (x: number) => Math.round(x * 10_000) / 100;
+  const r1 = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
+  const flag = (name: string, v: string | undefined) => (v === undefined ? "" : ` --${name} ${v}`);
+  writeBenchResult({
+    name: "replay",
+    title: "Replay evaluation (Tables 14 and 15)",
+    command: `npm run replay --${flag("scenarios", values.scenarios)}${flag("policies", values.policies)} --seed ${seed}${flag("factor-list", values["factor-list"])}${values["no-sensitivity"] ? " --no-sensitivity" : ""}${flag("sensitivity-scenarios", values["sensitivity-scenarios"])}`,
+    parameters: { seed, scenarios, policies, requestsPerScenario: REPLAY_TRAFFIC.minutes * REPLAY_TRAFFIC.requestsPerMinute, sensitivityScenarios, threads, factorList: values["factor-list"] ?? "listing1" },
+    figures: [
+      { label: "runs", value: done, unit: "runs" },
+      { label: "wall time", value: Math.round(elapsedMs) / 1000, unit: "s" },
+    ],
+    tables: [
+      {
+        title: "Table 14: success rate (%) and degraded minutes per scenario and policy",
+        columns: ["scenario", "policy", "success %", "degraded min", "p95 ms", "switches", "oscillations", "shift-away min"],
+        rows: cells.map((c) => [c.scenarioLabel, c.policy, pct(c.metrics.successRate), c.metrics.degradedMinutes, r1(c.metrics.p95Ms), c.metrics.switches, c.metrics.oscillations, r1(c.metrics.shiftAwayMinutes)]),
+      },
+      ...(sensitivity
+        ? [
+            {
+              title: `Table 15: factor list on ${sensitivityScenarios.join(", ")}, indices relative to the baseline variant = 100`,
+              columns: ["variant", "parameter", "completion idx", "failed idx", "p95 idx", "switches", "oscillations", "shift-away min"],
+              rows: sensitivity.map((r) => [r.id, r.parameter, r1(r.completionIdx), r1(r.failedIdx), r1(r.p95Idx), r.switches, r.oscillations, r1(r.shiftAwayMinutes)]),
+            },
+          ]
+        : []),
+    ],
+    notes: notes.filter((n): n is string => n !== null),
+  });
 }
 
 main().catch((e: unknown) => {

@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import { writeBenchResult, type TBenchFigure } from "../../lib/reliability/bench-results";
 import { decisionDriver } from "./fixture";
 
 /**
@@ -7,6 +8,8 @@ import { decisionDriver } from "./fixture";
  * read costs about as much as a decision, and divided by the batch size: p50/p99 are over batch
  * means. The machine may be shared, so each case runs RUNS times and the best and the median run
  * (by throughput) are printed; instruction counts independent of load: callgrind-driver.ts.
+ * The figures also go to bench-results/core.json (this script is a bench harness beside the pure
+ * core, not part of it: nothing in router-core imports it).
  */
 const ITERATIONS = 2_000_000;
 const RUNS = 5;
@@ -36,11 +39,28 @@ function run(n: number): TRun {
 const fmt = (r: TRun) =>
   `${Math.round(r.perSecond).toLocaleString("en-US").padStart(9)} decisions/s, p50 ${r.p50.toFixed(3)} µs, p99 ${r.p99.toFixed(3)} µs`;
 
+const figures: TBenchFigure[] = [];
 for (const n of [3, 10]) {
   const runs: TRun[] = [];
   for (let r = 0; r < RUNS; r++) runs.push(run(n));
   runs.sort((a, b) => b.perSecond - a.perSecond);
+  const best = runs[0]!;
+  const median = runs[Math.floor(runs.length / 2)]!;
   console.log(`${String(n).padStart(2)} candidates, ${RUNS} runs of ${ITERATIONS.toLocaleString("en-US")} (per decision, batches of ${BATCH}):`);
-  console.log(`   best   ${fmt(runs[0]!)}`);
-  console.log(`   median ${fmt(runs[Math.floor(runs.length / 2)]!)}`);
+  console.log(`   best   ${fmt(best)}`);
+  console.log(`   median ${fmt(median)}`);
+  figures.push(
+    { label: `${n} candidates: decisions/s (best run)`, value: Math.round(best.perSecond), unit: "decisions/s" },
+    { label: `${n} candidates: decisions/s (median run)`, value: Math.round(median.perSecond), unit: "decisions/s" },
+    { label: `${n} candidates: p50 per decision (median run)`, value: median.p50, unit: "µs" },
+    { label: `${n} candidates: p99 per decision (median run)`, value: median.p99, unit: "µs" },
+  );
 }
+writeBenchResult({
+  name: "core",
+  title: "router-core decide(), one core",
+  command: "npm run bench:core",
+  parameters: { iterations: ITERATIONS, runs: RUNS, warmup: WARMUP, batch: BATCH, candidates: [3, 10] },
+  figures,
+  notes: ["p50/p99 are over batch means (a timer read costs about as much as a decision); runs are ranked by throughput because the machine may be shared."],
+});
