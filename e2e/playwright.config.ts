@@ -13,6 +13,8 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 10_000 },
   reporter: [["list"]],
+  // Every console page in both themes, after the journeys, as CI artifacts (e2e/output/screenshots/pages).
+  globalTeardown: "./support/page-screenshots.ts",
   use: {
     baseURL: process.env.E2E_BASE_URL ?? "http://127.0.0.1:3000",
     trace: "retain-on-failure",

@@ -55,7 +55,7 @@ function ProviderLines({
       <LineChart data={rows} margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
         <CartesianGrid stroke="var(--border)" strokeDasharray="2 4" vertical={false} />
         <XAxis dataKey="minute" type="number" domain={[0, Math.max(1, rows.length - 1)]} tickFormatter={(m: number) => `${m}′`} {...axis} />
-        <YAxis domain={domain ?? ["auto", "auto"]} tickFormatter={yFormat} width={56} {...axis} />
+        <YAxis domain={domain ?? ["auto", "auto"]} tickFormatter={yFormat} width={64} {...axis} />
         <Tooltip {...tooltip} labelFormatter={(m) => `minute ${m}`} formatter={(v, name) => [v === null ? "no traffic" : valueFormat(Number(v)), String(name)]} />
         <Legend wrapperStyle={{ fontSize: 11 }} iconSize={8} height={18} verticalAlign="top" />
         <ReferenceArea x1={degradedWindow.from} x2={degradedWindow.to} fill="var(--bad)" fillOpacity={0.08} stroke="none" ifOverflow="hidden" />

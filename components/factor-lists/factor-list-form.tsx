@@ -164,14 +164,20 @@ export function FactorListForm({ yaml, onChange, errors, height }: { yaml: strin
   const sum = used.reduce((s, k) => s + (typeof scores[k]?.weight === "number" ? (scores[k]!.weight as number) : 0), 0);
   const nonNumeric = used.filter((k) => typeof scores[k]?.weight !== "number");
   const sumOk = nonNumeric.length === 0 && Math.abs(sum - 1) <= WEIGHT_TOLERANCE;
-  // Scores left out of the YAML are router-core's defaults: editing one writes them all, so the others do not vanish.
-  const setScores = (next: Record<string, unknown>) => set(["scores"], next);
-  const setWeight = (name: string, w: unknown) => setScores({ ...scores, [name]: { ...(scores[name] ?? {}), weight: w, direction: scores[name]?.direction ?? SCORE_DIRECTIONS[name as keyof typeof SCORE_DIRECTIONS] } });
+  // Scores left out of the YAML are router-core's defaults: the first edit writes them all, so the others do not vanish.
+  const hasScores = raw.scores !== null && typeof raw.scores === "object";
+  const directionOf = (name: string) => SCORE_DIRECTIONS[name as keyof typeof SCORE_DIRECTIONS];
+  const setWeight = (name: string, w: unknown) => {
+    if (hasScores) set(["scores", name, "weight"], w);
+    else set(["scores"], { ...scores, [name]: { weight: w, direction: scores[name]?.direction ?? directionOf(name) } });
+  };
   const toggleScore = (name: string, on: boolean) => {
-    const next = { ...scores };
-    if (on) next[name] = { weight: 0, direction: SCORE_DIRECTIONS[name as keyof typeof SCORE_DIRECTIONS] };
+    const entry = on ? { weight: 0, direction: directionOf(name) } : undefined;
+    if (hasScores) return set(["scores", name], entry);
+    const next: Record<string, unknown> = { ...scores };
+    if (entry) next[name] = entry;
     else delete next[name];
-    setScores(next);
+    set(["scores"], next);
   };
   const providers = Array.isArray(raw.providers) ? (raw.providers as unknown[]).map(String) : [];
   const scoreErrors = errors.filter((e) => e.path === "scores");
@@ -223,8 +229,8 @@ export function FactorListForm({ yaml, onChange, errors, height }: { yaml: strin
               const on = used.includes(name);
               const own = errorsAt(errors, ["scores", name]);
               return (
-                <tr key={name}>
-                  <td className="py-0.5 pr-2">
+                <tr key={name} style={{ height: 28 }}>
+                  <td className="pr-2">
                     <label className="flex items-center gap-2">
                       <input type="checkbox" checked={on} onChange={(e) => toggleScore(name, e.target.checked)} data-testid={`form-score-${name}`} />
                       <span className="mono">{name}</span>
