@@ -53,7 +53,9 @@ export async function startSwitchyardTarget(upstreamUrl: string, dataDir: string
 
     const port = await freePort();
     const apiKey = `sy_bench_${randomBytes(16).toString("hex")}`;
-    server = spawn(process.execPath, ["--import", "tsx", path.resolve("server.ts")], {
+    // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof": extra node flags for the server, as in bench:api.
+    const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+    server = spawn(process.execPath, [...nodeArgs, "--import", "tsx", path.resolve("server.ts")], {
       stdio: ["ignore", "ignore", "inherit"],
       env: {
         ...process.env,
