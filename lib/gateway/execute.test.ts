@@ -236,6 +236,7 @@ describe("POST /api/v1/execute/:operation", () => {
       expect(refused.json).toMatchObject({ error: { code: "capacity_exhausted" }, budget: "cost_cap_minute", fallback: { action: "degraded_message" } });
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(upstreamCalls()).toBe(1);
+      await env.server.gateway.flush();
       const events = await env.pool.query(`select type, detail, evidence from shift_event where operation_key = 'LLM_CHAT' and type = 'budget_breach'`);
       expect(events.rows[0]?.detail).toMatch(/^spend this minute [\d.e-]+ reached the cap of [\d.e-]+$/);
       expect(events.rows[0]?.evidence).toMatchObject({ kind: "cost_cap_minute", capPerMinute: cap });
@@ -261,6 +262,7 @@ describe("POST /api/v1/execute/:operation", () => {
       const decision = await fetch(`${env.server.url}/api/v1/decisions/${r.json.decisionId}`).then((x) => x.json() as Promise<TJson>);
       const others = decision.candidates.filter((c: TJson) => c.provider !== "llm_openai");
       expect(others.map((c: TJson) => c.gates[0].gate)).toEqual(["max_fallback_duration", "max_fallback_duration"]);
+      await env.server.gateway.flush();
       const events = await env.pool.query(`select type from shift_event where operation_key = 'LLM_CHAT' and type = 'max_fallback_duration'`);
       expect(events.rowCount).toBe(1);
       // The primary serving again ends the fallback period.

@@ -79,7 +79,7 @@ export async function startGateway(opts: TGatewayOptions) {
     budget: createBudgetGuard(now),
     quotas,
     idempotency,
-    events: createEventRecorder(opts.pool, log, now),
+    events: createEventRecorder(opts.pool, log, now, (p) => ctx.track(p)),
     cache: createAnswerCache(10_000, now),
     jobs: createJobQueue({
       now,
