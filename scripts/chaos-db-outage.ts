@@ -9,7 +9,7 @@ void runFaultCli({
   title: "Database outage under load",
   command: "npm run chaos:db-outage",
   flags: {
-    rate: { default: 300, help: "decide calls per second across both instances (each with a provider call and an outcome)" },
+    rate: { default: 200, help: "decide calls per second across both instances (each with a provider call and an outcome)" },
     steady: { default: 20, help: "seconds of load before PostgreSQL stops" },
     outage: { default: 30, help: "seconds PostgreSQL stays down" },
     after: { default: 10, help: "seconds of load after full recovery" },

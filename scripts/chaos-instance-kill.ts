@@ -9,7 +9,7 @@ void runFaultCli({
   title: "App instance killed under load",
   command: "npm run chaos:instance-kill",
   flags: {
-    rate: { default: 300, help: "decide calls per second across both instances" },
+    rate: { default: 200, help: "decide calls per second across both instances" },
     steady: { default: 15, help: "seconds of load before the kill" },
     down: { default: 5, help: "seconds the killed instance stays down" },
     after: { default: 10, help: "seconds of load after it is back" },

@@ -1,5 +1,5 @@
 import { startLoad, type Load } from "./load";
-import { figure, ledgerInvariants, phaseTable, serverErrorInvariant, type TFaultReport } from "./report";
+import { crashInvariant, figure, ledgerInvariants, phaseTable, serverErrorInvariant, type TFaultReport } from "./report";
 import { startScenario } from "./scenario";
 import { sleep } from "./sleep";
 import { checkLedger } from "./verify";
@@ -82,6 +82,7 @@ export async function runDbOutage(o: TDbOutageOptions): Promise<TFaultReport> {
       invariants: [
         { label: "full recovery (spools drained, database ok on every instance)", ok: recoveryMs !== null && drainedMs !== null, detail: recoveryMs === null ? `not within ${o.recoveryTimeoutSeconds} s` : `${Math.round(recoveryMs)} ms` },
         serverErrorInvariant(load.phases),
+        crashInvariant(s.instances),
         ...ledgerInvariants(ledger),
       ],
       notes: [

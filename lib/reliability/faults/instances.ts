@@ -60,7 +60,7 @@ export class AppInstance {
     return this.output.join("").split("\n").slice(-lines).join("\n");
   }
 
-  async start(timeoutMs = 60_000): Promise<void> {
+  async start(timeoutMs = 120_000): Promise<void> {
     if (this.alive) return;
     this.port ||= await freePort();
     this.output.length = 0;

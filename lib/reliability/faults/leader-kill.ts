@@ -1,7 +1,7 @@
 import pg from "pg";
 import type { AppInstance } from "./instances";
 import { startLoad, type Load } from "./load";
-import { figure, ledgerInvariants, phaseTable, serverErrorInvariant, type TFaultReport } from "./report";
+import { crashInvariant, figure, ledgerInvariants, phaseTable, serverErrorInvariant, type TFaultReport } from "./report";
 import { startScenario } from "./scenario";
 import { sleep } from "./sleep";
 import { checkLedger } from "./verify";
@@ -198,6 +198,7 @@ export async function runLeaderKill(o: TLeaderKillOptions): Promise<TFaultReport
         { label: "exactly one leader at the end", ok: leadersAfter.length === 1, detail: leadersAfter.map((l) => l.name).join(", ") || "none" },
         { label: "instances healthy at the end", ok: recoveredMs !== null, detail: recoveredMs === null ? "not within 30 s" : "ok" },
         serverErrorInvariant(load.phases),
+        crashInvariant(s.instances),
         ...ledgerInvariants(ledger),
       ],
       notes: [

@@ -1,4 +1,5 @@
 import { quantile, type TBenchFigure, type TBenchInvariant, type TBenchResultInput, type TBenchTable } from "../bench-results";
+import type { AppInstance } from "./instances";
 import type { TPhaseStats } from "./load";
 import type { TLedgerCheck } from "./verify";
 
@@ -102,4 +103,14 @@ export function renderReport(title: string, r: TFaultReport): string {
   }
   for (const n of r.notes ?? []) out.push(`note: ${n}`);
   return out.join("\n");
+}
+
+/** No instance exited on its own (a crash), as opposed to the kills the scenario ordered. */
+export function crashInvariant(instances: readonly AppInstance[]): TBenchInvariant {
+  const crashed = instances.filter((i) => i.crashes.length > 0);
+  return {
+    label: "no instance crashed",
+    ok: crashed.length === 0,
+    detail: crashed.length === 0 ? "0" : crashed.map((i) => `${i.name}: ${i.crashes.map((c) => c.signal ?? `exit ${c.code}`).join(", ")}`).join("; "),
+  };
 }

@@ -94,8 +94,10 @@ export async function startScenario(opts: TScenarioOptions): Promise<TScenario> 
       async waitRecovered(timeoutMs) {
         const t0 = performance.now();
         while (performance.now() - t0 < timeoutMs) {
-          const health = await Promise.all(instances.map((i) => i.health()));
-          if (health.every(fullyRecovered)) return performance.now() - t0;
+          // An instance the scenario killed and left down has nothing to recover; a crash is reported on its own.
+          const live = instances.filter((i) => i.alive);
+          const health = await Promise.all(live.map((i) => i.health()));
+          if (live.length > 0 && health.every(fullyRecovered)) return performance.now() - t0;
           await new Promise((r) => setTimeout(r, 100));
         }
         return null;
