@@ -11,6 +11,7 @@ import { hashPassword } from "../lib/auth/password";
 import { createPrisma } from "../lib/db/client";
 import { quantile, writeBenchResult } from "../lib/reliability/bench-results";
 import { DEFAULT_SCALE_DATA_DIR, openScaleDatabase } from "../lib/reliability/scale/database";
+import { SEED_INSTANCE_ID } from "../lib/reliability/scale/simulate";
 import { freePort } from "../lib/runtime/free-port";
 import { buildIsStale } from "../lib/runtime/build-freshness";
 
@@ -99,7 +100,8 @@ async function main(): Promise<number> {
     await client.connect();
     const { rows: facts } = await client.query<{ n: string; last: Date | null }>(
       `select (select coalesce(sum(c.reltuples), 0)::bigint from pg_class c join pg_inherits i on i.inhrelid = c.oid where i.inhparent = 'decision'::regclass) as n,
-              (select max(created_at) from decision) as last`,
+              (select max(created_at) from decision where instance_id = $1) as last`,
+      [SEED_INSTANCE_ID],
     );
     const decisions = Number(facts[0]!.n);
     const last = facts[0]!.last?.getTime() ?? Date.now();

@@ -19,8 +19,9 @@ import { applyMigrations } from "../lib/db/migrate";
 import { benchResultsDir, readBenchResults, writeBenchResult, type TBenchFigure } from "../lib/reliability/bench-results";
 import { DEFAULT_SCALE_DATA_DIR, openScaleDatabase } from "../lib/reliability/scale/database";
 import { formatTiming, timeIt, type TTiming } from "../lib/reliability/scale/measure";
+import { SEED_INSTANCE_ID } from "../lib/reliability/scale/simulate";
 
-// `npm run bench:scale [-- --runs 50 --database-url URL | --data-dir DIR] [--skip-decide]`
+// `npm run bench:scale [-- --runs 50 --database-url URL | --data-dir DIR] [--skip-decide] [--only NAME]`
 // On the database `npm run seed:scale` filled: p50/p95/p99 of every console read model the pages
 // call, in this process (lib/console), then decide throughput over HTTP with that table in place
 // (bench:api against the same database). Prints the figures and writes bench-results/scale.json.
@@ -42,6 +43,8 @@ async function main(): Promise<number> {
       "data-dir": { type: "string" },
       "skip-decide": { type: "boolean", default: false },
       "decide-seconds": { type: "string", default: "15" },
+      /** Only the read models whose name contains this (e.g. "shadow"); the result file is not written. */
+      only: { type: "string" },
     },
   });
   const runs = Number(values.runs);
@@ -54,9 +57,9 @@ async function main(): Promise<number> {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   try {
-    // The seed's window ends when it ran: "now" for every read model is the end of the data, so a
-    // benchmark run hours later still reads a busy last hour.
-    const { rows: span } = await client.query<{ last: Date | null }>("select max(created_at) as last from decision");
+    // The seed's window ends when it ran: "now" for every read model is the end of the seeded data
+    // (not of rows a decide benchmark added since), so a run hours later still reads a busy last hour.
+    const { rows: span } = await client.query<{ last: Date | null }>("select max(created_at) as last from decision where instance_id = $1", [SEED_INSTANCE_ID]);
     if (!span[0]!.last) throw new Error("the decision table is empty: run `npm run seed:scale` first");
     const now = span[0]!.last.getTime() + 1_000;
     const { rows: counted } = await client.query<{ n: string }>(
@@ -143,6 +146,7 @@ async function main(): Promise<number> {
     console.log(`${"".padEnd(58)} ${"p50".padStart(8)} ${"p95".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(8)}`);
     const timings: TTiming[] = [];
     for (const c of cases) {
+      if (values.only && !c.name.includes(values.only)) continue;
       const t = await timeIt(c.name, runs, c.run);
       timings.push(t);
       console.log(formatTiming(t, TARGET_MS));
@@ -151,6 +155,7 @@ async function main(): Promise<number> {
     const slow = timings.filter((t) => t.p95 >= TARGET_MS);
     console.log(`${timings.length - slow.length} of ${timings.length} under the ${TARGET_MS} ms p95 target${slow.length ? `; slow: ${slow.map((t) => t.name).join("; ")}` : ""}`);
 
+    if (values.only) return 0;
     const figures: TBenchFigure[] = [
       { label: "decisions in the table", value: decisions, unit: "rows" },
       { label: "read models under the p95 target", value: timings.length - slow.length, unit: `of ${timings.length}` },

@@ -307,9 +307,11 @@ export async function seedScale(opts: TSeedScaleOptions): Promise<TSeedScaleResu
     opts.onProgress?.({ decisions: counts.decisions, total: opts.decisions, outcomes: counts.calls + counts.business, elapsedMs: Date.now() - started });
     await writeFinal(pool, final, end);
     const loadMs = Date.now() - started;
-    log("analyze (planner statistics for the new rows)");
+    // VACUUM as well as ANALYZE: it sets the visibility map that index-only scans rely on (the shadow
+    // view's agreement counts), which autovacuum does for a live insert-only log soon after the fact.
+    log("vacuum analyze (planner statistics and visibility map for the new rows)");
     const analyzeStarted = Date.now();
-    await pool.query(`analyze ${SEEDED_TABLES.join(", ")}`);
+    await pool.query(`vacuum (analyze) ${SEEDED_TABLES.join(", ")}`);
     const analyzeMs = Date.now() - analyzeStarted;
     const { rows: sizes } = await pool.query<{ decision: string; outcomes: string }>(
       `select (select coalesce(sum(pg_total_relation_size(inhrelid)), 0) from pg_inherits where inhparent = 'decision'::regclass)::bigint as decision,

@@ -105,6 +105,9 @@ export type TFinalState = {
   episodes: TEpisode[];
 };
 
+/** instance_id of the seeded rows: benchmarks find the seed's window by it (decide runs add rows of their own). */
+export const SEED_INSTANCE_ID = "scale-seed";
+
 const EPOCH_MS = 5 * MINUTE_MS;
 const SLOTS_PER_EPOCH = 6;
 /** decide() calls per slot and scope at most; the rows of a slot pick among them. */
@@ -162,7 +165,7 @@ export function createScaleSimulation(state: RoutingState, opts: TScaleOptions, 
   const sampleMs = opts.sampleMs ?? 5_000;
   const stepMs = opts.stepMs ?? 30_000;
   if (stepMs % sampleMs !== 0) throw new RangeError(`stepMs must be a multiple of sampleMs, got ${stepMs} and ${sampleMs}`);
-  const instanceId = opts.instanceId ?? "scale-seed";
+  const instanceId = opts.instanceId ?? SEED_INSTANCE_ID;
   const start = opts.end - Math.round(opts.days * 86_400_000);
   const epochs = Math.ceil((opts.end - start) / EPOCH_MS);
   const eps = episodes(start, opts.days);
