@@ -1,7 +1,7 @@
 import { createClock, decide, type Clock, type Random, type TCandidateRecord, type TDecisionRecord } from "../../router-core/index";
 import { decisionIdAt } from "../dataplane/decision-id";
 import type { TDecisionRow } from "../dataplane/decision-log/rows";
-import type { DecisionLog, TWriteOutcome } from "../dataplane/decision-log/writer";
+import { DecisionLogBusyError, type DecisionLog, type TWriteOutcome } from "../dataplane/decision-log/writer";
 import type { RoutingState, TActivePolicy } from "../dataplane/routing-state";
 import { countDecision } from "../dataplane/telemetry/counters";
 import type { TRouterState } from "../../router-core/index";
@@ -18,6 +18,11 @@ export type TLoggedDecision = {
   record: TDecisionRecord;
   /** Settles when the row is durable as the decision log's durability says (or rejects). */
   written: Promise<TWriteOutcome>;
+  /**
+   * The log refused the row at once (buffer full, shutting down). Known after the first await
+   * following the decision, before any provider is called: a call must not run undecided.
+   */
+  refused(): DecisionLogBusyError | null;
 };
 
 export type TDecider = ReturnType<typeof createDecider>;
@@ -83,13 +88,16 @@ export function createDecider(deps: { state: RoutingState; log: DecisionLog; ins
       instanceId: deps.instanceId,
     };
     const written = deps.log.submit(row);
+    let refused: DecisionLogBusyError | null = null;
     written.then(
       (o) => {
         if (o.status !== "existing") countDecision(record.operation, record.region, record.selected, record.reasonCode);
       },
-      () => {},
+      (err: unknown) => {
+        if (err instanceof DecisionLogBusyError) refused = err;
+      },
     );
-    return { decisionId, record, written };
+    return { decisionId, record, written, refused: () => refused };
   };
 }
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DecisionLogBusyError } from "../dataplane/decision-log/writer";
 import { createGatewayEnv, TEST_SECRETS, type TGatewayEnv } from "./testing/fixtures";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response shapes are asserted field by field
@@ -301,6 +302,23 @@ describe("POST /api/v1/execute/:operation", () => {
     const bad = await post("SEND_SMS", { region: "EU", input: { text: "no recipient" } });
     expect(bad.status).toBe(422);
     expect(bad.json.error).toMatchObject({ code: "invalid_input", field: "input.to" });
+  });
+
+  it("calls no provider when the decision log refuses the decision", async () => {
+    const log = env.server.dataPlane.decisionLog;
+    const submit = log.submit;
+    log.submit = () => Promise.reject(new DecisionLogBusyError("decision log buffer is full (1 decisions)", 1));
+    try {
+      const r = await post("LLM_CHAT", chat());
+      expect(r.status).toBe(503);
+      expect(r.json.error.code).toBe("decision_log_unavailable");
+      expect(r.headers.get("retry-after")).toBe("1");
+      const s = await post("LLM_CHAT", chat("hi", { stream: true }));
+      expect(s.status).toBe(503);
+      expect(upstreamCalls()).toBe(0);
+    } finally {
+      log.submit = submit;
+    }
   });
 
   it("rejects bad input with 400 naming the field", async () => {

@@ -1,3 +1,4 @@
+import type { DecisionLogBusyError } from "../dataplane/decision-log/writer";
 import { fullJitterDelay } from "./backoff";
 import { AttemptError, callProvider, MissingInputError, NotCalledError } from "./call-provider";
 import type { TProviderAdapterConfig } from "./config";
@@ -79,6 +80,11 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
     const cfg = p.adapters.get(provider);
     if (!cfg) continue;
     await lease?.markAttempt(provider);
+    const refused = p.decision.refused();
+    if (refused) {
+      await lease?.unmarkAttempt(provider);
+      return { answer: decisionLogRefused(p, refused), definitive: false, retryAfterSeconds: refused.retryAfterSeconds };
+    }
     const t0 = performance.now();
     try {
       const { result, rateLimit } = await callProvider(cfg, p.request, Math.min(cfg.timeoutMs, remaining), ctx.env, ctx.now);
@@ -144,6 +150,11 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
     definitive: false,
     retryAfterSeconds: retryAfter,
   };
+}
+
+/** Like decide's 503 when the decision log cannot take the row: nothing was called. */
+export function decisionLogRefused(p: TPrepared, err: DecisionLogBusyError): TAnswer {
+  return jsonAnswer(503, { error: { code: "decision_log_unavailable", message: `${err.message}; no provider was called` }, decisionId: p.decision.decisionId }, { "retry-after": String(err.retryAfterSeconds) });
 }
 
 function durabilityHeader(p: TPrepared): Record<string, string> {

@@ -3,7 +3,7 @@ import { fullJitterDelay } from "./backoff";
 import { classifyStatus, classifyTransportError, malformedBody, parseRateLimit } from "./classify";
 import { buildUpstream, NotCalledError, redact } from "./call-provider";
 import { jsonAnswer, type TAnswer, type TGatewayContext } from "./context";
-import { costOf, report, type TProviderCallReport } from "./execute";
+import { costOf, decisionLogRefused, report, type TProviderCallReport } from "./execute";
 import { parseJsonBody } from "./adapters/json-body";
 import type { TPrepared } from "./prepare";
 import type { TAttempt } from "./schema";
@@ -114,6 +114,10 @@ export async function runStream(ctx: TGatewayContext, p: TPrepared, res: ServerR
       attempts.push({ provider, errorClass: "transient", outcomeErrorClass: null, httpStatus: null, latencyMs: 0, detail: err.message, called: false });
       continue;
     }
+    // The first await since the decision: a refusal by the decision log is known by now.
+    await null;
+    const refused = p.decision.refused();
+    if (refused) return decisionLogRefused(p, refused);
     const t0 = performance.now();
     const elapsed = () => Math.round((performance.now() - t0) * 100) / 100;
     let started = false;
