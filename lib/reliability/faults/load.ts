@@ -19,6 +19,15 @@ export type TLoadOptions = {
 /** A decision answered 200: it must be in the decision table once every spool has drained. */
 export type TAcknowledged = { id: string; instance: string; atMs: number; durability: string };
 
+export type TAcknowledgedOutcome = { decisionId: string; provider: string };
+
+type TDecideAnswer = {
+  decisionId: string;
+  selected: string | null;
+  degraded?: boolean;
+  candidates: Array<{ provider: string; priority: number; eligible: boolean }>;
+};
+
 export type TPhaseStats = {
   decides: number;
   /** By HTTP status, or "connection" / "timeout" when there was no HTTP answer. */
@@ -41,8 +50,8 @@ const statusKey = (r: THttpResult) => (r.ok ? String(r.status) : r.error);
 
 /**
  * An open-loop load generator on loopback: `rate` flows per second, each one decide (round robin
- * over the targets), a call to the mock provider it selected, and one provider_call outcome sent
- * to the next instance (as a load balancer would spread them, so outcomes often reach an instance
+ * over the targets), a call to the mock provider it selected (and, when that fails, to the next
+ * eligible one), and the provider_call outcomes as one batch sent to the next instance (as a load balancer would spread them, so outcomes often reach an instance
  * that did not make the decision). Open loop: a slow or dead server does not slow the offered
  * load down. Statistics are kept per phase, the phase being the one current when a flow started.
  */
@@ -54,8 +63,8 @@ export function startLoad(opts: TLoadOptions) {
   const t0 = performance.now();
   const phases = new Map<string, TPhaseStats>();
   const acknowledged: TAcknowledged[] = [];
-  /** Decision ids whose outcome was acknowledged (201 stored, 202 spooled). */
-  const outcomesAcknowledged: string[] = [];
+  /** Outcomes acknowledged (201 stored, 202 spooled), by decision and provider. */
+  const outcomesAcknowledged: TAcknowledgedOutcome[] = [];
   const lastOk = new Map<string, number>();
   let phase = "warm-up";
   let stats = emptyPhase();
@@ -74,7 +83,7 @@ export function startLoad(opts: TLoadOptions) {
     bump(p.decideStatus, statusKey(r));
     p.decideLatencyMs.push(r.ms);
     if (!r.ok || r.status !== 200) return;
-    const d = JSON.parse(r.body) as { decisionId: string; selected: string | null; degraded?: boolean };
+    const d = JSON.parse(r.body) as TDecideAnswer;
     const durability = String(r.headers["x-decision-durability"] ?? "unknown");
     bump(p.durability, durability);
     if (d.degraded) p.degraded++;
@@ -83,22 +92,37 @@ export function startLoad(opts: TLoadOptions) {
     lastOk.set(target.name, atMs);
     if (!d.selected) return;
 
-    const call = await request("POST", `${opts.providersUrl}/${encodeURIComponent(d.selected)}`, { body: "{}", timeoutMs: opts.timeoutMs });
-    const success = call.ok && call.status === 200;
-    const outcome = {
-      type: "provider_call",
-      decisionId: d.decisionId,
-      provider: d.selected,
-      status: success ? "success" : "failure",
-      ...(success ? {} : { errorClass: call.ok ? "http_5xx" : "timeout", ...(call.ok ? { httpStatus: call.status } : {}) }),
-      latencyMs: Math.round(call.ms * 10) / 10,
-      retryCount: 0,
-    };
+    // Call the selected provider; when it fails, fall back to the next eligible one in priority
+    // order, as a service with use_secondary_then_queue would, and report both calls.
+    const outcomes: Array<Record<string, unknown>> = [];
+    const fallbacks = d.candidates.filter((c) => c.eligible && c.provider !== d.selected).sort((a, b) => a.priority - b.priority);
+    for (const provider of [d.selected, ...fallbacks.map((c) => c.provider)]) {
+      const call = await request("POST", `${opts.providersUrl}/${encodeURIComponent(provider)}`, { body: "{}", timeoutMs: opts.timeoutMs });
+      const success = call.ok && call.status === 200;
+      outcomes.push({
+        type: "provider_call",
+        decisionId: d.decisionId,
+        provider,
+        status: success ? "success" : "failure",
+        ...(success ? {} : call.ok ? { errorClass: "http_5xx", httpStatus: call.status } : { errorClass: "timeout" }),
+        latencyMs: Math.round(call.ms * 10) / 10,
+        retryCount: outcomes.length,
+      });
+      if (success) break;
+    }
     const to = opts.targets[(i + 1) % opts.targets.length]!;
-    const o = await request("POST", `${to.url}/api/v1/outcomes`, { body: JSON.stringify(outcome), headers, timeoutMs: opts.timeoutMs });
-    p.outcomes++;
-    bump(p.outcomeStatus, statusKey(o));
-    if (o.ok && (o.status === 201 || o.status === 202)) outcomesAcknowledged.push(d.decisionId);
+    const o = await request("POST", `${to.url}/api/v1/outcomes`, { body: JSON.stringify({ outcomes }), headers, timeoutMs: opts.timeoutMs });
+    if (!o.ok || o.status !== 200) {
+      p.outcomes += outcomes.length;
+      for (let k = 0; k < outcomes.length; k++) bump(p.outcomeStatus, statusKey(o));
+      return;
+    }
+    const results = (JSON.parse(o.body) as { results: Array<{ status: number }> }).results;
+    results.forEach((r, k) => {
+      p.outcomes++;
+      bump(p.outcomeStatus, String(r.status));
+      if (r.status === 201 || r.status === 202) outcomesAcknowledged.push({ decisionId: d.decisionId, provider: outcomes[k]!.provider as string });
+    });
   }
 
   const timer = setInterval(() => {
