@@ -86,7 +86,8 @@ export async function runDbOutage(o: TDbOutageOptions): Promise<TFaultReport> {
         ...ledgerInvariants(ledger),
       ],
       notes: [
-        "Each flow is decide (round robin over the instances) → call the selected mock provider → one provider_call outcome to the other instance.",
+        "Each flow is decide (round robin over the instances) → call the selected mock provider (and the next eligible one if it fails) → the provider_call outcomes as one batch to the other instance.",
+        "Outcome 404s: the outcome reached an instance after PostgreSQL was back but before the other instance had replayed the decision from its spool (README, known limits).",
         "Phases: a flow counts in the phase current when it started; 'recovery' runs from PostgreSQL accepting connections to full recovery.",
       ],
     };
