@@ -98,7 +98,7 @@ const cell = (v: string | number | boolean | null): string => (typeof v === "num
 
 function machine(r: TBenchResult): string {
   const m = r.machine;
-  return `${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB RAM, Node ${m.node}, ${m.platform}`;
+  return `${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB RAM, Node ${m.node}, ${m.platform}${m.loadAverage !== undefined ? `, load average ${m.loadAverage} at the end of the run` : ""}`;
 }
 
 function renderResult(r: TBenchResult): string[] {

@@ -18,7 +18,7 @@ import { z } from "zod";
  *   "command": "npm run bench:api",      // how to rerun it, with the options this run used
  *   "date": "2026-11-30T00:30:00.000Z",  // when the run finished (ISO 8601, UTC)
  *   "commit": "4dff560…",                // git HEAD, "+dirty" appended when the tree had changes
- *   "machine": { "cores": 2, "cpuModel": "…", "memoryGiB": 23.4, "node": "v20.19.0", "platform": "linux x64" },
+ *   "machine": { "cores": 2, "cpuModel": "…", "memoryGiB": 23.4, "node": "v20.19.0", "platform": "linux x64", "loadAverage": 1.2 },
  *   "parameters": { "seconds": 10, "connections": 50 },   // the run's inputs, flat JSON values
  *   "figures": [                          // the results, in display order
  *     { "label": "decide, sync durability", "value": 5123.4, "unit": "req/s" },
@@ -64,6 +64,8 @@ export const ZBenchMachine = z.object({
   memoryGiB: z.number().positive(),
   node: z.string(),
   platform: z.string(),
+  /** 1-minute load average when the run finished: on a shared machine, how busy it was. */
+  loadAverage: z.number().nonnegative().optional(),
 });
 
 const NAME = /^[a-z0-9][a-z0-9-]*$/;
@@ -105,6 +107,7 @@ export function machineInfo(): TBenchMachine {
     memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     node: process.version,
     platform: `${os.platform()} ${os.arch()}`,
+    loadAverage: Math.round(os.loadavg()[0]! * 100) / 100,
   };
 }
 
