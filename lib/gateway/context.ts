@@ -9,8 +9,13 @@ import type { JobQueue } from "./jobs";
 import type { QuotaFeed } from "./quota-feed";
 import type { RetryBudget } from "./retry-budget";
 
-/** The outcome ingestion of POST /api/v1/outcomes (telemetry's OutcomeService). */
-export type TOutcomeSink = { handle(body: unknown): Promise<{ status: number; body: unknown }> };
+/**
+ * The outcome ingestion of POST /api/v1/outcomes (telemetry's OutcomeService), entered with the
+ * decision already known, since execute made it (no lookup round trip).
+ */
+export type TOutcomeSink = {
+  record(outcomes: readonly unknown[], decisionId: string, decision: { operation: string; region: string; selected: string | null }): Promise<Array<{ status: number; error?: { message: string } }>>;
+};
 
 /** Everything the execute path shares, built once by startGateway. */
 export type TGatewayContext = {

@@ -166,8 +166,8 @@ function round(ms: number): number {
 }
 
 /**
- * Outcomes go through POST /outcomes' ingestion once the decision row is durable (ingestion
- * matches outcomes to logged decisions), off the response path: metrics, breakers and the
+ * Outcomes go through POST /outcomes' ingestion (validation, group-commit writer, spool, metrics,
+ * breakers) once the decision row is durable, off the response path: metrics, breakers and the
  * controller see every attempt without the caller waiting for the write.
  */
 export function report(ctx: TGatewayContext, p: TPrepared, reports: TProviderCallReport[]): void {
@@ -183,9 +183,10 @@ export function report(ctx: TGatewayContext, p: TPrepared, reports: TProviderCal
         return;
       }
       const items = decisionId === p.decision.decisionId ? reports : reports.map((r) => ({ ...r, decisionId }));
-      const r = await ctx.outcomes.handle({ outcomes: items });
-      const body = r.body as { rejected?: number; results?: Array<{ error?: { message: string } }> };
-      if (body.rejected) ctx.log(`gateway: ${body.rejected} outcomes of ${decisionId} rejected: ${body.results?.find((x) => x.error)?.error?.message ?? ""}`);
+      const record = p.decision.record;
+      const results = await ctx.outcomes.record(items, decisionId, { operation: record.operation, region: record.region, selected: record.selected });
+      const rejected = results.filter((x) => x.status >= 400);
+      if (rejected.length > 0) ctx.log(`gateway: ${rejected.length} outcomes of ${decisionId} rejected: ${rejected[0]!.error?.message ?? ""}`);
     })().catch((err: unknown) => ctx.log(`gateway: recording outcomes failed: ${(err as Error).message}`)),
   );
 }

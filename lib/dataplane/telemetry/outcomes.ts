@@ -123,8 +123,11 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
     }
   }
 
-  /** Validates, matches and stores a list of raw items; results are in input order. */
-  async function ingest(raw: readonly unknown[]): Promise<TOutcomeItemResult[]> {
+  /**
+   * Validates, matches and stores a list of raw items; results are in input order. `held`: the
+   * caller already holds the decisions (execute mode made them), so they are not looked up.
+   */
+  async function ingest(raw: readonly unknown[], held?: ReadonlyMap<string, TDecisionRef>): Promise<TOutcomeItemResult[]> {
     const results: TOutcomeItemResult[] = new Array(raw.length);
     const valid: Array<{ index: number; outcome: TOutcome }> = [];
     const catalogue = new Set(opts.state.providers().map((p) => p.key));
@@ -157,7 +160,7 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
 
     let decisions: Map<string, TDecisionRef>;
     try {
-      decisions = await lookup([...new Set(valid.map((v) => v.outcome.decisionId))]);
+      decisions = held ? new Map(held) : await lookup([...new Set(valid.map((v) => v.outcome.decisionId))]);
     } catch (err) {
       if (!isConnectionError(err)) throw err;
       // The decision log is unreachable: accept now, match to decisions when the spool is replayed.
@@ -232,6 +235,11 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
       if (!result) throw new HttpError(500, "internal", "no result for the outcome");
       if (result.error) throw new HttpError(result.status, result.error.code, result.error.message, result.error.field);
       return { status: result.status, body: { status: result.status, result: result.result, decisionId: result.decisionId } };
+    },
+
+    /** Execute mode's reports: the same validation, writer, spool, metrics and breakers, for a decision it made. */
+    async record(outcomes: readonly unknown[], decisionId: string, decision: TDecisionRef): Promise<TOutcomeItemResult[]> {
+      return ingest(outcomes, new Map([[decisionId, decision]]));
     },
 
     /**
