@@ -64,7 +64,14 @@ function TracePanel({ version, fingerprint, selection, degraded }: { version: st
       </p>
     );
   }
-  if (!trace.data) return <div className="skeleton" style={{ height: CHARTS_HEIGHT }} aria-label="loading the trace" />;
+  if (trace.data === undefined) return <div className="skeleton" style={{ height: CHARTS_HEIGHT }} aria-label="loading the trace" />;
+  if (trace.data === null) {
+    return (
+      <p className="muted flex items-center justify-center text-sm" style={{ height: CHARTS_HEIGHT }}>
+        The server no longer holds this run (results live in memory and a restart forgets them): reload the page.
+      </p>
+    );
+  }
   return <TraceCharts trace={trace.data.trace} degraded={degraded} />;
 }
 
