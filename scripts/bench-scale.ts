@@ -43,6 +43,8 @@ async function main(): Promise<number> {
       "data-dir": { type: "string" },
       "skip-decide": { type: "boolean", default: false },
       "decide-seconds": { type: "string", default: "15" },
+      /** bench-results/<name>.json; e.g. scale-1m for the 1-million-decision run beside the 10-million one. */
+      "result-name": { type: "string", default: "scale" },
       /** Only the read models whose name contains this (e.g. "shadow"); the result file is not written. */
       only: { type: "string" },
     },
@@ -164,18 +166,19 @@ async function main(): Promise<number> {
     if (!values["skip-decide"]) {
       await client.end().catch(() => {});
       log("decide throughput with this table in place (bench:api on the same database)");
-      const r = spawnSync(process.execPath, ["--import", "tsx", path.join(here, "bench-api.ts"), "--use-database", db.url, "--duration", values["decide-seconds"]!, "--result-name", "api-scale"], {
+      const r = spawnSync(process.execPath, ["--import", "tsx", path.join(here, "bench-api.ts"), "--use-database", db.url, "--duration", values["decide-seconds"]!, "--result-name", values["result-name"] === "scale" ? "api-scale" : `api-${values["result-name"]}`], {
         stdio: "inherit",
         env: process.env,
       });
       if (r.status !== 0) throw new Error(`bench:api on the scale database exited with ${r.status}`);
-      const api = readBenchResults().results.find((x) => x.name === "api-scale");
+      const apiName = values["result-name"] === "scale" ? "api-scale" : `api-${values["result-name"]}`;
+      const api = readBenchResults().results.find((x) => x.name === apiName);
       for (const f of api?.figures ?? []) figures.push({ ...f, label: `decide: ${f.label}` });
     }
     const file = writeBenchResult({
-      name: "scale",
+      name: values["result-name"]!,
       title: "Console read models on a large decision log",
-      command: `npm run seed:scale -- --decisions ${decisions >= 9_500_000 ? "10000000" : decisions >= 950_000 ? "1000000" : String(decisions)} --days 7 && npm run bench:scale -- --runs ${runs}`,
+      command: `npm run seed:scale -- --decisions ${decisions >= 9_500_000 ? "10000000" : decisions >= 950_000 && decisions < 1_100_000 ? "1000000" : String(decisions)} --days 7 && npm run bench:scale -- --runs ${runs}${values["result-name"] === "scale" ? "" : ` --result-name ${values["result-name"]}`}`,
       parameters: { decisions, runs, targetMs: TARGET_MS, deepPage: DEEP_PAGES + 1, scope: `${op}/${region}`, dataEnd: new Date(now).toISOString() },
       figures,
       tables: [

@@ -47,7 +47,7 @@ export const BENCHMARKS: readonly TBenchmark[] = [
     title: "Scale: 10 million decisions",
     commands: ["npm run seed:scale -- --decisions 10000000 --days 7", "npm run bench:scale"],
     what: "A week of simulated traffic (the product's own controller and decide(), a degradation episode, outcomes for about 95% of decisions) in the daily partitions; then p50/p95/p99 of every console read model in process (drilldown, each decision-list filter on page 1 and a deep keyset page, 24 h and 7 d share charts, overview, why, shadow, providers) against a 200 ms p95 target, and decide throughput with that table in place. See lib/reliability/scale/README.md.",
-    results: ["scale", "api-scale"],
+    results: ["scale", "api-scale", "scale-1m", "api-scale-1m"],
   },
   {
     title: "Console over HTTP",
