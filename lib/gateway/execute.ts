@@ -6,7 +6,7 @@ import { jsonAnswer, type TAnswer, type TGatewayContext } from "./context";
 import type { TIdempotencyLease } from "./idempotency";
 import type { TPrepared } from "./prepare";
 import type { TAttempt } from "./schema";
-import type { TGatewayResult, TUsage } from "./types";
+import type { TUsage } from "./types";
 
 /** What the caller gets and whether it may be replayed for the same idempotency key. */
 export type TExecution = { answer: TAnswer; definitive: boolean; retryAfterSeconds: number | null };
@@ -191,4 +191,3 @@ export function report(ctx: TGatewayContext, p: TPrepared, reports: TProviderCal
   );
 }
 
-export type { TGatewayResult };
