@@ -49,6 +49,7 @@ export type { TPolicyError, TParseResult } from "./policy/codec";
 export { diffFactorLists } from "./policy/diff";
 export type { TPolicyChange, TPolicyDiff } from "./policy/diff";
 export { GATES, ALWAYS_ON_GATES, PIN_GATES } from "./gates/registry";
+export { contextWindowFits } from "./gates/context-window-fits";
 export type { TGateOutcome, TGateInput, TGateFn } from "./gates/gate";
 export {
   HISTOGRAM_BUCKETS,

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { FALLBACK_POLICIES, type TFallbackDecision } from "../../router-core/index";
-import { contextWindowFits } from "../../router-core/gates/context-window-fits";
+import { contextWindowFits, FALLBACK_POLICIES, type TFallbackDecision } from "../../router-core/index";
 import type { TActivePolicy } from "../dataplane/routing-state";
 import { estimateTokens, toChat, ZChatInput } from "./chat-input";
 import { DEFAULT_OPERATION_LIMITS, type TOperationLimits, type TProviderAdapterConfig } from "./config";
