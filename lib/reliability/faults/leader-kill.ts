@@ -135,7 +135,8 @@ export async function runLeaderKill(o: TLeaderKillOptions): Promise<TFaultReport
     const leadersAfter = await leaderOf(s.instances);
     const events = await db.query<{ n: number }>("select count(*)::int as n from shift_event where operation_key = 'SEND_SMS' and at > $1", [new Date(killWall)]);
     const shiftLog = await db.query<{ at: Date; region: string; type: string; provider_key: string | null; detail: string }>(
-      "select at, region, type, provider_key, detail from shift_event where operation_key = 'SEND_SMS' order by at, id limit 60",
+      "select at, region, type, provider_key, detail from shift_event where operation_key = 'SEND_SMS' and region = 'EU' and at > $1 order by at, id limit 40",
+      [new Date(killWall - 5_000)],
     );
     const firstWriteAfter = samples.find((x) => x.atMs > takeoverAt && x.updatedAt > 0 && x.updatedAt > (sampleAt(killAt)?.updatedAt ?? 0));
     const atStart = meanShare(samples[0]);
@@ -181,7 +182,7 @@ export async function runLeaderKill(o: TLeaderKillOptions): Promise<TFaultReport
             ]),
         },
         {
-          title: "shift events (the controller's own account of each move; first 60)",
+          title: "EU shift events from 5 s before the kill (the controller's own account of each move; first 40)",
           columns: ["t s", "region", "type", "provider", "detail"],
           rows: shiftLog.rows.map((e) => [
             Math.round((e.at.getTime() - startWall) / 100) / 10,
