@@ -10,7 +10,7 @@ void runFaultCli({
   command: "npm run chaos:propagation",
   flags: {
     trials: { default: 100, help: "trials per override kind (kill switch, provider kill)" },
-    rate: { default: 100, help: "background decide calls per second during the trials (0: none)" },
+    rate: { default: 50, help: "background decide calls per second during the trials (0: none)" },
     "trial-timeout": { default: 35_000, help: "ms after which a trial counts as never propagated (polling is 30 s)" },
   },
   run: (v, log) =>
