@@ -16,22 +16,24 @@ const BODY_MIN_HEIGHT = 330;
 
 function WhatIfChart({ result }: { result: NonNullable<TWhatIfView["result"]> }) {
   const providers = result.providers.map((p) => p.provider);
+  // Minutes without decisions are gaps, not 0% for everyone; the axis starts at the first recorded minute.
   const data = result.minutes.map((m) => {
-    const row: Record<string, number> = { t: m.at };
+    const row: Record<string, number | null> = { t: m.at };
     for (const p of providers) {
-      row[`${p} recorded`] = m.actual[p] ?? 0;
-      row[`${p} projected`] = m.projected[p] ?? 0;
+      row[`${p} recorded`] = m.requests > 0 ? (m.actual[p] ?? 0) : null;
+      row[`${p} projected`] = m.requests > 0 ? (m.projected[p] ?? 0) : null;
     }
     return row;
   });
+  const first = result.minutes.find((m) => m.requests > 0)?.at ?? result.from;
   return (
     <div style={{ height: CHART_HEIGHT }} data-testid="what-if-chart">
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={data} margin={{ top: 4, right: 16, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="var(--border)" strokeDasharray="2 4" vertical={false} />
-          <XAxis dataKey="t" type="number" scale="time" domain={[result.from, result.to]} tickFormatter={(t: number) => utcShort(t).slice(0, 5)} stroke="var(--muted)" fontSize={11} minTickGap={48} />
+          <XAxis dataKey="t" type="number" scale="time" domain={[first, result.to]} tickFormatter={(t: number) => utcShort(t).slice(0, 5)} stroke="var(--muted)" fontSize={11} minTickGap={48} />
           <YAxis domain={[0, 1]} ticks={[0, 0.25, 0.5, 0.75, 1]} tickFormatter={(v: number) => pct(v, 0)} stroke="var(--muted)" fontSize={11} width={40} />
-          <Tooltip isAnimationActive={false} contentStyle={{ background: "var(--panel)", border: "1px solid var(--border)", fontSize: 12 }} labelFormatter={(t) => utc(Number(t))} formatter={(v, name) => [pct(Number(v)), String(name)]} />
+          <Tooltip isAnimationActive={false} contentStyle={{ background: "var(--panel)", border: "1px solid var(--border)", fontSize: 12 }} labelFormatter={(t) => utc(Number(t))} formatter={(v, name) => [v === null ? "no decisions" : pct(Number(v)), String(name)]} />
           <Legend wrapperStyle={{ fontSize: 11 }} iconSize={8} height={18} verticalAlign="top" />
           {providers.flatMap((p) => [
             <Line key={`${p}-r`} type="stepAfter" dataKey={`${p} recorded`} stroke={providerColor(p, providers)} strokeWidth={1.5} dot={false} isAnimationActive={false} />,
