@@ -1,5 +1,6 @@
 import type { TEvaluationSummary } from "@/lib/console/evaluation-types";
 import type { TPolicyId, TScenarioId } from "@/router-core/replay";
+import { DataTable } from "../data-table";
 import { ms, num, pct } from "../format";
 
 type TSelection = { scenario: TScenarioId; policy: TPolicyId };
@@ -82,41 +83,40 @@ export function Table14({ result, selected, onSelect }: { result: TEvaluationSum
 /** The paper's Table 15: the factor list's parameter variations, indices relative to the baseline = 100. */
 export function Table15({ result }: { result: TEvaluationSummary }) {
   return (
-    <table className="dense" data-testid="table-15">
-      <thead>
-        <tr>
-          <th>Variant</th>
-          <th>Parameter</th>
-          <th title="100 × success rate / baseline's">Completion idx</th>
-          <th title="100 × failed requests / baseline's">Failed idx</th>
-          <th title="100 × p95 / baseline's">p95 idx</th>
-          <th>Switches</th>
-          <th>Osc.</th>
-          <th>Shift-away min</th>
-          <th>Success</th>
-          <th>p95</th>
+    <DataTable
+      columns={[
+        "Variant",
+        "Parameter",
+        { label: "Completion idx", title: "100 × success rate / baseline's" },
+        { label: "Failed idx", title: "100 × failed requests / baseline's" },
+        { label: "p95 idx", title: "100 × p95 / baseline's" },
+        "Switches",
+        "Osc.",
+        "Shift-away min",
+        "Success",
+        "p95",
+      ]}
+      empty="No sensitivity runs in this evaluation."
+      testId="table-15"
+    >
+      {result.sensitivity.rows.map((r) => (
+        <tr key={r.id}>
+          <td className="mono">{r.id}</td>
+          <td className="mono muted">{r.parameter}</td>
+          <td className="mono">{num(r.completionIdx)}</td>
+          <td className="mono" style={{ color: r.failedIdx > 100.5 ? "var(--warn)" : undefined }}>
+            {num(r.failedIdx)}
+          </td>
+          <td className="mono" style={{ color: r.p95Idx > 100.5 ? "var(--warn)" : undefined }}>
+            {num(r.p95Idx)}
+          </td>
+          <td className="mono">{r.switches}</td>
+          <td className="mono">{r.oscillations}</td>
+          <td className="mono">{num(r.shiftAwayMinutes, 1)}</td>
+          <td className="mono">{pct(r.successRate, 2)}</td>
+          <td className="mono">{ms(r.p95Ms)}</td>
         </tr>
-      </thead>
-      <tbody>
-        {result.sensitivity.rows.map((r) => (
-          <tr key={r.id}>
-            <td className="mono">{r.id}</td>
-            <td className="mono muted">{r.parameter}</td>
-            <td className="mono">{num(r.completionIdx)}</td>
-            <td className="mono" style={{ color: r.failedIdx > 100.5 ? "var(--warn)" : undefined }}>
-              {num(r.failedIdx)}
-            </td>
-            <td className="mono" style={{ color: r.p95Idx > 100.5 ? "var(--warn)" : undefined }}>
-              {num(r.p95Idx)}
-            </td>
-            <td className="mono">{r.switches}</td>
-            <td className="mono">{r.oscillations}</td>
-            <td className="mono">{num(r.shiftAwayMinutes, 1)}</td>
-            <td className="mono">{pct(r.successRate, 2)}</td>
-            <td className="mono">{ms(r.p95Ms)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </DataTable>
   );
 }
