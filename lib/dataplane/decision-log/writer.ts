@@ -220,6 +220,7 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
 
   async function startReplay(): Promise<void> {
     if (replaying || !opts.spool.hasPending()) return replaying ?? undefined;
+    let replayed = false;
     replaying = (async () => {
       try {
         const n = await opts.spool.replay(async (rows) => {
@@ -234,12 +235,17 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
           stats.rowsReplayed += rows.length;
         });
         if (n > 0) log(`decision log: replayed ${n} spooled decisions into Postgres`);
+        replayed = true;
       } catch (err) {
         log(`decision log: replay stopped, will retry: ${(err as Error).message}`);
         if (isUnavailable(err)) setDbUp(false);
       } finally {
         replaying = null;
       }
+      // Rows spooled while this pass ran (a batch that failed during recovery, whose probe found
+      // Postgres back while the pass was still running) sit in a segment the pass never saw, and
+      // with dbUp already true nothing else would replay them: go again.
+      if (replayed && dbUp && !closed && opts.spool.hasPending()) void startReplay();
     })();
     return replaying;
   }
