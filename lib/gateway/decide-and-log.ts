@@ -1,6 +1,6 @@
 import { createClock, decide, type Clock, type Random, type TCandidateRecord, type TDecisionRecord } from "../../router-core/index";
 import { decisionIdAt } from "../dataplane/decision-id";
-import type { TDecisionRow } from "../dataplane/decision-log/rows";
+import { decisionRowOf } from "../dataplane/decision-log/rows";
 import { DecisionLogBusyError, type DecisionLog, type TWriteOutcome } from "../dataplane/decision-log/writer";
 import type { RoutingState, TActivePolicy } from "../dataplane/routing-state";
 import { countDecision } from "../dataplane/telemetry/counters";
@@ -66,27 +66,7 @@ export function createDecider(deps: { state: RoutingState; log: DecisionLog; ins
     const degraded = !deps.state.dbAvailable;
     const refreshedAt = deps.state.lastRefreshAt;
     const body = JSON.stringify({ decisionId, ...record, mode: "execute", degraded, stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt) });
-    const row: TDecisionRow = {
-      id: decisionId,
-      createdAt: record.at,
-      operation: record.operation,
-      region: record.region,
-      requestId: record.requestId,
-      policyVersion: record.policyVersion,
-      shadowVersion: record.shadow?.policyVersion ?? null,
-      selectedProvider: record.selected,
-      reasonCode: record.reasonCode,
-      shadowPick: record.shadow?.selected ?? null,
-      shadowAgrees: record.shadow ? record.shadow.agrees : null,
-      scoreMargin: record.scoreMargin,
-      stale: record.stale,
-      metricAgeMs: record.metricAgeSeconds === null ? null : Math.round(record.metricAgeSeconds * 1000),
-      fallbackAction: record.fallback?.action ?? null,
-      degraded,
-      body,
-      durability: deps.log.durability,
-      instanceId: deps.instanceId,
-    };
+    const row = decisionRowOf(record, { id: decisionId, degraded, body, durability: deps.log.durability, instanceId: deps.instanceId });
     const written = deps.log.submit(row);
     let refused: DecisionLogBusyError | null = null;
     written.then(

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createClock, decide, type Random, type TDecisionRecord } from "../../../router-core/index";
 import { authenticateRequest, operationDenied } from "../authenticate";
 import { decisionIdAt } from "../decision-id";
-import type { TDecisionRow } from "../decision-log/rows";
+import { decisionRowOf } from "../decision-log/rows";
 import { DecisionLogBusyError, type DecisionLog, type TWriteOutcome } from "../decision-log/writer";
 import { HttpError, readJsonBody, sendJson } from "../http";
 import { registerEndpoint, ZErrorBody } from "../openapi";
@@ -141,27 +141,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     const degraded = !state.dbAvailable;
     const refreshedAt = state.lastRefreshAt;
     const body = JSON.stringify({ decisionId, ...record, degraded, stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt) });
-    const row: TDecisionRow = {
-      id: decisionId,
-      createdAt: record.at,
-      operation: record.operation,
-      region: record.region,
-      requestId: record.requestId,
-      policyVersion: record.policyVersion,
-      shadowVersion: record.shadow?.policyVersion ?? null,
-      selectedProvider: record.selected,
-      reasonCode: record.reasonCode,
-      shadowPick: record.shadow?.selected ?? null,
-      shadowAgrees: record.shadow ? record.shadow.agrees : null,
-      scoreMargin: record.scoreMargin,
-      stale: record.stale,
-      metricAgeMs: record.metricAgeSeconds === null ? null : Math.round(record.metricAgeSeconds * 1000),
-      fallbackAction: record.fallback?.action ?? null,
-      degraded,
-      body,
-      durability: deps.log.durability,
-      instanceId: deps.instanceId,
-    };
+    const row = decisionRowOf(record, { id: decisionId, degraded, body, durability: deps.log.durability, instanceId: deps.instanceId });
 
     const pending = deps.log.submit(row).then((o: TWriteOutcome) => ({
       status: o.status,

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import type { TDecisionRecord } from "../../../router-core/index";
 
 /** One decision-log row, also the spool's line format (so replay needs no conversion). */
 export type TDecisionRow = {
@@ -24,6 +25,33 @@ export type TDecisionRow = {
   durability: "sync" | "async";
   instanceId: string;
 };
+
+/**
+ * The decision-log row for a router-core record: the columns the console filters on, taken from
+ * the record, and `body`, the response text as sent (decide and execute add their own fields).
+ */
+export function decisionRowOf(
+  record: TDecisionRecord,
+  row: Pick<TDecisionRow, "id" | "degraded" | "body" | "durability" | "instanceId">,
+): TDecisionRow {
+  return {
+    ...row,
+    createdAt: record.at,
+    operation: record.operation,
+    region: record.region,
+    requestId: record.requestId,
+    policyVersion: record.policyVersion,
+    shadowVersion: record.shadow?.policyVersion ?? null,
+    selectedProvider: record.selected,
+    reasonCode: record.reasonCode,
+    shadowPick: record.shadow?.selected ?? null,
+    shadowAgrees: record.shadow ? record.shadow.agrees : null,
+    scoreMargin: record.scoreMargin,
+    stale: record.stale,
+    metricAgeMs: record.metricAgeSeconds === null ? null : Math.round(record.metricAgeSeconds * 1000),
+    fallbackAction: record.fallback?.action ?? null,
+  };
+}
 
 /** A row that was already logged for the same (operation, requestId) within the idempotency window. */
 export type TExistingDecision = { id: string; body: string };
