@@ -1,8 +1,8 @@
 import type { DecisionLogBusyError } from "../dataplane/decision-log/writer";
-import { fullJitterDelay } from "./backoff";
 import { AttemptError, callProvider, MissingInputError, NotCalledError } from "./call-provider";
 import type { TProviderAdapterConfig } from "./config";
 import { jsonAnswer, type TAnswer, type TGatewayContext } from "./context";
+import { nextAttempt } from "./next-attempt";
 import type { TIdempotencyLease } from "./idempotency";
 import type { TPrepared } from "./prepare";
 import type { TAttempt } from "./schema";
@@ -23,7 +23,6 @@ export type TProviderCallReport = {
   ttfbMs?: number;
 };
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** The cost of one successful call: token prices for LLM adapters with usage, else the catalogue's cost per request. */
 export function costOf(ctx: TGatewayContext, cfg: TProviderAdapterConfig, usage: TUsage | undefined): number | null {
@@ -52,25 +51,11 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
   let lastRetryAfter: number | null = null;
 
   for (const provider of p.order) {
-    if (called > 0) {
-      if (called >= p.limits.maxAttempts) {
-        stop = { code: "attempts_exhausted", message: `${called} attempts failed; the operation allows ${p.limits.maxAttempts}` };
-        break;
-      }
-      if (ctx.quotas.throttled(provider)) {
-        attempts.push({ provider, errorClass: "rate_limit", outcomeErrorClass: null, httpStatus: null, latencyMs: 0, detail: "throttled until its reset; not called", called: false });
-        continue;
-      }
-      if (!budget.tryRetry()) {
-        stop = { code: "retry_budget_exhausted", message: `retry budget exhausted: retries are capped at ${Math.round(p.limits.retryBudgetRatio * 100)}% of requests (minimum ${p.limits.retryBudgetMinPerSecond}/s)` };
-        break;
-      }
-      const delay = fullJitterDelay(called - 1, ctx.backoff, ctx.random);
-      if (ctx.now() + delay >= p.deadlineAt) {
-        stop = { code: "deadline_exceeded", message: "the execute deadline passed before the next attempt" };
-        break;
-      }
-      if (delay > 0) await sleep(delay);
+    const gate = await nextAttempt(ctx, p, provider, called, budget, attempts);
+    if (gate === "skip") continue;
+    if (gate !== "go") {
+      stop = gate;
+      break;
     }
     const remaining = p.deadlineAt - ctx.now();
     if (remaining <= 0) {

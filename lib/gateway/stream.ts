@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fullJitterDelay } from "./backoff";
 import { classifyStatus, classifyTransportError, malformedBody, parseRateLimit } from "./classify";
 import { buildUpstream, NotCalledError, redact } from "./call-provider";
 import { jsonAnswer, type TAnswer, type TGatewayContext } from "./context";
+import { nextAttempt } from "./next-attempt";
 import { costOf, decisionLogRefused, report, type TProviderCallReport } from "./execute";
 import { parseJsonBody } from "./adapters/json-body";
 import type { TPrepared } from "./prepare";
@@ -79,25 +79,11 @@ export async function runStream(ctx: TGatewayContext, p: TPrepared, res: ServerR
 
   for (const provider of p.order) {
     if (clientGone) break;
-    if (called > 0) {
-      if (called >= p.limits.maxAttempts) {
-        stop = { code: "attempts_exhausted", message: `${called} attempts failed; the operation allows ${p.limits.maxAttempts}` };
-        break;
-      }
-      if (ctx.quotas.throttled(provider)) {
-        attempts.push({ provider, errorClass: "rate_limit", outcomeErrorClass: null, httpStatus: null, latencyMs: 0, detail: "throttled until its reset; not called", called: false });
-        continue;
-      }
-      if (!budget.tryRetry()) {
-        stop = { code: "retry_budget_exhausted", message: `retry budget exhausted: retries are capped at ${Math.round(p.limits.retryBudgetRatio * 100)}% of requests` };
-        break;
-      }
-      const delay = fullJitterDelay(called - 1, ctx.backoff, ctx.random);
-      if (ctx.now() + delay >= p.deadlineAt) {
-        stop = { code: "deadline_exceeded", message: "the execute deadline passed before the next attempt" };
-        break;
-      }
-      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    const gate = await nextAttempt(ctx, p, provider, called, budget, attempts);
+    if (gate === "skip") continue;
+    if (gate !== "go") {
+      stop = gate;
+      break;
     }
     const cfg = p.adapters.get(provider);
     if (!cfg || !cfg.adapter.streamDecoder) continue;

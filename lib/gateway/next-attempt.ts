@@ -1,0 +1,39 @@
+import { fullJitterDelay } from "./backoff";
+import type { TGatewayContext } from "./context";
+import type { TPrepared } from "./prepare";
+import type { RetryBudget } from "./retry-budget";
+import type { TAttempt } from "./schema";
+
+export type TStop = { code: string; message: string };
+
+/**
+ * Whether the execution may call `provider` after `called` attempts, shared by the JSON and the
+ * streaming paths: within the operation's max attempts, not while the provider is throttled
+ * (recorded as a skipped attempt), within the retry budget, and only if the full-jitter backoff
+ * still ends before the deadline. Waits out the backoff when the answer is `go`.
+ */
+export async function nextAttempt(
+  ctx: TGatewayContext,
+  p: TPrepared,
+  provider: string,
+  called: number,
+  budget: RetryBudget,
+  attempts: TAttempt[],
+): Promise<"go" | "skip" | TStop> {
+  if (called === 0) return "go";
+  if (called >= p.limits.maxAttempts) return { code: "attempts_exhausted", message: `${called} attempts failed; the operation allows ${p.limits.maxAttempts}` };
+  if (ctx.quotas.throttled(provider)) {
+    attempts.push({ provider, errorClass: "rate_limit", outcomeErrorClass: null, httpStatus: null, latencyMs: 0, detail: "throttled until its reset; not called", called: false });
+    return "skip";
+  }
+  if (!budget.tryRetry()) {
+    return {
+      code: "retry_budget_exhausted",
+      message: `retry budget exhausted: retries are capped at ${Math.round(p.limits.retryBudgetRatio * 100)}% of requests (minimum ${p.limits.retryBudgetMinPerSecond}/s)`,
+    };
+  }
+  const delay = fullJitterDelay(called - 1, ctx.backoff, ctx.random);
+  if (ctx.now() + delay >= p.deadlineAt) return { code: "deadline_exceeded", message: "the execute deadline passed before the next attempt" };
+  if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+  return "go";
+}
