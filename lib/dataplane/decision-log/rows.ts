@@ -34,8 +34,9 @@ export function decisionRowOf(
   record: TDecisionRecord,
   row: Pick<TDecisionRow, "id" | "degraded" | "body" | "durability" | "instanceId">,
 ): TDecisionRow {
+  // Spelled out field by field: a spread here made this the hottest line of execute's profile.
   return {
-    ...row,
+    id: row.id,
     createdAt: record.at,
     operation: record.operation,
     region: record.region,
@@ -50,6 +51,10 @@ export function decisionRowOf(
     stale: record.stale,
     metricAgeMs: record.metricAgeSeconds === null ? null : Math.round(record.metricAgeSeconds * 1000),
     fallbackAction: record.fallback?.action ?? null,
+    degraded: row.degraded,
+    body: row.body,
+    durability: row.durability,
+    instanceId: row.instanceId,
   };
 }
 
