@@ -14,6 +14,7 @@ import { DEFAULT_SCALE_DATA_DIR, openScaleDatabase } from "../lib/reliability/sc
 import { SEED_INSTANCE_ID } from "../lib/reliability/scale/simulate";
 import { freePort } from "../lib/runtime/free-port";
 import { buildIsStale } from "../lib/runtime/build-freshness";
+import { waitForHealth } from "../lib/runtime/wait-for-health";
 
 // `npm run bench:console [-- --runs 20 --database-url URL | --data-dir DIR]`
 // Every console page and every console/control-plane GET route over HTTP, on the production
@@ -57,19 +58,6 @@ function run(cmd: string, args: string[]): boolean {
   }
 }
 
-async function waitForHealth(base: string, server: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`server exited with code ${server.exitCode} before it was ready`);
-    try {
-      if ((await fetch(`${base}/api/v1/health`)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`server at ${base} was not healthy within ${timeoutMs} ms`);
-}
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -122,7 +110,7 @@ async function main(): Promise<number> {
       stdio: ["ignore", "ignore", "inherit"],
       env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: "1", SWITCHYARD_SEED_DEMO: "0" },
     });
-    await waitForHealth(base, server, 180_000);
+    await waitForHealth(base, server, 180_000, 500);
     log(`server ready at ${base}`);
 
     const login = await fetch(`${base}/api/auth/login`, {

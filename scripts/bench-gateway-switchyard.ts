@@ -7,6 +7,7 @@ import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../lib/db/embedde
 import { applyMigrations } from "../lib/db/migrate";
 import { seedLlmChat } from "../lib/db/seed-demo";
 import { freePort } from "../lib/runtime/free-port";
+import { waitForHealth } from "../lib/runtime/wait-for-health";
 import type { TSwitchyardTarget } from "./bench-gateway";
 
 const LLM_PROVIDERS = ["llm_openai", "llm_anthropic", "llm_gemini"] as const;
@@ -74,14 +75,7 @@ export async function startSwitchyardTarget(upstreamUrl: string, dataDir: string
       },
     });
     const base = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      if (server.exitCode !== null) throw new Error(`server.ts exited with code ${server.exitCode}`);
-      const ok = await fetch(`${base}/api/v1/health`).then((r) => r.ok, () => false);
-      if (ok) break;
-      if (Date.now() > deadline) throw new Error("server.ts was not healthy within 60 s");
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await waitForHealth(base, server, 60_000);
     const target = {
       label: "switchyard",
       url: `${base}/api/v1/execute/LLM_CHAT`,

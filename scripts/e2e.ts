@@ -2,20 +2,15 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { assertReachable } from "../lib/db/database-url";
+import { assertReachable, withDatabase } from "../lib/db/database-url";
 import { startThrowawayCluster } from "../lib/testing/throwaway-cluster";
 import { freePort } from "../lib/runtime/free-port";
 import { buildIsStale } from "../lib/runtime/build-freshness";
 import { createSecretScanner, formatFindings, secretsFromEnv, type TSecret } from "../lib/reliability/secret-scan";
+import { waitForHealth } from "../lib/runtime/wait-for-health";
 
 const require = createRequire(import.meta.url);
 const log = (line: string) => process.stdout.write(`e2e: ${line}\n`);
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
 
 async function adminQuery(url: string, sql: string) {
   const c = new pg.Client({ connectionString: url });
@@ -27,20 +22,6 @@ async function adminQuery(url: string, sql: string) {
   }
 }
 
-async function waitForHealth(base: string, server: ChildProcess, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`server exited with code ${server.exitCode} before it was ready`);
-    try {
-      const res = await fetch(`${base}/api/v1/health`);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`server at ${base} was not healthy within ${timeoutMs} ms`);
-}
 
 /** Stored secrets of the run (hashes are secret too: they would allow offline guessing). */
 async function storedSecrets(url: string): Promise<TSecret[]> {

@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { waitForHealth } from "../lib/runtime/wait-for-health";
+import { withDatabase } from "../lib/db/database-url";
 
 const HELP = `npm run fuzz [-- options]
 
@@ -53,25 +55,6 @@ const yamlRuns = count("yaml-runs", values["yaml-runs"]);
 const seed = values.seed === undefined ? randomBytes(4).readUInt32BE() >>> 1 : count("seed", values.seed);
 const log = (line: string) => process.stdout.write(`fuzz: ${line}\n`);
 
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function waitForHealth(base: string, server: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`server exited with code ${server.exitCode} before it was ready`);
-    try {
-      if ((await fetch(`${base}/api/v1/health`)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`server at ${base} was not healthy within ${timeoutMs} ms`);
-}
 
 function memoryOf(server: ChildProcess): Promise<{ heapUsed: number; rss: number }> {
   return new Promise((resolve, reject) => {

@@ -61,3 +61,10 @@ export async function resolveDatabaseUrl(opts: { dataDir?: string; port?: number
     throw err;
   }
 }
+
+/** The same server URL pointing at database `name`. */
+export function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}

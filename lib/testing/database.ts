@@ -2,17 +2,12 @@ import pg from "pg";
 import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
 import { applyMigrations } from "../db/migrate";
+import { withDatabase } from "../db/database-url";
 
 export type TTestDatabase = { url: string; name: string; drop(): Promise<void> };
 
 export function adminDatabaseUrl(): string {
   return inject("adminDatabaseUrl");
-}
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
 }
 
 /** A fresh, migrated database of its own for one test file, on the suite's real server. */

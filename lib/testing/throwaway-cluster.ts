@@ -15,8 +15,8 @@ export async function startThrowawayCluster(): Promise<TEmbeddedDatabase> {
   return startEmbeddedPostgres({ dataDir, port: await freePort(), ephemeral: true });
 }
 
-/** Clusters left behind by runs that were killed before their teardown. */
-function removeAbandoned(root: string) {
+/** Clusters under `root` (named `<pid>-…`) left behind by runs killed before their teardown. */
+export function removeAbandoned(root: string): void {
   let entries: string[] = [];
   try {
     entries = readdirSync(root);

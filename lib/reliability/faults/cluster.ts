@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { readdirSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../../db/embedded";
 import { freePort } from "../../runtime/free-port";
+import { removeAbandoned } from "../../testing/throwaway-cluster";
 
 export type TStoppableCluster = {
   /** Connection URL of the `postgres` maintenance database; stays valid across stop/start. */
@@ -55,22 +56,4 @@ export async function startStoppableCluster(): Promise<TStoppableCluster> {
       for (const p of [dataDir, `${dataDir}.json`, requested, `${requested}.json`]) rmSync(p, { recursive: true, force: true });
     },
   };
-}
-
-function removeAbandoned(root: string): void {
-  let entries: string[] = [];
-  try {
-    entries = readdirSync(root);
-  } catch {
-    return;
-  }
-  for (const name of entries) {
-    const pid = Number(name.split("-")[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-    } catch {
-      rmSync(path.join(root, name), { recursive: true, force: true });
-    }
-  }
 }
