@@ -57,7 +57,14 @@ export function WhatIfPanel({ versionId, operation, canRun }: { versionId: strin
   const query = useQuery({
     queryKey: ["what-if", versionId, hours],
     queryFn: () => fetchJson<TWhatIfView>(`/api/console/what-if?${new URLSearchParams({ version: versionId, hours: String(hours) })}`),
-    refetchInterval: (q) => (q.state.data?.status?.state === "running" || q.state.data?.status?.state === "queued" ? 1_000 : false),
+    // Also polls while a run is expected but not yet visible: a GET sent before the start POST
+    // can answer after it and overwrite the queued status with "nothing yet", which would
+    // otherwise stop the polling for good.
+    refetchInterval: (q) => {
+      const d = q.state.data;
+      if (d?.status?.state === "running" || d?.status?.state === "queued") return 1_000;
+      return canRun && !d?.result && !d?.unavailable && d?.status?.state !== "failed" ? 1_000 : false;
+    },
   });
   // Opening the page (or choosing other hours) asks for the run; the same inputs within 5 minutes get the same job.
   const start = useQuery({
