@@ -2,7 +2,8 @@ import { expect, test, type Page } from "@playwright/test";
 import { ensureAccounts, originOf, signIn, type TE2eRole } from "./support/accounts";
 
 /**
- * A policy author opens the Evaluation page (the paper's Listing 1 is computed on first view),
+ * A policy author opens the Evaluation page (the paper's Listing 1 is computed on the first view
+ * by someone holding evaluation.run; a viewer's visit never starts a run),
  * reruns the evaluation with the active SEND_SMS version and another seed, reads Table 14 and
  * Table 15, and opens a run's per-minute charts. A viewer sees the results without a Run button,
  * and a forged run request is refused.
@@ -64,6 +65,9 @@ test("a viewer reads the evaluation but cannot start one, not even by a forged r
   await expect(page.getByTestId("evaluation")).toBeVisible();
   await expect(page.getByTestId("evaluation-run")).toHaveCount(0);
   await expect(page.getByTestId("evaluation")).toContainText("needs the evaluation.run permission");
+  // The last result (the author's run above) or, on a fresh server, the empty state: never a run started for the viewer.
+  await expect(page.getByTestId("table-14").or(page.getByTestId("evaluation-empty"))).toBeVisible();
+  await expect(page.getByTestId("evaluation-status")).toHaveAttribute("data-state", /^(done|idle)$/);
   const forged = await page.request.post("/api/console/evaluation", { headers: { origin: originOf() }, data: { version: "listing1", seed: 99 } });
   expect(forged.status()).toBe(403);
   expect(((await forged.json()) as { error: { code: string } }).error.code).toBe("forbidden");

@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import type { TUserPrincipal } from "@/lib/auth/session";
 import { withPermission } from "@/lib/auth/with-permission";
 
 /**
@@ -7,8 +8,8 @@ import { withPermission } from "@/lib/auth/with-permission";
  * declared with the read permission every role holds, so a signed-out caller gets 401 and the
  * authorisation matrix covers them with the control-plane routes.
  */
-export function consoleRoute<T extends z.ZodType>(query: T, handler: (q: z.output<T>, req: Request) => Promise<unknown>) {
-  return withPermission("routing.read", async ({ req }) => {
+export function consoleRoute<T extends z.ZodType>(query: T, handler: (q: z.output<T>, req: Request, principal: TUserPrincipal) => Promise<unknown>) {
+  return withPermission("routing.read", async ({ req, principal }) => {
     const parsed = query.safeParse(Object.fromEntries(new URL(req.url).searchParams.entries()));
     if (!parsed.success) {
       return Response.json(
@@ -16,6 +17,6 @@ export function consoleRoute<T extends z.ZodType>(query: T, handler: (q: z.outpu
         { status: 400 },
       );
     }
-    return Response.json(await handler(parsed.data, req), { headers: { "cache-control": "no-store" } });
+    return Response.json(await handler(parsed.data, req, principal), { headers: { "cache-control": "no-store" } });
   });
 }

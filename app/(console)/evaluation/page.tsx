@@ -26,7 +26,8 @@ export default async function EvaluationPage({ searchParams }: { searchParams: P
       </p>
     );
   }
-  const initial = await getEvaluation(source.key);
+  const canRun = can(viewer, "evaluation.run");
+  const initial = await getEvaluation(source.key, { canRun });
   const selection = { scenario: pick<TScenarioId>(firstParam(sp.scenario), SCENARIO_IDS, "outage"), policy: pick<TPolicyId>(firstParam(sp.policy), POLICY_IDS, "factor_list") };
-  return <EvaluationView sources={sources} initial={initial} canRun={can(viewer, "evaluation.run")} initialSelection={selection} />;
+  return <EvaluationView sources={sources} initial={initial} canRun={canRun} initialSelection={selection} />;
 }
