@@ -21,7 +21,8 @@ import { waitForHealth } from "../lib/runtime/wait-for-health";
 // server (server.ts, `next start` mode) against the database `npm run seed:scale` filled (≥ 1
 // million decisions for issue #7's "no request slower than 500 ms"). Signs in with a password
 // (the seeded database is not the demo's embedded one, so there is no one-click demo sign-in):
-// a benchmark admin, bench-console@switchyard.local, gets a fresh random password each run.
+// a benchmark admin, bench-console@switchyard.local, gets a fresh random password each run and
+// is deleted with its sessions when the run ends, succeeds or not.
 // Pages and routes are discovered from app/, so new ones are measured without editing this file.
 // Writes bench-results/console.json; exits 1 when a request answers 5xx.
 
@@ -83,6 +84,33 @@ async function main(): Promise<number> {
   const db = await openScaleDatabase({ databaseUrl: values["database-url"] ?? process.env.DATABASE_URL, dataDir: values["data-dir"] ?? DEFAULT_SCALE_DATA_DIR, log });
   let server: ChildProcess | null = null;
   const prisma = createPrisma(db.url);
+  // The benchmark admin exists only for the run: removed at the end, after a failure, and on
+  // Ctrl-C or SIGTERM, so a benchmarked database (possibly a real one via --database-url) does
+  // not keep an admin account nobody manages. Its sessions go with it (and by the cascade).
+  let cleaning: Promise<void> | null = null;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      if (server && server.exitCode === null) {
+        const exited = new Promise((r) => server!.once("exit", r));
+        server.kill("SIGTERM");
+        await exited;
+      }
+      try {
+        const sessions = await prisma.session.deleteMany({ where: { user: { email: BENCH_EMAIL } } });
+        const users = await prisma.user.deleteMany({ where: { email: BENCH_EMAIL } });
+        if (users.count > 0) log(`removed ${BENCH_EMAIL} and its ${sessions.count} session(s)`);
+      } catch (err) {
+        log(`could not remove ${BENCH_EMAIL}: ${(err as Error).message}`);
+      }
+      await prisma.$disconnect();
+      await db.stop();
+    })());
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      log(`${signal}: cleaning up`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
   try {
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
@@ -217,13 +245,7 @@ async function main(): Promise<number> {
     });
     return errors.length === 0 ? 0 : 1;
   } finally {
-    if (server && server.exitCode === null) {
-      const exited = new Promise((r) => server!.once("exit", r));
-      server.kill("SIGTERM");
-      await exited;
-    }
-    await prisma.$disconnect();
-    await db.stop();
+    await cleanup();
   }
 }
 
