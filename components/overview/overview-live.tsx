@@ -97,6 +97,8 @@ export function OverviewLive({ scope, initial, range: initialRange }: { scope: T
     window.history.replaceState(null, "", `/?${new URLSearchParams({ operation: op, region: r, range: rg })}`);
   };
 
+  // The chart plots planned shares; a provider behind an open breaker keeps one (its probe floor) but decide sends it nothing.
+  const breakerHeld = data.health.filter((h) => h.breaker !== "closed" && (h.share ?? 0) > 0);
   const health = [...data.health].sort((a, b) => (b.share ?? -1) - (a.share ?? -1) || a.provider.localeCompare(b.provider));
   return (
     <div className="flex flex-col gap-4" data-testid="overview">
@@ -159,6 +161,17 @@ export function OverviewLive({ scope, initial, range: initialRange }: { scope: T
             onMoment={(t) => router.push(`/why?${new URLSearchParams({ operation, region, at: String(Math.round(t)) })}`)}
           />
         )}
+        {breakerHeld.length > 0 ? (
+          <div className="border-t px-3 py-2 text-xs" style={{ borderColor: "var(--border)" }} data-testid="breaker-held-note">
+            {breakerHeld.map((h) => (
+              <div key={h.provider}>
+                <span className="mono">{h.provider}</span>: breaker <span style={{ color: "var(--bad)" }}>{h.breaker.replace("_", "-")}</span>, so it
+                serves {h.breaker === "open" ? "0" : "only its probe calls"}; the chart plots its planned{" "}
+                <span className="mono">{((h.share ?? 0) * 100).toFixed(1)}%</span>, which falls at the capped rate to the probe floor that carries its half-open probes.
+              </div>
+            ))}
+          </div>
+        ) : null}
         <div className="overflow-y-auto border-t" style={{ borderColor: "var(--border)", height: 132 }}>
           <DataTable columns={null} empty="No shift events, activations or overrides in this range." testId="marks-table">
             {[...data.marks].reverse().map((m) => (

@@ -11,7 +11,9 @@ import {
 
 const TOLERANCE = 1e-9;
 const PROVIDERS = ["A", "B", "C", "D", "E"];
-const EXCLUSIONS = new Set(["hard_exclusion", "circuit_open_shift_to_secondary"]);
+const BREAKER = "circuit_breaker_closed";
+/** Excluded by its breaker alone: keeps a planned share that moves at the capped rate. */
+const breakerOnly = (c: TControllerCandidate) => !c.eligible && c.failedGates?.length === 1 && c.failedGates[0] === BREAKER;
 
 const arbConfig = fc.integer({ min: 1, max: 5 }).chain((n) =>
   fc.record({
@@ -32,7 +34,7 @@ const arbCandidate = (provider: string) =>
     eligible: fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, { arbitrary: fc.constant(false), weight: 1 }),
     score: fc.option(fc.double({ min: 0, max: 100, noNaN: true }), { nil: null, freq: 8 }),
     sampleCount: fc.integer({ min: 0, max: 2_000 }),
-    failedGates: fc.constantFrom([], ["circuit_breaker_closed"], ["quota_available"]),
+    failedGates: fc.constantFrom([], [BREAKER], [BREAKER], ["quota_available"], [BREAKER, "quota_available"]),
   });
 
 const arbTicks = (priority: readonly string[]) =>
@@ -88,11 +90,11 @@ describe("controller invariants (fast-check)", () => {
     );
   });
 
-  it("apart from hard exclusions, no tick moves more share than the pro-rated cap", () => {
+  it("apart from hard exclusions, no tick moves more share than the pro-rated cap, breaker exclusions included", () => {
     fc.assert(
       fc.property(arbRun, ([config, ticks]) => {
         run(config, ticks, ({ before, after, budget, events }) => {
-          const exclusions = events.filter((e) => EXCLUSIONS.has(e.type));
+          const exclusions = events.filter((e) => e.type === "hard_exclusion");
           const afterExclusion = exclusions.at(-1)?.shares.to ?? before;
           let lost = 0;
           let gained = 0;
@@ -110,26 +112,44 @@ describe("controller invariants (fast-check)", () => {
     );
   });
 
-  it("ineligible providers hold no share after a tick in which someone is eligible", () => {
+  it("providers failing a hard gate other than their breaker alone hold no share after a tick in which someone is eligible", () => {
     fc.assert(
       fc.property(arbRun, ([config, ticks]) => {
         run(config, ticks, ({ after, candidates }) => {
           if (!candidates.some((c) => c.eligible)) return;
-          for (const c of candidates) if (!c.eligible) expect(after[c.provider]).toBe(0);
+          for (const c of candidates) if (!c.eligible && !breakerOnly(c)) expect(after[c.provider]).toBe(0);
         });
       }),
       { numRuns: 300 },
     );
   });
 
-  it("the probe floor holds: an eligible non-leader at or above the floor does not drop below it", () => {
+  it("a provider excluded only by its breaker never leads and never gains beyond the probe floor", () => {
+    fc.assert(
+      fc.property(arbRun, ([config, ticks]) => {
+        const probe = config.safety.primary_probe_share;
+        run(config, ticks, ({ before, after, leaderAfter, candidates }) => {
+          if (!candidates.some((c) => c.eligible)) return;
+          for (const c of candidates.filter(breakerOnly)) {
+            expect(leaderAfter).not.toBe(c.provider);
+            const b = before[c.provider] ?? 0;
+            const a = after[c.provider] ?? 0;
+            if (a > b + TOLERANCE) expect(a).toBeLessThanOrEqual(probe + TOLERANCE);
+          }
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("the probe floor holds while eligible or excluded only by its breaker: such a non-leader at or above the floor does not drop below it", () => {
     fc.assert(
       fc.property(arbRun, ([config, ticks]) => {
         const probe = config.safety.primary_probe_share;
         run(config, ticks, ({ before, after, leaderAfter, candidates }) => {
           if (!candidates.some((c) => c.eligible)) return;
           for (const c of candidates) {
-            if (!c.eligible || c.provider === leaderAfter) continue;
+            if (!(c.eligible || breakerOnly(c)) || c.provider === leaderAfter) continue;
             if ((before[c.provider] ?? 0) >= probe - TOLERANCE) expect(after[c.provider] ?? 0).toBeGreaterThanOrEqual(probe - TOLERANCE);
           }
         });

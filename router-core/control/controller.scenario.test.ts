@@ -12,9 +12,11 @@ import {
  * ticked every 30 s (Listing 1's refresh_interval_seconds) with Listing 1's safety block except
  * the probe share, which Table 6 reports as 3%, and Table 6's minimum sample of 100.
  *
- * Sample counts are not scripted: each tick's count is the provider's share of 2,500 requests
- * per tick summed over the last 10 ticks (a 5-minute window), so the probe floor has to earn the
- * samples that let recovery be detected. 3% of 2,500 × 10 = 750, the order of Table 6's 725/742.
+ * Sample counts are not scripted: each tick's count is the provider's served share of 2,500
+ * requests per tick summed over the last 10 ticks (a 5-minute window), so the probe floor has to
+ * earn the samples that let recovery be detected. 3% of 2,500 × 10 = 750, the order of Table 6's
+ * 725/742. Served is what decide does with the planned shares: renormalised over the eligible,
+ * so a provider behind an open breaker serves nothing whatever its planned share.
  * Scores are synthetic: Table 5's 96.5 / 88.2 when stable, Table 6's 61.8 / 78.4 / 94.2 after
  * the probe restarts; the paper's indices ride along as metrics evidence.
  */
@@ -69,7 +71,8 @@ function runScenario(untilMinute: number): TTick[] {
       T0 + m * MIN,
     );
     state = result.state;
-    history.push(result.shares);
+    const servedA = phase.eligibleA ? (result.shares.provider_A ?? 0) : 0;
+    history.push({ provider_A: servedA, provider_B: 1 - servedA });
     ticks.push({ m, shares: result.shares, samplesA, events: result.events });
   }
   return ticks;
@@ -93,7 +96,6 @@ describe("Table 12 incident timeline driven through stepController", () => {
       [1, ["score_decay_shift(capped)"]],
       [1.5, ["score_decay_shift", "probe_floor_held"]],
       [5, ["circuit_open_shift_to_secondary"]],
-      [10, ["probe_floor_restored"]],
       [15, ["recovery_detected", "cooldown_started"]],
       [20, ["failback_step(capped)"]],
       [20.5, ["failback_step(capped)"]],
@@ -130,17 +132,20 @@ describe("Table 12 incident timeline driven through stepController", () => {
     expect(at(4.5).samplesA).toBeGreaterThanOrEqual(config.min_sample_size);
   });
 
-  it("T+5m circuit opens: the hard gate removes the probe share at once, uncapped", () => {
+  it("T+5m circuit opens: decide serves A nothing at once; the planned share stays at the probe floor", () => {
     expect(at(5).events[0]).toMatchObject({
       type: "circuit_open_shift_to_secondary",
       provider: "provider_A",
       capped: false,
-      shares: { to: { provider_A: 0, provider_B: 1 } },
+      shares: { from: { provider_A: 0.03, provider_B: 0.97 }, to: { provider_A: 0.03, provider_B: 0.97 } },
     });
-    for (let m = 5; m < 10; m += 0.5) expect(shareA(m)).toBe(0);
+    for (let m = 5; m < 10; m += 0.5) expect(shareA(m)).toBeCloseTo(0.03, 12);
+    // Served, not planned: the window loses A's samples while the breaker is open.
+    expect(at(10).samplesA).toBe(0);
   });
 
-  it("half-open: the probe floor returns, and recovery waits until probe samples pass the minimum", () => {
+  it("half-open: the floor already in place carries the probes, and recovery waits until probe samples pass the minimum", () => {
+    expect(at(10).events).toEqual([]);
     expect(shareA(10)).toBeCloseTo(0.03, 12);
     expect(at(10).samplesA).toBeLessThan(config.min_sample_size);
     expect(at(15).samplesA).toBe(750);

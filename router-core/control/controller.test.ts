@@ -117,14 +117,89 @@ describe("stepController", () => {
     const s = createControllerState("op", null, config, 0);
     const r = stepController(
       s,
-      { candidates: [c("A", 90, { eligible: false, failedGates: ["circuit_breaker_closed"] }), c("B", 70), c("C", 80)] },
+      { candidates: [c("A", 90, { eligible: false, failedGates: ["credentials_valid"] }), c("B", 70), c("C", 80)] },
       config,
       0,
     );
-    expect(r.events.map((e) => e.type)).toEqual(["circuit_open_shift_to_secondary"]);
+    expect(r.events.map((e) => e.type)).toEqual(["hard_exclusion"]);
     expect(r.events[0]?.leader).toEqual({ from: "A", to: "C" });
     expect(r.shares).toEqual({ A: 0, B: 0, C: 1 });
     expect(r.state.displaced).toEqual(["A"]);
+  });
+
+  it("moves a leader excluded only by its breaker at the capped rate down to the probe floor, and keeps the floor", () => {
+    const open = { eligible: false, failedGates: ["circuit_breaker_closed"] };
+    const s = createControllerState("op", null, config, 0);
+    const first = stepController(s, { candidates: [c("A", 90, open), c("B", 70), c("C", 80)] }, config, 30 * SEC);
+    expect(first.events.map((e) => e.type)).toEqual(["circuit_open_shift_to_secondary"]);
+    expect(first.events[0]).toMatchObject({ provider: "A", leader: { from: "A", to: "C" }, capped: true });
+    expect(first.events[0]?.detail).toContain("decide sends it no request while the breaker is open");
+    expect(first.shares.A).toBeCloseTo(0.75, 12);
+    expect(first.shares.C).toBeCloseTo(0.25, 12);
+    expect(first.state.displaced).toEqual(["A"]);
+    expect(first.state.breakerHeld).toEqual(["A"]);
+
+    let state = first.state;
+    const types: string[] = [];
+    for (let t = 60; t <= 150; t += 30) {
+      const r = stepController(state, { candidates: [c("A", 90, open), c("B", 70), c("C", 80)] }, config, t * SEC);
+      types.push(...r.events.map((e) => (e.capped ? `${e.type}(capped)` : e.type)));
+      state = r.state;
+    }
+    expect(types).toEqual([
+      "circuit_open_shift_to_secondary(capped)",
+      "circuit_open_shift_to_secondary(capped)",
+      "circuit_open_shift_to_secondary",
+      "probe_floor_held",
+    ]);
+    expect(state.shares.A).toBeCloseTo(0.01, 12);
+    expect(state.shares.C).toBeCloseTo(0.99, 12);
+
+    // Half-open: the gate passes for a probe slot and the floor is already in place; nothing moves.
+    const halfOpen = stepController(state, { candidates: [c("A", 40), c("B", 70), c("C", 80)] }, config, 180 * SEC);
+    expect(halfOpen.events).toEqual([]);
+    expect(halfOpen.shares).toEqual(state.shares);
+    expect(halfOpen.state.breakerHeld).toEqual([]);
+  });
+
+  it("reports a breaker opening on a provider already at the floor once, without moving anything", () => {
+    const open = { eligible: false, failedGates: ["circuit_breaker_closed"] };
+    const s = { ...withShares({ A: 0.01, B: 0.99, C: 0 }, "B"), displaced: ["A"], probeFloor: ["A"] };
+    const r = stepController(s, { candidates: [c("A", 10, open), c("B", 90), c("C", null)] }, config, 30 * SEC);
+    expect(r.events).toMatchObject([{ type: "circuit_open_shift_to_secondary", provider: "A", capped: false }]);
+    expect(r.shares).toEqual(s.shares);
+    const again = stepController(r.state, { candidates: [c("A", 10, open), c("B", 90), c("C", null)] }, config, 60 * SEC);
+    expect(again.events).toEqual([]);
+    expect(again.shares).toEqual(s.shares);
+  });
+
+  it("excludes at once when the breaker is open together with another hard gate", () => {
+    const s = withShares({ A: 0.5, B: 0.5, C: 0 }, "B");
+    const r = stepController(
+      s,
+      { candidates: [c("A", 90, { eligible: false, failedGates: ["circuit_breaker_closed", "quota_available"] }), c("B", 90), c("C", null)] },
+      config,
+      0,
+    );
+    expect(r.events.map((e) => e.type)).toEqual(["hard_exclusion"]);
+    expect(r.shares).toEqual({ A: 0, B: 1, C: 0 });
+  });
+
+  it("aborts a failback whose provider's breaker opens, without dropping its share at once", () => {
+    const open = { eligible: false, failedGates: ["circuit_breaker_closed"] };
+    const s = {
+      ...withShares({ A: 0.5, B: 0.5, C: 0 }, "A"),
+      displaced: [],
+      probeFloor: ["B"],
+      recovery: { provider: "A", phase: "failback" as const, detectedAt: 0, cooldownUntil: 0 },
+      shift: { reason: "failback_step" as const, from: "B" },
+    };
+    const r = stepController(s, { candidates: [c("A", 90, open), c("B", 85), c("C", null)] }, config, 12 * SEC);
+    expect(r.events.map((e) => e.type)).toEqual(["recovery_aborted", "circuit_open_shift_to_secondary"]);
+    expect(r.state.leader).toBe("B");
+    expect(r.state.recovery).toBeNull();
+    expect(r.shares.A).toBeCloseTo(0.4, 12);
+    expect(r.shares.B).toBeCloseTo(0.6, 12);
   });
 
   it("consolidates on the new leader at the capped rate after excluding the old one", () => {

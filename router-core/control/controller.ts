@@ -15,10 +15,24 @@ import { checkNumber, checkTime, closed, open } from "./options";
  * The traffic-share controller for one (operation, region): the only place shares move (DESIGN.md
  * "Core semantics", paper 4.6, 4.10, 4.11). Each tick:
  *
- * 1. Hard exclusion. A provider that is not eligible (a hard gate failed: breaker open, quota
- *    exhausted, region, compliance, credentials, kill) loses its share at once, spread over the
- *    eligible providers in proportion to their shares. Hard signals are unambiguous, so they are
- *    not rate-limited (paper 4.11).
+ * 1. Exclusion. A hard gate excludes at decide time, per request: decide spreads an ineligible
+ *    provider's share over the eligible ones, so no real request reaches it from that moment on.
+ *    The controller's planned shares then follow one of two rules:
+ *    - A provider that failed any hard gate other than the circuit breaker alone (quota, region,
+ *      compliance, credentials, kill, freshness under `exclude`, or the breaker together with one
+ *      of those) loses its planned share at once, spread over the eligible providers in
+ *      proportion to their shares (`hard_exclusion`). Those signals are unambiguous and do not
+ *      heal by themselves, so they are not rate-limited (paper 4.11).
+ *    - A provider excluded only by its circuit breaker (failed gates exactly
+ *      `circuit_breaker_closed`) keeps a planned share: it is treated like a provider traffic was
+ *      moved away from, its planned share falls at the capped rate (step 4) and stops at the
+ *      probe floor (`circuit_open_shift_to_secondary`, capped when the cap binds). A breaker
+ *      heals by itself: when it half-opens, the gate passes for its probe slots and that floor
+ *      is what carries the probe calls (paper Table 12: "circuit state and traffic caps limit
+ *      further movement … probe traffic later detects recovery, a half-open state validates
+ *      health"). Served traffic still drops at once: the planned share is not the served one
+ *      while the breaker is open.
+ *    An excluded leader is displaced and the best eligible provider by score takes over at once.
  * 2. Leadership. The incumbent leader stays unless a challenger's score beats it by
  *    `hysteresis_score_margin`, and only when the incumbent's score rests on at least
  *    `min_sample_size` samples: a decline needs evidence before traffic moves. A former leader
@@ -29,8 +43,9 @@ import { checkNumber, checkTime, closed, open } from "./options";
  *    the best eligible provider by score takes over at once, displaced or not: the alternative
  *    is an ineligible leader.
  * 3. Target. The leader gets everything except a probe floor of `primary_probe_share` on each
- *    eligible provider traffic was moved away from, so the controller keeps observing it; that
- *    is what lets recovery be detected at all (paper 4.10, Table 6).
+ *    provider traffic was moved away from that is eligible or excluded only by its breaker, so
+ *    the controller keeps observing it; that is what lets recovery be detected at all (paper
+ *    4.10, Table 6).
  * 4. Movement. Shares move toward the target by at most `max_traffic_shift_per_minute`,
  *    pro-rated by the time since the previous tick, counted as the total share that changes
  *    hands (so no single provider moves more than that either).
@@ -76,9 +91,13 @@ export type TControllerInput = { candidates: readonly TControllerCandidate[] };
 export const CONTROLLER_EVENT_TYPES = [
   /** Shares moved toward a challenger that beat the incumbent by the hysteresis margin. provider: the demoted leader. */
   "score_decay_shift",
-  /** An ineligible provider's share went to the others at once. provider: the excluded one. */
+  /** A provider failing a hard gate other than its breaker alone: its share went to the others at once. provider: the excluded one. */
   "hard_exclusion",
-  /** As hard_exclusion, when the failed gate is circuit_breaker_closed. provider: the excluded one. */
+  /**
+   * A provider excluded only by its circuit breaker: once when it becomes so (decide stops sending
+   * it requests at once), and for each capped step of its planned share down to the probe floor.
+   * provider: the breaker-open one.
+   */
   "circuit_open_shift_to_secondary",
   /** Capped consolidation toward the new leader after the previous leader was excluded. provider: the excluded leader. */
   "exclusion_rebalance",
@@ -126,7 +145,7 @@ export type TControllerEvent = {
   evidence: TControllerEvidence[];
 };
 
-const SHIFT_REASONS = ["score_decay_shift", "exclusion_rebalance", "failback_step"] as const;
+const SHIFT_REASONS = ["score_decay_shift", "exclusion_rebalance", "circuit_open_shift_to_secondary", "failback_step"] as const;
 type TShiftReason = (typeof SHIFT_REASONS)[number];
 
 export type TRecovery = {
@@ -151,6 +170,8 @@ export type TControllerState = {
   shift: { reason: TShiftReason; from: string | null } | null;
   /** Start of the current period with no eligible provider. */
   noEligibleSince: number | null;
+  /** Providers excluded only by their circuit breaker at the last tick, so the opening is reported once. */
+  breakerHeld: string[];
 };
 
 export type TControllerResult = { state: TControllerState; shares: TShares; events: TControllerEvent[] };
@@ -205,6 +226,7 @@ export function createControllerState(
     recovery: null,
     shift: null,
     noEligibleSince: null,
+    breakerHeld: [],
   };
 }
 
@@ -230,6 +252,12 @@ export function stepController(
   // Providers dropped from the priority list still hold shares until they are excluded.
   const universe = [...cfg.priority, ...Object.keys(state.shares).filter((p) => !cfg.priority.includes(p))];
   const isEligible = (p: string) => byProvider.get(p)?.eligible === true;
+  const breakerOnly = (p: string) => {
+    const c = byProvider.get(p);
+    return c !== undefined && !c.eligible && c.failedGates?.length === 1 && c.failedGates[0] === "circuit_breaker_closed";
+  };
+  // Eligible, or excluded only by a breaker that will half-open: both keep their probe floor.
+  const keepsFloor = (p: string) => isEligible(p) || breakerOnly(p);
   const scoreOf = (p: string | null) => (p === null ? null : (byProvider.get(p)?.score ?? null));
   const trusted = (p: string) => (byProvider.get(p)?.sampleCount ?? 0) >= cfg.min_sample_size;
   const rank = (list: readonly string[]) =>
@@ -277,6 +305,8 @@ export function stepController(
       detail,
       evidence,
     });
+  const breakerOpenDetail = (p: string) =>
+    `${p} failed only circuit_breaker_closed: decide sends it no request while the breaker is open; its planned share falls at most ${pct(cap)}/min to the ${pct(probe)} probe floor that carries the half-open probes`;
   const fmt = (n: number | null) => (n === null ? "none" : (Math.round(n * 100) / 100).toString());
   const pct = (n: number) => `${(Math.round(n * 1000) / 10).toString()}%`;
 
@@ -286,7 +316,13 @@ export function stepController(
       emit("no_eligible_provider", null, shares, shares, "every provider failed a hard gate; shares kept, fallback policy answers");
     }
     return {
-      state: { ...state, shares, lastTickAt: Math.max(state.lastTickAt, now), noEligibleSince: state.noEligibleSince ?? now },
+      state: {
+        ...state,
+        shares,
+        lastTickAt: Math.max(state.lastTickAt, now),
+        noEligibleSince: state.noEligibleSince ?? now,
+        breakerHeld: universe.filter(breakerOnly),
+      },
       shares: { ...shares },
       events,
     };
@@ -303,10 +339,19 @@ export function stepController(
     recovery = null;
   };
 
-  // 1. Hard exclusion, at once.
+  // 1. Exclusion: other hard gates at once; a breaker alone through the capped movement of step 4.
+  const wasHeld = new Set(state.breakerHeld ?? []);
+  const opened = universe.filter((p) => breakerOnly(p) && !wasHeld.has(p));
+  let excludedLeaderFrom: string | undefined;
   for (const p of universe) {
     const share = shares[p] ?? 0;
     if (isEligible(p) || share <= 0) continue;
+    if (breakerOnly(p)) {
+      floor.add(p);
+      if (recovery?.provider === p) abortRecovery(`${p}'s circuit breaker opened during recovery`);
+      if (p === leader || share > probe + EPS) shift = { reason: "circuit_open_shift_to_secondary", from: p };
+      continue;
+    }
     const before = shares;
     const eligibleMass = eligible.reduce((sum, q) => sum + (shares[q] ?? 0), 0);
     const heir = rank(eligible)[0] as string;
@@ -328,9 +373,8 @@ export function stepController(
     if (recovery?.provider === p) abortRecovery(`${p} failed a hard gate during recovery`);
     if (recovery?.provider === leader) recovery = null;
     const gates = byProvider.get(p)?.failedGates ?? (byProvider.has(p) ? [] : ["not_in_priority"]);
-    const breaker = gates.includes("circuit_breaker_closed");
     emit(
-      breaker ? "circuit_open_shift_to_secondary" : "hard_exclusion",
+      "hard_exclusion",
       p,
       before,
       shares,
@@ -342,7 +386,14 @@ export function stepController(
     const previous = leader;
     if (previous !== null) displaced.add(previous);
     promote(rank(eligible)[0] as string);
-    shift = { reason: "exclusion_rebalance", from: previous };
+    if (previous !== null && breakerOnly(previous)) {
+      floor.add(previous);
+      if (recovery?.provider === leader) recovery = null;
+      excludedLeaderFrom = previous;
+      shift = { reason: "circuit_open_shift_to_secondary", from: previous };
+    } else {
+      shift = { reason: "exclusion_rebalance", from: previous };
+    }
   }
 
   // 2. Leadership: a challenger that beats a well-sampled incumbent by the margin.
@@ -410,11 +461,11 @@ export function stepController(
 
   // 4. Target and capped movement.
   const head = leader as string;
-  for (const p of eligible) if (p !== head && (shares[p] ?? 0) > 0) floor.add(p);
+  for (const p of universe) if (p !== head && keepsFloor(p) && (shares[p] ?? 0) > 0) floor.add(p);
   const target: TShares = {};
   let floors = 0;
   for (const p of universe) {
-    target[p] = p !== head && isEligible(p) && floor.has(p) ? probe : 0;
+    target[p] = p !== head && keepsFloor(p) && floor.has(p) ? probe : 0;
     floors += target[p] ?? 0;
   }
   target[head] = 1 - floors;
@@ -441,30 +492,40 @@ export function stepController(
   const changed = universe.some((p) => Math.abs((after[p] ?? 0) - (before[p] ?? 0)) > EPS);
   const reached = universe.every((p) => Math.abs((after[p] ?? 0) - (target[p] ?? 0)) <= EPS);
   const capped = wanted > budget + EPS;
-  if (changed || leaderChangedFrom !== undefined) {
-    const leaderGained = (after[head] ?? 0) > (before[head] ?? 0) + EPS || leaderChangedFrom !== undefined;
+  const announced = new Set<string>();
+  const leaderMovedFrom = leaderChangedFrom ?? excludedLeaderFrom;
+  if (changed || leaderMovedFrom !== undefined) {
+    const leaderGained = (after[head] ?? 0) > (before[head] ?? 0) + EPS || leaderMovedFrom !== undefined;
     const summary = `${head} ${pct(before[head] ?? 0)} → ${pct(after[head] ?? 0)} (target ${pct(target[head] ?? 0)}, moved ${pct(moved)} of ${pct(wanted)} wanted, cap ${pct(budget)} for ${dtMs / 1000} s)`;
-    const from = leaderChangedFrom === undefined ? head : leaderChangedFrom;
+    const from = leaderMovedFrom === undefined ? head : leaderMovedFrom;
     if (recovery?.phase === "failback" && recovery.provider === head && leaderGained) {
       emit(reached ? "full_failback_completed" : "failback_step", head, before, after, `failback: ${summary}`, from, capped);
     } else if (leaderGained && shift !== null) {
-      const why =
-        shift.reason === "score_decay_shift" && leaderChangedFrom !== undefined
-          ? `${head} scores ${fmt(challengerScore)} vs ${incumbent} ${fmt(incumbentScore)} (margin ${cfg.hysteresis_score_margin}); `
-          : "";
+      let why = "";
+      if (shift.reason === "score_decay_shift" && leaderChangedFrom !== undefined) {
+        why = `${head} scores ${fmt(challengerScore)} vs ${incumbent} ${fmt(incumbentScore)} (margin ${cfg.hysteresis_score_margin}); `;
+      } else if (shift.reason === "circuit_open_shift_to_secondary" && shift.from !== null) {
+        why = `${breakerOpenDetail(shift.from)}; `;
+        announced.add(shift.from);
+      }
       emit(shift.reason === "failback_step" ? "rebalance" : shift.reason, shift.from, before, after, `${why}${summary}`, from, capped);
     } else if (leaderGained) {
       emit("rebalance", head, before, after, summary, from, capped);
     } else {
       const gainer = universe.find((p) => (after[p] ?? 0) > (before[p] ?? 0) + EPS) ?? null;
-      emit("probe_floor_restored", gainer, before, after, `probe floor ${pct(probe)} restored for eligible ${gainer ?? "providers"}`, from, capped);
+      emit("probe_floor_restored", gainer, before, after, `probe floor ${pct(probe)} restored for ${gainer ?? "providers"}`, from, capped);
     }
+  }
+  for (const p of opened) {
+    if (announced.has(p)) continue;
+    emit("circuit_open_shift_to_secondary", p, after, after, `${breakerOpenDetail(p)}; its planned share stays at ${pct(after[p] ?? 0)}`);
   }
   for (const p of universe) {
     const b = before[p] ?? 0;
     const a = after[p] ?? 0;
     if (p !== head && target[p] === probe && probe > 0 && b > probe + EPS && a <= probe + EPS) {
-      emit("probe_floor_held", p, after, after, `${p} kept at the ${pct(probe)} probe floor so its samples keep coming`);
+      const why = breakerOnly(p) ? "its half-open probes have traffic to carry" : "its samples keep coming";
+      emit("probe_floor_held", p, after, after, `${p} kept at the ${pct(probe)} probe floor so ${why}`);
     }
   }
   if (reached) {
@@ -485,6 +546,7 @@ export function stepController(
       recovery,
       shift,
       noEligibleSince: null,
+      breakerHeld: universe.filter(breakerOnly),
     },
     shares: { ...shares },
     events,
@@ -514,5 +576,7 @@ export function restoreControllerState(json: unknown): TControllerState {
       from: expectNullableString("controller.shift.from", sh.from),
     },
     noEligibleSince: expectNullableNumber("controller.noEligibleSince", o.noEligibleSince),
+    // States stored before this field existed restore with nobody held: at worst one opening is reported again.
+    breakerHeld: o.breakerHeld === undefined ? [] : expectStringArray("controller.breakerHeld", o.breakerHeld),
   };
 }
