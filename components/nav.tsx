@@ -9,6 +9,7 @@ export const NAV_ITEMS = [
   { href: "/why", label: "Why traffic moved", key: "w" },
   { href: "/decisions", label: "Decisions", key: "d" },
   { href: "/providers", label: "Providers", key: "p" },
+  { href: "/gateway", label: "Gateway", key: "x" },
   { href: "/factor-lists", label: "Factor lists", key: "f" },
   { href: "/shadow", label: "Shadow", key: "s" },
   { href: "/evaluation", label: "Evaluation", key: "e" },

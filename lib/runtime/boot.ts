@@ -18,6 +18,7 @@ import { dataPlaneSettings } from "../dataplane/settings";
 import { startTelemetry, telemetryOptionsFromEnv, type Telemetry } from "../dataplane/telemetry/runtime";
 import { applyDemoTimings, demoRate, startDemoTraffic } from "../demo/demo-traffic";
 import { gatewayRefreshMsFromEnv, startGateway, type Gateway } from "../gateway/gateway";
+import { publishGatewayRuntime } from "../console/gateway-runtime";
 
 export type TBootOptions = {
   dev: boolean;
@@ -116,6 +117,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       refreshMs: gatewayRefreshMsFromEnv(process.env),
     });
     const gw = gateway;
+    publishGatewayRuntime(gw, dpSettings.instanceId);
     const admin = await ensureAdminFromEnv(getPrisma());
     if (admin) opts.log(`created admin ${admin} from SWITCHYARD_ADMIN_EMAIL`);
 

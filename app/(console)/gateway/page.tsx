@@ -1,0 +1,8 @@
+import { GatewayLive } from "@/components/gateway/gateway-live";
+import { getGatewayView } from "@/lib/console/get-gateway-view";
+
+export const dynamic = "force-dynamic";
+
+export default async function GatewayPage() {
+  return <GatewayLive initial={await getGatewayView()} />;
+}

@@ -1,0 +1,61 @@
+import type { Gateway } from "@/lib/gateway/gateway";
+import type { TOperationLimits } from "@/lib/gateway/config";
+
+/**
+ * What execute mode holds in memory (spend against the cost caps, retry budgets, the job queue)
+ * is per instance and lives in the server process beside Next, so the console reads it through
+ * this slot on globalThis: Next bundles its own copy of lib/ modules, and module state would not
+ * be shared. The boot publishes the gateway once it has started; a process without one (a
+ * Next-only dev server, tests) reads null and the page says the state is not observable.
+ * No "server-only" import: the boot runs outside Next.
+ */
+export type TGatewayRuntimeSource = {
+  context: Pick<Gateway["context"], "budget" | "retryBudget" | "jobs">;
+};
+
+export type TGatewayRuntimeState = {
+  spentMinute: number;
+  spentDay: number;
+  fallbackSince: number | null;
+  retry: { requests: number; retries: number; allowed: number; windowSeconds: number };
+};
+
+export type TGatewayRuntime = {
+  instanceId: string;
+  queuedJobs(): number;
+  operation(operation: string, limits: TOperationLimits): TGatewayRuntimeState;
+};
+
+const slot = globalThis as { __switchyardGatewayRuntime?: TGatewayRuntime };
+
+export function publishGatewayRuntime(gateway: TGatewayRuntimeSource, instanceId: string): void {
+  const ctx = gateway.context;
+  slot.__switchyardGatewayRuntime = {
+    instanceId,
+    queuedJobs: () => ctx.jobs.depth,
+    operation(operation, limits) {
+      const spend = ctx.budget.snapshot(operation);
+      // The same budget execute's next request would use (created empty if none ran yet).
+      const stats = ctx.retryBudget(operation, limits).stats();
+      return {
+        spentMinute: spend.spentMinute,
+        spentDay: spend.spentDay,
+        fallbackSince: spend.fallbackSince,
+        retry: {
+          requests: stats.requests,
+          retries: stats.retries,
+          allowed: Math.floor(Math.max(limits.retryBudgetRatio * stats.requests, limits.retryBudgetMinPerSecond * stats.windowSeconds)),
+          windowSeconds: stats.windowSeconds,
+        },
+      };
+    },
+  };
+}
+
+export function unpublishGatewayRuntime(): void {
+  delete slot.__switchyardGatewayRuntime;
+}
+
+export function gatewayRuntime(): TGatewayRuntime | null {
+  return slot.__switchyardGatewayRuntime ?? null;
+}
