@@ -8,6 +8,7 @@ import { adminDatabaseUrl, createTestDatabase, type TTestDatabase } from "@/lib/
 import { dataPlaneSettings, type TDataPlaneSettings } from "../settings";
 import { startStandaloneDataPlane, type TStandaloneServer } from "../standalone";
 import { maintainPartitions, partitionName } from "./partitions";
+import { insertDecisions, replayDecisions, type TDecisionRow } from "./rows";
 
 const DAY = 86_400_000;
 let db: TTestDatabase;
@@ -109,6 +110,47 @@ describe("partitions", () => {
     await start();
     expect(await partitions()).toContain(partitionName(Date.now()));
     expect(await partitions()).toContain(partitionName(Date.now() + 3 * DAY));
+  });
+});
+
+describe("batch insert", () => {
+  const at = Date.UTC(2033, 2, 4, 10);
+  function row(requestId: string, body: string, offsetMs = 0): TDecisionRow {
+    return {
+      id: crypto.randomUUID(), createdAt: at + offsetMs, operation: "SEND_SMS", region: "EU", requestId, policyVersion: "v1",
+      shadowVersion: null, selectedProvider: "provider_A", reasonCode: "weighted_share", shadowPick: null, shadowAgrees: null,
+      scoreMargin: 1.5, stale: false, metricAgeMs: 1200, fallbackAction: null, degraded: false, body, durability: "sync", instanceId: "t",
+    };
+  }
+
+  it("stores each record as the exact text sent, multi-byte and escaped characters included, and finds repeats by request id", async () => {
+    await maintainPartitions(pool, { now: at, daysAhead: 1, retentionDays: 3 });
+    const bodies = [
+      JSON.stringify({ requestId: "ascii", quote: 'a "quoted" \\ value' }),
+      JSON.stringify({ requestId: "multi-byte é ü 東京 🚀", nested: { list: [1, 2.5, null, true] } }),
+      JSON.stringify({ requestId: "lone \ud800 surrogate, NUL \u0000 and newline \n" }),
+    ];
+    const rows = bodies.map((b, i) => row(`r-${i}`, b, i));
+    const client = await pool.connect();
+    try {
+      expect((await insertDecisions(client, rows)).size).toBe(0);
+      const stored = await pool.query<{ id: string; record: string }>("select id, record::text as record from decision where instance_id = 't' order by created_at");
+      expect(stored.rows).toEqual(rows.map((r) => ({ id: r.id, record: r.body })));
+
+      // The same request ids again (a retry reaching another instance): nothing inserted, the logged decisions returned.
+      const retry = rows.map((r) => row(r.requestId, "{}", 10));
+      const existing = await insertDecisions(client, retry);
+      expect([...existing.entries()]).toEqual(retry.map((r, i) => [r.id, { id: rows[i]!.id, body: bodies[i] }]));
+      expect(await countRows("instance_id = 't'")).toBe(3);
+
+      // Replaying a spooled segment twice writes it once.
+      const spooled = [row("s-1", JSON.stringify({ spooled: "ü" }), 20)];
+      await replayDecisions(client, spooled);
+      await replayDecisions(client, spooled);
+      expect(await countRows("request_id = 's-1'")).toBe(1);
+    } finally {
+      client.release();
+    }
   });
 });
 
