@@ -178,7 +178,8 @@ async function main(): Promise<number> {
         `/decisions?from=${week}&outcome=pending`,
         `/decisions?from=${week}&stale=true`,
       ],
-      "/shadow": ["/shadow?range=24h", "/shadow?range=7d"],
+      // The default operation (the first by key) may have no shadow version: SEND_SMS has one in the seeded data.
+      "/shadow": ["/shadow?range=24h", "/shadow?range=7d", "/shadow?operation=SEND_SMS&range=1h", "/shadow?operation=SEND_SMS&range=24h", "/shadow?operation=SEND_SMS&range=7d"],
       "/api/console/overview": [],
     };
     const targets: TTarget[] = [];

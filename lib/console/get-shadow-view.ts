@@ -71,12 +71,22 @@ export async function getShadowView(operation: string, range: TRangeKey, now = D
   const from = to - ms;
   const [pointer, buckets, raw] = await Promise.all([
     prisma.operationPolicy.findUnique({ where: { operationKey: operation } }),
+    // One index-only count per bucket rather than GROUP BY date_bin(...): the planner cannot tell
+    // that date_bin follows created_at's order and estimates a group per row, so it sorted every
+    // shadowed decision of the range (690,000 for 7 d at 1 million decisions, spilling to disk:
+    // 850 ms of which 550 ms sorting). Each bucket's count reads only its slice of the
+    // (operation, created_at, shadow_agrees) index, in its own partition.
     prisma.$queryRaw<{ t: Date; compared: bigint; agreed: bigint }[]>`
-      select date_bin(${`${bucketSeconds} seconds`}::interval, created_at, ${new Date(from)}::timestamptz) as t,
-             count(*) as compared, count(*) filter (where shadow_agrees) as agreed
-      from decision
-      where operation = ${operation} and created_at >= ${new Date(from)} and created_at <= ${new Date(to)} and shadow_agrees is not null
-      group by 1 order by 1`,
+      select b.t, s.compared, s.agreed
+      from generate_series(${new Date(from)}::timestamptz, ${new Date(to)}::timestamptz, ${`${bucketSeconds} seconds`}::interval) as b(t)
+      cross join lateral (
+        select count(*) as compared, count(*) filter (where shadow_agrees) as agreed
+        from decision
+        where operation = ${operation} and created_at >= b.t and created_at < b.t + ${`${bucketSeconds} seconds`}::interval
+          and created_at <= ${new Date(to)} and shadow_agrees is not null
+      ) s
+      where s.compared > 0
+      order by b.t`,
     prisma.$queryRaw<TRawDisagreement[]>(Prisma.sql`
       select d.id::text as id, d.created_at, d.region, d.policy_version, d.shadow_version, d.selected_provider, d.shadow_pick, d.reason_code,
              b.completed, b.failure_stage::text as failure_stage, c.status as call_status, c.error_class::text as call_error,
