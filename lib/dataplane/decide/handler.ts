@@ -9,7 +9,7 @@ import { registerEndpoint, ZErrorBody } from "../openapi";
 import type { TRouteHandler } from "../router";
 import type { RoutingState } from "../routing-state";
 import { countDecision } from "../telemetry/counters";
-import type { IdempotencyCache, TCachedAnswer } from "./idempotency";
+import { answerBytes, type IdempotencyCache, type TCachedAnswer } from "./idempotency";
 import { ZDecideRequest, ZDecideResponse } from "./schema";
 
 export const DECIDE_MAX_BODY_BYTES = 16 * 1024;
@@ -50,7 +50,7 @@ const ANSWER_HEADERS = { "content-type": "application/json; charset=utf-8", "cac
 function sendAnswer(res: ServerResponse, answer: TCachedAnswer, durability: string, replayed: boolean): void {
   res.writeHead(200, {
     ...ANSWER_HEADERS,
-    "content-length": Buffer.byteLength(answer.body),
+    "content-length": answer.body.length,
     "x-decision-durability": durability,
     ...(replayed ? { "idempotent-replayed": "true" } : {}),
   });
@@ -145,7 +145,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
 
     const pending = deps.log.submit(row).then((o: TWriteOutcome) => ({
       status: o.status,
-      answer: o.status === "existing" ? { body: o.existing.body, decisionId: o.existing.id } : { body, decisionId },
+      answer: o.status === "existing" ? { body: answerBytes(o.existing.body), decisionId: o.existing.id } : { body: answerBytes(body), decisionId },
     }));
     deps.cache.set(key, pending.then((p) => p.answer));
     let written: { status: TWriteOutcome["status"]; answer: TCachedAnswer };
