@@ -11,14 +11,21 @@ import type { TProviderHealth } from "./types";
  * scores with), the controller's current share, and the breaker state (a region's own breaker
  * wins over a provider-wide one, as in routing).
  */
-export async function getProviderHealth(opts: { operation: string; region?: string; windowMinutes: number; minSampleSize: number; now?: number }): Promise<TProviderHealth[]> {
+export type THealthContext = { breakers: TBreakerStatus[]; providers: { key: string; supportedRegions: string[] }[] };
+
+/** What every operation's health reads alike: one read for a page showing several operations. */
+export async function loadHealthContext(): Promise<THealthContext> {
+  const [breakers, providers] = await Promise.all([listBreakerStates(), getPrisma().provider.findMany({ select: { key: true, supportedRegions: true }, orderBy: { key: "asc" } })]);
+  return { breakers, providers };
+}
+
+export async function getProviderHealth(opts: { operation: string; region?: string; windowMinutes: number; minSampleSize: number; now?: number; context?: THealthContext }): Promise<TProviderHealth[]> {
   const now = opts.now ?? Date.now();
   const prisma = getPrisma();
-  const [buckets, shares, breakers, providers] = await Promise.all([
+  const [buckets, shares, { breakers, providers }] = await Promise.all([
     readMetricBuckets(opts.operation, now - opts.windowMinutes * 60_000, now),
     prisma.trafficShare.findMany({ where: { operationKey: opts.operation, ...(opts.region ? { region: opts.region } : {}) } }),
-    listBreakerStates(),
-    prisma.provider.findMany({ select: { key: true, supportedRegions: true }, orderBy: { key: "asc" } }),
+    opts.context ?? loadHealthContext(),
   ]);
   const byKey = new Map<string, TMetricBucket[]>();
   for (const b of buckets) {
