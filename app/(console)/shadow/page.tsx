@@ -4,6 +4,7 @@ import { DecisionLink, DecisionOutcome } from "@/components/decisions/decision-c
 import { pct } from "@/components/format";
 import { AgreementChart } from "./agreement-chart";
 import { getShadowView } from "@/lib/console/get-shadow-view";
+import { firstShadowedOperation } from "@/lib/console/first-shadowed-operation";
 import { listScopes } from "@/lib/console/list-scopes";
 import { RANGES, RANGE_KEYS, firstParam, parseRange } from "@/lib/console/ranges";
 
@@ -13,8 +14,9 @@ const CHART_HEIGHT = 220;
 
 export default async function ShadowPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const sp = await searchParams;
-  const scope = await listScopes();
-  const operation = firstParam(sp.operation) ?? scope.operations[0]?.key;
+  const [scope, inShadow] = await Promise.all([listScopes(), firstShadowedOperation()]);
+  // Without a choice, the first operation that has a version in shadow: the others have nothing to compare.
+  const operation = firstParam(sp.operation) ?? inShadow ?? scope.operations[0]?.key;
   const range = parseRange(sp.range, "24h");
   if (!operation) return <p className="panel muted p-3 text-sm">No operation exists yet.</p>;
   const view = await getShadowView(operation, range);
