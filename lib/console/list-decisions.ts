@@ -62,7 +62,8 @@ export async function listDecisions(f: TDecisionFilters, limit = 50, now = Date.
   if (f.provider) where.push(Prisma.sql`d.selected_provider = ${f.provider}`);
   if (f.reason) where.push(Prisma.sql`d.reason_code = ${f.reason}`);
   if (f.policy) where.push(Prisma.sql`d.policy_version = ${f.policy}`);
-  if (f.stale) where.push(Prisma.sql`d.stale = ${f.stale === "true"}`);
+  // A literal, not a parameter: the stale index is partial (WHERE stale), and only a literal lets the planner use it.
+  if (f.stale) where.push(f.stale === "true" ? Prisma.sql`d.stale` : Prisma.sql`not d.stale`);
   // An outcome is recorded after its decision, so outcomes reported before the window (less
   // clock skew between instances) cannot belong to it: the bound keeps a hash plan from reading
   // every failed outcome ever recorded (measured: 300 ms for the last hour on 1M decisions).
