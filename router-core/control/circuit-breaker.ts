@@ -68,6 +68,8 @@ export const BREAKER_TRANSITION_REASONS = [
   "probe_successes",
   /** half_open → open: a probe failed; the next open time is longer. */
   "probe_failure",
+  /** closed → open: fewer consecutive failures, while the provider's breakers in other regions show a provider-wide failure (breaker-correlation.ts). */
+  "correlated_failures",
 ] as const;
 export type TBreakerTransitionReason = (typeof BREAKER_TRANSITION_REASONS)[number];
 
@@ -106,6 +108,8 @@ export type TCircuitBreaker = {
   readonly config: Readonly<TBreakerConfig>;
   initial(now: number): TCircuitBreakerState;
   step(state: TCircuitBreakerState, event: TBreakerEvent, now: number): TCircuitBreakerState;
+  /** Opens a closed breaker on evidence from outside its own counts (reason `correlated_failures`); other states are returned as they are. */
+  trip(state: TCircuitBreakerState, now: number, detail: string): TCircuitBreakerState;
 };
 
 /** Enough for the console's breaker history panel without letting a flapping provider grow state. */
@@ -282,6 +286,11 @@ export function createCircuitBreaker(options: Partial<TBreakerConfig> = {}): TCi
         probeSlotsFreeAt: null,
         history: [],
       };
+    },
+    trip(state, now, detail) {
+      checkTime("now", now);
+      const s = advance(state, now);
+      return s.state === "closed" ? openBreaker(s, "correlated_failures", now, detail) : s;
     },
     step(state, event, now) {
       checkTime("now", now);

@@ -17,6 +17,14 @@ export {
   resolveCircuitBreakerConfig,
   restoreBreakerState,
 } from "./circuit-breaker";
+export type { TBreakerCorrelationConfig, TCorrelation } from "./breaker-correlation";
+export {
+  DEFAULT_BREAKER_CORRELATION,
+  correlateRegionalBreakers,
+  findCorrelation,
+  releaseHeldBreakers,
+  resolveBreakerCorrelation,
+} from "./breaker-correlation";
 export type { TQuotaConfig, TQuotaPhase, TQuotaRamp, TQuotaState, TQuotaWindow } from "./quota-tracker";
 export {
   DEFAULT_QUOTA_CONFIG,

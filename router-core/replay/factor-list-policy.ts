@@ -7,6 +7,13 @@ import {
   type TCircuitBreakerState,
 } from "../control/circuit-breaker";
 import {
+  correlateRegionalBreakers,
+  DEFAULT_BREAKER_CORRELATION,
+  releaseHeldBreakers,
+  resolveBreakerCorrelation,
+  type TBreakerCorrelationConfig,
+} from "../control/breaker-correlation";
+import {
   createControllerState,
   stepController,
   type TControllerConfig,
@@ -36,6 +43,11 @@ export type TRouterWiring = {
   /** One breaker per provider and region, so a regional failure opens only that region's circuit. */
   regionScopedBreakers: boolean;
   /**
+   * With region-scoped breakers: a provider's breakers opening in several regions at once count as
+   * a provider-wide failure (control/breaker-correlation.ts). `min_regions: 0` turns it off.
+   */
+  breakerCorrelation: TBreakerCorrelationConfig;
+  /**
    * Put every secondary on the probe floor from the start. A secondary with no traffic has no
    * metrics, scores on safe defaults and can never out-score a degrading incumbent; the floor
    * keeps its evidence flowing (paper 4.10).
@@ -49,6 +61,7 @@ export const DEFAULT_ROUTER_WIRING: Readonly<TRouterWiring> = Object.freeze({
   tickSeconds: 10,
   bucketSeconds: 60,
   regionScopedBreakers: true,
+  breakerCorrelation: DEFAULT_BREAKER_CORRELATION,
   probeSecondaries: true,
   telemetryDelaySeconds: 0,
 });
@@ -94,6 +107,8 @@ export function createFactorListPolicy(
   const store: MetricStore = createMetricStore({ bucketSeconds: w.bucketSeconds, retainMinutes });
 
   const breaker: TCircuitBreaker = createCircuitBreaker(policy.circuit_breaker);
+  const correlation = resolveBreakerCorrelation(w.breakerCorrelation);
+  const correlate = w.regionScopedBreakers && correlation.min_regions > 0 && regions.length > 1;
   const breakerKeys: string[][] = providers.map((p) => regions.map((r) => (w.regionScopedBreakers ? breakerKey(p, r) : breakerKey(p))));
   const breakerStates = new Map<string, TCircuitBreakerState>();
   for (const row of breakerKeys) for (const k of row) breakerStates.set(k, breaker.initial(0));
@@ -229,10 +244,22 @@ export function createFactorListPolicy(
       const before = breakerStates.get(k)!;
       const after = breaker.step(before, result.ok ? { type: "success" } : { type: "failure", detail: result.kind }, now);
       breakerStates.set(k, after);
-      if (after.state !== before.state || after.probeSuccesses !== before.probeSuccesses) {
-        if (after.state === "open" && before.state !== "open") recordIncident(b, now);
-        refreshBreakerViews(now);
+      let changed = after.state !== before.state || after.probeSuccesses !== before.probeSuccesses;
+      if (after.state === "open" && before.state !== "open") recordIncident(b, now);
+      if (correlate && (changed || (!result.ok && after.state === "closed"))) {
+        const keys = breakerKeys[provider]!;
+        const group = keys.map((key) => (key === k ? before : breakerStates.get(key)!));
+        const stepped = keys.map((key) => breakerStates.get(key)!);
+        const next = correlateRegionalBreakers(releaseHeldBreakers(group, stepped, now, correlation), now, breaker, correlation);
+        keys.forEach((key, r) => {
+          const s = next[r]!;
+          if (s === stepped[r]) return;
+          if (s.state === "open" && stepped[r]!.state !== "open") recordIncident(deltaFor(provider, r, now), now);
+          breakerStates.set(key, s);
+          changed = true;
+        });
       }
+      if (changed) refreshBreakerViews(now);
       if (result.kind === "throttled") {
         quotaStates[provider] = observeThrottle(quotaStates[provider]!, now, null);
         refreshQuotaViews(now);

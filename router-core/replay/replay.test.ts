@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_BREAKER_CORRELATION } from "../control/breaker-correlation";
 import { runScenario, scenarioTraffic } from "./suite";
 
 // Full 36,000-request runs: generous timeouts for a shared, busy machine.
@@ -13,6 +14,17 @@ describe("replay smoke", { timeout: 60_000 }, () => {
     expect(fl.successRate).toBeGreaterThan(0.96);
     expect(fl.degradedMinutes).toBeLessThanOrEqual(4);
     expect(fl.successRate).toBeGreaterThan(stat.successRate);
+  });
+
+  it("correlated regional breakers: the complete outage loses fewer requests; the EU-only failure trips nothing elsewhere", () => {
+    const off = { breakerCorrelation: { ...DEFAULT_BREAKER_CORRELATION, min_regions: 0 } };
+    const outageOn = runScenario({ scenario: "outage", policy: "factor_list", seed: 42, traffic }).metrics;
+    const outageOff = runScenario({ scenario: "outage", policy: "factor_list", seed: 42, traffic, wiring: off }).metrics;
+    expect(outageOn.successes).toBeGreaterThan(outageOff.successes);
+    const regionalOn = runScenario({ scenario: "regional", policy: "factor_list", seed: 42, traffic });
+    const regionalOff = runScenario({ scenario: "regional", policy: "factor_list", seed: 42, traffic, wiring: off });
+    expect(regionalOn.metrics).toEqual(regionalOff.metrics);
+    expect(regionalOn.trace).toEqual(regionalOff.trace);
   });
 
   it("is deterministic: the same seed gives the same factor-list run", () => {
