@@ -3,12 +3,27 @@ import type { TOperationLimits } from "./config";
 /**
  * Budget guards (seeds/001 pitfall 7: cost blindness during outages). Per operation: spend in
  * the current minute and UTC day against the caps, and how long the operation has been served
- * by a provider other than its primary. Counted per instance: each instance enforces the caps
- * on its own traffic, so with N instances an operator sets the caps per instance (README).
+ * by a provider other than its primary. Spend is this instance's own plus the other instances'
+ * as of the last sync (spend-sync.ts, about every second), so the caps hold for the cluster; the
+ * overshoot is at most what the other instances spend between two syncs. Without a sync (tests,
+ * a single instance) the others' share is zero.
  */
 export type TBudgetBreach = { kind: "cost_cap_minute" | "cost_cap_day" | "max_fallback_duration"; detail: string; evidence: Record<string, number | string | null> };
 
-type TSpend = { minuteStart: number; minute: number; dayStart: number; day: number; fallbackSince: number | null };
+type TSpend = {
+  minuteStart: number;
+  /** This instance's spend in the window. */
+  minute: number;
+  /** The other instances' spend in the window, as of the last sync. */
+  minuteOthers: number;
+  dayStart: number;
+  day: number;
+  dayOthers: number;
+  fallbackSince: number | null;
+};
+
+/** Spend not yet written to the shared table, by operation, window kind and window start. */
+export type TSpendDelta = { operation: string; kind: "minute" | "day"; windowStart: number; amount: number };
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -20,18 +35,28 @@ export function createBudgetGuard(now: () => number) {
     const t = now();
     let s = spend.get(operation);
     if (!s) {
-      s = { minuteStart: t - (t % MINUTE_MS), minute: 0, dayStart: t - (t % DAY_MS), day: 0, fallbackSince: null };
+      s = { minuteStart: t - (t % MINUTE_MS), minute: 0, minuteOthers: 0, dayStart: t - (t % DAY_MS), day: 0, dayOthers: 0, fallbackSince: null };
       spend.set(operation, s);
     }
     if (t - s.minuteStart >= MINUTE_MS) {
       s.minuteStart = t - (t % MINUTE_MS);
       s.minute = 0;
+      s.minuteOthers = 0;
     }
     if (t - s.dayStart >= DAY_MS) {
       s.dayStart = t - (t % DAY_MS);
       s.day = 0;
+      s.dayOthers = 0;
     }
     return s;
+  }
+
+  let pending = new Map<string, TSpendDelta>();
+  function addPending(operation: string, kind: "minute" | "day", windowStart: number, amount: number): void {
+    const key = `${operation}\u001f${kind}\u001f${windowStart}`;
+    const d = pending.get(key);
+    if (d) d.amount += amount;
+    else pending.set(key, { operation, kind, windowStart, amount });
   }
 
   return {
@@ -39,18 +64,25 @@ export function createBudgetGuard(now: () => number) {
     costBreach(operation: string, limits: TOperationLimits): TBudgetBreach | null {
       if (limits.costCapPerMinute === null && limits.costCapPerDay === null) return null;
       const s = entry(operation);
-      if (limits.costCapPerMinute !== null && s.minute >= limits.costCapPerMinute) {
+      const minute = s.minute + s.minuteOthers;
+      const day = s.day + s.dayOthers;
+      if (limits.costCapPerMinute !== null && minute >= limits.costCapPerMinute) {
         return {
           kind: "cost_cap_minute",
-          detail: `spend this minute ${round(s.minute)} reached the cap of ${limits.costCapPerMinute}`,
-          evidence: { spentMinute: round(s.minute), capPerMinute: limits.costCapPerMinute, resetsAt: new Date(s.minuteStart + MINUTE_MS).toISOString() },
+          detail: `spend this minute ${round(minute)} (all instances) reached the cap of ${limits.costCapPerMinute}`,
+          evidence: {
+            spentMinute: round(minute),
+            spentMinuteThisInstance: round(s.minute),
+            capPerMinute: limits.costCapPerMinute,
+            resetsAt: new Date(s.minuteStart + MINUTE_MS).toISOString(),
+          },
         };
       }
-      if (limits.costCapPerDay !== null && s.day >= limits.costCapPerDay) {
+      if (limits.costCapPerDay !== null && day >= limits.costCapPerDay) {
         return {
           kind: "cost_cap_day",
-          detail: `spend today ${round(s.day)} reached the cap of ${limits.costCapPerDay}`,
-          evidence: { spentDay: round(s.day), capPerDay: limits.costCapPerDay, resetsAt: new Date(s.dayStart + DAY_MS).toISOString() },
+          detail: `spend today ${round(day)} (all instances) reached the cap of ${limits.costCapPerDay}`,
+          evidence: { spentDay: round(day), spentDayThisInstance: round(s.day), capPerDay: limits.costCapPerDay, resetsAt: new Date(s.dayStart + DAY_MS).toISOString() },
         };
       }
       return null;
@@ -67,6 +99,32 @@ export function createBudgetGuard(now: () => number) {
       const s = entry(operation);
       s.minute += cost;
       s.day += cost;
+      addPending(operation, "minute", s.minuteStart, cost);
+      addPending(operation, "day", s.dayStart, cost);
+    },
+    /** Takes the spend not yet shared (the sync writes it; on failure it gives it back with `restore`). */
+    takePending(): TSpendDelta[] {
+      const out = [...pending.values()];
+      pending = new Map();
+      return out;
+    },
+    restore(deltas: readonly TSpendDelta[]): void {
+      for (const d of deltas) addPending(d.operation, d.kind, d.windowStart, d.amount);
+    },
+    /** The current windows' starts, for the sync's read. */
+    windows(): { minuteStart: number; dayStart: number } {
+      const t = now();
+      return { minuteStart: t - (t % MINUTE_MS), dayStart: t - (t % DAY_MS) };
+    },
+    /** The other instances' spend per operation in the windows just read; operations not listed spent nothing. */
+    setOthers(read: { minuteStart: number; dayStart: number; others: ReadonlyMap<string, { minute: number; day: number }> }): void {
+      const operations = new Set([...spend.keys(), ...read.others.keys()]);
+      for (const operation of operations) {
+        const s = entry(operation);
+        const o = read.others.get(operation);
+        if (s.minuteStart === read.minuteStart) s.minuteOthers = o?.minute ?? 0;
+        if (s.dayStart === read.dayStart) s.dayOthers = o?.day ?? 0;
+      }
     },
     /** Records who served: the primary ends a fallback period, anyone else starts or continues one. */
     served(operation: string, byPrimary: boolean): void {
@@ -87,9 +145,16 @@ export function createBudgetGuard(now: () => number) {
         evidence: { fallbackSince: new Date(s.fallbackSince).toISOString(), fallbackSeconds: Math.round(seconds), maxFallbackSeconds: limits.maxFallbackSeconds },
       };
     },
-    snapshot(operation: string): { spentMinute: number; spentDay: number; fallbackSince: number | null } {
+    /** Spend in the current windows, all instances (as of the last sync), and this instance's part. */
+    snapshot(operation: string): { spentMinute: number; spentDay: number; spentMinuteThisInstance: number; spentDayThisInstance: number; fallbackSince: number | null } {
       const s = entry(operation);
-      return { spentMinute: s.minute, spentDay: s.day, fallbackSince: s.fallbackSince };
+      return {
+        spentMinute: s.minute + s.minuteOthers,
+        spentDay: s.day + s.dayOthers,
+        spentMinuteThisInstance: s.minute,
+        spentDayThisInstance: s.day,
+        fallbackSince: s.fallbackSince,
+      };
     },
   };
 }

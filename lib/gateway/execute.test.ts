@@ -239,7 +239,7 @@ describe("POST /api/v1/execute/:operation", () => {
       expect(upstreamCalls()).toBe(1);
       await env.server.gateway.flush();
       const events = await env.pool.query(`select type, detail, evidence from shift_event where operation_key = 'LLM_CHAT' and type = 'budget_breach'`);
-      expect(events.rows[0]?.detail).toMatch(/^spend this minute [\d.e-]+ reached the cap of [\d.e-]+$/);
+      expect(events.rows[0]?.detail).toMatch(/^spend this minute [\d.e-]+ \(all instances\) reached the cap of [\d.e-]+$/);
       expect(events.rows[0]?.evidence).toMatchObject({ kind: "cost_cap_minute", capPerMinute: cap });
     } finally {
       await env.prisma.gatewayOperation.update({ where: { operationKey: "LLM_CHAT" }, data: { costCapPerMinute: null } });

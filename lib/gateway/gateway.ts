@@ -15,6 +15,7 @@ import { createJobQueue } from "./jobs";
 import { newRequestId } from "./prepare";
 import { createQuotaFeed } from "./quota-feed";
 import { createRetryBudget, type RetryBudget } from "./retry-budget";
+import { createSpendSync } from "./spend-sync";
 import type { TExecuteRequest } from "./schema";
 
 export type TGatewayOptions = {
@@ -33,6 +34,8 @@ export type TGatewayOptions = {
   refreshMs?: number;
   /** Backoff between failover attempts (full jitter); defaults base 25 ms, cap 1 s. */
   backoff?: { baseMs: number; capMs: number };
+  /** How often spend is shared with the other instances (gateway_spend); default 1000 ms. */
+  spendSyncMs?: number;
 };
 
 const EMPTY: TGatewayConfig = { adapters: new Map(), limits: new Map(), errors: [] };
@@ -70,13 +73,15 @@ export async function startGateway(opts: TGatewayOptions) {
   const inflight = new Set<Promise<unknown>>();
   const quotas = createQuotaFeed(opts.state, now);
   const idempotency = createIdempotencyStore({ pool: opts.pool, ownerId: opts.instanceId, now, log });
+  const budget = createBudgetGuard(now);
+  const spendSync = createSpendSync({ pool: opts.pool, guard: budget, instanceId: opts.instanceId, intervalMs: opts.spendSyncMs, now, log });
 
   const ctx: TGatewayContext = {
     state: opts.state,
     decide: createDecider({ state: opts.state, log: opts.decisionLog, instanceId: opts.instanceId, now, random }),
     config: () => config,
     outcomes: opts.outcomes,
-    budget: createBudgetGuard(now),
+    budget,
     quotas,
     idempotency,
     events: createEventRecorder(opts.pool, log, now, (p) => ctx.track(p)),
@@ -123,6 +128,7 @@ export async function startGateway(opts: TGatewayOptions) {
     routes,
     reload,
     context: ctx,
+    spendSync,
     /** For /api/v1/health: what execute mode can call and what it holds. */
     health() {
       return {
@@ -143,6 +149,7 @@ export async function startGateway(opts: TGatewayOptions) {
       quotas.close();
       ctx.jobs.close();
       await this.flush();
+      await spendSync.close();
     },
   };
 }
