@@ -1,7 +1,6 @@
 import autocannon from "autocannon";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
@@ -9,6 +8,7 @@ import { createScratchDatabase, type TScratchDatabase } from "../lib/db/drift";
 import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../lib/db/embedded";
 import { applyMigrations } from "../lib/db/migrate";
 import { writeBenchResult } from "../lib/reliability/bench-results";
+import { withCpuPerUnit } from "../lib/reliability/process-cpu";
 import { freePort } from "../lib/runtime/free-port";
 import { waitForHealth } from "../lib/runtime/wait-for-health";
 
@@ -54,17 +54,6 @@ function stopServer(child: ChildProcess): Promise<void> {
     child.once("exit", () => resolve());
     child.kill("SIGTERM");
   });
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc; null where there is none. */
-function cpuSeconds(pid: number | undefined): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
 }
 
 /** Decision ids of every 200 answer, to check each one is in the table afterwards. */
@@ -183,11 +172,10 @@ async function main(): Promise<void> {
     const connections = Number(values.connections);
     console.log(`decide, ${durability} durability, ${connections} connections, 127.0.0.1:${started.port}`);
     await load(started.port, 3, connections, "warm");
-    const cpuBefore = cpuSeconds(child.pid);
-    const result = await load(started.port, duration, connections, "run");
-    const cpuAfter = cpuSeconds(child.pid);
     // The server's own CPU per answered decide: what the data plane costs, whatever else shares the machine.
-    const serverCpuUs = cpuBefore === null || cpuAfter === null || result["2xx"] === 0 ? null : ((cpuAfter - cpuBefore) * 1e6) / result["2xx"];
+    const measured = await withCpuPerUnit(child.pid, () => load(started.port, duration, connections, "run"), (r) => r["2xx"]);
+    const result = measured.result;
+    const serverCpuUs = measured.cpuUsPerUnit;
 
     const outcomeSeconds = Math.max(3, Math.round(duration / 2));
     const outcomesStartedAt = new Date();

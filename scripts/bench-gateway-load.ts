@@ -28,6 +28,8 @@ export type TLoadResult = {
   p90Us: number;
   p99Us: number;
   maxUs: number;
+  /** CPU of the process serving the target per request (set by the parent, which knows the pid). */
+  cpuUsPerRequest?: number | null;
 };
 
 function send(agent: http.Agent, url: URL, headers: Record<string, string>, body: string): Promise<number> {

@@ -81,6 +81,7 @@ export async function startSwitchyardTarget(upstreamUrl: string, dataDir: string
       url: `${base}/api/v1/execute/LLM_CHAT`,
       headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
       body: JSON.stringify({ region: "EU", input: { messages: [{ role: "user", content: "Say hello in one word." }], maxTokens: 16 } }),
+      pid: server.pid,
     };
     const probe = await fetch(target.url, { method: "POST", headers: target.headers, body: target.body });
     if (!probe.ok) throw new Error(`execute answered ${probe.status}: ${(await probe.text()).slice(0, 300)}`);

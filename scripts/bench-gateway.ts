@@ -6,6 +6,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createRequire } from "node:module";
+import { withCpuPerUnit } from "../lib/reliability/process-cpu";
 import { freePort } from "../lib/runtime/free-port";
 import { runLoad, type TLoadResult, type TLoadSpec } from "./bench-gateway-load";
 
@@ -129,7 +130,8 @@ function stop(child: ChildProcess | null | undefined): Promise<void> {
   });
 }
 
-type TTarget = { label: string; url: string; headers: Record<string, string>; body: string };
+/** pid: the process serving the target, for its CPU per request. */
+type TTarget = { label: string; url: string; headers: Record<string, string>; body: string; pid?: number };
 
 async function startPortkey(upstream: string): Promise<{ child: ChildProcess; target: TTarget }> {
   const port = await freePort();
@@ -151,17 +153,18 @@ async function startPortkey(upstream: string): Promise<{ child: ChildProcess; ta
     body: JSON.stringify(CHAT_REQUEST),
   };
   await waitForHttp(target.url, { method: "POST", headers: target.headers, body: target.body }, 30_000);
-  return { child, target };
+  return { child, target: { ...target, pid: child.pid } };
 }
 
 const us = (v: number) => (Number.isFinite(v) ? (v / 1000).toFixed(2) : "-");
 
 function printTable(results: TLoadResult[], direct: TLoadResult): void {
-  const header = ["target", "req/s", "p50 ms", "p99 ms", "added p50 ms", "added p99 ms", "non-2xx", "errors"];
+  const header = ["target", "req/s", "p50 ms", "p99 ms", "added p50 ms", "added p99 ms", "CPU µs/req", "non-2xx", "errors"];
   const rows = results.map((r) => {
     const non2xx = Object.entries(r.status).filter(([s]) => !s.startsWith("2")).reduce((n, [, c]) => n + c, 0);
     const self = r === direct;
-    return [r.label, r.perSecond.toFixed(0), us(r.p50Us), us(r.p99Us), self ? "-" : us(r.p50Us - direct.p50Us), self ? "-" : us(r.p99Us - direct.p99Us), String(non2xx), String(r.errors)];
+    const cpu = r.cpuUsPerRequest === null || r.cpuUsPerRequest === undefined ? "-" : r.cpuUsPerRequest.toFixed(0);
+    return [r.label, r.perSecond.toFixed(0), us(r.p50Us), us(r.p99Us), self ? "-" : us(r.p50Us - direct.p50Us), self ? "-" : us(r.p99Us - direct.p99Us), cpu, String(non2xx), String(r.errors)];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
@@ -209,18 +212,20 @@ async function main(): Promise<void> {
       if (only && !only.has(t.label) && t.label !== "direct") return null;
       const spec = { url: t.url, headers: t.headers, body: t.body, connections, label: t.label };
       await runLoadInChild({ ...spec, seconds: warmup });
-      const r = await runLoadInChild({ ...spec, seconds });
+      const measured = await withCpuPerUnit(t.pid, () => runLoadInChild({ ...spec, seconds }), (x) => x.requests);
+      const r: TLoadResult = { ...measured.result, cpuUsPerRequest: measured.cpuUsPerUnit };
       results.push(r);
-      console.log(`  ${t.label}: ${r.perSecond.toFixed(0)} req/s, p50 ${us(r.p50Us)} ms, p99 ${us(r.p99Us)} ms`);
+      const cpu = r.cpuUsPerRequest === null || r.cpuUsPerRequest === undefined ? "" : `, ${r.cpuUsPerRequest.toFixed(0)} µs CPU per request`;
+      console.log(`  ${t.label}: ${r.perSecond.toFixed(0)} req/s, p50 ${us(r.p50Us)} ms, p99 ${us(r.p99Us)} ms${cpu}`);
       return r;
     };
 
     const chat = { "content-type": "application/json" };
-    const direct = (await measure({ label: "direct", url: `${upstreamUrl}/v1/chat/completions`, headers: chat, body: JSON.stringify(CHAT_REQUEST) }))!;
+    const direct = (await measure({ label: "direct", url: `${upstreamUrl}/v1/chat/completions`, headers: chat, body: JSON.stringify(CHAT_REQUEST), pid: upstream.child.pid }))!;
 
     const pass = await spawnRole(["--role", "pass-through", "--upstream", upstreamUrl]);
     children.push(pass.child);
-    await measure({ label: "pass-through", url: `http://127.0.0.1:${pass.port}/v1/chat/completions`, headers: chat, body: JSON.stringify(CHAT_REQUEST) });
+    await measure({ label: "pass-through", url: `http://127.0.0.1:${pass.port}/v1/chat/completions`, headers: chat, body: JSON.stringify(CHAT_REQUEST), pid: pass.child.pid });
     await stop(pass.child);
 
     if (!only || only.has("portkey")) {
@@ -289,8 +294,16 @@ function writeGatewayResult(
     tables: [
       {
         title: "per target (added = target percentile minus the direct run's)",
-        columns: ["target", "req/s", "p50 ms", "p99 ms", "added p50 ms", "added p99 ms"],
-        rows: results.map((r) => [r.label, Math.round(r.perSecond), ms(r.p50Us), ms(r.p99Us), r === direct ? null : ms(r.p50Us - direct.p50Us), r === direct ? null : ms(r.p99Us - direct.p99Us)]),
+        columns: ["target", "req/s", "p50 ms", "p99 ms", "added p50 ms", "added p99 ms", "server CPU µs/req"],
+        rows: results.map((r) => [
+          r.label,
+          Math.round(r.perSecond),
+          ms(r.p50Us),
+          ms(r.p99Us),
+          r === direct ? null : ms(r.p50Us - direct.p50Us),
+          r === direct ? null : ms(r.p99Us - direct.p99Us),
+          r.cpuUsPerRequest === null || r.cpuUsPerRequest === undefined ? null : Math.round(r.cpuUsPerRequest),
+        ]),
       },
     ],
     invariants: results.map((r) => ({ label: `${r.label}: every answer 2xx`, ok: r.errors === 0 && Object.keys(r.status).every((s) => s.startsWith("2")), detail: JSON.stringify(r.status) + (r.errors ? `, ${r.errors} errors` : "") })),
