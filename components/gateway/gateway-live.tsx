@@ -9,13 +9,14 @@ import { age, ms, utc } from "../format";
 // Caps and per-call LLM costs are often fractions of a cent: small amounts keep two significant digits.
 const money = (v: number) => (v === 0 ? "$0" : v >= 0.01 ? `$${v.toFixed(v >= 1 ? 2 : 4)}` : `$${v.toPrecision(2)}`);
 
-/** Spend so far against a cap: "$0.1250 of $0.50", coloured once the cap is reached. */
-function Spend({ spent, cap }: { spent: number | null; cap: number | null }) {
-  if (cap === null) return <span className="muted">{spent === null ? "no cap" : `${money(spent)} · no cap`}</span>;
-  if (spent === null) return <span>{money(cap)}</span>;
+/** Spend so far (all instances) against a cap: "$0.1250 of $0.50", coloured once the cap is reached. */
+function Spend({ spent, cap, thisInstance }: { spent: number; cap: number | null; thisInstance: number | null }) {
+  const own = thisInstance === null ? "" : `this instance ${money(thisInstance)}`;
+  if (cap === null) return <span className="muted" title={own || undefined}>{spent > 0 ? `${money(spent)} · no cap` : "no cap"}</span>;
   const reached = spent >= cap;
+  const title = [reached ? "cap reached: the fallback policy answers until the window resets" : "", own].filter(Boolean).join(" · ");
   return (
-    <span style={{ color: reached ? "var(--bad)" : spent >= cap * 0.8 ? "var(--warn)" : undefined }} title={reached ? "cap reached: the fallback policy answers until the window resets" : undefined}>
+    <span style={{ color: reached ? "var(--bad)" : spent >= cap * 0.8 ? "var(--warn)" : undefined }} title={title || undefined}>
       {money(spent)} of {money(cap)}
     </span>
   );
@@ -72,13 +73,13 @@ export function GatewayLive({ initial }: { initial: TGatewayView }) {
             <>
               <span className="muted">State of instance </span>
               <span className="mono">{view.instance.id}</span>
-              <span className="muted"> (spend, retry budgets and the queue are per instance) · queued jobs </span>
+              <span className="muted"> (retry budgets, the fallback period and the queue are per instance; spend is for all instances) · queued jobs </span>
               <span className="mono" data-testid="gateway-queue-depth">
                 {view.instance.queuedJobs}
               </span>
             </>
           ) : (
-            <span className="muted">Spend, retry budgets and the job queue are not observable from this process (no gateway running in it).</span>
+            <span className="muted">Retry budgets, the fallback period and the job queue are not observable from this process (no gateway running in it); spend comes from the shared table.</span>
           )}
         </span>
         {query.isError ? (
@@ -100,8 +101,8 @@ export function GatewayLive({ initial }: { initial: TGatewayView }) {
               "Deadline",
               "Max attempts",
               { label: "Retry budget", title: "Envoy-style: retries at most this share of requests in a sliding 10 s window; then this instance's use" },
-              { label: "Cost / minute", title: "spent this minute on this instance, of the cap" },
-              { label: "Cost / day", title: "spent today (UTC) on this instance, of the cap" },
+              { label: "Cost / minute", title: "spent this minute by all instances, of the cap (the cap holds for the cluster)" },
+              { label: "Cost / day", title: "spent today (UTC) by all instances, of the cap" },
               { label: "Max fallback", title: "how long non-primary providers may serve before only the primary may" },
               "Fallback policy",
               "Cache TTL",
@@ -123,10 +124,10 @@ export function GatewayLive({ initial }: { initial: TGatewayView }) {
                   <RetryBudget row={o} />
                 </td>
                 <td className="mono" data-testid="gateway-cap-minute">
-                  <Spend spent={o.runtime?.spentMinute ?? null} cap={o.limits.costCapPerMinute} />
+                  <Spend spent={o.spend.minute} cap={o.limits.costCapPerMinute} thisInstance={o.runtime?.spentMinuteThisInstance ?? null} />
                 </td>
                 <td className="mono" data-testid="gateway-cap-day">
-                  <Spend spent={o.runtime?.spentDay ?? null} cap={o.limits.costCapPerDay} />
+                  <Spend spent={o.spend.day} cap={o.limits.costCapPerDay} thisInstance={o.runtime?.spentDayThisInstance ?? null} />
                 </td>
                 <td className="mono">
                   <Fallback row={o} now={now} />

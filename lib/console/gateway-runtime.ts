@@ -2,8 +2,8 @@ import type { Gateway } from "@/lib/gateway/gateway";
 import type { TOperationLimits } from "@/lib/gateway/config";
 
 /**
- * What execute mode holds in memory (spend against the cost caps, retry budgets, the job queue)
- * is per instance and lives in the server process beside Next, so the console reads it through
+ * What execute mode holds in memory (its view of spend against the cost caps, retry budgets, the
+ * job queue, the fallback period) is per instance and lives in the server process beside Next, so the console reads it through
  * this slot on globalThis: Next bundles its own copy of lib/ modules, and module state would not
  * be shared. The boot publishes the gateway once it has started; a process without one (a
  * Next-only dev server, tests) reads null and the page says the state is not observable.
@@ -14,8 +14,11 @@ export type TGatewayRuntimeSource = {
 };
 
 export type TGatewayRuntimeState = {
+  /** All instances' spend in the current minute and UTC day as this instance's budget guard counts it (its own plus the others' as of its last sync). */
   spentMinute: number;
   spentDay: number;
+  spentMinuteThisInstance: number;
+  spentDayThisInstance: number;
   fallbackSince: number | null;
   retry: { requests: number; retries: number; allowed: number; windowSeconds: number };
 };
@@ -40,6 +43,8 @@ export function publishGatewayRuntime(gateway: TGatewayRuntimeSource, instanceId
       return {
         spentMinute: spend.spentMinute,
         spentDay: spend.spentDay,
+        spentMinuteThisInstance: spend.spentMinuteThisInstance,
+        spentDayThisInstance: spend.spentDayThisInstance,
         fallbackSince: spend.fallbackSince,
         retry: {
           requests: stats.requests,

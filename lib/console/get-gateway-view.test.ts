@@ -41,6 +41,12 @@ beforeAll(async () => {
   });
   // A secret pasted where the reference belongs: the gateway skips the row; the console must not echo it.
   await prisma.providerAdapter.create({ data: { providerKey: "provider_B", kind: "http_json", baseUrl: "https://b.example.test", credentialRef: SECRETS.asRef, timeoutMs: 5_000 } });
+  // Shared spend of two instances in the current minute and day, and an older minute that no longer counts.
+  const minute = new Date(NOW - (NOW % 60_000));
+  const day = new Date(NOW - (NOW % 86_400_000));
+  await prisma.$executeRaw`insert into gateway_spend (operation_key, window_kind, window_start, instance_id, amount) values
+    ('LLM_CHAT', 'minute', ${minute}, 'i1', 0.25), ('LLM_CHAT', 'minute', ${minute}, 'i2', 0.125), ('LLM_CHAT', 'minute', ${new Date(minute.getTime() - 60_000)}, 'i1', 5),
+    ('LLM_CHAT', 'day', ${day}, 'i1', 3), ('LLM_CHAT', 'day', ${day}, 'i2', 2)`;
   await prisma.shiftEvent.createMany({
     data: [
       { at: new Date(NOW - 60_000), operationKey: "LLM_CHAT", region: "EU", type: "budget_breach", sharesFrom: {}, sharesTo: {}, detail: "spend this minute 0.5 reached the cap of 0.5", evidence: { kind: "cost_cap_minute", spentMinute: 0.5, capPerMinute: 0.5 }, policyVersion: "v1" },
@@ -65,7 +71,7 @@ describe("getGatewayView", () => {
     expect(view.instance).toBeNull();
 
     const llm = view.operations.find((o) => o.operation === "LLM_CHAT")!;
-    expect(llm).toMatchObject({ configured: true, policyVersion: "v1", runtime: null });
+    expect(llm).toMatchObject({ configured: true, policyVersion: "v1", runtime: null, spend: { minute: 0.375, day: 5 } });
     expect(llm.limits).toMatchObject({ deadlineMs: 60_000, maxAttempts: 3, retryBudgetRatio: 0.25, costCapPerMinute: 0.5, costCapPerDay: 20, maxFallbackSeconds: 120, cacheTtlSeconds: 30 });
     expect(llm.callable).toEqual(["llm_openai", "llm_anthropic", "llm_gemini"]);
     expect(llm.fallbackPolicy).not.toBeNull();
@@ -121,8 +127,20 @@ describe("getGatewayView", () => {
     const view = await getGatewayView(t, env);
     expect(view.instance).toEqual({ id: "instance-test", queuedJobs: 2 });
     const llm = view.operations.find((o) => o.operation === "LLM_CHAT")!;
-    expect(llm.runtime).toEqual({ spentMinute: 0.125, spentDay: 0.125, fallbackSince: NOW, retry: { requests: 200, retries: 1, allowed: 50, windowSeconds: 10 } });
+    expect(llm.runtime).toEqual({
+      spentMinute: 0.125,
+      spentDay: 0.125,
+      spentMinuteThisInstance: 0.125,
+      spentDayThisInstance: 0.125,
+      fallbackSince: NOW,
+      retry: { requests: 200, retries: 1, allowed: 50, windowSeconds: 10 },
+    });
+    // The shared table is ahead of this instance's view (it has not synced): the larger counts.
+    expect(llm.spend).toEqual({ minute: 0.375, day: 5 });
+    budget.charge("LLM_CHAT", 1);
+    expect((await getGatewayView(t, env)).operations.find((o) => o.operation === "LLM_CHAT")!.spend).toEqual({ minute: 1.125, day: 5 });
     // Per operation: SEND_SMS has spent nothing and used no retry.
     expect(view.operations.find((o) => o.operation === "SEND_SMS")!.runtime).toMatchObject({ spentMinute: 0, spentDay: 0, fallbackSince: null, retry: { requests: 0, retries: 0, allowed: 30 } });
+    expect(view.operations.find((o) => o.operation === "SEND_SMS")!.spend).toEqual({ minute: 0, day: 0 });
   });
 });

@@ -8,6 +8,8 @@ import { gatewayRuntime, type TGatewayRuntimeState } from "./gateway-runtime";
 /** Gateway events are shift_event rows of these types (lib/gateway/events.ts). */
 export const GATEWAY_EVENT_TYPES = ["budget_breach", "max_fallback_duration"] as const;
 const EVENT_LIMIT = 50;
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
 
 export type TGatewayOperationRow = {
   operation: string;
@@ -21,6 +23,13 @@ export type TGatewayOperationRow = {
   providers: string[];
   /** Providers of the active factor list that have a valid adapter: execute can call them. */
   callable: string[];
+  /**
+   * Spend in the current minute and UTC day by every instance, against the caps: the larger of
+   * gateway_spend's sum (written by each instance about every second) and what this instance's
+   * guard counts (its own unshared spend plus the others' as of its last sync). Both lag by at
+   * most a sync; each misses a different part, so neither alone is the better lower bound.
+   */
+  spend: { minute: number; day: number };
   runtime: TGatewayRuntimeState | null;
 };
 
@@ -65,14 +74,16 @@ function hostOf(baseUrl: string): string | null {
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 /**
- * The Gateway page: execute mode's configuration per operation and per provider adapter, the
- * state this instance holds (spend so far against the caps, retry budget use, queued jobs) and
- * the latest budget events. Credentials appear by reference only; adapter options (header and
+ * The Gateway page: execute mode's configuration per operation and per provider adapter, spend
+ * so far against the cost caps (all instances), the state this instance holds (retry budget use,
+ * fallback period, queued jobs) and the latest budget events. Credentials appear by reference only; adapter options (header and
  * body templates) are not read, since an operator may have written a literal secret there.
  */
 export async function getGatewayView(now = Date.now(), env: Readonly<Record<string, string | undefined>> = process.env): Promise<TGatewayView> {
   const prisma = getPrisma();
-  const [operations, activeVersions, limitRows, adapterRows, events] = await Promise.all([
+  const minuteStart = new Date(now - (now % MINUTE_MS));
+  const dayStart = new Date(now - (now % DAY_MS));
+  const [operations, activeVersions, limitRows, adapterRows, events, spendRows] = await Promise.all([
     prisma.operation.findMany({ orderBy: { key: "asc" }, select: { key: true, policy: { select: { activeVersionId: true } } } }),
     prisma.factorListVersion.findMany({ where: { status: "active" }, select: { id: true, version: true, document: true } }),
     prisma.gatewayOperation.findMany(),
@@ -86,7 +97,12 @@ export async function getGatewayView(now = Date.now(), env: Readonly<Record<stri
       take: EVENT_LIMIT,
       select: { id: true, at: true, operationKey: true, region: true, type: true, providerKey: true, detail: true, evidence: true, policyVersion: true },
     }),
+    prisma.$queryRaw<{ operation_key: string; window_kind: string; amount: number }[]>`
+      select operation_key, window_kind, sum(amount)::float8 as amount from gateway_spend
+       where (window_kind = 'minute' and window_start = ${minuteStart}) or (window_kind = 'day' and window_start = ${dayStart})
+       group by 1, 2`,
   ]);
+  const shared = new Map(spendRows.map((r) => [`${r.operation_key}\u001f${r.window_kind}`, r.amount]));
 
   const adapters: TGatewayAdapterRow[] = adapterRows.map((r) => {
     // The same validation the gateway applies when it loads the table (options are checked when it builds the adapter).
@@ -148,6 +164,8 @@ export async function getGatewayView(now = Date.now(), env: Readonly<Record<stri
       if (a) a.operations.push(o.key);
       return a !== undefined && a.error === null;
     });
+    // Only operations execute can serve have state worth reading (and reading creates it).
+    const state = runtime && callable.length > 0 ? runtime.operation(o.key, limits) : null;
     return {
       operation: o.key,
       configured: row !== undefined,
@@ -157,8 +175,11 @@ export async function getGatewayView(now = Date.now(), env: Readonly<Record<stri
       fallbackAction: fallbackPolicy && fallbackPolicy in FALLBACK_POLICIES ? FALLBACK_POLICIES[fallbackPolicy as keyof typeof FALLBACK_POLICIES] : null,
       providers,
       callable,
-      // Only operations execute can serve have state worth reading (and reading creates it).
-      runtime: runtime && callable.length > 0 ? runtime.operation(o.key, limits) : null,
+      spend: {
+        minute: Math.max(shared.get(`${o.key}\u001fminute`) ?? 0, state?.spentMinute ?? 0),
+        day: Math.max(shared.get(`${o.key}\u001fday`) ?? 0, state?.spentDay ?? 0),
+      },
+      runtime: state,
     };
   });
 
