@@ -60,7 +60,8 @@ function stopServer(child: ChildProcess): Promise<void> {
 const acknowledgedIds: string[] = [];
 const ID_START = '{"decisionId":"'.length;
 
-function load(port: number, seconds: number, connections: number, prefix: string): Promise<autocannon.Result> {
+/** Closed loop (each connection sends its next request when the answer arrives), or a fixed total rate when `rate` is set. */
+function load(port: number, seconds: number, connections: number, prefix: string, rate?: number): Promise<autocannon.Result> {
   let n = 0;
   const regions = ["EU", "NA", "APAC", "LATAM"];
   return autocannon({
@@ -68,6 +69,7 @@ function load(port: number, seconds: number, connections: number, prefix: string
     method: "POST",
     connections,
     duration: seconds,
+    ...(rate ? { overallRate: rate } : {}),
     headers: AUTH,
     requests: [
       {
@@ -177,6 +179,12 @@ async function main(): Promise<void> {
     const result = measured.result;
     const serverCpuUs = measured.cpuUsPerUnit;
 
+    // Latency at a sustainable load: a fixed rate of 60% of the closed-loop maximum. The closed
+    // loop's latency is mostly queueing (connections / throughput); this is what a service sees.
+    const fixedRate = Math.max(100, Math.round((0.6 * result["2xx"]) / (result.duration || duration) / 100) * 100);
+    console.log(`decide at a fixed ${fixedRate}/s`);
+    const fixed = await load(started.port, Math.max(5, Math.round(duration / 2)), connections, "fixed", fixedRate);
+
     const outcomeSeconds = Math.max(3, Math.round(duration / 2));
     const outcomesStartedAt = new Date();
     const outcomeConnections = Math.min(connections, 16);
@@ -217,6 +225,7 @@ async function main(): Promise<void> {
     console.log(`latency p99      ${result.latency.p99} ms`);
     console.log(`latency max      ${result.latency.max} ms`);
     if (serverCpuUs !== null) console.log(`server CPU       ${serverCpuUs.toFixed(0)} µs per decide`);
+    console.log(`at ${fixedRate}/s      p50 ${fixed.latency.p50} ms, p99 ${fixed.latency.p99} ms, max ${fixed.latency.max} ms (${fixed["2xx"]} answered, ${fixed.non2xx} non-2xx)`);
     console.log(`non-2xx, errors  ${result.non2xx}, ${result.errors} (timeouts ${result.timeouts})`);
     console.log(`acknowledged     ${acknowledged} (warm-up included)`);
     // More rows than answers is expected: requests in flight when the load generator stopped were
@@ -228,7 +237,7 @@ async function main(): Promise<void> {
     console.log(`outcomes/s       ${outcomesPerSecond.toFixed(0)} (${outcomeResult["2xx"]} batches; batch p50 ${outcomeResult.latency.p50} ms, p99 ${outcomeResult.latency.p99} ms)`);
     console.log(`outcome rows     ${outcomeRows} for ${outcomesRecorded} recorded, ${outcomeLoad.refused()} refused`);
     if (missing !== 0 || acknowledged > rows) process.exitCode = 1;
-    if (result.non2xx > 0 || result.errors > 0) process.exitCode = 1;
+    if (result.non2xx > 0 || result.errors > 0 || fixed.non2xx > 0 || fixed.errors > 0) process.exitCode = 1;
     const outcomesOk = outcomeResult.non2xx === 0 && outcomeResult.errors === 0 && outcomeLoad.refused() === 0 && outcomeRows >= outcomesRecorded;
     if (!outcomesOk) process.exitCode = 1;
     const file = writeBenchResult({
@@ -242,6 +251,8 @@ async function main(): Promise<void> {
         { label: "latency p99", value: result.latency.p99, unit: "ms" },
         { label: "latency max", value: result.latency.max, unit: "ms" },
         ...(serverCpuUs === null ? [] : [{ label: "server CPU per decide", value: Math.round(serverCpuUs), unit: "µs" }]),
+        { label: `latency p50 at a fixed ${fixedRate}/s`, value: fixed.latency.p50, unit: "ms" },
+        { label: `latency p99 at a fixed ${fixedRate}/s`, value: fixed.latency.p99, unit: "ms" },
         { label: `outcomes/s (batches of ${OUTCOME_BATCH})`, value: Math.round(outcomesPerSecond), unit: "outcomes/s" },
         { label: "outcome batch p99", value: outcomeResult.latency.p99, unit: "ms" },
       ],
