@@ -118,6 +118,8 @@ export {
   resolveCircuitBreakerConfig,
   restoreBreakerState,
 } from "./control";
+export type { TBreakerCorrelationConfig } from "./control";
+export { DEFAULT_BREAKER_CORRELATION, correlateRegionalBreakers, releaseHeldBreakers, resolveBreakerCorrelation } from "./control";
 export type { TQuotaConfig, TQuotaPhase, TQuotaRamp, TQuotaState, TQuotaWindow } from "./control";
 export {
   DEFAULT_QUOTA_CONFIG,

@@ -24,6 +24,7 @@ const SHOTS: TShot[] = [
   { name: "decisions", path: "/decisions", role: "on_call", ready: "decisions-table" },
   { name: "decision-detail", path: firstLink("/decisions", /^\/decisions\/[0-9a-f-]{36}/), role: "on_call", ready: "decision-detail" },
   { name: "providers", path: "/providers", role: "on_call", ready: "providers-table" },
+  { name: "gateway", path: "/gateway", role: "on_call", ready: "gateway" },
   { name: "factor-lists", path: "/factor-lists", role: "approver", ready: "versions-table" },
   { name: "factor-list-version", path: firstLink("/factor-lists", /^\/factor-lists\/[0-9a-f-]{36}$/), role: "approver", ready: "version-detail" },
   { name: "factor-list-editor", path: "/factor-lists/new?operation=SEND_SMS", role: "policy_author", ready: "yaml-editor" },

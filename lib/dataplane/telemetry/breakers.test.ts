@@ -63,3 +63,64 @@ describe("breaker bank", () => {
     expect(written).toHaveLength(1);
   });
 });
+
+describe("correlated regional breakers (the replay's rule, live)", () => {
+  function regional(correlation?: { min_regions: number }) {
+    let now = 1_700_000_000_000;
+    const state = createRoutingState({ now: () => now });
+    const parsed = parseFactorList({
+      operation: "SEND_SMS",
+      providers: ["provider_A", "provider_B"],
+      circuit_breaker: { consecutive_failures: 5, open_seconds: 30, max_open_seconds: 300, half_open_probes: 2, half_open_successes_to_close: 1 },
+    });
+    if (!parsed.ok) throw new Error("policy");
+    const regions = ["EU", "NA", "APAC"];
+    state.setProviders(["provider_A", "provider_B"].map((key) => ({ key, regions, complianceTags: [], costPerRequest: 0.01, credentialStatus: "valid" as const, enabled: true })));
+    state.setPolicy("SEND_SMS", { policy: parsed.value, version: "v1", shadow: null });
+    const opened: TBreakerTransitionRow[] = [];
+    const bank = createBreakerBank({ state, instanceId: "i", now: () => now, onOpen: (t) => opened.push(t), correlation });
+    const fail = (region: string, n: number) => {
+      for (let i = 0; i < n; i++) bank.record("SEND_SMS", "provider_A", region, true, "http_5xx 503", now);
+    };
+    const ok = (region: string) => bank.record("SEND_SMS", "provider_A", region, false, "", now);
+    // Every region has seen provider_A once, so each has a breaker.
+    for (const r of regions) ok(r);
+    return { bank, opened, fail, ok, advance: (ms: number) => (now += ms), view: (r: string) => bank.views()[`provider_A|${r}`] };
+  }
+
+  it("once one region opens, the others open on fewer failures, and provider-wide on the first", () => {
+    const { opened, fail, view } = regional();
+    fail("EU", 5);
+    expect(view("EU")?.state).toBe("open");
+    fail("NA", 1);
+    expect(view("NA")?.state).toBe("closed");
+    fail("NA", 1); // 2 consecutive failures while EU is open: suspect threshold
+    expect(view("NA")?.state).toBe("open");
+    fail("APAC", 1); // two regions open: provider-wide, the first failure opens
+    expect(view("APAC")?.state).toBe("open");
+    expect(opened.map((t) => [t.region, t.reason])).toEqual([
+      ["EU", "consecutive_failures"],
+      ["NA", "correlated_failures"],
+      ["APAC", "correlated_failures"],
+    ]);
+  });
+
+  it("a regional failure stays regional: regions that keep succeeding stay closed", () => {
+    const { fail, ok, view } = regional();
+    fail("EU", 5);
+    fail("NA", 1);
+    ok("NA");
+    fail("APAC", 1);
+    ok("APAC");
+    expect([view("EU")?.state, view("NA")?.state, view("APAC")?.state]).toEqual(["open", "closed", "closed"]);
+  });
+
+  it("min_regions 0 turns it off: each region needs its own consecutive failures", () => {
+    const { fail, view } = regional({ min_regions: 0 });
+    fail("EU", 5);
+    fail("NA", 4);
+    expect(view("NA")?.state).toBe("closed");
+    fail("NA", 1);
+    expect(view("NA")?.state).toBe("open");
+  });
+});

@@ -2,7 +2,11 @@ import type pg from "pg";
 import {
   breakerKey,
   breakerView,
+  correlateRegionalBreakers,
   createCircuitBreaker,
+  releaseHeldBreakers,
+  resolveBreakerCorrelation,
+  type TBreakerCorrelationConfig,
   type TBreakerConfig,
   type TBreakerView,
   type TCircuitBreaker,
@@ -20,6 +24,11 @@ export type TBreakerBankOptions = {
   now?: () => number;
   /** A breaker opened: counted as an incident in the provider's metrics. */
   onOpen?: (t: TBreakerTransitionRow & { operation: string }) => void;
+  /**
+   * Correlated regional breakers (router-core/control/breaker-correlation.ts), the same rule the
+   * replay evaluates: defaults from router-core; `{ min_regions: 0 }` turns it off.
+   */
+  correlation?: Partial<TBreakerCorrelationConfig>;
 };
 
 /** Transitions kept for a later attempt while the database is down; a flapping provider cannot grow it further. */
@@ -36,6 +45,9 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
   const now = opts.now ?? Date.now;
   type TEntry = { provider: string; region: string; state: TCircuitBreakerState };
   const states = new Map<string, TEntry>();
+  /** Each provider's regional breakers, for the correlation. */
+  const byProvider = new Map<string, TEntry[]>();
+  const correlation = resolveBreakerCorrelation(opts.correlation);
   const machines = new Map<string, TCircuitBreaker>();
   let views: Record<string, TBreakerView> = {};
   let pending: TBreakerTransitionRow[] = [];
@@ -69,8 +81,13 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
 
   /** Steps one breaker and queues the transitions it made; returns how many. */
   function step(entry: TEntry, operation: string, event: TBreakerEvent, at: number): number {
+    return adopt(entry, operation, machine(opts.state.policyFor(operation)?.policy.circuit_breaker).step(entry.state, event, at));
+  }
+
+  /** Takes a breaker's new state and queues the transitions it made; returns how many. */
+  function adopt(entry: TEntry, operation: string, next: TCircuitBreakerState): number {
     const last = entry.state.history.at(-1);
-    entry.state = machine(opts.state.policyFor(operation)?.policy.circuit_breaker).step(entry.state, event, at);
+    entry.state = next;
     // History is capped (its length stops growing), so new transitions are the ones after the previous last entry.
     const history = entry.state.history;
     const fresh = last ? history.slice(history.lastIndexOf(last) + 1) : history;
@@ -86,6 +103,27 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
     return fresh.length;
   }
 
+  /**
+   * After one of a provider's regional breakers changed (or counted a failure): the provider's
+   * other regions open early or are held while its failure looks provider-wide, and are released
+   * when the lead closes. Returns the transitions it made.
+   */
+  function correlate(changed: TEntry, before: TCircuitBreakerState, operation: string, at: number): number {
+    const group = byProvider.get(changed.provider);
+    if (correlation.min_regions === 0 || !group || group.length < 2) return 0;
+    const previous = group.map((e) => (e === changed ? before : e.state));
+    const stepped = group.map((e) => e.state);
+    const m = machine(opts.state.policyFor(operation)?.policy.circuit_breaker);
+    const next = correlateRegionalBreakers(releaseHeldBreakers(previous, stepped, at, correlation), at, m, correlation);
+    let transitions = 0;
+    group.forEach((e, i) => {
+      if (next[i] === stepped[i]) return;
+      // A held breaker's later reopening time makes no transition, but its view changed: count it so views are rebuilt.
+      transitions += Math.max(1, adopt(e, operation, next[i]!));
+    });
+    return transitions;
+  }
+
   return {
     /**
      * One provider call. `failed` must already mean provider-attributable; `startedAt` lets the
@@ -99,8 +137,11 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
         // A new breaker starts as of this call's start, or it would discard the call as a straggler from before it existed.
         entry = { provider, region, state: machine(opts.state.policyFor(operation)?.policy.circuit_breaker).initial(Math.min(at, startedAt)) };
         states.set(key, entry);
+        byProvider.set(provider, [...(byProvider.get(provider) ?? []), entry]);
       }
-      const transitions = step(entry, operation, failed ? { type: "failure", startedAt, detail } : { type: "success", startedAt }, at);
+      const before = entry.state;
+      let transitions = step(entry, operation, failed ? { type: "failure", startedAt, detail } : { type: "success", startedAt }, at);
+      if (transitions > 0 || failed) transitions += correlate(entry, before, operation, at);
       publish(transitions > 0);
     },
     /**
