@@ -107,7 +107,11 @@ export type TRouterState = {
    * change must come as a new array, as the data plane's setProviders does.
    */
   providers: readonly TProviderInfo[];
-  /** Per provider key, for the request's operation and region. */
+  /**
+   * Per provider key, for the request's operation and region. These four maps are treated as
+   * immutable like the catalogue: each decision's lookups are cached per map object (see
+   * decision/evaluate.ts), so an update must come as a new object, as the data plane's setters do.
+   */
   metrics: Readonly<Record<string, TMetricSnapshot>>;
   /** Keyed `provider|region` or `provider`. */
   breakers: Readonly<Record<string, TBreakerView>>;

@@ -6,7 +6,7 @@ import { INDEX_SPECS } from "../scoring/indices";
 import type { TWeightedSpec } from "../scoring/contributions";
 import { STRATEGIES } from "../strategies/registry";
 import type { RoutingStrategy } from "../strategies/strategy";
-import type { TProviderInfo } from "../types";
+import type { TBreakerView, TMetricSnapshot, TProviderInfo, TQuotaView } from "../types";
 import type { TScoreName } from "../policy/names";
 
 type TNamedGate = { name: TGateName; fn: TGateFn };
@@ -23,6 +23,20 @@ export type TRegionPlan = {
    * gate, null for gates that run per request.
    */
   fixed: readonly (readonly (TGateOutcome | null)[])[];
+  /** The last routing state's per-candidate lookups (evaluate.ts), reused while its maps are the same objects. */
+  lookups: TCandidateLookups | null;
+};
+
+/** A routing state's metrics, breaker, quota and share per candidate, index-aligned with the plan's candidates. */
+export type TCandidateLookups = {
+  metricsOf: object;
+  breakersOf: object;
+  quotasOf: object;
+  sharesOf: object | null | undefined;
+  metrics: (TMetricSnapshot | undefined)[];
+  breakers: (TBreakerView | undefined)[];
+  quotas: (TQuotaView | undefined)[];
+  shares: (number | null)[];
 };
 
 /**
@@ -121,7 +135,7 @@ function planRegion(compiled: TCompiledPolicy, candidates: readonly TProviderInf
     // Frozen because every decision to this region shares them, as it does the passing constants.
     return compiled.gates.map((g) => (REQUEST_INDEPENDENT_GATES.includes(g.name) ? Object.freeze(g.fn(input)) : null));
   });
-  return { candidates, ruleCompliance, regionAllowList, fixed };
+  return { candidates, ruleCompliance, regionAllowList, fixed, lookups: null };
 }
 
 /**

@@ -3,7 +3,7 @@ import { scoreInto, type TStaleTreatment } from "../scoring/contributions";
 import { checkGuardrails } from "../scoring/guardrails";
 import type { TNormalization } from "../scoring/indices";
 import type { TRequestContext, TRouterState } from "../types";
-import type { TCompiledPolicy } from "./compile";
+import type { TCandidateLookups, TCompiledPolicy, TRegionPlan } from "./compile";
 import type { TCandidateWork } from "./record";
 
 export type TEvaluation = {
@@ -52,6 +52,47 @@ const GATE_INPUT: TGateInput = {
 };
 const NORM: TNormalization = { minP95: Infinity, minP99: Infinity, minCost: Infinity };
 
+/**
+ * The state's metrics, breaker, quota and share of each of the plan's candidates, looked up once
+ * per state rather than once per decision: keyed loads with a provider key on these maps are
+ * megamorphic (a hash probe each, four per candidate), and the maps change only when the data
+ * plane replaces them (every refresh interval), so the arrays are rebuilt then and reused by
+ * every decision in between. Kept on the plan; a plan alternately used with two states rebuilds.
+ */
+function lookupsFor(plan: TRegionPlan, state: TRouterState, region: string, regional: boolean): TCandidateLookups {
+  const cached = plan.lookups;
+  if (
+    cached !== null &&
+    cached.metricsOf === state.metrics &&
+    cached.breakersOf === state.breakers &&
+    cached.quotasOf === state.quotas &&
+    cached.sharesOf === state.shares
+  ) {
+    return cached;
+  }
+  const candidates = plan.candidates;
+  const n = candidates.length;
+  const out: TCandidateLookups = {
+    metricsOf: state.metrics,
+    breakersOf: state.breakers,
+    quotasOf: state.quotas,
+    sharesOf: state.shares,
+    metrics: new Array(n),
+    breakers: new Array(n),
+    quotas: new Array(n),
+    shares: new Array(n),
+  };
+  for (let i = 0; i < n; i++) {
+    const key = candidates[i]!.key;
+    out.metrics[i] = state.metrics[key];
+    out.breakers[i] = (regional ? state.breakers[key + "|" + region] : undefined) ?? state.breakers[key];
+    out.quotas[i] = state.quotas[key];
+    out.shares[i] = state.shares?.[key] ?? null;
+  }
+  plan.lookups = out;
+  return out;
+}
+
 function splitList(value: string | undefined): readonly string[] {
   if (value === undefined || value === "") return NO_TAGS;
   return value.split(",").map((s) => s.trim()).filter((s) => s !== "");
@@ -74,6 +115,9 @@ export function evaluateCandidates(
   let candidates = plan.candidates;
   let fixed = plan.fixed;
   const only = ctx.attributes?.providers;
+  const regional = hasRegionalBreakers(state.breakers);
+  // A caller-restricted candidate list is a new array per request: look up directly then.
+  const lookups = only === undefined ? lookupsFor(plan, state, region, regional) : null;
   if (only !== undefined) {
     const allowed = splitList(only);
     const keep = candidates.map((p) => allowed.includes(p.key));
@@ -102,18 +146,17 @@ export function evaluateCandidates(
   const penaltySlot = penalised && policy.stale_penalty_points > 0 ? 1 : 0;
   const work: TCandidateWork[] = new Array(candidates.length);
   const gates = compiled.gates;
-  const regional = hasRegionalBreakers(state.breakers);
 
   for (let i = 0; i < candidates.length; i++) {
     const info = candidates[i]!;
     const row = fixed[i]!;
     const key = info.key;
-    const metrics = state.metrics[key];
+    const metrics = lookups !== null ? lookups.metrics[i] : state.metrics[key];
     const updatedAt = metrics?.updatedAt ?? null;
     const ageMs = updatedAt === null ? null : now - updatedAt;
     const stale = ageMs === null || ageMs > compiled.maxMetricAgeMs;
-    const breaker = (regional ? state.breakers[key + "|" + region] : undefined) ?? state.breakers[key];
-    const quota = state.quotas[key];
+    const breaker = lookups !== null ? lookups.breakers[i] : ((regional ? state.breakers[key + "|" + region] : undefined) ?? state.breakers[key]);
+    const quota = lookups !== null ? lookups.quotas[i] : state.quotas[key];
     gateInput.provider = info;
     gateInput.breaker = breaker;
     gateInput.quota = quota;
@@ -153,7 +196,7 @@ export function evaluateCandidates(
         // Sized up front: growing an empty array as contributions arrive reallocates it.
         contributions: passed ? new Array(treatment === "penalty" ? specCount + penaltySlot : specCount) : [],
         score: null,
-        share: state.shares?.[key] ?? null,
+        share: lookups !== null ? lookups.shares[i]! : (state.shares?.[key] ?? null),
         selectionProbability: 0,
         metricAgeSeconds: gateInput.metricAgeSeconds,
         stale,
