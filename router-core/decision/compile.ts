@@ -37,6 +37,9 @@ export type TCandidateLookups = {
   breakers: (TBreakerView | undefined)[];
   quotas: (TQuotaView | undefined)[];
   shares: (number | null)[];
+  /** Per candidate × score spec (candidate i's spec j at i × specs + j): raw metric and own-metric index (scoring/contributions.ts). */
+  raw: (number | null)[];
+  index: Float64Array;
 };
 
 /**

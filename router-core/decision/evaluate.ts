@@ -1,5 +1,5 @@
 import type { TGateInput, TGateOutcome } from "../gates/gate";
-import { scoreInto, type TStaleTreatment } from "../scoring/contributions";
+import { precomputeInto, scoreInto, type TPrecomputed, type TStaleTreatment, type TWeightedSpec } from "../scoring/contributions";
 import { checkGuardrails } from "../scoring/guardrails";
 import type { TNormalization } from "../scoring/indices";
 import type { TRequestContext, TRouterState } from "../types";
@@ -51,6 +51,7 @@ const GATE_INPUT: TGateInput = {
   now: 0,
 };
 const NORM: TNormalization = { minP95: Infinity, minP99: Infinity, minCost: Infinity };
+const PRE: TPrecomputed = { raw: [], index: new Float64Array(0), at: 0 };
 
 /**
  * The state's metrics, breaker, quota and share of each of the plan's candidates, looked up once
@@ -59,7 +60,7 @@ const NORM: TNormalization = { minP95: Infinity, minP99: Infinity, minCost: Infi
  * plane replaces them (every refresh interval), so the arrays are rebuilt then and reused by
  * every decision in between. Kept on the plan; a plan alternately used with two states rebuilds.
  */
-function lookupsFor(plan: TRegionPlan, state: TRouterState, region: string, regional: boolean): TCandidateLookups {
+function lookupsFor(plan: TRegionPlan, state: TRouterState, region: string, regional: boolean, specs: readonly TWeightedSpec[]): TCandidateLookups {
   const cached = plan.lookups;
   if (
     cached !== null &&
@@ -81,6 +82,8 @@ function lookupsFor(plan: TRegionPlan, state: TRouterState, region: string, regi
     breakers: new Array(n),
     quotas: new Array(n),
     shares: new Array(n),
+    raw: new Array(n * specs.length),
+    index: new Float64Array(n * specs.length),
   };
   for (let i = 0; i < n; i++) {
     const key = candidates[i]!.key;
@@ -88,6 +91,7 @@ function lookupsFor(plan: TRegionPlan, state: TRouterState, region: string, regi
     out.breakers[i] = (regional ? state.breakers[key + "|" + region] : undefined) ?? state.breakers[key];
     out.quotas[i] = state.quotas[key];
     out.shares[i] = state.shares?.[key] ?? null;
+    precomputeInto(out.raw, out.index, i * specs.length, specs, out.metrics[i], candidates[i]!.costPerRequest);
   }
   plan.lookups = out;
   return out;
@@ -117,7 +121,7 @@ export function evaluateCandidates(
   const only = ctx.attributes?.providers;
   const regional = hasRegionalBreakers(state.breakers);
   // A caller-restricted candidate list is a new array per request: look up directly then.
-  const lookups = only === undefined ? lookupsFor(plan, state, region, regional) : null;
+  const lookups = only === undefined ? lookupsFor(plan, state, region, regional, compiled.scores) : null;
   if (only !== undefined) {
     const allowed = splitList(only);
     const keep = candidates.map((p) => allowed.includes(p.key));
@@ -208,10 +212,17 @@ export function evaluateCandidates(
 
   const eligible: TCandidateWork[] = [];
   let anyPassed = false;
-  for (const c of work) {
+  const pre = lookups !== null ? PRE : null;
+  if (pre !== null) {
+    pre.raw = lookups!.raw;
+    pre.index = lookups!.index;
+  }
+  for (let i = 0; i < work.length; i++) {
+    const c = work[i]!;
     const r = c.record;
     if (!r.passedGates) continue;
     anyPassed = true;
+    if (pre !== null) pre.at = i * specCount;
     r.score = scoreInto(
       r.contributions,
       compiled.scores,
@@ -221,6 +232,7 @@ export function evaluateCandidates(
       c.treatment,
       policy.stale_penalty_points,
       r.metricAgeSeconds,
+      pre,
     );
     const confidence = r.stale ? 0 : (c.metrics?.confidence ?? 0);
     r.guardrail = checkGuardrails(policy.guardrails, c.metrics?.p95Ms ?? null, c.info.costPerRequest, confidence);

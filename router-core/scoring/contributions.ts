@@ -20,9 +20,29 @@ export type TWeightedSpec = { spec: TIndexSpec; weight: number };
 export type TStaleTreatment = "fresh" | "safe_default" | "penalty";
 
 /**
+ * A candidate's raw metrics per spec and the indices that depend on its own metrics only, worked
+ * out once per routing state (evaluate.ts caches them with the state's lookups): `raw[at + i]`
+ * and `index[at + i]` for spec i, index NaN where it depends on the normalisation or raw is null.
+ */
+export type TPrecomputed = { raw: readonly (number | null)[]; index: Float64Array; at: number };
+
+/** Fills `raw` and `index` for one candidate at offset `at` (see TPrecomputed). */
+export function precomputeInto(raw: (number | null)[], index: Float64Array, at: number, specs: readonly TWeightedSpec[], metrics: TMetricSnapshot | undefined, cost: number): void {
+  for (let i = 0; i < specs.length; i++) {
+    const spec = specs[i]!.spec;
+    const r = rawMetric(spec.name, metrics, cost);
+    raw[at + i] = r;
+    index[at + i] = r === null || spec.relative ? NaN : scoreIndex(spec.name, r, NO_NORM, metrics === undefined ? 0 : metrics.sampleCount);
+  }
+}
+
+const NO_NORM: TNormalization = { minP95: Infinity, minP99: Infinity, minCost: Infinity };
+
+/**
  * Writes the weighted contributions of one candidate to `out` from index 0 (an empty array, or
  * one pre-sized to the count) and returns the score, computed as the running sum of exactly the
- * values written, so the record always adds up.
+ * values written, so the record always adds up. `pre`: the candidate's precomputed raw values and
+ * own-metric indices (the same numbers this would compute).
  */
 export function scoreInto(
   out: TContribution[],
@@ -33,13 +53,15 @@ export function scoreInto(
   stale: TStaleTreatment,
   penaltyPoints: number,
   metricAgeSeconds: number | null,
+  pre: TPrecomputed | null = null,
 ): number {
   let score = 0;
   for (let i = 0; i < specs.length; i++) {
     const { spec, weight } = specs[i]!;
-    const raw = rawMetric(spec.name, metrics, cost);
+    const raw = pre !== null ? pre.raw[pre.at + i]! : rawMetric(spec.name, metrics, cost);
     const defaulted = raw === null || (spec.fromTelemetry && stale === "safe_default");
-    const index = defaulted ? spec.safeDefault : scoreIndex(spec.name, raw, norm, metrics === undefined ? 0 : metrics.sampleCount);
+    const known = pre !== null ? pre.index[pre.at + i]! : NaN;
+    const index = defaulted ? spec.safeDefault : known === known ? known : scoreIndex(spec.name, raw, norm, metrics === undefined ? 0 : metrics.sampleCount);
     const value = weight * index;
     out[i] = { score: spec.name, raw, index, weight, value, defaulted };
     score += value;

@@ -47,6 +47,8 @@ export type TIndexSpec = {
   index(raw: number, norm: TNormalization, samples: number): number;
   /** Index used when telemetry is missing or stale under safe_default. */
   safeDefault: number;
+  /** Whether the index depends on the normalisation (the best eligible value), not on the candidate's own metrics alone. */
+  relative: boolean;
 };
 
 const ratioToBest = (best: number, own: number): number => {
@@ -118,12 +120,15 @@ export function scoreIndex(name: TScoreName, r: number, n: TNormalization, sampl
   }
 }
 
+const RELATIVE: ReadonlySet<TScoreName> = new Set<TScoreName>(["p95_latency_5m", "p99_latency_5m", "cost_per_request"]);
+
 const spec = (name: TScoreName, fromTelemetry: boolean, safeDefault: number): TIndexSpec => ({
   name,
   fromTelemetry,
   raw: (m, cost) => rawMetric(name, m, cost),
   index: (r, n, samples) => scoreIndex(name, r, n, samples),
   safeDefault,
+  relative: RELATIVE.has(name),
 });
 
 export const INDEX_SPECS: Readonly<Record<TScoreName, TIndexSpec>> = {
