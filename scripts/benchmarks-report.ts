@@ -28,7 +28,7 @@ export const BENCHMARKS: readonly TBenchmark[] = [
   {
     title: "Decide over HTTP",
     commands: ["npm run bench:api -- --duration 15 --connections 128"],
-    what: "The data-plane fast path in its own process under autocannon on 127.0.0.1, sync durability (every answer committed first); afterwards every acknowledged decision must be in the table.",
+    what: "server.ts in data-plane-only mode (telemetry, controller and gateway running) in its own process under autocannon on 127.0.0.1, sync durability (every answer committed first): closed loop with 128 connections, then a fixed rate, then outcome ingestion; afterwards every acknowledged decision and recorded outcome must be a row. The database is the product's default embedded PostgreSQL unless `database` says otherwise.",
     results: ["api"],
   },
   {
