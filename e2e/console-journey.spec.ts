@@ -71,4 +71,13 @@ test("why traffic moved and providers pages render for the seeded operation", as
   await page.goto("/providers");
   await expect(page.getByTestId("breaker-history")).toBeVisible();
   await page.screenshot({ path: "e2e/output/screenshots/providers.png", fullPage: true });
+
+  // The page keeps itself current: the server data is re-read every 5 s (the age goes back to 0), until paused.
+  const live = page.getByTestId("live-refresh");
+  const age = async () => Number(/(\d+) s ago/.exec((await live.textContent()) ?? "")?.[1] ?? -1);
+  await expect.poll(age, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+  await expect.poll(age, { timeout: 10_000 }).toBeLessThanOrEqual(1);
+  await live.click();
+  await expect(live).toHaveText("Paused");
+  await expect(live).toHaveAttribute("aria-pressed", "true");
 });

@@ -1,4 +1,5 @@
 import { DataTable } from "@/components/data-table";
+import { LiveRefresh } from "@/components/live-refresh";
 import { utc } from "@/components/format";
 import { KillSwitchPanel, OverridesPanel, ProviderControls, ProviderRowActions } from "@/components/providers/controls";
 import { ProviderHealthTable } from "@/components/providers/health-table";
@@ -30,8 +31,11 @@ export default async function ProvidersPage() {
     <ProviderControls data={controls}>
       <div className="flex flex-col gap-4">
         <section className="panel">
-          <h2 className="panel-title">
+          <h2 className="panel-title flex items-center">
             Providers
+            <span className="ml-auto font-normal">
+              <LiveRefresh />
+            </span>
           </h2>
           <DataTable
             columns={["Key", "Name", "Regions", "Compliance", "Cost / request", "Credentials", "Enabled", ...(controls.canCreate ? ["Override"] : [])]}

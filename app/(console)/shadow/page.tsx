@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { DataTable } from "@/components/data-table";
+import { LiveRefresh } from "@/components/live-refresh";
 import { DecisionLink, DecisionOutcome } from "@/components/decisions/decision-cells";
 import { pct } from "@/components/format";
 import { AgreementChart } from "./agreement-chart";
@@ -33,6 +34,7 @@ export default async function ShadowPage({ searchParams }: { searchParams: Promi
             </Link>
           ))}
           <span className="ml-auto flex gap-1">
+            <LiveRefresh />
             {RANGE_KEYS.map((r) => (
               <Link key={r} href={href(operation, r)} className="btn" aria-pressed={r === range}>
                 {RANGES[r].label}

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { LiveRefresh } from "@/components/live-refresh";
 import { decisionsAround } from "@/components/decisions/decisions-around";
 import { sharesText, utc } from "@/components/format";
 import { DataTable } from "@/components/data-table";
@@ -70,6 +71,9 @@ export default async function WhyPage({ searchParams }: { searchParams: Promise<
             {r}
           </Link>
         ))}
+        <span className="ml-auto">
+          <LiveRefresh />
+        </span>
       </div>
 
       {moment ? (
