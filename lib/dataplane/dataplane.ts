@@ -64,7 +64,7 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
 
   // The request path never touches Prisma: its own pool, sized for the writer's transactions in
   // flight plus lookups, with a client-side timeout so a hung server spools instead of hanging decides.
-  const pool = createPool({ connectionString: opts.databaseUrl, max: 6, connectionTimeoutMillis: 2_000, query_timeout: 10_000 });
+  const pool = createPool({ connectionString: opts.databaseUrl, max: s.logConcurrency + 3, connectionTimeoutMillis: 2_000, query_timeout: 10_000 });
 
   const state: RoutingState = createRoutingState({ now });
   const partitionOptions = { daysAhead: s.partitionDaysAhead, retentionDays: s.retentionDays };
@@ -74,6 +74,8 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
     spool,
     durability: s.durability,
     maxBuffered: s.maxBuffered,
+    concurrency: s.logConcurrency,
+    maxBatch: s.logMaxBatch,
     partitions: partitionOptions,
     onAvailability: (up) => state.setDbAvailable(up),
     log: opts.log,

@@ -10,6 +10,10 @@ export type TDataPlaneSettings = {
   spoolDir: string;
   spoolMaxBytes: number;
   maxBuffered: number;
+  /** Decision-log transactions in flight at once (one commits while the next batch fills). */
+  logConcurrency: number;
+  /** Decisions per decision-log transaction at most. */
+  logMaxBatch: number;
   idempotencyCacheBytes: number;
   apiKey: string | undefined;
   instanceId: string;
@@ -36,6 +40,8 @@ export function dataPlaneSettings(env: TEnv, dir: string): TDataPlaneSettings {
     spoolDir: env.SPOOL_DIR ? path.resolve(env.SPOOL_DIR) : path.join(dir, ".data", "spool"),
     spoolMaxBytes: int(env, "SPOOL_MAX_BYTES", 1024 ** 3, 1024),
     maxBuffered: int(env, "DECISION_LOG_MAX_BUFFER", 50_000, 1),
+    logConcurrency: int(env, "DECISION_LOG_CONCURRENCY", 3, 1),
+    logMaxBatch: int(env, "DECISION_LOG_MAX_BATCH", 500, 1),
     idempotencyCacheBytes: int(env, "IDEMPOTENCY_CACHE_BYTES", 64 * 1024 ** 2, 0),
     apiKey: env.SWITCHYARD_API_KEY || undefined,
     instanceId: env.SWITCHYARD_INSTANCE_ID || `${os.hostname()}:${process.pid}`,

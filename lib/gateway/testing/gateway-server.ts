@@ -33,6 +33,8 @@ export async function startGatewayServer(opts: TGatewayServerOptions): Promise<T
     spoolDir: opts.spoolDir,
     spoolMaxBytes: 64 * 1024 ** 2,
     maxBuffered: 50_000,
+    logConcurrency: 3,
+    logMaxBatch: 500,
     idempotencyCacheBytes: 16 * 1024 ** 2,
     apiKey: opts.apiKey,
     instanceId: `gateway-test:${process.pid}`,
