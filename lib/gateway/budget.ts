@@ -116,14 +116,28 @@ export function createBudgetGuard(now: () => number) {
       const t = now();
       return { minuteStart: t - (t % MINUTE_MS), dayStart: t - (t % DAY_MS) };
     },
-    /** The other instances' spend per operation in the windows just read; operations not listed spent nothing. */
-    setOthers(read: { minuteStart: number; dayStart: number; others: ReadonlyMap<string, { minute: number; day: number }> }): void {
+    /**
+     * The other instances' spend per operation in the windows just read (operations not listed
+     * spent nothing), and this instance's own rows: more than it counted means it restarted under
+     * the same instance id, and the rows are its spend so far.
+     */
+    setOthers(read: {
+      minuteStart: number;
+      dayStart: number;
+      others: ReadonlyMap<string, { minute: number; day: number; mineMinute?: number; mineDay?: number }>;
+    }): void {
       const operations = new Set([...spend.keys(), ...read.others.keys()]);
       for (const operation of operations) {
         const s = entry(operation);
         const o = read.others.get(operation);
-        if (s.minuteStart === read.minuteStart) s.minuteOthers = o?.minute ?? 0;
-        if (s.dayStart === read.dayStart) s.dayOthers = o?.day ?? 0;
+        if (s.minuteStart === read.minuteStart) {
+          s.minuteOthers = o?.minute ?? 0;
+          if ((o?.mineMinute ?? 0) > s.minute) s.minute = o!.mineMinute!;
+        }
+        if (s.dayStart === read.dayStart) {
+          s.dayOthers = o?.day ?? 0;
+          if ((o?.mineDay ?? 0) > s.day) s.day = o!.mineDay!;
+        }
       }
     },
     /** Records who served: the primary ends a fallback period, anyone else starts or continues one. */

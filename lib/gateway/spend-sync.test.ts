@@ -90,4 +90,22 @@ describe("spend shared between instances", () => {
     await working.close();
     await other.sync.close();
   });
+
+  it("an instance restarted under the same id starts from its own rows, not from zero", async () => {
+    const clock = { t: T0 + 2 * 86_400_000 };
+    const before = instance("fixed-id", clock);
+    before.guard.charge("LLM_CHAT", 7);
+    await before.sync.close();
+
+    const after = instance("fixed-id", clock);
+    expect(after.guard.costBreach("LLM_CHAT", limits(5))).toBeNull();
+    await after.sync.sync();
+    expect(after.guard.costBreach("LLM_CHAT", limits(5))?.kind).toBe("cost_cap_minute");
+    after.guard.charge("LLM_CHAT", 1);
+    await after.sync.sync();
+    const { rows } = await pool.query("select amount from gateway_spend where instance_id = 'fixed-id' and window_kind = 'minute'");
+    expect(rows).toEqual([{ amount: 8 }]);
+    expect(after.guard.snapshot("LLM_CHAT")).toMatchObject({ spentMinute: 8, spentMinuteThisInstance: 8 });
+    await after.sync.close();
+  });
 });

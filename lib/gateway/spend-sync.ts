@@ -9,7 +9,8 @@ import type { BudgetGuard } from "./budget";
  * plus theirs. The caps can be overshot by what the other instances spend between two syncs.
  * While Postgres is unreachable the unshared spend is kept (and written later) and the last known
  * share of the others stays in force. A write whose commit succeeded but whose answer was lost is
- * written again on the next sync: spend can be over-counted, never under-counted.
+ * written again on the next sync: spend can be over-counted, never under-counted. An instance
+ * restarted under the same SWITCHYARD_INSTANCE_ID takes its own rows as its starting spend.
  */
 export type TSpendSyncOptions = {
   pool: pg.Pool;
@@ -26,8 +27,11 @@ const ADD = `insert into gateway_spend (operation_key, window_kind, window_start
   on conflict (operation_key, window_kind, window_start, instance_id)
   do update set amount = gateway_spend.amount + excluded.amount, updated_at = excluded.updated_at`;
 
-const READ_OTHERS = `select operation_key, window_kind, sum(amount)::float8 as amount from gateway_spend
-  where instance_id <> $1 and ((window_kind = 'minute' and window_start = $2) or (window_kind = 'day' and window_start = $3))
+const READ = `select operation_key, window_kind,
+    coalesce(sum(amount) filter (where instance_id <> $1), 0)::float8 as others,
+    coalesce(sum(amount) filter (where instance_id = $1), 0)::float8 as mine
+  from gateway_spend
+  where (window_kind = 'minute' and window_start = $2) or (window_kind = 'day' and window_start = $3)
   group by 1, 2`;
 
 const PRUNE = "delete from gateway_spend where window_start < $1";
@@ -63,16 +67,21 @@ export function createSpendSync(opts: TSpendSyncOptions) {
       throw err;
     }
     const w = opts.guard.windows();
-    const { rows } = await opts.pool.query<{ operation_key: string; window_kind: string; amount: number }>({
+    const { rows } = await opts.pool.query<{ operation_key: string; window_kind: string; others: number; mine: number }>({
       name: "gateway_spend_read",
-      text: READ_OTHERS,
+      text: READ,
       values: [opts.instanceId, new Date(w.minuteStart).toISOString(), new Date(w.dayStart).toISOString()],
     });
-    const others = new Map<string, { minute: number; day: number }>();
+    const others = new Map<string, { minute: number; day: number; mineMinute: number; mineDay: number }>();
     for (const r of rows) {
-      const o = others.get(r.operation_key) ?? { minute: 0, day: 0 };
-      if (r.window_kind === "minute") o.minute = r.amount;
-      else o.day = r.amount;
+      const o = others.get(r.operation_key) ?? { minute: 0, day: 0, mineMinute: 0, mineDay: 0 };
+      if (r.window_kind === "minute") {
+        o.minute = r.others;
+        o.mineMinute = r.mine;
+      } else {
+        o.day = r.others;
+        o.mineDay = r.mine;
+      }
       others.set(r.operation_key, o);
     }
     opts.guard.setOthers({ ...w, others });
