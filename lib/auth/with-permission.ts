@@ -74,12 +74,18 @@ const WELL_FORMED_ID = (v: string) => UUID.test(v) || /^\d{1,19}$/.test(v);
  * first, so this is a lookup of nothing, not a server error.
  */
 function malformedIdRefusal(err: unknown, params: Record<string, string>): Response | null {
-  const bad = Object.entries(params).find(([, v]) => !WELL_FORMED_ID(v));
-  const e = err as { code?: unknown; meta?: { code?: unknown } } | null;
-  if (!bad || !e) return null;
+  const e = err as { code?: unknown; meta?: { code?: unknown; driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null;
+  if (!e) return null;
   const code = typeof e.code === "string" ? e.code : "";
-  const dbCode = typeof e.meta?.code === "string" ? e.meta.code : "";
+  const original = e.meta?.driverAdapterError?.cause?.originalCode;
+  const dbCode = typeof e.meta?.code === "string" ? e.meta.code : typeof original === "string" ? original : "";
   if (!/^P2\d{3}$/.test(code) && !/^22/.test(code) && !/^22/.test(dbCode)) return null;
+  // A numeric id is well formed for routes keyed by a number, but not where the column is a
+  // uuid: PostgreSQL's invalid text representation (22P02, which Prisma 7 reports as P2007 with
+  // the driver's original code) or Prisma's inconsistent column data (P2023) says so.
+  const notUuid = code === "P2023" || code === "22P02" || dbCode === "22P02";
+  const bad = Object.entries(params).find(([, v]) => !WELL_FORMED_ID(v)) ?? (notUuid ? Object.entries(params).find(([, v]) => !UUID.test(v)) : undefined);
+  if (!bad) return null;
   const [name, value] = bad;
   const shown = value.length > 60 ? `${value.slice(0, 60)}…` : value;
   return errorResponse(404, "not_found", `nothing has ${name} ${JSON.stringify(shown)}: ${name} must be an id (a UUID)`, [{ path: name, message: "must be an id (a UUID)" }]);

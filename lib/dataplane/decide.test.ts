@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- JSON response bodies are asserted field by field */
 import { mkdtemp, rm } from "node:fs/promises";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -206,5 +207,50 @@ describe("GET /api/v1/openapi.json", () => {
     expect(decide.requestBody.content["application/json"].schema.required).toEqual(["operation", "region", "requestId"]);
     expect(decide.responses["200"].content["application/json"].schema.properties.decisionId.type).toBe("string");
     expect(doc.paths["/api/v1/decisions/{id}"].get.parameters[0].name).toBe("id");
+  });
+});
+
+describe("a body over the limit", () => {
+  /** One raw HTTP/1.1 request; resolves with what the server sent before closing or within 5 s. */
+  function rawPost(head: string, body: Buffer, chunked: boolean): Promise<string> {
+    return new Promise((resolve) => {
+      const socket = net.connect(server.port, "127.0.0.1");
+      let got = "";
+      const finish = () => {
+        socket.destroy();
+        resolve(got);
+      };
+      socket.on("data", (d) => {
+        got += d.toString("latin1");
+        if (/\r\n\r\n[\s\S]*\}$/.test(got)) finish();
+      });
+      socket.on("error", finish);
+      socket.on("close", finish);
+      setTimeout(finish, 5_000);
+      socket.write(head);
+      if (!chunked) socket.write(body);
+      else {
+        for (let at = 0; at < body.length; at += 64 * 1024) {
+          const part = body.subarray(at, at + 64 * 1024);
+          socket.write(`${part.length.toString(16)}\r\n`);
+          socket.write(part);
+          socket.write("\r\n");
+        }
+        socket.write("0\r\n\r\n");
+      }
+    });
+  }
+
+  it("is answered 413 with its JSON body, never a reset connection, declared or chunked", async () => {
+    const body = Buffer.from(JSON.stringify({ operation: "SEND_SMS", region: "EU", requestId: "x".repeat(3 * 1024 * 1024) }));
+    for (let i = 0; i < 5; i++) {
+      for (const chunked of [false, true]) {
+        const head =
+          `POST /api/v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+          (chunked ? "Transfer-Encoding: chunked\r\n\r\n" : `Content-Length: ${body.length}\r\n\r\n`);
+        const answer = await rawPost(head, body, chunked);
+        expect(answer, chunked ? "chunked" : "declared").toMatch(/^HTTP\/1\.1 413 [\s\S]*"code":"payload_too_large"/);
+      }
+    }
   });
 });

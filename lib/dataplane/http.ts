@@ -44,6 +44,36 @@ export function sendError(res: ServerResponse, err: unknown): void {
   sendJson(res, 500, { error: { code: "internal", message: "internal error" } });
 }
 
+/**
+ * A refused body is read to its end (and thrown away) before the answer, up to this much or
+ * DISCARD_TIMEOUT_MS: closing a connection with unread data makes the kernel reset it, and the
+ * reset can destroy the 413 before the client reads it. Past the bound the connection is dropped.
+ */
+const DISCARD_LIMIT_BYTES = 64 * 1024 ** 2;
+const DISCARD_TIMEOUT_MS = 5_000;
+
+function discardBody(req: IncomingMessage): Promise<void> {
+  if (req.complete) return Promise.resolve();
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      req.off("data", onData);
+      req.off("end", finish);
+      req.off("error", finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DISCARD_LIMIT_BYTES) finish();
+    };
+    const timer = setTimeout(finish, DISCARD_TIMEOUT_MS);
+    req.on("data", onData);
+    req.once("end", finish);
+    req.once("error", finish);
+  });
+}
+
 /** Reads a JSON body with a size cap; rejects other media types and malformed JSON with the right status. */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
@@ -52,15 +82,30 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   }
   const declared = Number(req.headers["content-length"] ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes) {
+    await discardBody(req);
     throw new HttpError(413, "payload_too_large", `body is ${declared} bytes; the limit is ${maxBytes}`);
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) throw new HttpError(413, "payload_too_large", `body exceeds the limit of ${maxBytes} bytes`);
-    chunks.push(chunk as Buffer);
-  }
+  let tooLarge = false;
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
+      else if (size > maxBytes + DISCARD_LIMIT_BYTES) done();
+    };
+    const done = () => {
+      req.off("data", onData);
+      req.off("end", done);
+      req.off("error", reject);
+      resolve();
+    };
+    req.on("data", onData);
+    req.once("end", done);
+    req.once("error", reject);
+  });
+  if (tooLarge) throw new HttpError(413, "payload_too_large", `body exceeds the limit of ${maxBytes} bytes`);
   let text: string;
   try {
     text = utf8.decode(Buffer.concat(chunks));

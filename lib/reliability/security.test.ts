@@ -316,6 +316,8 @@ describe("malformed identifiers in control-plane paths", () => {
       ["GET", "/api/control/factor-lists/{id}", undefined],
       ["GET", "/api/control/factor-lists/{id}/yaml", undefined],
       ["GET", "/api/control/factor-lists/{id}/yaml", undefined, "\u0000"],
+      // Digits are an id for routes keyed by a number (shift events), not for uuid-keyed ones.
+      ["GET", "/api/control/factor-lists/{id}", undefined, "0"],
       ["PUT", "/api/control/users/{id}/roles", { roles: ["viewer"] }],
       ["POST", "/api/control/api-keys/{id}/revoke", { reason: "rotated" }],
     ] as const;
