@@ -163,7 +163,7 @@ function printTable(results: TLoadResult[], direct: TLoadResult): void {
   const rows = results.map((r) => {
     const non2xx = Object.entries(r.status).filter(([s]) => !s.startsWith("2")).reduce((n, [, c]) => n + c, 0);
     const self = r === direct;
-    const cpu = r.cpuUsPerRequest === null || r.cpuUsPerRequest === undefined ? "-" : r.cpuUsPerRequest.toFixed(0);
+    const cpu = r.cpuUsPerRequest?.toFixed(0) ?? "-";
     return [r.label, r.perSecond.toFixed(0), us(r.p50Us), us(r.p99Us), self ? "-" : us(r.p50Us - direct.p50Us), self ? "-" : us(r.p99Us - direct.p99Us), cpu, String(non2xx), String(r.errors)];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -215,7 +215,7 @@ async function main(): Promise<void> {
       const measured = await withCpuPerUnit(t.pid, () => runLoadInChild({ ...spec, seconds }), (x) => x.requests);
       const r: TLoadResult = { ...measured.result, cpuUsPerRequest: measured.cpuUsPerUnit };
       results.push(r);
-      const cpu = r.cpuUsPerRequest === null || r.cpuUsPerRequest === undefined ? "" : `, ${r.cpuUsPerRequest.toFixed(0)} µs CPU per request`;
+      const cpu = r.cpuUsPerRequest == null ? "" : `, ${r.cpuUsPerRequest.toFixed(0)} µs CPU per request`;
       console.log(`  ${t.label}: ${r.perSecond.toFixed(0)} req/s, p50 ${us(r.p50Us)} ms, p99 ${us(r.p99Us)} ms${cpu}`);
       return r;
     };
@@ -302,7 +302,7 @@ function writeGatewayResult(
           ms(r.p99Us),
           r === direct ? null : ms(r.p50Us - direct.p50Us),
           r === direct ? null : ms(r.p99Us - direct.p99Us),
-          r.cpuUsPerRequest === null || r.cpuUsPerRequest === undefined ? null : Math.round(r.cpuUsPerRequest),
+          r.cpuUsPerRequest == null ? null : Math.round(r.cpuUsPerRequest),
         ]),
       },
     ],

@@ -1,5 +1,6 @@
 import "server-only";
 import { getPrisma } from "@/lib/db/client";
+import { spendWindowsAt } from "@/lib/gateway/budget";
 import { DEFAULT_OPERATION_LIMITS, ZProviderAdapterRow, type TOperationLimits } from "@/lib/gateway/config";
 import { CREDENTIAL_REF_PATTERN, resolveCredential } from "@/lib/gateway/credentials";
 import { FALLBACK_POLICIES } from "@/router-core/policy/names";
@@ -8,8 +9,6 @@ import { gatewayRuntime, type TGatewayRuntimeState } from "./gateway-runtime";
 /** Gateway events are shift_event rows of these types (lib/gateway/events.ts). */
 export const GATEWAY_EVENT_TYPES = ["budget_breach", "max_fallback_duration"] as const;
 const EVENT_LIMIT = 50;
-const MINUTE_MS = 60_000;
-const DAY_MS = 86_400_000;
 
 export type TGatewayOperationRow = {
   operation: string;
@@ -81,8 +80,9 @@ const num = (v: unknown): number | null => (v === null || v === undefined ? null
  */
 export async function getGatewayView(now = Date.now(), env: Readonly<Record<string, string | undefined>> = process.env): Promise<TGatewayView> {
   const prisma = getPrisma();
-  const minuteStart = new Date(now - (now % MINUTE_MS));
-  const dayStart = new Date(now - (now % DAY_MS));
+  const windows = spendWindowsAt(now);
+  const minuteStart = new Date(windows.minuteStart);
+  const dayStart = new Date(windows.dayStart);
   const [operations, activeVersions, limitRows, adapterRows, events, spendRows] = await Promise.all([
     prisma.operation.findMany({ orderBy: { key: "asc" }, select: { key: true, policy: { select: { activeVersionId: true } } } }),
     prisma.factorListVersion.findMany({ where: { status: "active" }, select: { id: true, version: true, document: true } }),

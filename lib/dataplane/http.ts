@@ -45,32 +45,45 @@ export function sendError(res: ServerResponse, err: unknown): void {
 }
 
 /**
- * A refused body is read to its end (and thrown away) before the answer, up to this much or
+ * A refused body is read to its end (and thrown away) before the answer, up to this much more or
  * DISCARD_TIMEOUT_MS: closing a connection with unread data makes the kernel reset it, and the
  * reset can destroy the 413 before the client reads it. Past the bound the connection is dropped.
  */
 const DISCARD_LIMIT_BYTES = 64 * 1024 ** 2;
 const DISCARD_TIMEOUT_MS = 5_000;
 
-function discardBody(req: IncomingMessage): Promise<void> {
-  if (req.complete) return Promise.resolve();
-  return new Promise((resolve) => {
-    let seen = 0;
-    const finish = () => {
+/** Reads the body to its end, keeping the chunks while the total is within `keepBytes` (the rest is discarded, within the bounds above). */
+function consumeBody(req: IncomingMessage, keepBytes: number): Promise<{ chunks: Buffer[]; size: number }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  if (req.readableEnded) return Promise.resolve({ chunks, size });
+  return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const stop = () => {
       clearTimeout(timer);
       req.off("data", onData);
       req.off("end", finish);
-      req.off("error", finish);
-      resolve();
+      req.off("error", onError);
+    };
+    const finish = () => {
+      stop();
+      resolve({ chunks, size });
+    };
+    // A client that gives up while its refused body is discarded still gets the refusal (if it listens).
+    const onError = (err: unknown) => {
+      if (size > keepBytes) return finish();
+      stop();
+      reject(err);
     };
     const onData = (chunk: Buffer) => {
-      seen += chunk.length;
-      if (seen > DISCARD_LIMIT_BYTES) finish();
+      size += chunk.length;
+      if (size <= keepBytes) chunks.push(chunk);
+      else if (size > keepBytes + DISCARD_LIMIT_BYTES) finish();
+      else timer ??= setTimeout(finish, DISCARD_TIMEOUT_MS);
     };
-    const timer = setTimeout(finish, DISCARD_TIMEOUT_MS);
     req.on("data", onData);
     req.once("end", finish);
-    req.once("error", finish);
+    req.once("error", onError);
   });
 }
 
@@ -82,30 +95,11 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   }
   const declared = Number(req.headers["content-length"] ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes) {
-    await discardBody(req);
+    await consumeBody(req, 0);
     throw new HttpError(413, "payload_too_large", `body is ${declared} bytes; the limit is ${maxBytes}`);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let tooLarge = false;
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) tooLarge = true;
-      if (!tooLarge) chunks.push(chunk);
-      else if (size > maxBytes + DISCARD_LIMIT_BYTES) done();
-    };
-    const done = () => {
-      req.off("data", onData);
-      req.off("end", done);
-      req.off("error", reject);
-      resolve();
-    };
-    req.on("data", onData);
-    req.once("end", done);
-    req.once("error", reject);
-  });
-  if (tooLarge) throw new HttpError(413, "payload_too_large", `body exceeds the limit of ${maxBytes} bytes`);
+  const { chunks, size } = await consumeBody(req, maxBytes);
+  if (size > maxBytes) throw new HttpError(413, "payload_too_large", `body exceeds the limit of ${maxBytes} bytes`);
   let text: string;
   try {
     text = utf8.decode(Buffer.concat(chunks));

@@ -28,23 +28,28 @@ export type TSpendDelta = { operation: string; kind: "minute" | "day"; windowSta
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
+/** The spend windows (UTC minute and day) that contain `t`, as their start times. */
+export function spendWindowsAt(t: number): { minuteStart: number; dayStart: number } {
+  return { minuteStart: t - (t % MINUTE_MS), dayStart: t - (t % DAY_MS) };
+}
+
 export function createBudgetGuard(now: () => number) {
   const spend = new Map<string, TSpend>();
 
   function entry(operation: string): TSpend {
-    const t = now();
+    const w = spendWindowsAt(now());
     let s = spend.get(operation);
     if (!s) {
-      s = { minuteStart: t - (t % MINUTE_MS), minute: 0, minuteOthers: 0, dayStart: t - (t % DAY_MS), day: 0, dayOthers: 0, fallbackSince: null };
+      s = { minuteStart: w.minuteStart, minute: 0, minuteOthers: 0, dayStart: w.dayStart, day: 0, dayOthers: 0, fallbackSince: null };
       spend.set(operation, s);
     }
-    if (t - s.minuteStart >= MINUTE_MS) {
-      s.minuteStart = t - (t % MINUTE_MS);
+    if (w.minuteStart > s.minuteStart) {
+      s.minuteStart = w.minuteStart;
       s.minute = 0;
       s.minuteOthers = 0;
     }
-    if (t - s.dayStart >= DAY_MS) {
-      s.dayStart = t - (t % DAY_MS);
+    if (w.dayStart > s.dayStart) {
+      s.dayStart = w.dayStart;
       s.day = 0;
       s.dayOthers = 0;
     }
@@ -113,8 +118,7 @@ export function createBudgetGuard(now: () => number) {
     },
     /** The current windows' starts, for the sync's read. */
     windows(): { minuteStart: number; dayStart: number } {
-      const t = now();
-      return { minuteStart: t - (t % MINUTE_MS), dayStart: t - (t % DAY_MS) };
+      return spendWindowsAt(now());
     },
     /**
      * The other instances' spend per operation in the windows just read (operations not listed

@@ -2,7 +2,7 @@ import type { TGateInput, TGateOutcome } from "../gates/gate";
 import { precomputeInto, scoreInto, type TPrecomputed, type TStaleTreatment, type TWeightedSpec } from "../scoring/contributions";
 import { checkGuardrails } from "../scoring/guardrails";
 import type { TNormalization } from "../scoring/indices";
-import type { TRequestContext, TRouterState } from "../types";
+import type { TProviderInfo, TRequestContext, TRouterState } from "../types";
 import type { TCandidateLookups, TCompiledPolicy, TRegionPlan } from "./compile";
 import type { TCandidateWork } from "./record";
 
@@ -54,24 +54,11 @@ const NORM: TNormalization = { minP95: Infinity, minP99: Infinity, minCost: Infi
 const PRE: TPrecomputed = { raw: [], index: new Float64Array(0), at: 0 };
 
 /**
- * The state's metrics, breaker, quota and share of each of the plan's candidates, looked up once
- * per state rather than once per decision: keyed loads with a provider key on these maps are
- * megamorphic (a hash probe each, four per candidate), and the maps change only when the data
- * plane replaces them (every refresh interval), so the arrays are rebuilt then and reused by
- * every decision in between. Kept on the plan; a plan alternately used with two states rebuilds.
+ * The state's metrics, breaker, quota and share of each candidate, with its raw metrics and
+ * own-metric indices (scoring/contributions.ts), index-aligned with `candidates`.
  */
-function lookupsFor(plan: TRegionPlan, state: TRouterState, region: string, regional: boolean, specs: readonly TWeightedSpec[]): TCandidateLookups {
-  const cached = plan.lookups;
-  if (
-    cached !== null &&
-    cached.metricsOf === state.metrics &&
-    cached.breakersOf === state.breakers &&
-    cached.quotasOf === state.quotas &&
-    cached.sharesOf === state.shares
-  ) {
-    return cached;
-  }
-  const candidates = plan.candidates;
+function buildLookups(candidates: readonly TProviderInfo[], state: TRouterState, region: string, specs: readonly TWeightedSpec[]): TCandidateLookups {
+  const regional = hasRegionalBreakers(state.breakers);
   const n = candidates.length;
   const out: TCandidateLookups = {
     metricsOf: state.metrics,
@@ -93,8 +80,29 @@ function lookupsFor(plan: TRegionPlan, state: TRouterState, region: string, regi
     out.shares[i] = state.shares?.[key] ?? null;
     precomputeInto(out.raw, out.index, i * specs.length, specs, out.metrics[i], candidates[i]!.costPerRequest);
   }
-  plan.lookups = out;
   return out;
+}
+
+/**
+ * buildLookups for the plan's candidates, once per state rather than once per decision: keyed
+ * loads with a provider key on these maps are megamorphic (a hash probe each, four per
+ * candidate), and the maps change only when the data plane replaces them (every refresh
+ * interval), so the arrays are rebuilt then and reused by every decision in between. Kept on the
+ * plan; a plan alternately used with two states rebuilds.
+ */
+function lookupsFor(plan: TRegionPlan, state: TRouterState, region: string, specs: readonly TWeightedSpec[]): TCandidateLookups {
+  const cached = plan.lookups;
+  if (
+    cached !== null &&
+    cached.metricsOf === state.metrics &&
+    cached.breakersOf === state.breakers &&
+    cached.quotasOf === state.quotas &&
+    cached.sharesOf === state.shares
+  ) {
+    return cached;
+  }
+  plan.lookups = buildLookups(plan.candidates, state, region, specs);
+  return plan.lookups;
 }
 
 function splitList(value: string | undefined): readonly string[] {
@@ -119,15 +127,14 @@ export function evaluateCandidates(
   let candidates = plan.candidates;
   let fixed = plan.fixed;
   const only = ctx.attributes?.providers;
-  const regional = hasRegionalBreakers(state.breakers);
-  // A caller-restricted candidate list is a new array per request: look up directly then.
-  const lookups = only === undefined ? lookupsFor(plan, state, region, regional, compiled.scores) : null;
   if (only !== undefined) {
     const allowed = splitList(only);
     const keep = candidates.map((p) => allowed.includes(p.key));
     candidates = candidates.filter((_, i) => keep[i]);
     fixed = fixed.filter((_, i) => keep[i]);
   }
+  // A caller-restricted candidate list is a new array per request: its lookups are not cached.
+  const lookups = only === undefined ? lookupsFor(plan, state, region, compiled.scores) : buildLookups(candidates, state, region, compiled.scores);
   const requested = splitList(ctx.attributes?.compliance);
   const ruleTags = plan.ruleCompliance;
   const requiredCompliance = requested.length === 0 ? ruleTags : [...new Set([...ruleTags, ...requested])];
@@ -155,12 +162,12 @@ export function evaluateCandidates(
     const info = candidates[i]!;
     const row = fixed[i]!;
     const key = info.key;
-    const metrics = lookups !== null ? lookups.metrics[i] : state.metrics[key];
+    const metrics = lookups.metrics[i];
     const updatedAt = metrics?.updatedAt ?? null;
     const ageMs = updatedAt === null ? null : now - updatedAt;
     const stale = ageMs === null || ageMs > compiled.maxMetricAgeMs;
-    const breaker = lookups !== null ? lookups.breakers[i] : ((regional ? state.breakers[key + "|" + region] : undefined) ?? state.breakers[key]);
-    const quota = lookups !== null ? lookups.quotas[i] : state.quotas[key];
+    const breaker = lookups.breakers[i];
+    const quota = lookups.quotas[i];
     gateInput.provider = info;
     gateInput.breaker = breaker;
     gateInput.quota = quota;
@@ -200,7 +207,7 @@ export function evaluateCandidates(
         // Sized up front: growing an empty array as contributions arrive reallocates it.
         contributions: passed ? new Array(treatment === "penalty" ? specCount + penaltySlot : specCount) : [],
         score: null,
-        share: lookups !== null ? lookups.shares[i]! : (state.shares?.[key] ?? null),
+        share: lookups.shares[i]!,
         selectionProbability: 0,
         metricAgeSeconds: gateInput.metricAgeSeconds,
         stale,
@@ -212,17 +219,15 @@ export function evaluateCandidates(
 
   const eligible: TCandidateWork[] = [];
   let anyPassed = false;
-  const pre = lookups !== null ? PRE : null;
-  if (pre !== null) {
-    pre.raw = lookups!.raw;
-    pre.index = lookups!.index;
-  }
+  const pre = PRE;
+  pre.raw = lookups.raw;
+  pre.index = lookups.index;
   for (let i = 0; i < work.length; i++) {
     const c = work[i]!;
     const r = c.record;
     if (!r.passedGates) continue;
     anyPassed = true;
-    if (pre !== null) pre.at = i * specCount;
+    pre.at = i * specCount;
     r.score = scoreInto(
       r.contributions,
       compiled.scores,

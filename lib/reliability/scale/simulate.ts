@@ -20,6 +20,7 @@ import {
 } from "../../../router-core/index";
 import { controllerConfig } from "../../dataplane/controller/controller-loop";
 import { decisionIdAt } from "../../dataplane/decision-id";
+import { decisionRowOf } from "../../dataplane/decision-log/rows";
 import type { RoutingState } from "../../dataplane/routing-state";
 import { METRIC_BUCKET_SECONDS } from "../../dataplane/telemetry/metric-sync";
 import type { TBodyParts, TCompactDecision, TDecisionTemplate } from "./decision-insert";
@@ -138,23 +139,8 @@ function template(key: number, record: TDecisionRecord, stateAgeMs: number, inst
     row: {
       key,
       parts: parts as unknown as TBodyParts,
-      fields: {
-        operation: record.operation,
-        region: record.region,
-        policyVersion: record.policyVersion,
-        shadowVersion: record.shadow?.policyVersion ?? null,
-        selectedProvider: record.selected,
-        reasonCode: record.reasonCode,
-        shadowPick: record.shadow?.selected ?? null,
-        shadowAgrees: record.shadow ? record.shadow.agrees : null,
-        scoreMargin: record.scoreMargin,
-        stale: record.stale,
-        metricAgeMs: record.metricAgeSeconds === null ? null : Math.round(record.metricAgeSeconds * 1000),
-        fallbackAction: record.fallback?.action ?? null,
-        degraded: false,
-        durability: "sync",
-        instanceId,
-      },
+      // The row's columns exactly as the decide handler derives them (the per-row ones are filled in per decision).
+      fields: decisionRowOf(record, { id: ID, degraded: false, body: "", durability: "sync", instanceId }),
     },
   };
 }
