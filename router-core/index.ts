@@ -118,8 +118,15 @@ export {
   resolveCircuitBreakerConfig,
   restoreBreakerState,
 } from "./control";
-export type { TBreakerCorrelationConfig } from "./control";
-export { DEFAULT_BREAKER_CORRELATION, correlateRegionalBreakers, releaseHeldBreakers, resolveBreakerCorrelation } from "./control";
+export type { TBreakerCorrelationConfig, TProviderFailureRun } from "./control";
+export {
+  DEFAULT_BREAKER_CORRELATION,
+  correlateRegionalBreakers,
+  extendFailureRun,
+  NO_FAILURE_RUN,
+  releaseHeldBreakers,
+  resolveBreakerCorrelation,
+} from "./control";
 export type { TQuotaConfig, TQuotaPhase, TQuotaRamp, TQuotaState, TQuotaWindow } from "./control";
 export {
   DEFAULT_QUOTA_CONFIG,

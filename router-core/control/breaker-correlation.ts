@@ -16,10 +16,23 @@ import { checkNumber, closed } from "./options";
  *   duration: only failures close in time to the opening are taken as the same event.
  * - With `min_regions` or more open, the failure is provider-wide: the remaining closed breakers
  *   open on their first failure, and one region probes for all: the breaker that opened first
- *   (the lead) keeps its schedule, and the others stay open until `open_seconds` after the
- *   lead's next probe time. When the lead closes they half-open at once and probe for
+ *   (the lead) keeps its schedule, and the others stay open for a further period after the
+ *   lead's next probe time (see below). When the lead closes they half-open at once and probe for
  *   themselves, so a provider that recovered regains every region quickly, and a region still
  *   failing on its own stays open; from then on the episode is each region's own again.
+ * - A run of the provider's failures with no success anywhere in between, as long as the
+ *   configured `consecutive_failures`, is provider-wide too: every closed breaker opens at once.
+ *   That is the evidence a single provider-wide breaker acts on, so regional breakers never learn
+ *   an outage later than one breaker would. Any success, in any region, ends the run, so a
+ *   failing region among answering ones never makes one. A regional failure whose first calls
+ *   all fall in its own region can, so the presumption is tested first: of the breakers whose
+ *   episodes began together, one that opened without failures of its own leads, and the first
+ *   probe goes to a region that has not failed. If it succeeds the lead closes and releases the
+ *   others, which probe for themselves (a region that really fails stays open); if it fails the
+ *   outage is provider-wide and that region goes on probing for all.
+ * - The held members wait a full period of the lead's own (at least `open_seconds`) after its
+ *   next probe time: a lead in a quiet region may see its probe call late, and without that the
+ *   others would half-open and probe too.
  *
  * `min_regions: 0` turns correlation off.
  */
@@ -44,14 +57,41 @@ export function resolveBreakerCorrelation(options: Partial<TBreakerCorrelationCo
   return c;
 }
 
-/** When the breaker's current episode began: its last closed → open transition, null while closed. */
-function episodeStart(s: TCircuitBreakerState): number | null {
+/** The provider's current run of failures across all its regions: no success anywhere since it began. */
+export type TProviderFailureRun = {
+  readonly failures: number;
+  /** Indices of the regions with a failure in the run, ascending. */
+  readonly regions: readonly number[];
+};
+
+export const NO_FAILURE_RUN: TProviderFailureRun = Object.freeze({ failures: 0, regions: Object.freeze([]) as readonly number[] });
+
+/** The run after one more provider call in `region`: a success anywhere ends it. */
+export function extendFailureRun(run: TProviderFailureRun, region: number, ok: boolean): TProviderFailureRun {
+  if (ok) return NO_FAILURE_RUN;
+  const regions = run.regions.includes(region) ? run.regions : [...run.regions, region].sort((a, b) => a - b);
+  return { failures: run.failures + 1, regions };
+}
+
+/** The closed → open transition that began the breaker's current episode; null while closed, or when history no longer holds it. */
+function episodeOpening(s: TCircuitBreakerState): TCircuitBreakerState["history"][number] | null {
   if (s.state === "closed") return null;
   for (let i = s.history.length - 1; i >= 0; i--) {
     const h = s.history[i]!;
-    if (h.from === "closed" && h.to === "open") return h.at;
+    if (h.from === "closed" && h.to === "open") return h;
   }
-  return s.openedAt;
+  return null;
+}
+
+/** When the breaker's current episode began: its last closed → open transition, null while closed. */
+function episodeStart(s: TCircuitBreakerState): number | null {
+  if (s.state === "closed") return null;
+  return episodeOpening(s)?.at ?? s.openedAt;
+}
+
+/** 0 for a breaker whose episode began by correlation, without failures of its own; 1 otherwise. */
+function ownEvidence(s: TCircuitBreakerState): number {
+  return episodeOpening(s)?.reason === "correlated_failures" ? 0 : 1;
 }
 
 /** Some breaker of the provider closed after probing at or after `at`: the provider answered again somewhere. */
@@ -72,13 +112,14 @@ export type TCorrelation = {
 /** The newest group of not-closed breakers whose episodes began within the window of the first of them. */
 export function findCorrelation(states: readonly TCircuitBreakerState[], config: TBreakerCorrelationConfig): TCorrelation | null {
   if (config.min_regions === 0) return null;
-  const starts: { i: number; at: number }[] = [];
+  const starts: { i: number; at: number; own: number }[] = [];
   states.forEach((s, i) => {
     const at = episodeStart(s);
-    if (at !== null) starts.push({ i, at });
+    if (at !== null) starts.push({ i, at, own: ownEvidence(s) });
   });
   if (starts.length === 0) return null;
-  starts.sort((a, b) => a.at - b.at || a.i - b.i);
+  // Of episodes that began together, one opened without failures of its own leads: its probe tests the presumption.
+  starts.sort((a, b) => a.at - b.at || a.own - b.own || a.i - b.i);
   const windowMs = config.window_seconds * 1000;
   let best: TCorrelation | null = null;
   for (const first of starts) {
@@ -90,23 +131,34 @@ export function findCorrelation(states: readonly TCircuitBreakerState[], config:
 
 /**
  * Applies the correlation to one provider's regional breakers (index = region) after any of
- * them changed; returns the same array when nothing changes. `now` decides which episodes are
- * recent enough to make a closed region suspect. Pure: the caller stores the result.
+ * them changed or counted a failure; returns the same array when nothing changes. `now` decides
+ * which episodes are recent enough to make a closed region suspect; `run` is the provider's
+ * current failure run (`extendFailureRun`, kept by the caller over every call of the provider).
+ * Pure: the caller stores the result.
  */
 export function correlateRegionalBreakers(
   states: readonly TCircuitBreakerState[],
   now: number,
   breaker: TCircuitBreaker,
   config: TBreakerCorrelationConfig,
+  run: TProviderFailureRun = NO_FAILURE_RUN,
 ): readonly TCircuitBreakerState[] {
-  const found = findCorrelation(states, config);
-  // Once a region has recovered, the rest of the episode is each region's own again.
-  if (found === null || recoveredSince(states, episodeStart(states[found.lead]!) ?? now)) return states;
+  if (config.min_regions === 0) return states;
   let out: TCircuitBreakerState[] | null = null;
   const set = (i: number, s: TCircuitBreakerState) => {
     out ??= [...states];
     out[i] = s;
   };
+  if (run.failures >= breaker.config.consecutive_failures) {
+    const why = `presumed provider-wide failure: ${run.failures} consecutive failures in ${run.regions.length} region(s), no success in any region`;
+    states.forEach((s, i) => {
+      if (s.state === "closed") set(i, breaker.trip(s, now, why));
+    });
+    return holdBehindLead(out ?? states, now, breaker, config, out);
+  }
+  const found = findCorrelation(states, config);
+  // Once a region has recovered, the rest of the episode is each region's own again.
+  if (found === null || recoveredSince(states, episodeStart(states[found.lead]!) ?? now)) return states;
   const windowMs = config.window_seconds * 1000;
   const recent = found.members.filter((i) => now - (episodeStart(states[i]!) ?? -Infinity) <= windowMs).length;
   const wide = found.members.length >= config.min_regions;
@@ -116,17 +168,35 @@ export function correlateRegionalBreakers(
     const why = wide ? `provider-wide failure: ${found.members.length} regions' breakers open` : "another region's breaker opened";
     set(i, breaker.trip(s, now, `${s.consecutiveFailures} consecutive failure(s) while ${why}`));
   });
-  const tripped: readonly TCircuitBreakerState[] = out ?? states;
+  return holdBehindLead(out ?? states, now, breaker, config, out);
+}
+
+/**
+ * One region probes for all: in a provider-wide episode the members other than the lead stay
+ * open until `open_seconds` after the lead's next probe time. `changed` is `tripped` when it is
+ * already a copy the caller owns (it is then updated in place), null when it is the input.
+ */
+function holdBehindLead(
+  tripped: readonly TCircuitBreakerState[],
+  now: number,
+  breaker: TCircuitBreaker,
+  config: TBreakerCorrelationConfig,
+  changed: TCircuitBreakerState[] | null,
+): readonly TCircuitBreakerState[] {
   const group = findCorrelation(tripped, config);
   if (group === null || group.members.length < config.min_regions) return tripped;
   const lead = tripped[group.lead]!;
   const nextProbe = lead.state === "open" && lead.openUntil !== null ? Math.max(now, lead.openUntil) : now;
-  const holdUntil = nextProbe + breaker.config.open_seconds * 1000;
+  // A period as long as the lead's own: a lead in a quiet region can take a while to see its probe call.
+  const period = lead.openUntil !== null && lead.openedAt !== null ? lead.openUntil - lead.openedAt : 0;
+  const holdUntil = nextProbe + Math.max(breaker.config.open_seconds * 1000, period);
+  let out = changed;
   tripped.forEach((s, i) => {
     if (i === group.lead || s.state !== "open" || !group.members.includes(i) || s.openUntil === null || s.openUntil >= holdUntil) return;
-    set(i, { ...s, openUntil: holdUntil });
+    out ??= [...tripped];
+    out[i] = { ...s, openUntil: holdUntil };
   });
-  return out ?? states;
+  return out ?? tripped;
 }
 
 /**

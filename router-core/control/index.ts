@@ -17,11 +17,13 @@ export {
   resolveCircuitBreakerConfig,
   restoreBreakerState,
 } from "./circuit-breaker";
-export type { TBreakerCorrelationConfig, TCorrelation } from "./breaker-correlation";
+export type { TBreakerCorrelationConfig, TCorrelation, TProviderFailureRun } from "./breaker-correlation";
 export {
   DEFAULT_BREAKER_CORRELATION,
   correlateRegionalBreakers,
+  extendFailureRun,
   findCorrelation,
+  NO_FAILURE_RUN,
   releaseHeldBreakers,
   resolveBreakerCorrelation,
 } from "./breaker-correlation";

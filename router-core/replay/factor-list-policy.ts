@@ -8,6 +8,8 @@ import {
 } from "../control/circuit-breaker";
 import {
   correlateRegionalBreakers,
+  extendFailureRun,
+  NO_FAILURE_RUN,
   DEFAULT_BREAKER_CORRELATION,
   releaseHeldBreakers,
   resolveBreakerCorrelation,
@@ -112,6 +114,8 @@ export function createFactorListPolicy(
   const breakerKeys: string[][] = providers.map((p) => regions.map((r) => (w.regionScopedBreakers ? breakerKey(p, r) : breakerKey(p))));
   const breakerStates = new Map<string, TCircuitBreakerState>();
   for (const row of breakerKeys) for (const k of row) breakerStates.set(k, breaker.initial(0));
+  /** Per provider, its failures since its last success in any region (correlation's provider-wide run). */
+  const failureRuns = providers.map(() => NO_FAILURE_RUN);
   let breakerViews: Record<string, TBreakerView> = {};
   let breakerViewsUntil = -1;
 
@@ -246,11 +250,13 @@ export function createFactorListPolicy(
       breakerStates.set(k, after);
       let changed = after.state !== before.state || after.probeSuccesses !== before.probeSuccesses;
       if (after.state === "open" && before.state !== "open") recordIncident(b, now);
-      if (correlate && (changed || (!result.ok && after.state === "closed"))) {
+      if (correlate) failureRuns[provider] = extendFailureRun(failureRuns[provider]!, region, result.ok);
+      if (correlate && (changed || !result.ok)) {
         const keys = breakerKeys[provider]!;
         const group = keys.map((key) => (key === k ? before : breakerStates.get(key)!));
         const stepped = keys.map((key) => breakerStates.get(key)!);
-        const next = correlateRegionalBreakers(releaseHeldBreakers(group, stepped, now, correlation), now, breaker, correlation);
+        const released = releaseHeldBreakers(group, stepped, now, correlation);
+        const next = correlateRegionalBreakers(released, now, breaker, correlation, failureRuns[provider]);
         keys.forEach((key, r) => {
           const s = next[r]!;
           if (s === stepped[r]) return;

@@ -83,14 +83,21 @@ describe("correlated regional breakers (the replay's rule, live)", () => {
       for (let i = 0; i < n; i++) bank.record("SEND_SMS", "provider_A", region, true, "http_5xx 503", now);
     };
     const ok = (region: string) => bank.record("SEND_SMS", "provider_A", region, false, "", now);
+    /** Failures in one region with a success elsewhere after each: no provider-wide run builds up. */
+    const failAmid = (region: string, n: number, answering: string) => {
+      for (let i = 0; i < n; i++) {
+        fail(region, 1);
+        ok(answering);
+      }
+    };
     // Every region has seen provider_A once, so each has a breaker.
     for (const r of regions) ok(r);
-    return { bank, opened, fail, ok, advance: (ms: number) => (now += ms), view: (r: string) => bank.views()[`provider_A|${r}`] };
+    return { bank, opened, fail, failAmid, ok, advance: (ms: number) => (now += ms), view: (r: string) => bank.views()[`provider_A|${r}`] };
   }
 
   it("once one region opens, the others open on fewer failures, and provider-wide on the first", () => {
-    const { opened, fail, view } = regional();
-    fail("EU", 5);
+    const { opened, fail, failAmid, view } = regional();
+    failAmid("EU", 5, "APAC");
     expect(view("EU")?.state).toBe("open");
     fail("NA", 1);
     expect(view("NA")?.state).toBe("closed");
@@ -106,13 +113,31 @@ describe("correlated regional breakers (the replay's rule, live)", () => {
   });
 
   it("a regional failure stays regional: regions that keep succeeding stay closed", () => {
-    const { fail, ok, view } = regional();
-    fail("EU", 5);
+    const { fail, failAmid, ok, view } = regional();
+    failAmid("EU", 5, "NA");
     fail("NA", 1);
     ok("NA");
     fail("APAC", 1);
     ok("APAC");
     expect([view("EU")?.state, view("NA")?.state, view("APAC")?.state]).toEqual(["open", "closed", "closed"]);
+  });
+
+  it("five failures with no success in any region open every region at once; a region without failures of its own probes first", () => {
+    const { bank, opened, fail, ok, advance, view } = regional();
+    fail("EU", 5);
+    expect([view("EU")?.state, view("NA")?.state, view("APAC")?.state]).toEqual(["open", "open", "open"]);
+    expect(opened.map((t) => [t.region, t.reason])).toEqual([
+      ["EU", "consecutive_failures"],
+      ["NA", "correlated_failures"],
+      ["APAC", "correlated_failures"],
+    ]);
+    advance(30_000);
+    bank.tick();
+    expect([view("EU")?.state, view("NA")?.state, view("APAC")?.state]).toEqual(["open", "half_open", "open"]);
+    // NA answers: the failure was EU's alone, so EU and APAC half-open at once and probe for themselves.
+    bank.probeStarted("SEND_SMS", "provider_A", "NA");
+    ok("NA");
+    expect([view("EU")?.state, view("NA")?.state, view("APAC")?.state]).toEqual(["half_open", "closed", "half_open"]);
   });
 
   it("min_regions 0 turns it off: each region needs its own consecutive failures", () => {

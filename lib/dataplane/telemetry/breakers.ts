@@ -4,6 +4,8 @@ import {
   breakerView,
   correlateRegionalBreakers,
   createCircuitBreaker,
+  extendFailureRun,
+  NO_FAILURE_RUN,
   releaseHeldBreakers,
   resolveBreakerCorrelation,
   type TBreakerCorrelationConfig,
@@ -13,6 +15,7 @@ import {
   type TBreakerEvent,
   type TCircuitBreakerState,
   type TBreakerTransition,
+  type TProviderFailureRun,
 } from "../../../router-core/index";
 import type { RoutingState } from "../routing-state";
 
@@ -47,6 +50,8 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
   const states = new Map<string, TEntry>();
   /** Each provider's regional breakers, for the correlation. */
   const byProvider = new Map<string, TEntry[]>();
+  /** Each provider's failures since its last success in any region (the correlation's provider-wide run). */
+  const runs = new Map<string, TProviderFailureRun>();
   const correlation = resolveBreakerCorrelation(opts.correlation);
   const machines = new Map<string, TCircuitBreaker>();
   let views: Record<string, TBreakerView> = {};
@@ -114,7 +119,8 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
     const previous = group.map((e) => (e === changed ? before : e.state));
     const stepped = group.map((e) => e.state);
     const m = machine(opts.state.policyFor(operation)?.policy.circuit_breaker);
-    const next = correlateRegionalBreakers(releaseHeldBreakers(previous, stepped, at, correlation), at, m, correlation);
+    const run = runs.get(changed.provider) ?? NO_FAILURE_RUN;
+    const next = correlateRegionalBreakers(releaseHeldBreakers(previous, stepped, at, correlation), at, m, correlation, run);
     let transitions = 0;
     group.forEach((e, i) => {
       if (next[i] === stepped[i]) return;
@@ -141,6 +147,8 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
       }
       const before = entry.state;
       let transitions = step(entry, operation, failed ? { type: "failure", startedAt, detail } : { type: "success", startedAt }, at);
+      const run = runs.get(provider) ?? NO_FAILURE_RUN;
+      if (failed || run.failures > 0) runs.set(provider, extendFailureRun(run, byProvider.get(provider)!.indexOf(entry), !failed));
       if (transitions > 0 || failed) transitions += correlate(entry, before, operation, at);
       publish(transitions > 0);
     },
