@@ -37,8 +37,9 @@ export function createIdempotencyStore(opts: { pool: pg.Pool; ownerId: string; n
 
   async function claim(operation: string, key: string, windowMs: number, leaseMs: number): Promise<{ attempted: string[] } | { done: TStoredAnswer } | { wait: true }> {
     const t = opts.now();
-    const r = await pool.query<{ attempted: string[] }>(
-      `insert into gateway_idempotency as g (operation_key, key, state, attempted, owner_id, lease_until, expires_at)
+    const r = await pool.query<{ attempted: string[] }>({
+      name: "idempotency_claim",
+      text: `insert into gateway_idempotency as g (operation_key, key, state, attempted, owner_id, lease_until, expires_at)
        values ($1, $2, 'running', '{}', $3, $4, $5)
        on conflict (operation_key, key) do update
          set state = 'running', owner_id = $3, lease_until = $4, http_status = null, response = null,
@@ -46,8 +47,8 @@ export function createIdempotencyStore(opts: { pool: pg.Pool; ownerId: string; n
              expires_at = case when g.expires_at <= $6 then $5 else g.expires_at end
          where g.expires_at <= $6 or g.state = 'open' or (g.state = 'running' and g.lease_until <= $6)
        returning attempted`,
-      [operation, key, opts.ownerId, new Date(t + leaseMs), new Date(t + windowMs), new Date(t)],
-    );
+      values: [operation, key, opts.ownerId, new Date(t + leaseMs), new Date(t + windowMs), new Date(t)],
+    });
     if (r.rowCount === 1) return { attempted: r.rows[0]!.attempted };
     const existing = await pool.query<{ state: string; http_status: number | null; response: string | null }>(
       `select state, http_status, response from gateway_idempotency where operation_key = $1 and key = $2`,
@@ -90,7 +91,11 @@ export function createIdempotencyStore(opts: { pool: pg.Pool; ownerId: string; n
       markAttempt: async (provider) => {
         if (!durable) return;
         await pool
-          .query(`update gateway_idempotency set attempted = array_append(attempted, $4) where operation_key = $1 and key = $2 and owner_id = $3`, [...params, provider])
+          .query({
+            name: "idempotency_mark_attempt",
+            text: `update gateway_idempotency set attempted = array_append(attempted, $4) where operation_key = $1 and key = $2 and owner_id = $3`,
+            values: [...params, provider],
+          })
           .catch((err: unknown) => opts.log(`gateway idempotency: could not mark ${provider}: ${(err as Error).message}`));
       },
       unmarkAttempt: async (provider) => {
@@ -109,10 +114,11 @@ export function createIdempotencyStore(opts: { pool: pg.Pool; ownerId: string; n
     }
     if (durable) {
       const write = result.definitive
-        ? pool.query(
-            `update gateway_idempotency set state = 'done', http_status = $4, response = $5 where operation_key = $1 and key = $2 and owner_id = $3`,
-            [...params, result.answer.status, JSON.stringify(result.answer)],
-          )
+        ? pool.query({
+            name: "idempotency_done",
+            text: `update gateway_idempotency set state = 'done', http_status = $4, response = $5 where operation_key = $1 and key = $2 and owner_id = $3`,
+            values: [...params, result.answer.status, JSON.stringify(result.answer)],
+          })
         : pool.query(`update gateway_idempotency set state = 'open' where operation_key = $1 and key = $2 and owner_id = $3`, params);
       await write.catch((err: unknown) => opts.log(`gateway idempotency: could not store the answer for ${operation}: ${(err as Error).message}`));
     }

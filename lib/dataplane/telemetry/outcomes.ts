@@ -317,8 +317,10 @@ export async function insertOutcomes(pool: pg.Pool, items: readonly TPendingOutc
     }
   }
   if (calls.length === 0 && business.length === 0) return;
-  await pool.query(
-    `with c as (
+  // Named: prepared once per connection instead of parsed and planned for every batch.
+  await pool.query({
+    name: "outcome_insert",
+    text: `with c as (
        insert into provider_call_outcome (outcome_id, decision_id, operation_key, region, provider_key, status, error_class,
          http_status, latency_ms, retry_count, ttfb_ms, reported_at)
        select outcome_id, decision_id, operation_key, region, provider_key, status, error_class::"OutcomeErrorClass", http_status,
@@ -338,6 +340,6 @@ export async function insertOutcomes(pool: pg.Pool, items: readonly TPendingOutc
        returning 1
      )
      select (select count(*) from c) as calls, (select count(*) from b) as business`,
-    [JSON.stringify(calls), JSON.stringify(business)],
-  );
+    values: [JSON.stringify(calls), JSON.stringify(business)],
+  });
 }
