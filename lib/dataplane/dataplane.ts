@@ -5,8 +5,9 @@ import { createAuthenticator, setAuthenticator } from "./authenticate";
 import { createDecideHandler } from "./decide/handler";
 import { createIdempotencyCache } from "./decide/idempotency";
 import { maintainPartitions } from "./decision-log/partitions";
+import { announceBacklog, withdrawBacklog } from "./decision-log/backlog";
 import { IDEMPOTENCY_WINDOW_MS, type TDecisionRow } from "./decision-log/rows";
-import { createDecisionLog, type TDecisionLogStats } from "./decision-log/writer";
+import { createDecisionLog, type TDecisionLogOptions, type TDecisionLogStats } from "./decision-log/writer";
 import { createGetDecisionHandler } from "./decisions-get";
 import { sendJson } from "./http";
 import { loadConfig, type TConfigLoadResult } from "./load-config";
@@ -26,7 +27,7 @@ export type TDataPlaneOptions = {
   log: (line: string) => void;
   now?: () => number;
   /** Overrides for tests (small batches, fast probes). */
-  decisionLog?: { maxBatch?: number; concurrency?: number; probeIntervalMs?: number };
+  decisionLog?: { maxBatch?: number; concurrency?: number; probeIntervalMs?: number; backlog?: TDecisionLogOptions["backlog"] };
 };
 
 export type TDataPlaneHealth = {
@@ -78,6 +79,7 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
     maxBatch: s.logMaxBatch,
     partitions: partitionOptions,
     onAvailability: (up) => state.setDbAvailable(up),
+    backlog: { announce: (range) => announceBacklog(pool, s.instanceId, range), withdraw: () => withdrawBacklog(pool, s.instanceId) },
     log: opts.log,
     now,
     ...opts.decisionLog,

@@ -62,6 +62,7 @@ export function createRoutingState(clock: { now(): number } = Date) {
   let quotas: Readonly<Record<string, TQuotaView>> = {};
   let overrides: readonly TOverrideRow[] = [];
   let dbAvailable = true;
+  let lastOutage: { oldest: number; newest: number | null } | null = null;
   let lastRefreshAt: number | null = null;
 
   function operationEntry(operation: string): TOperationEntry {
@@ -239,7 +240,15 @@ export function createRoutingState(clock: { now(): number } = Date) {
     },
 
     setDbAvailable(available: boolean): void {
+      const at = clock.now();
+      if (dbAvailable && !available) lastOutage = { oldest: at, newest: null };
+      else if (!dbAvailable && available && lastOutage) lastOutage = { oldest: lastOutage.oldest, newest: at };
       dbAvailable = available;
+    },
+
+    /** The latest period this instance could not reach Postgres (`newest` null while it lasts); null if none. */
+    get lastDbOutage(): { oldest: number; newest: number | null } | null {
+      return lastOutage;
     },
 
     get dbAvailable(): boolean {

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { adminDatabaseUrl, createTestDatabase, type TTestDatabase } from "@/lib/testing/database";
 import { dataPlaneSettings, type TDataPlaneSettings } from "../settings";
 import { startStandaloneDataPlane, type TStandaloneServer } from "../standalone";
+import { announceBacklog, readBacklog, withdrawBacklog, type TSpoolRange } from "./backlog";
 import { maintainPartitions, partitionName } from "./partitions";
 import { insertDecisions, replayDecisions, type TDecisionRow } from "./rows";
 
@@ -36,13 +37,23 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/** The spool announcements the data plane made (backlog.ts), passed on to the table. */
+const announcements: Array<TSpoolRange | "withdrawn"> = [];
+
 async function start(overrides: Partial<TDataPlaneSettings> = {}): Promise<TStandaloneServer> {
   const spoolDir = await mkdtemp(path.join(tmpdir(), "sy-spool-"));
-  const server = await startStandaloneDataPlane({
-    databaseUrl: db.url,
-    settings: { ...dataPlaneSettings({}, process.cwd()), spoolDir, ...overrides },
-    decisionLog: { probeIntervalMs: 100 },
-  });
+  const settings = { ...dataPlaneSettings({}, process.cwd()), spoolDir, ...overrides };
+  const backlog = {
+    announce: async (range: TSpoolRange) => {
+      announcements.push(range);
+      await announceBacklog(pool, settings.instanceId, range);
+    },
+    withdraw: async () => {
+      announcements.push("withdrawn");
+      await withdrawBacklog(pool, settings.instanceId);
+    },
+  };
+  const server = await startStandaloneDataPlane({ databaseUrl: db.url, settings, decisionLog: { probeIntervalMs: 100, backlog } });
   cleanups.push(() => rm(spoolDir, { recursive: true, force: true }));
   cleanups.push(() => server.close());
   return server;
@@ -203,9 +214,16 @@ describe("Postgres unreachable", () => {
     // The same request retried during the outage still gets its decision.
     expect((await decide(server, "outage-5")).body.decisionId).toBe(during[4]!.body.decisionId);
 
+    announcements.length = 0;
     await unblock();
     await until(async () => server.dataPlane.health().dbAvailable && !server.dataPlane.decisionLog.stats().spool.replaying && server.dataPlane.decisionLog.stats().spool.usedBytes === 0);
     const ids = during.map((d) => d.body.decisionId as string);
+    // Before replaying, the instance announced the spooled decisions' time range (other instances hold
+    // outcomes for them meanwhile), and withdrew it once the spool was empty.
+    await until(() => announcements.at(-1) === "withdrawn");
+    const times = during.map((d) => d.body.at as number);
+    expect(announcements[0]).toEqual({ oldest: Math.min(...times), newest: Math.max(...times) });
+    expect(await readBacklog(pool)).toEqual([]);
     const { rows } = await pool.query<{ n: number }>("select count(*)::int as n from decision where id = any($1::uuid[])", [ids]);
     expect(rows[0]!.n).toBe(30);
     expect(await countRows("request_id like 'outage-%'")).toBe(31);

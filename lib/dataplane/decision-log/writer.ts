@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { SpoolFullError, type Spool } from "../spool";
 import { maintainPartitions } from "./partitions";
+import type { TSpoolRange } from "./backlog";
 import { insertDecisions, replayDecisions, type TDecisionRow, type TExistingDecision } from "./rows";
 
 export type TDurability = "sync" | "async";
@@ -39,6 +40,11 @@ export type TDecisionLogOptions = {
   probeIntervalMs?: number;
   partitions: { daysAhead: number; retentionDays: number };
   onAvailability?: (up: boolean) => void;
+  /**
+   * Announces the spooled decisions' time range before a replay and withdraws it once the spool
+   * is empty (backlog.ts), so other instances hold outcomes for them instead of refusing them.
+   */
+  backlog?: { announce(range: TSpoolRange): Promise<void>; withdraw(): Promise<void> };
   log?: (line: string) => void;
   now?: () => number;
 };
@@ -98,6 +104,8 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   let replaying: Promise<void> | null = null;
   const idle = new Set<() => void>();
   const stats = { transactions: 0, transactionMs: 0, rowsCommitted: 0, rowsSpooled: 0, rowsReplayed: 0 };
+  /** createdAt range of the rows this process spooled and has not replayed; null bounds when the spool predates it. */
+  let spooledRange: TSpoolRange | null = opts.spool.hasPending() ? { oldest: null, newest: null } : null;
 
   function setDbUp(up: boolean): void {
     if (dbUp === up) return;
@@ -197,6 +205,14 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
     try {
       await opts.spool.append(batch.map((p) => p.row));
       stats.rowsSpooled += batch.length;
+      let oldest = spooledRange?.oldest ?? Infinity;
+      let newest = spooledRange?.newest ?? -Infinity;
+      for (const p of batch) {
+        oldest = Math.min(oldest, p.row.createdAt);
+        newest = Math.max(newest, p.row.createdAt);
+      }
+      // A range already unknown (a spool left by an earlier process) stays unknown.
+      spooledRange = spooledRange !== null && spooledRange.oldest === null ? spooledRange : { oldest, newest };
       for (const p of batch) p.resolve({ status: "spooled" });
     } catch (err) {
       if (opts.durability === "sync") {
@@ -223,6 +239,7 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
     let replayed = false;
     replaying = (async () => {
       try {
+        if (opts.backlog) await opts.backlog.announce(spooledRange ?? { oldest: null, newest: null });
         const n = await opts.spool.replay(async (rows) => {
           const oldest = Math.min(...rows.map((r) => r.createdAt));
           await maintainPartitions(opts.pool, { now: now(), from: oldest, ...opts.partitions });
@@ -236,6 +253,10 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
         });
         if (n > 0) log(`decision log: replayed ${n} spooled decisions into Postgres`);
         replayed = true;
+        if (!opts.spool.hasPending()) {
+          spooledRange = null;
+          await opts.backlog?.withdraw();
+        }
       } catch (err) {
         log(`decision log: replay stopped, will retry: ${(err as Error).message}`);
         if (isUnavailable(err)) setDbUp(false);

@@ -6,6 +6,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAuthenticator, setAuthenticator } from "../authenticate";
+import { announceBacklog, readBacklog, withdrawBacklog } from "../decision-log/backlog";
 import { decisionIdAt } from "../decision-id";
 import { loadConfig } from "../load-config";
 import { createFastPath } from "../router";
@@ -14,7 +15,7 @@ import { createSpool } from "../spool";
 import { createOutcomeService, type TPendingOutcome } from "./outcomes";
 import { startTelemetry, type Telemetry } from "./runtime";
 import { MAX_OUTCOME_BATCH, type TOutcome } from "./schemas";
-import { createTelemetryDatabase, insertDecision, loadedState } from "./test-fixtures";
+import { createTelemetryDatabase, insertDecision, loadedState, waitFor } from "./test-fixtures";
 
 const KEY = "test-key-outcomes";
 let env: Awaited<ReturnType<typeof createTelemetryDatabase>>;
@@ -264,6 +265,36 @@ describe("outcomes during a database outage", () => {
 
   // Regression (chaos:db-outage): outcomes spooled by one instance were dropped as "unknown" when
   // replayed before the other instance had replayed the spooled decision they belong to.
+  it("an outcome for a decision another instance announced as spooled is held (202) and written once the decision arrives", async () => {
+    const t = Date.now();
+    await announceBacklog(env.pool, "instance-x", { oldest: t - 60_000, newest: t - 20_000 });
+    await new Promise((r) => setTimeout(r, 150)); // past the announcements' read cache
+    try {
+      const inSpool = decisionIdAt(t - 40_000);
+      const outside = decisionIdAt(t - 5 * 60_000);
+      const r = await post({ outcomes: [call(inSpool, { latencyMs: 41 }), call(outside)] });
+      expect(r.body.results.map((x: { status: number; result: string }) => [x.status, x.result])).toEqual([
+        [202, "spooled"],
+        [404, "unknown_decision"],
+      ]);
+      expect((await post(call(decisionIdAt(t - 30_000)))).status).toBe(202);
+      // instance-x writes its spool to the table: the held outcome follows on the next maintenance pass.
+      await env.pool.query(
+        `insert into decision (id, created_at, operation, region, request_id, selected_provider, reason_code, stale, record, durability, instance_id)
+         values ($1, $2, 'SEND_SMS', 'EU', $3, 'provider_A', 'test', false, '{}'::json, 'sync', 'instance-x')`,
+        [inSpool, new Date(t - 40_000), `req-${inSpool}`],
+      );
+      await waitFor(async () => (await env.pool.query("select 1 from provider_call_outcome where decision_id = $1", [inSpool])).rowCount === 1, 10_000, 50);
+      const rows = await env.pool.query("select latency_ms, region from provider_call_outcome where decision_id = $1", [inSpool]);
+      expect(rows.rows).toEqual([{ latency_ms: 41, region: "EU" }]);
+    } finally {
+      await withdrawBacklog(env.pool, "instance-x");
+    }
+    expect(await readBacklog(env.pool)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 150));
+    expect((await post(call(decisionIdAt(t - 40_000)))).status).toBe(404);
+  });
+
   it("an outcome replayed before its decision is written waits in the spool, and is dropped only after the grace period", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "switchyard-unmatched-spool-"));
     const spool = createSpool<TPendingOutcome>({ dir, name: "outcomes", maxBytes: 1024 * 1024 });

@@ -39,6 +39,12 @@ export type TOutcomeServiceOptions = {
   breakers: BreakerBank;
   /** Where outcomes go while Postgres is unreachable; without one the request fails with 503. */
   spool?: TOutcomeSpool | null;
+  /**
+   * Of decision ids not in the table, those whose decision may still be in a spool (this
+   * instance's or another's, decision-log/backlog.ts): their outcomes are spooled to wait for it
+   * (202) instead of refused (404). Needs `spool`.
+   */
+  mayBeSpooled?: (ids: string[]) => Promise<ReadonlySet<string>>;
   now?: () => number;
   /**
    * How long a spooled outcome whose decision is not in the table yet stays spooled before it is
@@ -169,9 +175,13 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
       return results;
     }
 
+    const missing = opts.spool && opts.mayBeSpooled ? [...new Set(valid.filter((v) => !decisions.has(v.outcome.decisionId)).map((v) => v.outcome.decisionId))] : [];
+    const waiting = missing.length > 0 ? await opts.mayBeSpooled!(missing).catch(() => new Set<string>()) : new Set<string>();
     const known: Array<{ index: number; outcome: TOutcome }> = [];
+    const early: Array<{ index: number; outcome: TOutcome }> = [];
     for (const v of valid) {
       if (decisions.has(v.outcome.decisionId)) known.push(v);
+      else if (waiting.has(v.outcome.decisionId)) early.push(v);
       else {
         results[v.index] = {
           index: v.index,
@@ -182,6 +192,11 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
         };
         countOutcome(v.outcome.type, v.outcome.provider ?? "none", "unknown_decision");
       }
+    }
+    if (early.length > 0) {
+      // Their decision may still be in a spool: held like outcomes accepted during an outage, matched on replay.
+      await spool(early.map((v) => ({ id: randomUUID(), outcome: v.outcome, receivedAt, decision: null, applied: false })), null);
+      accept("spooled", early);
     }
     if (known.length === 0) return results;
     const pending = known.map((k) => ({

@@ -7,6 +7,7 @@ import { createMetricsHandler } from "../metrics-endpoint";
 import { createPropagation, createShareLoader } from "../propagation";
 import type { TRoute } from "../router";
 import type { RoutingState } from "../routing-state";
+import { mayBeSpooled as mayBeSpooledDecision, readBacklog, type TBacklogRow } from "../decision-log/backlog";
 import { createSpool } from "../spool";
 import { createBreakerBank } from "./breakers";
 import { observeDecisions } from "./counters";
@@ -52,6 +53,8 @@ export function telemetryOptionsFromEnv(env: NodeJS.ProcessEnv = process.env) {
 }
 
 const MAINTENANCE_MS = 1_000;
+/** How long other instances' spool announcements are reused before they are read again (only unknown decisions read them). */
+const BACKLOG_CACHE_MS = 100;
 
 /**
  * The telemetry and control half of the data plane, per instance: outcome ingestion with its
@@ -83,7 +86,16 @@ export async function startTelemetry(opts: TTelemetryOptions) {
     }
     return out;
   };
-  const outcomes = createOutcomeService({ pool, state, lookup, metrics, breakers, spool });
+  // Other instances' spool announcements, read only for outcomes whose decision is unknown, and reused for BACKLOG_CACHE_MS.
+  let backlog: { rows: TBacklogRow[]; at: number } | null = null;
+  const mayBeSpooled = async (ids: string[]): Promise<ReadonlySet<string>> => {
+    const t = Date.now();
+    if (backlog === null || t - backlog.at >= BACKLOG_CACHE_MS) backlog = { rows: await readBacklog(pool), at: t };
+    const outage = state.lastDbOutage;
+    const rows = backlog.rows;
+    return new Set(ids.filter((id) => mayBeSpooledDecision(id, rows, outage, t)));
+  };
+  const outcomes = createOutcomeService({ pool, state, lookup, metrics, breakers, spool, mayBeSpooled });
 
   // The elector and the loop refer to each other: the loop acts only while elected, and a new leader ticks at once.
   let controller: ControllerLoop | null = null;
