@@ -1,5 +1,5 @@
 import { startLoad, type Load } from "./load";
-import { crashInvariant, figure, ledgerInvariants, phaseTable, serverErrorInvariant, type TFaultReport } from "./report";
+import { crashInvariant, figure, ledgerInvariants, phaseTable, serverErrorInvariant, type TFaultReport, unknownDecisionInvariant } from "./report";
 import { startScenario } from "./scenario";
 import { sleep } from "./sleep";
 import { checkLedger } from "./verify";
@@ -82,12 +82,13 @@ export async function runDbOutage(o: TDbOutageOptions): Promise<TFaultReport> {
       invariants: [
         { label: "full recovery (spools drained, database ok on every instance)", ok: recoveryMs !== null && drainedMs !== null, detail: recoveryMs === null ? `not within ${o.recoveryTimeoutSeconds} s` : `${Math.round(recoveryMs)} ms` },
         serverErrorInvariant(load.phases),
+        unknownDecisionInvariant(load.phases),
         crashInvariant(s.instances),
         ...ledgerInvariants(ledger),
       ],
       notes: [
         "Each flow is decide (round robin over the instances) → call the selected mock provider (and the next eligible one if it fails) → the provider_call outcomes as one batch to the other instance.",
-        "Outcome 404s: the outcome reached an instance after PostgreSQL was back but before the other instance had replayed the decision from its spool (README, known limits).",
+        "Outcome 404s would mean an outcome reached an instance after PostgreSQL was back but before the other instance had replayed its decision, and was refused: the decision_spool_backlog announcement (and the instance's own outage window) holds such outcomes in the spool instead (README).",
         "Phases: a flow counts in the phase current when it started; 'recovery' runs from PostgreSQL accepting connections to full recovery.",
       ],
     };

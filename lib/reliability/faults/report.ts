@@ -44,6 +44,13 @@ export function phaseTable(phases: ReadonlyMap<string, TPhaseStats>): TBenchTabl
 }
 
 /** HTTP 500s (any 5xx but 503, which is a deliberate "retry later" with Retry-After) never happen. */
+/** Every outcome refers to a decision the load got from Switchyard: none may be refused as unknown. */
+export function unknownDecisionInvariant(phases: ReadonlyMap<string, TPhaseStats>): TBenchInvariant {
+  let n = 0;
+  for (const p of phases.values()) n += p.outcomeStatus["404"] ?? 0;
+  return { label: "outcomes refused as unknown (404) for decisions Switchyard made", ok: n === 0, detail: String(n) };
+}
+
 export function serverErrorInvariant(phases: ReadonlyMap<string, TPhaseStats>): TBenchInvariant {
   let n = 0;
   const seen: Record<string, number> = {};
