@@ -60,6 +60,14 @@ test("on-call opens the overview, sees shares, opens the decision log and drills
     await expect(page.getByTestId("outcomes-table")).toContainText("completed", { timeout: 1_000 });
   }).toPass({ timeout: 20_000 });
   await page.screenshot({ path: "e2e/output/screenshots/decision-detail.png", fullPage: true });
+
+  // Open-ended on the newest page, the log is a live tail: a decision made now shows up without a reload.
+  await page.goto(`/decisions?operation=${OPERATION}&region=${REGION}`);
+  await expect(page.getByTestId("live-refresh")).toContainText("Live tail");
+  const fresh = await page.request.post("/api/v1/decide", { headers: auth, data: { operation: OPERATION, region: REGION, requestId: `e2e-tail-${Date.now()}` } });
+  expect(fresh.status(), await fresh.text()).toBe(200);
+  const freshId = ((await fresh.json()) as { decisionId: string }).decisionId;
+  await expect(page.locator(`a[href^="/decisions/${freshId}"]`)).toBeVisible({ timeout: 15_000 });
 });
 
 test("why traffic moved and providers pages render for the seeded operation", async ({ page }) => {

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { DataTable } from "@/components/data-table";
 import { DecisionLink, DecisionOutcome } from "@/components/decisions/decision-cells";
+import { LiveRefresh } from "@/components/live-refresh";
 import { utc } from "@/components/format";
 import { FILTER_KEYS, OUTCOME_FILTERS, ZDecisionFilters, type TDecisionFilters } from "@/lib/console/decision-filters";
 import { listDecisionFacets } from "@/lib/console/list-decision-facets";
@@ -89,6 +90,8 @@ export default async function DecisionsPage({ searchParams }: { searchParams: Pr
           </span>
           <span className="muted text-xs font-normal">newest first · {page.rows.length} shown</span>
           <span className="ml-auto flex gap-2 text-xs font-normal">
+            {/* Open-ended and on the newest page: a live tail, new decisions appear at the top. */}
+            {!filters.to && !filters.after ? <LiveRefresh label="Live tail" /> : null}
             {filters.after ? (
               <Link className="btn" href={hrefWith(filters, { after: undefined })}>
                 ← Newest
