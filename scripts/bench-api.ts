@@ -11,6 +11,7 @@ import { writeBenchResult } from "../lib/reliability/bench-results";
 import { withCpuPerUnit } from "../lib/reliability/process-cpu";
 import { freePort } from "../lib/runtime/free-port";
 import { waitForHealth } from "../lib/runtime/wait-for-health";
+import { openLoop, type TOpenLoopResult } from "./open-loop-load";
 
 // `npm run bench:api`: decide throughput and latency with sync durability, then outcome
 // ingestion, on 127.0.0.1, against a database of its own (a scratch database on DATABASE_URL's
@@ -60,16 +61,16 @@ function stopServer(child: ChildProcess): Promise<void> {
 const acknowledgedIds: string[] = [];
 const ID_START = '{"decisionId":"'.length;
 
-/** Closed loop (each connection sends its next request when the answer arrives), or a fixed total rate when `rate` is set. */
-function load(port: number, seconds: number, connections: number, prefix: string, rate?: number): Promise<autocannon.Result> {
+const REGIONS = ["EU", "NA", "APAC", "LATAM"];
+
+/** Closed loop: each connection sends its next request when the answer arrives. */
+function load(port: number, seconds: number, connections: number, prefix: string): Promise<autocannon.Result> {
   let n = 0;
-  const regions = ["EU", "NA", "APAC", "LATAM"];
   return autocannon({
     url: `http://127.0.0.1:${port}/api/v1/decide`,
     method: "POST",
     connections,
     duration: seconds,
-    ...(rate ? { overallRate: rate } : {}),
     headers: AUTH,
     requests: [
       {
@@ -77,7 +78,7 @@ function load(port: number, seconds: number, connections: number, prefix: string
           const i = n++;
           return {
             ...req,
-            body: `{"operation":"SEND_SMS","region":"${regions[i & 3]}","requestId":"${prefix}-${i}"}`,
+            body: `{"operation":"SEND_SMS","region":"${REGIONS[i & 3]}","requestId":"${prefix}-${i}"}`,
           };
         },
         onResponse: (status, body) => {
@@ -179,11 +180,30 @@ async function main(): Promise<void> {
     const result = measured.result;
     const serverCpuUs = measured.cpuUsPerUnit;
 
-    // Latency at a sustainable load: a fixed rate of 60% of the closed-loop maximum. The closed
-    // loop's latency is mostly queueing (connections / throughput); this is what a service sees.
-    const fixedRate = Math.max(100, Math.round((0.6 * result["2xx"]) / (result.duration || duration) / 100) * 100);
-    console.log(`decide at a fixed ${fixedRate}/s`);
-    const fixed = await load(started.port, Math.max(5, Math.round(duration / 2)), connections, "fixed", fixedRate);
+    // Latency at a sustainable load: open-loop arrivals at a fixed rate of 30% and 60% of the
+    // closed-loop maximum (open-loop-load.ts). The closed loop's latency is mostly queueing
+    // (connections / throughput); this is what a service with many callers sees.
+    const maxRate = result["2xx"] / (result.duration || duration);
+    const fixed: TOpenLoopResult[] = [];
+    for (const share of [0.3, 0.6]) {
+      const rate = Math.max(100, Math.round((share * maxRate) / 100) * 100);
+      console.log(`decide at a fixed ${rate}/s (open loop)`);
+      fixed.push(
+        await openLoop({
+          port: started.port,
+          path: "/api/v1/decide",
+          headers: AUTH,
+          body: (i) => `{"operation":"SEND_SMS","region":"${REGIONS[i & 3]}","requestId":"fixed-${rate}-${i}"}`,
+          rate,
+          seconds: Math.max(5, Math.round(duration / 2)),
+          connections,
+          onResponse: (status, body) => {
+            if (status === 200) acknowledgedIds.push(body.slice(ID_START, ID_START + 36));
+          },
+        }),
+      );
+    }
+    const fixedNon2xx = (f: TOpenLoopResult) => Object.entries(f.statuses).reduce((n, [k, v]) => (k === "200" ? n : n + v), 0);
 
     const outcomeSeconds = Math.max(3, Math.round(duration / 2));
     const outcomesStartedAt = new Date();
@@ -225,7 +245,11 @@ async function main(): Promise<void> {
     console.log(`latency p99      ${result.latency.p99} ms`);
     console.log(`latency max      ${result.latency.max} ms`);
     if (serverCpuUs !== null) console.log(`server CPU       ${serverCpuUs.toFixed(0)} µs per decide`);
-    console.log(`at ${fixedRate}/s      p50 ${fixed.latency.p50} ms, p99 ${fixed.latency.p99} ms, max ${fixed.latency.max} ms (${fixed["2xx"]} answered, ${fixed.non2xx} non-2xx)`);
+    for (const f of fixed) {
+      console.log(
+        `at ${f.rate}/s      p50 ${f.latency.p50} ms, p90 ${f.latency.p90} ms, p99 ${f.latency.p99} ms, max ${f.latency.max} ms (${f.statuses["200"] ?? 0} answered, ${fixedNon2xx(f)} non-2xx, ${f.errors} errors, ${(100 * f.lateShare).toFixed(1)}% sent late)`,
+      );
+    }
     console.log(`non-2xx, errors  ${result.non2xx}, ${result.errors} (timeouts ${result.timeouts})`);
     console.log(`acknowledged     ${acknowledged} (warm-up included)`);
     // More rows than answers is expected: requests in flight when the load generator stopped were
@@ -237,7 +261,7 @@ async function main(): Promise<void> {
     console.log(`outcomes/s       ${outcomesPerSecond.toFixed(0)} (${outcomeResult["2xx"]} batches; batch p50 ${outcomeResult.latency.p50} ms, p99 ${outcomeResult.latency.p99} ms)`);
     console.log(`outcome rows     ${outcomeRows} for ${outcomesRecorded} recorded, ${outcomeLoad.refused()} refused`);
     if (missing !== 0 || acknowledged > rows) process.exitCode = 1;
-    if (result.non2xx > 0 || result.errors > 0 || fixed.non2xx > 0 || fixed.errors > 0) process.exitCode = 1;
+    if (result.non2xx > 0 || result.errors > 0 || fixed.some((f) => fixedNon2xx(f) > 0 || f.errors > 0)) process.exitCode = 1;
     const outcomesOk = outcomeResult.non2xx === 0 && outcomeResult.errors === 0 && outcomeLoad.refused() === 0 && outcomeRows >= outcomesRecorded;
     if (!outcomesOk) process.exitCode = 1;
     const file = writeBenchResult({
@@ -256,14 +280,20 @@ async function main(): Promise<void> {
         { label: "latency p99", value: result.latency.p99, unit: "ms", target: "< 20" },
         { label: "latency max", value: result.latency.max, unit: "ms" },
         ...(serverCpuUs === null ? [] : [{ label: "server CPU per decide", value: Math.round(serverCpuUs), unit: "µs" }]),
-        { label: `latency p50 at a fixed ${fixedRate}/s`, value: fixed.latency.p50, unit: "ms" },
-        { label: `latency p99 at a fixed ${fixedRate}/s`, value: fixed.latency.p99, unit: "ms" },
+        ...fixed.flatMap((f) => [
+          { label: `latency p50 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p50, unit: "ms" },
+          { label: `latency p99 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p99, unit: "ms" },
+        ]),
         { label: `outcomes/s (batches of ${OUTCOME_BATCH})`, value: Math.round(outcomesPerSecond), unit: "outcomes/s" },
         { label: "outcome batch p99", value: outcomeResult.latency.p99, unit: "ms" },
       ],
       invariants: [
         { label: "acknowledged decisions missing from the table", ok: missing === 0, detail: `${missing} of ${acknowledged}` },
-        { label: "non-2xx answers and errors", ok: result.non2xx === 0 && result.errors === 0, detail: `${result.non2xx} non-2xx, ${result.errors} errors (${result.timeouts} timeouts)` },
+        {
+          label: "non-2xx answers and errors",
+          ok: result.non2xx === 0 && result.errors === 0 && fixed.every((f) => fixedNon2xx(f) === 0 && f.errors === 0),
+          detail: `closed loop: ${result.non2xx} non-2xx, ${result.errors} errors (${result.timeouts} timeouts); fixed rates: ${fixed.map((f) => `${fixedNon2xx(f)} non-2xx, ${f.errors} errors`).join("; ")}`,
+        },
         {
           label: "outcomes: every item recorded, every recorded item a row",
           ok: outcomesOk,

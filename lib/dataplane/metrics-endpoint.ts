@@ -3,6 +3,7 @@ import { sendText } from "./http";
 import { registerEndpoint } from "./openapi";
 import type { TRouteHandler } from "./router";
 import type { RoutingState } from "./routing-state";
+import { eventLoopDelay, startEventLoopDelayMonitor } from "./event-loop-delay";
 import { decisionCounts, outcomeCounts } from "./telemetry/counters";
 
 registerEndpoint({
@@ -12,7 +13,7 @@ registerEndpoint({
   description:
     "Text exposition format 0.0.4. Counters are per instance since its start (decisions by operation, region, provider and " +
     "reason; outcomes by type, provider and result); gauges give the current traffic shares, breaker states, queue depths, " +
-    "the controller leader flag and tick age, and the metric refresh age. Unauthenticated, like /health, for scrapers.",
+    "the controller leader flag and tick age, the metric refresh age and the event loop's delay. Unauthenticated, like /health, for scrapers.",
   tags: ["operations"],
   authenticated: false,
   responses: { 200: { description: "Metrics", schema: z.string(), contentType: "text/plain; version=0.0.4" } },
@@ -99,6 +100,16 @@ export function renderMetrics(src: TMetricsSources): string {
   family("switchyard_metrics_refresh_age_seconds", "gauge", "Seconds since the merged metric window was last read from Postgres.", [
     `switchyard_metrics_refresh_age_seconds ${num(ageSeconds(src.metricsRefreshedAt()))}`,
   ]);
+  const lag = eventLoopDelay();
+  family(
+    "switchyard_event_loop_delay_seconds",
+    "gauge",
+    "How late this instance's event loop ran in the last complete 10 s window (p50, p99, max; NaN before the first window).",
+    (["0.5", "0.99", "1"] as const).map((q, i) => {
+      const v = lag === null ? null : [lag.p50, lag.p99, lag.max][i]! / 1000;
+      return `switchyard_event_loop_delay_seconds{quantile="${q}"} ${num(v)}`;
+    }),
+  );
   family("switchyard_config_notices_total", "counter", "Config and share notices received over LISTEN/NOTIFY.", [
     `switchyard_config_notices_total ${src.configNotices()}`,
   ]);
@@ -106,6 +117,7 @@ export function renderMetrics(src: TMetricsSources): string {
 }
 
 export function createMetricsHandler(src: TMetricsSources): TRouteHandler {
+  startEventLoopDelayMonitor();
   return (_req, res) => {
     sendText(res, 200, renderMetrics(src), "text/plain; version=0.0.4; charset=utf-8");
   };
