@@ -3,7 +3,7 @@ import type { TGateFn, TGateInput, TGateOutcome } from "../gates/gate";
 import type { TGateName } from "../policy/names";
 import type { TFactorList } from "../policy/schema";
 import { INDEX_SPECS } from "../scoring/indices";
-import type { TWeightedSpec } from "../scoring/contributions";
+import type { TContribution, TStaleTreatment, TWeightedSpec } from "../scoring/contributions";
 import { STRATEGIES } from "../strategies/registry";
 import type { RoutingStrategy } from "../strategies/strategy";
 import type { TBreakerView, TMetricSnapshot, TProviderInfo, TQuotaView } from "../types";
@@ -40,6 +40,23 @@ export type TCandidateLookups = {
   /** Per candidate × score spec (candidate i's spec j at i × specs + j): raw metric and own-metric index (scoring/contributions.ts). */
   raw: (number | null)[];
   index: Float64Array;
+  /**
+   * Per candidate, the last gate outcomes and scoring given to a record, frozen: the next
+   * decision on the same state reuses them while they come out the same (evaluate.ts), so a
+   * decision does not allocate a record's explanation arrays and contribution objects again.
+   */
+  outcomes: (readonly TGateOutcome[] | undefined)[];
+  scored: (TScored | undefined)[];
+};
+
+/** A candidate's contributions and score for one normalisation and stale treatment. */
+export type TScored = {
+  minP95: number;
+  minP99: number;
+  minCost: number;
+  treatment: TStaleTreatment;
+  contributions: readonly TContribution[];
+  score: number;
 };
 
 /**

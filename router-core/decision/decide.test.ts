@@ -168,6 +168,39 @@ describe("decide", () => {
     expect(d.candidates[0]!.passedGates).toBe(false);
   });
 
+  it("records of one routing state share frozen explanation arrays; a new state, a pin's extra gates or the stale penalty get their own", () => {
+    const p = policy();
+    const s = state();
+    const first = run(s, p, 1);
+    const second = run(s, p, 2, { ...ctx, requestId: "r2" });
+    const [a1, a2] = [first.candidates[0]!, second.candidates[0]!];
+    expect(a2.gates).toBe(a1.gates);
+    expect(a2.contributions).toBe(a1.contributions);
+    expect(Object.isFrozen(a1.contributions) && Object.isFrozen(a1.contributions[0]) && Object.isFrozen(a1.gates)).toBe(true);
+    expect(a2.score).toBe(a1.score);
+    // Shared records still explain themselves exactly.
+    expect(a2.contributions.reduce((t, c) => t + c.value, 0)).toBeCloseTo(a2.score!, 12);
+
+    // New metrics (the data plane's next refresh): new contributions with the new numbers.
+    const worse = run({ ...s, metrics: { ...s.metrics, a: metrics({ p95Ms: 900 }) } }, p, 3);
+    expect(worse.candidates[0]!.contributions).not.toBe(a1.contributions);
+    expect(worse.candidates[0]!.contributions.find((c) => c.score === "p95_latency_5m")!.raw).toBe(900);
+    expect(run(s, p, 4).candidates[0]!.contributions.find((c) => c.score === "p95_latency_5m")!.raw).toBe(300);
+
+    // A pinned provider's extra pin gates go into a new array; the shared one is untouched.
+    const few = policy({ gates: ["circuit_breaker_closed"] });
+    const before = run(s, few, 5).candidates[0]!.gates.map((g) => g.gate);
+    const pinned = run({ ...s, overrides: { pin: { provider: "a", reason: "test", expiresAt: NOW + 60_000 }, routingKilled: false, killedProviders: [] } }, few, 6);
+    expect(pinned.reasonCode).toBe("pinned");
+    expect(pinned.candidates[0]!.gates.length).toBeGreaterThan(before.length);
+    expect(run(s, few, 7).candidates[0]!.gates.map((g) => g.gate)).toEqual(before);
+
+    // Under the stale penalty the contributions depend on the metric age: never shared.
+    const stalePolicy = policy({ stale_policy: "penalty", stale_penalty_points: 10 });
+    const old = { ...s, metrics: { a: metrics({ updatedAt: NOW - 3_600_000 }), b: s.metrics.b!, c: s.metrics.c! } };
+    expect(run(old, stalePolicy, 8).candidates[0]!.contributions).not.toBe(run(old, stalePolicy, 9).candidates[0]!.contributions);
+  });
+
   it("picks the least-bad candidate under guardrails and says so", () => {
     const p = policy({ guardrails: { max_p95_ms: 250 } });
     const d = run(state(), p);

@@ -200,11 +200,10 @@ function passesPinGates(compiled: TCompiledPolicy, c: TCandidateWork, input: TRe
     now,
   };
   let ok = true;
-  for (const g of compiled.extraPinGates) {
-    const o = g.fn(gateInput);
-    r.gates.push(o);
-    if (!o.passed) ok = false;
-  }
+  const extra = compiled.extraPinGates.map((g) => g.fn(gateInput));
+  for (const o of extra) if (!o.passed) ok = false;
+  // A new array: the record's gate outcomes may be shared with other records of the same state.
+  r.gates = [...r.gates, ...extra];
   return ok;
 }
 

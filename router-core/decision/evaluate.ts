@@ -1,5 +1,5 @@
 import type { TGateInput, TGateOutcome } from "../gates/gate";
-import { precomputeInto, scoreInto, type TPrecomputed, type TStaleTreatment, type TWeightedSpec } from "../scoring/contributions";
+import { precomputeInto, scoreInto, type TContribution, type TPrecomputed, type TStaleTreatment, type TWeightedSpec } from "../scoring/contributions";
 import { checkGuardrails } from "../scoring/guardrails";
 import type { TNormalization } from "../scoring/indices";
 import type { TProviderInfo, TRequestContext, TRouterState } from "../types";
@@ -52,6 +52,31 @@ const GATE_INPUT: TGateInput = {
 };
 const NORM: TNormalization = { minP95: Infinity, minP99: Infinity, minCost: Infinity };
 const PRE: TPrecomputed = { raw: [], index: new Float64Array(0), at: 0 };
+/** One candidate's gate outcomes as they are worked out, before they are compared with the ones its record got last time. */
+let gateScratch: TGateOutcome[] = [];
+const NO_CONTRIBUTIONS: readonly TContribution[] = Object.freeze([]);
+
+/**
+ * The candidate's gate outcomes as a frozen array: the one the previous decision on this state
+ * got when every outcome is the same object (pass outcomes and plan outcomes are constants),
+ * otherwise a new one, kept for the next decision.
+ */
+function sharedOutcomes(lookups: TCandidateLookups, i: number, scratch: readonly TGateOutcome[], n: number): readonly TGateOutcome[] {
+  const prev = lookups.outcomes[i];
+  if (prev !== undefined && prev.length === n) {
+    let same = true;
+    for (let g = 0; g < n; g++) {
+      if (prev[g] !== scratch[g]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return prev;
+  }
+  const next = Object.freeze(scratch.slice(0, n));
+  lookups.outcomes[i] = next;
+  return next;
+}
 
 /**
  * The state's metrics, breaker, quota and share of each candidate, with its raw metrics and
@@ -71,6 +96,8 @@ function buildLookups(candidates: readonly TProviderInfo[], state: TRouterState,
     shares: new Array(n),
     raw: new Array(n * specs.length),
     index: new Float64Array(n * specs.length),
+    outcomes: new Array(n),
+    scored: new Array(n),
   };
   for (let i = 0; i < n; i++) {
     const key = candidates[i]!.key;
@@ -175,14 +202,16 @@ export function evaluateCandidates(
     gateInput.metrics = metrics;
     gateInput.metricAgeSeconds = ageMs === null ? null : ageMs / 1000;
     gateInput.stale = stale;
-    const outcomes: TGateOutcome[] = new Array(gates.length);
+    if (gateScratch.length < gates.length) gateScratch = new Array(gates.length);
+    const scratch = gateScratch;
     let passed = true;
     for (let g = 0; g < gates.length; g++) {
       let o = row[g];
       if (o == null || g === complianceAt) o = gates[g]!.fn(gateInput);
-      outcomes[g] = o;
+      scratch[g] = o;
       if (!o.passed) passed = false;
     }
+    const outcomes = sharedOutcomes(lookups, i, scratch, gates.length);
     if (passed) {
       const p95 = metrics?.p95Ms;
       const p99 = metrics?.p99Ms;
@@ -204,8 +233,7 @@ export function evaluateCandidates(
         passedGates: passed,
         guardrail: null,
         eligible: false,
-        // Sized up front: growing an empty array as contributions arrive reallocates it.
-        contributions: passed ? new Array(treatment === "penalty" ? specCount + penaltySlot : specCount) : [],
+        contributions: NO_CONTRIBUTIONS,
         score: null,
         share: lookups.shares[i]!,
         selectionProbability: 0,
@@ -227,18 +255,31 @@ export function evaluateCandidates(
     const r = c.record;
     if (!r.passedGates) continue;
     anyPassed = true;
-    pre.at = i * specCount;
-    r.score = scoreInto(
-      r.contributions,
-      compiled.scores,
-      c.metrics,
-      c.info.costPerRequest,
-      norm,
-      c.treatment,
-      policy.stale_penalty_points,
-      r.metricAgeSeconds,
-      pre,
-    );
+    // The same state, normalisation and treatment give the same contributions: reuse the last
+    // record's (not for the stale penalty, which depends on the metric age, i.e. on the time).
+    const hit = lookups.scored[i];
+    if (
+      hit !== undefined &&
+      c.treatment !== "penalty" &&
+      hit.treatment === c.treatment &&
+      hit.minP95 === norm.minP95 &&
+      hit.minP99 === norm.minP99 &&
+      hit.minCost === norm.minCost
+    ) {
+      r.contributions = hit.contributions;
+      r.score = hit.score;
+    } else {
+      pre.at = i * specCount;
+      // Sized up front: growing an empty array as contributions arrive reallocates it.
+      const out: TContribution[] = new Array(c.treatment === "penalty" ? specCount + penaltySlot : specCount);
+      const score = scoreInto(out, compiled.scores, c.metrics, c.info.costPerRequest, norm, c.treatment, policy.stale_penalty_points, r.metricAgeSeconds, pre);
+      for (const x of out) Object.freeze(x);
+      r.contributions = Object.freeze(out);
+      r.score = score;
+      if (c.treatment !== "penalty") {
+        lookups.scored[i] = { minP95: norm.minP95, minP99: norm.minP99, minCost: norm.minCost, treatment: c.treatment, contributions: r.contributions, score };
+      }
+    }
     const confidence = r.stale ? 0 : (c.metrics?.confidence ?? 0);
     r.guardrail = checkGuardrails(policy.guardrails, c.metrics?.p95Ms ?? null, c.info.costPerRequest, confidence);
     if (r.guardrail.passed) {

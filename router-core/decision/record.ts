@@ -10,13 +10,15 @@ export type TCandidateRecord = {
   provider: string;
   /** Position in the static priority order, 0 = primary. */
   priority: number;
-  gates: TGateOutcome[];
+  /** Shared, frozen: records of one routing state reuse the same array while the outcomes are the same. */
+  gates: readonly TGateOutcome[];
   passedGates: boolean;
   /** Null when a hard gate failed: guardrails are only checked for candidates passing the gates. */
   guardrail: TGuardrailCheck | null;
   /** Passed the gates and either the guardrails or the least-bad rule. */
   eligible: boolean;
-  contributions: TContribution[];
+  /** Shared, frozen: records of one routing state reuse the same array while the inputs are the same. */
+  contributions: readonly TContribution[];
   /** Sum of contributions; null when a hard gate failed (gated candidates are not scored). */
   score: number | null;
   /** The controller's share for this provider, as given. */

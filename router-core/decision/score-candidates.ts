@@ -13,7 +13,7 @@ export type TScoredProvider = {
   failedGates: string[];
   /** Null when a hard gate failed. */
   score: number | null;
-  contributions: TContribution[];
+  contributions: readonly TContribution[];
   sampleCount: number;
   stale: boolean;
   metrics: TMetricSnapshot | null;
