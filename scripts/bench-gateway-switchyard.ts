@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { createPrisma } from "../lib/db/client";
 import { createScratchDatabase, type TScratchDatabase } from "../lib/db/drift";
@@ -22,6 +23,7 @@ export async function startSwitchyardTarget(upstreamUrl: string, dataDir: string
   let cluster: TEmbeddedDatabase | null = null;
   let scratch: TScratchDatabase | null = null;
   let server: ChildProcess | null = null;
+  const spoolDir = path.join(dataDir, `spool-bench-gateway-${process.pid}`);
   const close = async () => {
     if (server && server.exitCode === null) {
       const s = server;
@@ -32,6 +34,7 @@ export async function startSwitchyardTarget(upstreamUrl: string, dataDir: string
     }
     await scratch?.drop();
     await cluster?.stop();
+    await rm(spoolDir, { recursive: true, force: true });
   };
   try {
     const serverUrl = process.env.DATABASE_URL
@@ -68,7 +71,7 @@ export async function startSwitchyardTarget(upstreamUrl: string, dataDir: string
         SWITCHYARD_SEED_DEMO: "0",
         SWITCHYARD_API_KEY: apiKey,
         SWITCHYARD_INSTANCE_ID: "bench-gateway",
-        SPOOL_DIR: path.join(dataDir, `spool-bench-gateway-${process.pid}`),
+        SPOOL_DIR: spoolDir,
         OPENAI_API_KEY: "sk-bench-openai",
         ANTHROPIC_API_KEY: "sk-bench-anthropic",
         GEMINI_API_KEY: "bench-gemini",

@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import http from "node:http";
+import { fileURLToPath } from "node:url";
 
 /**
  * An open-loop load generator: request i is due at start + i / rate, whatever happened to the
@@ -110,4 +112,49 @@ export async function openLoop(spec: TOpenLoopSpec): Promise<TOpenLoopResult> {
     latency: { p50: q(0.5), p90: q(0.9), p99: q(0.99), max: q(1) },
     lateShare: sent === 0 ? 0 : late / sent,
   };
+}
+
+/**
+ * The same run in a process of its own, so the benchmark's bookkeeping (and its garbage
+ * collector) does not add to the latencies. Request i's body is `template` with `{i}` replaced by
+ * i and `{cycle}` by cycle[i mod its length]; answers with status 200 give back the 36 characters
+ * after `collectAfter` (a decision id).
+ */
+export type TChildSpec = Omit<TOpenLoopSpec, "body" | "onResponse"> & { template: string; cycle: string[]; collectAfter: string };
+
+export function openLoopInChild(spec: TChildSpec): Promise<{ result: TOpenLoopResult; collected: string[] }> {
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--open-loop", JSON.stringify(spec)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+  return new Promise((resolve, reject) => {
+    // "close", not "exit": the output may still be in the pipe when the process has exited.
+    child.once("close", (code) => (code === 0 ? resolve(JSON.parse(out) as { result: TOpenLoopResult; collected: string[] }) : reject(new Error(`open-loop generator exited with code ${code}`))));
+  });
+}
+
+async function runChild(spec: TChildSpec): Promise<void> {
+  const collected: string[] = [];
+  const start = spec.collectAfter.length;
+  const result = await openLoop({
+    ...spec,
+    body: (i) => spec.template.replaceAll("{i}", String(i)).replaceAll("{cycle}", spec.cycle[i % spec.cycle.length] ?? ""),
+    onResponse: (status, body) => {
+      if (status === 200 && body.startsWith(spec.collectAfter)) collected.push(body.slice(start, start + 36));
+    },
+  });
+  // Exit only once the whole answer is written: a pipe takes a large write in several goes.
+  await new Promise<void>((resolve) => process.stdout.write(JSON.stringify({ result, collected }), () => resolve()));
+}
+
+const flag = process.argv.indexOf("--open-loop");
+if (flag !== -1) {
+  runChild(JSON.parse(process.argv[flag + 1]!) as TChildSpec).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }
