@@ -28,7 +28,7 @@ export const BENCHMARKS: readonly TBenchmark[] = [
   {
     title: "Decide over HTTP",
     commands: ["npm run bench:api -- --duration 15 --connections 128"],
-    what: "server.ts in data-plane-only mode (telemetry, controller and gateway running) in its own process under autocannon on 127.0.0.1, sync durability (every answer committed first): closed loop with 128 connections, then a fixed rate, then outcome ingestion; afterwards every acknowledged decision and recorded outcome must be a row. The database is the product's default embedded PostgreSQL unless `database` says otherwise.",
+    what: "server.ts in data-plane-only mode (telemetry, controller and gateway running) in its own process on 127.0.0.1, sync durability (every answer committed first): autocannon's closed loop with 128 connections, then open-loop arrivals at fixed rates of 30% and 60% of that maximum (scripts/open-loop-load.ts, in a process of its own; latency from each request's due time), then outcome ingestion; afterwards every acknowledged decision and recorded outcome must be a row. The database is the product's default embedded PostgreSQL unless `database` says otherwise.",
     results: ["api"],
   },
   {
