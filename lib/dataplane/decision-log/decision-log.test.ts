@@ -40,12 +40,13 @@ afterAll(async () => {
 /** The spool announcements the data plane made (backlog.ts), passed on to the table. */
 const announcements: Array<TSpoolRange | "withdrawn"> = [];
 
-async function start(overrides: Partial<TDataPlaneSettings> = {}): Promise<TStandaloneServer> {
+async function start(overrides: Partial<TDataPlaneSettings> = {}, announceError: unknown = null): Promise<TStandaloneServer> {
   const spoolDir = await mkdtemp(path.join(tmpdir(), "sy-spool-"));
   const settings = { ...dataPlaneSettings({}, process.cwd()), spoolDir, ...overrides };
   const backlog = {
     announce: async (range: TSpoolRange) => {
       announcements.push(range);
+      if (announceError) throw announceError;
       await announceBacklog(pool, settings.instanceId, range);
     },
     withdraw: async () => {
@@ -230,6 +231,15 @@ describe("Postgres unreachable", () => {
     const after = await decide(server, "outage-after");
     expect(after.headers.get("x-decision-durability")).toBe("committed");
     expect(after.body.degraded).toBe(false);
+  });
+
+  it("replays even when the spool backlog cannot be announced (a statement error, not an outage)", async () => {
+    const server = await start({}, Object.assign(new Error('relation "decision_spool_backlog" does not exist'), { severity: "ERROR", code: "42P01" }));
+    await block();
+    for (let i = 0; i < 5; i++) expect((await decide(server, `unannounced-${i}`)).status).toBe(200);
+    await unblock();
+    await until(async () => server.dataPlane.health().dbAvailable && server.dataPlane.decisionLog.stats().spool.usedBytes === 0);
+    expect(await countRows("request_id like 'unannounced-%'")).toBe(5);
   });
 
   it("answers 503 only once the spool's disk budget is used up", async () => {

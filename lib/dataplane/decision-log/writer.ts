@@ -234,12 +234,26 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
     }
   }
 
+  /**
+   * The backlog announcement only helps other instances match early outcomes: if it cannot be
+   * written (other than for Postgres being unreachable, which stops the replay anyway), the
+   * replay goes on without it.
+   */
+  async function bestEffort(what: string, p: Promise<void>): Promise<void> {
+    try {
+      await p;
+    } catch (err) {
+      if (isUnavailable(err)) throw err;
+      log(`decision log: could not ${what} the spool backlog, replaying anyway: ${(err as Error).message}`);
+    }
+  }
+
   async function startReplay(): Promise<void> {
     if (replaying || !opts.spool.hasPending()) return replaying ?? undefined;
     let replayed = false;
     replaying = (async () => {
       try {
-        if (opts.backlog) await opts.backlog.announce(spooledRange ?? { oldest: null, newest: null });
+        if (opts.backlog) await bestEffort("announce", opts.backlog.announce(spooledRange ?? { oldest: null, newest: null }));
         const n = await opts.spool.replay(async (rows) => {
           const oldest = Math.min(...rows.map((r) => r.createdAt));
           await maintainPartitions(opts.pool, { now: now(), from: oldest, ...opts.partitions });
@@ -255,7 +269,7 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
         replayed = true;
         if (!opts.spool.hasPending()) {
           spooledRange = null;
-          await opts.backlog?.withdraw();
+          if (opts.backlog) await bestEffort("withdraw", opts.backlog.withdraw());
         }
       } catch (err) {
         log(`decision log: replay stopped, will retry: ${(err as Error).message}`);
