@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import type { z } from "zod";
+import { uuidV7Time } from "../decision-id";
 import { HttpError } from "../http";
 import { SpoolFullError } from "../spool";
 import type { RoutingState } from "../routing-state";
@@ -110,7 +111,12 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
       const key = { provider: o.provider, operation: d.operation, region: d.region };
       opts.metrics.recordCall(key, { at: p.receivedAt, latencyMs: o.latencyMs, ok: !failed });
       const detail = o.errorClass ? `${o.errorClass}${o.httpStatus ? ` ${o.httpStatus}` : ""}` : "";
-      opts.breakers.record(d.operation, o.provider, d.region, failed, detail, p.receivedAt - o.latencyMs);
+      // When the call started, for the breaker's straggler rule: not before its decision (a UUIDv7
+      // carries the decision's time), so a probe routed by a half-open breaker always counts even
+      // when the reported latency is longer than the time since (a simulated or queued latency).
+      const decidedAt = uuidV7Time(o.decisionId);
+      const startedAt = decidedAt === null ? p.receivedAt - o.latencyMs : Math.max(decidedAt, p.receivedAt - o.latencyMs);
+      opts.breakers.record(d.operation, o.provider, d.region, failed, detail, startedAt);
     } else {
       const provider = o.provider ?? d.selected;
       if (provider === null) return;
