@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
+import { quantile } from "../lib/reliability/bench-results";
 
 /**
  * An open-loop load generator: request i is due at start + i / rate, whatever happened to the
@@ -102,7 +103,7 @@ export async function openLoop(spec: TOpenLoopSpec): Promise<TOpenLoopResult> {
   agent.destroy();
 
   const sorted = latencies.slice().sort();
-  const q = (p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! * 100) / 100;
+  const q = (p: number) => Math.round(quantile(sorted, p) * 100) / 100;
   return {
     rate: spec.rate,
     seconds: spec.seconds,

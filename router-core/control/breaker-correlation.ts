@@ -60,7 +60,7 @@ export function resolveBreakerCorrelation(options: Partial<TBreakerCorrelationCo
 /** The provider's current run of failures across all its regions: no success anywhere since it began. */
 export type TProviderFailureRun = {
   readonly failures: number;
-  /** Indices of the regions with a failure in the run, ascending. */
+  /** Indices of the regions with a failure in the run, in the order of their first failure. */
   readonly regions: readonly number[];
 };
 
@@ -69,7 +69,7 @@ export const NO_FAILURE_RUN: TProviderFailureRun = Object.freeze({ failures: 0, 
 /** The run after one more provider call in `region`: a success anywhere ends it. */
 export function extendFailureRun(run: TProviderFailureRun, region: number, ok: boolean): TProviderFailureRun {
   if (ok) return NO_FAILURE_RUN;
-  const regions = run.regions.includes(region) ? run.regions : [...run.regions, region].sort((a, b) => a - b);
+  const regions = run.regions.includes(region) ? run.regions : [...run.regions, region];
   return { failures: run.failures + 1, regions };
 }
 
@@ -154,7 +154,7 @@ export function correlateRegionalBreakers(
     states.forEach((s, i) => {
       if (s.state === "closed") set(i, breaker.trip(s, now, why));
     });
-    return holdBehindLead(out ?? states, now, breaker, config, out);
+    return holdBehindLead(out ?? states, now, breaker, config);
   }
   const found = findCorrelation(states, config);
   // Once a region has recovered, the rest of the episode is each region's own again.
@@ -168,21 +168,15 @@ export function correlateRegionalBreakers(
     const why = wide ? `provider-wide failure: ${found.members.length} regions' breakers open` : "another region's breaker opened";
     set(i, breaker.trip(s, now, `${s.consecutiveFailures} consecutive failure(s) while ${why}`));
   });
-  return holdBehindLead(out ?? states, now, breaker, config, out);
+  return holdBehindLead(out ?? states, now, breaker, config);
 }
 
 /**
  * One region probes for all: in a provider-wide episode the members other than the lead stay
- * open until `open_seconds` after the lead's next probe time. `changed` is `tripped` when it is
- * already a copy the caller owns (it is then updated in place), null when it is the input.
+ * open for a period of the lead's own (at least `open_seconds`) after the lead's next probe time.
+ * Returns `tripped` itself when no member's hold changes.
  */
-function holdBehindLead(
-  tripped: readonly TCircuitBreakerState[],
-  now: number,
-  breaker: TCircuitBreaker,
-  config: TBreakerCorrelationConfig,
-  changed: TCircuitBreakerState[] | null,
-): readonly TCircuitBreakerState[] {
+function holdBehindLead(tripped: readonly TCircuitBreakerState[], now: number, breaker: TCircuitBreaker, config: TBreakerCorrelationConfig): readonly TCircuitBreakerState[] {
   const group = findCorrelation(tripped, config);
   if (group === null || group.members.length < config.min_regions) return tripped;
   const lead = tripped[group.lead]!;
@@ -190,7 +184,7 @@ function holdBehindLead(
   // A period as long as the lead's own: a lead in a quiet region can take a while to see its probe call.
   const period = lead.openUntil !== null && lead.openedAt !== null ? lead.openUntil - lead.openedAt : 0;
   const holdUntil = nextProbe + Math.max(breaker.config.open_seconds * 1000, period);
-  let out = changed;
+  let out: TCircuitBreakerState[] | null = null;
   tripped.forEach((s, i) => {
     if (i === group.lead || s.state !== "open" || !group.members.includes(i) || s.openUntil === null || s.openUntil >= holdUntil) return;
     out ??= [...tripped];
