@@ -1,5 +1,5 @@
 import "server-only";
-import type { TDecisionRecord } from "@/router-core/index";
+import type { TCandidateRecord, TDecisionRecord } from "@/router-core/index";
 import { getPrisma } from "@/lib/db/client";
 
 export type TCallOutcome = { at: number; provider: string; status: string; errorClass: string | null; httpStatus: number | null; latencyMs: number; retryCount: number };
@@ -39,4 +39,14 @@ export async function getDecision(id: string, near?: number): Promise<TDecisionD
     calls: calls.map((c) => ({ at: c.reportedAt.getTime(), provider: c.providerKey, status: c.status, errorClass: c.errorClass, httpStatus: c.httpStatus, latencyMs: c.latencyMs, retryCount: c.retryCount })),
     outcomes: outcomes.map((o) => ({ at: o.reportedAt.getTime(), provider: o.providerKey, completed: o.completed, failureStage: o.failureStage, withinSla: o.withinSla })),
   };
+}
+
+/**
+ * A candidate's metric age at the decision, in seconds: the record carries the time of the
+ * candidate's newest metrics (metricsAt); records logged before it did carry the age itself.
+ */
+export function candidateMetricAgeSeconds(record: TDecisionRecord, c: TCandidateRecord): number | null {
+  if (c.metricsAt != null) return (record.at - c.metricsAt) / 1000;
+  const logged = (c as { metricAgeSeconds?: unknown }).metricAgeSeconds;
+  return typeof logged === "number" ? logged : null;
 }

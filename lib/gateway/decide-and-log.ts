@@ -5,6 +5,7 @@ import { DecisionLogBusyError, type DecisionLog, type TWriteOutcome } from "../d
 import type { RoutingState, TActivePolicy } from "../dataplane/routing-state";
 import { countDecision } from "../dataplane/telemetry/counters";
 import type { TRouterState } from "../../router-core/index";
+import { decisionBodyJson } from "../dataplane/decide/body";
 
 /**
  * A request-level gate outcome the execute path adds: the model's context window, an adapter to
@@ -65,7 +66,7 @@ export function createDecider(deps: { state: RoutingState; log: DecisionLog; ins
     if (excluded.size > 0) appendExcluded(record, active, excluded);
     const degraded = !deps.state.dbAvailable;
     const refreshedAt = deps.state.lastRefreshAt;
-    const body = JSON.stringify({ decisionId, ...record, mode: "execute", degraded, stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt) });
+    const body = decisionBodyJson(decisionId, record, { mode: "execute", degraded, stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt) });
     const row = decisionRowOf(record, { id: decisionId, degraded, body, durability: deps.log.durability, instanceId: deps.instanceId });
     const written = deps.log.submit(row);
     let refused: DecisionLogBusyError | null = null;
@@ -97,11 +98,12 @@ function appendExcluded(record: TDecisionRecord, active: TActivePolicy, excluded
       score: null,
       share: null,
       selectionProbability: 0,
-      metricAgeSeconds: null,
+      metricsAt: null,
       stale: false,
       sampleCount: 0,
       metricScope: "none",
     };
-    record.candidates.push(c);
+    // A new array: the decision's candidate list may be shared with other decisions (router-core).
+    record.candidates = [...record.candidates, c];
   }
 }

@@ -83,14 +83,20 @@ function makeStates(providers: readonly TProviderInfo[], now: number): Record<st
   return { EU: state("EU", 0), US: state("US", 0.5) };
 }
 
-/** Returns a function making one decision with `n` candidates; it returns the selected count (for a sink). */
-export function decisionDriver(n: number): () => number {
+/**
+ * Returns a function making one decision with `n` candidates; it returns the selected count (for a
+ * sink). `distinctStates` > 1 gives each decision a different routing state than the one before
+ * (built alike, but new map objects, as after every data-plane refresh), so nothing router-core
+ * keeps per routing state is reused: the cost of a decision right after a state change.
+ */
+export function decisionDriver(n: number, distinctStates = 1): () => number {
   const now = 1_750_000_000_000;
   let t = now;
   const clock = createClock(() => t);
   const random = createSeededRandom(42 + n);
   const providers = makeProviders(n);
-  let states = makeStates(providers, now);
+  const build = (at: number) => Array.from({ length: distinctStates }, () => makeStates(providers, at));
+  let pool = build(now);
   let refreshedAt = now;
   const ids = Array.from({ length: ID_POOL }, (_, i) => `req-${i.toString(36)}-${n}`);
   const regions = ["EU", "US"] as const;
@@ -102,9 +108,10 @@ export function decisionDriver(n: number): () => number {
     t++;
     if (t - refreshedAt >= REFRESH_MS) {
       refreshedAt = t;
-      states = makeStates(providers, t);
+      pool = build(t);
     }
-    const d = decide(ctx, states[region]!, policy, clock, random);
+    // Both regions' decisions of one pair share a pool entry, so consecutive decisions per region differ.
+    const d = decide(ctx, pool[(seq >> 1) % distinctStates]![region]!, policy, clock, random);
     return d.selected === null ? 0 : d.candidates.length;
   };
 }

@@ -1,5 +1,5 @@
 import { ALWAYS_ON_GATES, GATES, PIN_GATES, REQUEST_INDEPENDENT_GATES } from "../gates/registry";
-import type { TGateFn, TGateInput, TGateOutcome } from "../gates/gate";
+import { constantOutcome, type TGateFn, type TGateInput, type TGateOutcome } from "../gates/gate";
 import type { TGateName } from "../policy/names";
 import type { TFactorList } from "../policy/schema";
 import { INDEX_SPECS } from "../scoring/indices";
@@ -7,6 +7,7 @@ import type { TContribution, TStaleTreatment, TWeightedSpec } from "../scoring/c
 import { STRATEGIES } from "../strategies/registry";
 import type { RoutingStrategy } from "../strategies/strategy";
 import type { TBreakerView, TMetricSnapshot, TProviderInfo, TQuotaView } from "../types";
+import type { TEvaluation } from "./evaluate";
 import type { TScoreName } from "../policy/names";
 
 type TNamedGate = { name: TGateName; fn: TGateFn };
@@ -41,12 +42,20 @@ export type TCandidateLookups = {
   raw: (number | null)[];
   index: Float64Array;
   /**
-   * Per candidate, the last gate outcomes and scoring given to a record, frozen: the next
+   * Per candidate, the last gate outcomes and scoring given to a record, shared (never mutated): the next
    * decision on the same state reuses them while they come out the same (evaluate.ts), so a
    * decision does not allocate a record's explanation arrays and contribution objects again.
    */
   outcomes: (readonly TGateOutcome[] | undefined)[];
   scored: (TScored | undefined)[];
+  /**
+   * The last evaluation without request attributes, reused by later decisions on this state while
+   * the killed-provider list is the same array and the time is at most `evaluationUntil`
+   * (evaluate.ts says when an evaluation may be kept).
+   */
+  evaluation: TEvaluation | null;
+  evaluationKilled: readonly string[];
+  evaluationUntil: number;
 };
 
 /** A candidate's contributions and score for one normalisation and stale treatment. */
@@ -152,8 +161,8 @@ function planRegion(compiled: TCompiledPolicy, candidates: readonly TProviderInf
       stalePolicy: compiled.policy.stale_policy,
       now: 0,
     };
-    // Frozen because every decision to this region shares them, as it does the passing constants.
-    return compiled.gates.map((g) => (REQUEST_INDEPENDENT_GATES.includes(g.name) ? Object.freeze(g.fn(input)) : null));
+    // Constants: every decision to this region shares them, whatever the time.
+    return compiled.gates.map((g) => (REQUEST_INDEPENDENT_GATES.includes(g.name) ? constantOutcome(g.fn(input)) : null));
   });
   return { candidates, ruleCompliance, regionAllowList, fixed, lookups: null };
 }

@@ -168,16 +168,25 @@ describe("decide", () => {
     expect(d.candidates[0]!.passedGates).toBe(false);
   });
 
-  it("records of one routing state share frozen explanation arrays; a new state, a pin's extra gates or the stale penalty get their own", () => {
+  it("decisions on one routing state share records and explanation arrays; a new state, a pin's extra gates or the stale penalty get their own", () => {
     const p = policy();
     const s = state();
     const first = run(s, p, 1);
     const second = run(s, p, 2, { ...ctx, requestId: "r2" });
     const [a1, a2] = [first.candidates[0]!, second.candidates[0]!];
-    expect(a2.gates).toBe(a1.gates);
-    expect(a2.contributions).toBe(a1.contributions);
-    expect(Object.isFrozen(a1.contributions) && Object.isFrozen(a1.contributions[0]) && Object.isFrozen(a1.gates)).toBe(true);
+    // The same probabilities: the same records, in the same array.
+    expect(second.candidates).toBe(first.candidates);
+    expect(a2).toBe(a1);
     expect(a2.score).toBe(a1.score);
+    // A shadow policy with other shares does not touch the active records.
+    const shadowed = decide({ ...ctx, requestId: "r3" }, s, p, createSimulatedClock(NOW), createSeededRandom(3), { shadow: { policy: p, shares: { c: 1 } } });
+    expect(shadowed.shadow?.selected).toBe("c");
+    expect(shadowed.candidates).toBe(first.candidates);
+    expect(first.candidates.map((c) => c.selectionProbability)).toEqual([0.7, 0.2, 0.1].map((x) => expect.closeTo(x, 12)));
+    // Another probability (a quota ceiling on b): new records where it differs, the earlier decision's unchanged.
+    const capped = run({ ...s, quotas: { b: { remainingMinute: 5, remainingDay: null, resetAt: null, shareCeiling: 0.1 } } }, p, 4);
+    expect(capped.candidates[1]!.selectionProbability).toBeCloseTo(0.1, 12);
+    expect(first.candidates[1]!.selectionProbability).toBeCloseTo(0.2, 12);
     // Shared records still explain themselves exactly.
     expect(a2.contributions.reduce((t, c) => t + c.value, 0)).toBeCloseTo(a2.score!, 12);
 
@@ -199,6 +208,33 @@ describe("decide", () => {
     const stalePolicy = policy({ stale_policy: "penalty", stale_penalty_points: 10 });
     const old = { ...s, metrics: { a: metrics({ updatedAt: NOW - 3_600_000 }), b: s.metrics.b!, c: s.metrics.c! } };
     expect(run(old, stalePolicy, 8).candidates[0]!.contributions).not.toBe(run(old, stalePolicy, 9).candidates[0]!.contributions);
+  });
+
+  it("a later decision on the same routing state sees the time: metrics going stale, a breaker's next attempt, a quota reset", () => {
+    const p = policy();
+    const s = state({
+      breakers: { a: { state: "open", probeAvailable: false, nextAttemptAt: NOW + 60_000 } },
+      quotas: { c: { remainingMinute: 0, remainingDay: null, resetAt: NOW + 30_000 } },
+    });
+    const at = (t: number) => decide(ctx, s, p, createSimulatedClock(t), createSeededRandom(1));
+    const detail = (d: ReturnType<typeof decide>, i: number, gate: string) => d.candidates[i]!.gates.find((g) => g.gate === gate)!.detail;
+    const first = at(NOW);
+    expect(detail(first, 0, "circuit_breaker_closed")).toBe("circuit open; next attempt in 60s");
+    expect(detail(first, 2, "quota_available")).toBe("per-minute quota exhausted, resets in 30s");
+    expect(first.candidates[1]!.stale).toBe(false);
+    const later = at(NOW + 10_000);
+    expect(detail(later, 0, "circuit_breaker_closed")).toBe("circuit open; next attempt in 50s");
+    expect(detail(later, 2, "quota_available")).toBe("per-minute quota exhausted, resets in 20s");
+    expect(detail(first, 0, "circuit_breaker_closed")).toBe("circuit open; next attempt in 60s");
+
+    // Without time-dependent outcomes the evaluation is kept, until b's metrics pass the maximum age.
+    const calm = state({ metrics: { ...state().metrics, b: metrics({ updatedAt: NOW - 20_000 }) } });
+    const maxAgeMs = p.max_metric_age_seconds * 1000;
+    const fresh = decide(ctx, calm, p, createSimulatedClock(NOW - 20_000 + maxAgeMs), createSeededRandom(1));
+    expect(fresh.candidates[1]!.stale).toBe(false);
+    const stale = decide(ctx, calm, p, createSimulatedClock(NOW - 20_000 + maxAgeMs + 1), createSeededRandom(1));
+    expect(stale.candidates[1]!.stale).toBe(true);
+    expect(stale.candidates[1]!.gates.find((g) => g.gate === "metric_fresh_or_safe_default")!.detail).toMatch(/old/);
   });
 
   it("picks the least-bad candidate under guardrails and says so", () => {
@@ -285,7 +321,14 @@ const arbProvider = (key: string) =>
   });
 
 const arbBreaker = fc.option(
-  fc.record({ state: fc.constantFrom("closed" as const, "open" as const, "half_open" as const), probeAvailable: fc.boolean() }),
+  fc.record(
+    {
+      state: fc.constantFrom("closed" as const, "open" as const, "half_open" as const),
+      probeAvailable: fc.boolean(),
+      nextAttemptAt: fc.integer({ min: NOW, max: NOW + 600_000 }),
+    },
+    { requiredKeys: ["state", "probeAvailable"] },
+  ),
   { nil: undefined },
 );
 const arbQuota = fc.option(
@@ -381,6 +424,32 @@ describe("decide properties", () => {
         expect(run(s, p, seed, { ...ctx, region })).toEqual(run(structuredClone(s), p, seed, { ...ctx, region }));
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it("deciding again on a routing state gives what a fresh copy of it gives, at any later time; earlier records stay as they were", () => {
+    fc.assert(
+      fc.property(
+        arbState,
+        arbPolicy,
+        fc.array(fc.integer({ min: 0, max: 150_000 }), { minLength: 2, maxLength: 6 }),
+        fc.integer(),
+        fc.boolean(),
+        (s, { policy: p, region }, steps, seed, shadowed) => {
+          const options = shadowed ? { shadow: { policy: p } } : undefined;
+          const at = (t: number, st: TRouterState, k: number) => decide({ ...ctx, region, requestId: `r${k}` }, st, p, createSimulatedClock(t), createSeededRandom(seed + k), options);
+          let t = NOW;
+          const given: [ReturnType<typeof decide>, string][] = [];
+          steps.forEach((dt, k) => {
+            t += dt;
+            const reused = at(t, s, k);
+            expect(reused).toEqual(at(t, structuredClone(s), k));
+            given.push([reused, JSON.stringify(reused)]);
+          });
+          for (const [d, json] of given) expect(JSON.stringify(d)).toBe(json);
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 

@@ -1,17 +1,34 @@
-import type { TGateInput, TGateOutcome } from "../gates/gate";
+import { isConstantOutcome, type TGateInput, type TGateOutcome } from "../gates/gate";
 import { precomputeInto, scoreInto, type TContribution, type TPrecomputed, type TStaleTreatment, type TWeightedSpec } from "../scoring/contributions";
 import { checkGuardrails } from "../scoring/guardrails";
 import type { TNormalization } from "../scoring/indices";
-import type { TProviderInfo, TRequestContext, TRouterState } from "../types";
+import type { TProviderInfo, TRequestContext, TRouterState, TShares } from "../types";
 import type { TCandidateLookups, TCompiledPolicy, TRegionPlan } from "./compile";
-import type { TCandidateWork } from "./record";
+import type { TCandidateRecord, TCandidateWork } from "./record";
+
+/** A record while evaluateCandidates fills it in; it is handed out as an immutable TCandidateRecord. */
+type TRecordDraft = { -readonly [K in keyof TCandidateRecord]: TCandidateRecord[K] };
 
 export type TEvaluation = {
-  work: TCandidateWork[];
+  /**
+   * Per candidate, in priority order. The records have selectionProbability 0 until the first
+   * decision made from this evaluation writes its probabilities into them (decide.ts); later
+   * decisions' records differ from these in selectionProbability at most.
+   */
+  work: readonly TCandidateWork[];
   /** Eligible candidates in priority order. */
-  eligible: TCandidateWork[];
+  eligible: readonly TCandidateWork[];
   /** True when every gate-passing candidate broke a guardrail and the least-bad rule chose. */
   leastBad: boolean;
+  /** The shares object the records' `share` was read from (TStrategyInput.recordedShares). */
+  shares: TShares | null | undefined;
+  /**
+   * The records the last decision made from this evaluation gave out (with its selection
+   * probabilities) and the array of them: decide.ts reuses both while the probabilities come out
+   * the same. Before the first decision, the records in `work`, still writable.
+   */
+  given: TCandidateRecord[];
+  givenList: readonly TCandidateRecord[] | null;
 };
 
 const NO_TAGS: readonly string[] = [];
@@ -57,9 +74,9 @@ let gateScratch: TGateOutcome[] = [];
 const NO_CONTRIBUTIONS: readonly TContribution[] = Object.freeze([]);
 
 /**
- * The candidate's gate outcomes as a frozen array: the one the previous decision on this state
- * got when every outcome is the same object (pass outcomes and plan outcomes are constants),
- * otherwise a new one, kept for the next decision.
+ * The candidate's gate outcomes as an array records share: the one the previous decision on this
+ * state got when every outcome is the same object (constant outcomes), otherwise a new one, kept
+ * for the next decision. Not frozen (freezing costs more than building it); nothing writes to it.
  */
 function sharedOutcomes(lookups: TCandidateLookups, i: number, scratch: readonly TGateOutcome[], n: number): readonly TGateOutcome[] {
   const prev = lookups.outcomes[i];
@@ -73,7 +90,7 @@ function sharedOutcomes(lookups: TCandidateLookups, i: number, scratch: readonly
     }
     if (same) return prev;
   }
-  const next = Object.freeze(scratch.slice(0, n));
+  const next = scratch.slice(0, n);
   lookups.outcomes[i] = next;
   return next;
 }
@@ -98,6 +115,9 @@ function buildLookups(candidates: readonly TProviderInfo[], state: TRouterState,
     index: new Float64Array(n * specs.length),
     outcomes: new Array(n),
     scored: new Array(n),
+    evaluation: null,
+    evaluationKilled: NO_TAGS,
+    evaluationUntil: -Infinity,
   };
   for (let i = 0; i < n; i++) {
     const key = candidates[i]!.key;
@@ -141,6 +161,14 @@ function splitList(value: string | undefined): readonly string[] {
  * Steps 2 and 3 of a decision for every candidate: hard gates, then (for those passing) indices,
  * contributions, score and soft guardrails. Shared by decide() and scoreCandidates(), so the
  * controller ranks providers with exactly the numbers the data plane logs.
+ *
+ * The result depends on the routing state, the request's own attributes and the time. Without
+ * request attributes it is kept on the state's lookups and returned again to later decisions on
+ * the same state (the same map objects and killed list) for as long as the time cannot change it:
+ * every candidate's metrics are fresh, or absent, until the earliest moment one goes stale, and
+ * every gate outcome is a constant (gates/gate.ts constantOutcome: never one that depends on the
+ * time; a detail such as "next attempt in 12s" is a new object each time, and so is the age of
+ * stale metrics). A stale penalty depends on the metric age: never kept.
  */
 export function evaluateCandidates(
   compiled: TCompiledPolicy,
@@ -154,20 +182,28 @@ export function evaluateCandidates(
   let candidates = plan.candidates;
   let fixed = plan.fixed;
   const only = ctx.attributes?.providers;
-  if (only !== undefined) {
+  const compliance = ctx.attributes?.compliance;
+  const killedProviders = state.overrides?.killedProviders ?? NO_TAGS;
+  let lookups: TCandidateLookups;
+  if (only === undefined) {
+    lookups = lookupsFor(plan, state, region, compiled.scores);
+    const kept = lookups.evaluation;
+    if (kept !== null && now <= lookups.evaluationUntil && lookups.evaluationKilled === killedProviders && (compliance === undefined || compliance === "")) {
+      return kept;
+    }
+  } else {
     const allowed = splitList(only);
     const keep = candidates.map((p) => allowed.includes(p.key));
     candidates = candidates.filter((_, i) => keep[i]);
     fixed = fixed.filter((_, i) => keep[i]);
+    // A caller-restricted candidate list is a new array per request: its lookups are not cached.
+    lookups = buildLookups(candidates, state, region, compiled.scores);
   }
-  // A caller-restricted candidate list is a new array per request: its lookups are not cached.
-  const lookups = only === undefined ? lookupsFor(plan, state, region, compiled.scores) : buildLookups(candidates, state, region, compiled.scores);
-  const requested = splitList(ctx.attributes?.compliance);
+  const requested = splitList(compliance);
   const ruleTags = plan.ruleCompliance;
   const requiredCompliance = requested.length === 0 ? ruleTags : [...new Set([...ruleTags, ...requested])];
   // Request-level compliance tags make compliance_allowed request-dependent: run it, not the plan's outcome.
   const complianceAt = requested.length === 0 ? -1 : compiled.complianceGate;
-  const killedProviders = state.overrides?.killedProviders ?? NO_TAGS;
   const gateInput = GATE_INPUT;
   gateInput.region = region;
   gateInput.requiredCompliance = requiredCompliance;
@@ -184,6 +220,9 @@ export function evaluateCandidates(
   const penaltySlot = penalised && policy.stale_penalty_points > 0 ? 1 : 0;
   const work: TCandidateWork[] = new Array(candidates.length);
   const gates = compiled.gates;
+  // Whether this evaluation may be kept for later decisions, and until when (see above).
+  let keepable = only === undefined && requested.length === 0;
+  let until = Infinity;
 
   for (let i = 0; i < candidates.length; i++) {
     const info = candidates[i]!;
@@ -193,6 +232,10 @@ export function evaluateCandidates(
     const updatedAt = metrics?.updatedAt ?? null;
     const ageMs = updatedAt === null ? null : now - updatedAt;
     const stale = ageMs === null || ageMs > compiled.maxMetricAgeMs;
+    if (updatedAt !== null) {
+      if (stale) keepable = false;
+      else if (updatedAt + compiled.maxMetricAgeMs < until) until = updatedAt + compiled.maxMetricAgeMs;
+    }
     const breaker = lookups.breakers[i];
     const quota = lookups.quotas[i];
     gateInput.provider = info;
@@ -212,6 +255,7 @@ export function evaluateCandidates(
       if (!o.passed) passed = false;
     }
     const outcomes = sharedOutcomes(lookups, i, scratch, gates.length);
+    if (keepable) for (let g = 0; g < outcomes.length; g++) if (!isConstantOutcome(outcomes[g]!)) keepable = false;
     if (passed) {
       const p95 = metrics?.p95Ms;
       const p99 = metrics?.p99Ms;
@@ -220,29 +264,24 @@ export function evaluateCandidates(
       if (info.costPerRequest < norm.minCost) norm.minCost = info.costPerRequest;
     }
     const treatment: TStaleTreatment = !stale ? "fresh" : penalised && ageMs !== null ? "penalty" : "safe_default";
-    work[i] = {
-      info,
-      metrics,
-      breaker,
-      quota,
-      treatment,
-      record: {
-        provider: key,
-        priority: i,
-        gates: outcomes,
-        passedGates: passed,
-        guardrail: null,
-        eligible: false,
-        contributions: NO_CONTRIBUTIONS,
-        score: null,
-        share: lookups.shares[i]!,
-        selectionProbability: 0,
-        metricAgeSeconds: gateInput.metricAgeSeconds,
-        stale,
-        sampleCount: metrics?.sampleCount ?? 0,
-        metricScope: metrics?.scope ?? "none",
-      },
+    if (treatment === "penalty") keepable = false;
+    const record: TRecordDraft = {
+      provider: key,
+      priority: i,
+      gates: outcomes,
+      passedGates: passed,
+      guardrail: null,
+      eligible: false,
+      contributions: NO_CONTRIBUTIONS,
+      score: null,
+      share: lookups.shares[i]!,
+      selectionProbability: 0,
+      metricsAt: updatedAt,
+      stale,
+      sampleCount: metrics?.sampleCount ?? 0,
+      metricScope: metrics?.scope ?? "none",
     };
+    work[i] = { index: i, info, metrics, breaker, quota, treatment, record };
   }
 
   const eligible: TCandidateWork[] = [];
@@ -252,7 +291,7 @@ export function evaluateCandidates(
   pre.index = lookups.index;
   for (let i = 0; i < work.length; i++) {
     const c = work[i]!;
-    const r = c.record;
+    const r = c.record as TRecordDraft;
     if (!r.passedGates) continue;
     anyPassed = true;
     // The same state, normalisation and treatment give the same contributions: reuse the last
@@ -272,9 +311,9 @@ export function evaluateCandidates(
       pre.at = i * specCount;
       // Sized up front: growing an empty array as contributions arrive reallocates it.
       const out: TContribution[] = new Array(c.treatment === "penalty" ? specCount + penaltySlot : specCount);
-      const score = scoreInto(out, compiled.scores, c.metrics, c.info.costPerRequest, norm, c.treatment, policy.stale_penalty_points, r.metricAgeSeconds, pre);
-      for (const x of out) Object.freeze(x);
-      r.contributions = Object.freeze(out);
+      const age = r.metricsAt === null ? null : (now - r.metricsAt) / 1000;
+      const score = scoreInto(out, compiled.scores, c.metrics, c.info.costPerRequest, norm, c.treatment, policy.stale_penalty_points, age, pre);
+      r.contributions = out;
       r.score = score;
       if (c.treatment !== "penalty") {
         lookups.scored[i] = { minP95: norm.minP95, minP99: norm.minP99, minCost: norm.minCost, treatment: c.treatment, contributions: r.contributions, score };
@@ -288,22 +327,34 @@ export function evaluateCandidates(
     }
   }
 
-  if (eligible.length > 0 || !anyPassed) return { work, eligible, leastBad: false };
-
-  // Least-bad rule: smallest total relative excess; ties go to the higher score, then priority.
-  let best: TCandidateWork | null = null;
-  for (const c of work) {
-    const g = c.record.guardrail;
-    if (g === null) continue;
-    const b = best?.record;
-    if (
-      b === undefined ||
-      g.excess < b.guardrail!.excess ||
-      (g.excess === b.guardrail!.excess && c.record.score! > b.score!)
-    ) {
-      best = c;
+  let leastBad = false;
+  if (eligible.length === 0 && anyPassed) {
+    // Least-bad rule: smallest total relative excess; ties go to the higher score, then priority.
+    let best: TCandidateWork | null = null;
+    for (const c of work) {
+      const g = c.record.guardrail;
+      if (g === null) continue;
+      const b = best?.record;
+      if (
+        b === undefined ||
+        g.excess < b.guardrail!.excess ||
+        (g.excess === b.guardrail!.excess && c.record.score! > b.score!)
+      ) {
+        best = c;
+      }
     }
+    (best!.record as TRecordDraft).eligible = true;
+    eligible.push(best!);
+    leastBad = true;
   }
-  best!.record.eligible = true;
-  return { work, eligible: [best!], leastBad: true };
+
+  const given: TCandidateRecord[] = new Array(work.length);
+  for (let i = 0; i < work.length; i++) given[i] = work[i]!.record;
+  const evaluation: TEvaluation = { work, eligible, leastBad, shares: lookups.sharesOf as TShares | null | undefined, given, givenList: null };
+  if (keepable) {
+    lookups.evaluation = evaluation;
+    lookups.evaluationKilled = killedProviders;
+    lookups.evaluationUntil = until;
+  }
+  return evaluation;
 }

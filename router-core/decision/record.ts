@@ -6,18 +6,23 @@ import type { TGuardrailCheck } from "../scoring/guardrails";
 import type { TBreakerView, TMetricSnapshot, TProviderInfo, TQuotaView } from "../types";
 import type { TReasonCode } from "./reason-codes";
 
-export type TCandidateRecord = {
+/**
+ * One candidate's part of the explanation. Immutable: decisions on the same routing state share
+ * the record objects of candidates whose fields all come out the same (evaluate.ts, decide.ts),
+ * so nothing may write to one; a variant is a new object.
+ */
+export type TCandidateRecord = Readonly<{
   provider: string;
   /** Position in the static priority order, 0 = primary. */
   priority: number;
-  /** Shared, frozen: records of one routing state reuse the same array while the outcomes are the same. */
+  /** Shared (never mutate): records of one routing state reuse the same array while the outcomes are the same. */
   gates: readonly TGateOutcome[];
   passedGates: boolean;
   /** Null when a hard gate failed: guardrails are only checked for candidates passing the gates. */
   guardrail: TGuardrailCheck | null;
   /** Passed the gates and either the guardrails or the least-bad rule. */
   eligible: boolean;
-  /** Shared, frozen: records of one routing state reuse the same array while the inputs are the same. */
+  /** Shared (never mutate): records of one routing state reuse the same array while the inputs are the same. */
   contributions: readonly TContribution[];
   /** Sum of contributions; null when a hard gate failed (gated candidates are not scored). */
   score: number | null;
@@ -25,11 +30,16 @@ export type TCandidateRecord = {
   share: number | null;
   /** Probability this decision gave the provider (shares or strategy weights, renormalised). */
   selectionProbability: number;
-  metricAgeSeconds: number | null;
+  /**
+   * Time of the newest data in the candidate's metrics (epoch ms; TMetricSnapshot.updatedAt), null
+   * when there is none. Its metric age at this decision is (record.at − metricsAt) / 1000 s; the
+   * record carries the time rather than the age so that it stays the same from one decision to the next.
+   */
+  metricsAt: number | null;
   stale: boolean;
   sampleCount: number;
   metricScope: TMetricSnapshot["scope"];
-};
+}>;
 
 export type TOverrideApplied = "none" | "pinned" | "pin_ineligible" | "pin_expired" | "routing_killed";
 
@@ -53,10 +63,11 @@ export type TDecisionRecord = {
   selected: string | null;
   reasonCode: TReasonCode;
   override: TOverrideApplied;
-  candidates: TCandidateRecord[];
+  /** Shared between decisions while it comes out the same: never mutate; replace it with a new array. */
+  candidates: readonly TCandidateRecord[];
   /** Top eligible score minus the runner-up's; null with fewer than two eligible. */
   scoreMargin: number | null;
-  /** Of the selected provider; null when none was selected. */
+  /** Of the selected provider: (at − its metricsAt) / 1000; null when none was selected or it has no metrics. */
   metricAgeSeconds: number | null;
   stale: boolean;
   fallback: TFallbackDecision | null;
@@ -65,6 +76,9 @@ export type TDecisionRecord = {
 
 /** Internal per-candidate working data that is not part of the record. */
 export type TCandidateWork = {
+  /** Position in the evaluated candidate list (= record.priority). */
+  index: number;
+  /** With selectionProbability 0; the decision's record gets the strategy's probability (decide.ts). */
   record: TCandidateRecord;
   info: TProviderInfo;
   metrics: TMetricSnapshot | undefined;

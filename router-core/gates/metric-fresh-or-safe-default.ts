@@ -1,8 +1,8 @@
-import { failOutcome, passOutcome, type TGateFn } from "./gate";
+import { constantOutcome, failOutcome, passOutcome, type TGateFn } from "./gate";
 
 const PASS_FRESH = passOutcome("metric_fresh_or_safe_default", "metrics fresh");
 const PASS_NO_DATA = passOutcome("metric_fresh_or_safe_default", "no metrics yet; scored with safe defaults");
-const FAIL_NO_DATA = failOutcome("metric_fresh_or_safe_default", "no metrics and stale_policy is exclude");
+const FAIL_NO_DATA = constantOutcome(failOutcome("metric_fresh_or_safe_default", "no metrics and stale_policy is exclude"));
 
 /**
  * Staleness only excludes under stale_policy "exclude". Under safe_default and penalty the gate

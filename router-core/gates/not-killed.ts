@@ -1,8 +1,8 @@
-import { failOutcome, passOutcome, type TGateFn } from "./gate";
+import { constantOutcome, failOutcome, passOutcome, type TGateFn } from "./gate";
 
 const PASS = passOutcome("not_killed", "provider enabled");
-const FAIL_KILLED = failOutcome("not_killed", "provider killed by operator override");
-const FAIL_DISABLED = failOutcome("not_killed", "provider disabled in the catalog");
+const FAIL_KILLED = constantOutcome(failOutcome("not_killed", "provider killed by operator override"));
+const FAIL_DISABLED = constantOutcome(failOutcome("not_killed", "provider disabled in the catalog"));
 
 export const notKilled: TGateFn = ({ provider, killed }) => {
   if (killed) return FAIL_KILLED;

@@ -2,7 +2,8 @@ import type { TScoreName } from "../policy/names";
 import type { TMetricSnapshot } from "../types";
 import { rawMetric, scoreIndex, type TIndexSpec, type TNormalization } from "./indices";
 
-export type TContribution = {
+/** Immutable: records share contribution lists (decision/evaluate.ts). */
+export type TContribution = Readonly<{
   score: TScoreName | "stale_penalty";
   /** The raw metric (ms, rate, cost, count; metric age in s for stale_penalty); null when missing. */
   raw: number | null;
@@ -13,7 +14,7 @@ export type TContribution = {
   value: number;
   /** True when the index is the safe default rather than measured. */
   defaulted: boolean;
-};
+}>;
 
 export type TWeightedSpec = { spec: TIndexSpec; weight: number };
 

@@ -1,5 +1,6 @@
 import type { TCandidateWork } from "../decision/record";
 import type { TMetricSnapshot, TQuotaView } from "../types";
+import type { TStrategyInput } from "./strategy";
 
 /** An eligible candidate as decide() hands it to a strategy: only what strategies read is meaningful. */
 export function candidate(provider: string, extra: { cost?: number; p99Ms?: number | null; quota?: TQuotaView } = {}): TCandidateWork {
@@ -15,6 +16,7 @@ export function candidate(provider: string, extra: { cost?: number; p99Ms?: numb
     scope: "region",
   };
   return {
+    index: 0,
     info: { key: provider, regions: ["*"], complianceTags: [], costPerRequest: extra.cost ?? 0.01, credentialStatus: "valid", enabled: true },
     metrics,
     breaker: undefined,
@@ -31,7 +33,7 @@ export function candidate(provider: string, extra: { cost?: number; p99Ms?: numb
       score: 50,
       share: null,
       selectionProbability: 0,
-      metricAgeSeconds: 5,
+      metricsAt: 0,
       stale: false,
       sampleCount: 500,
       metricScope: "region",
@@ -39,12 +41,20 @@ export function candidate(provider: string, extra: { cost?: number; p99Ms?: numb
   };
 }
 
-export const probabilities = (eligible: readonly TCandidateWork[]) => eligible.map((c) => c.record.selectionProbability);
+/** What the last select() given input(eligible) wrote: the probabilities by eligible position. */
+const written = new WeakMap<readonly TCandidateWork[], Float64Array>();
 
-export const input = (eligible: readonly TCandidateWork[], extra: { shares?: Record<string, number> | null; u?: number; sequence?: number; p99BaselineMs?: number } = {}) => ({
-  eligible,
-  shares: extra.shares,
-  u: extra.u ?? 0.5,
-  sequence: extra.sequence,
-  p99BaselineMs: extra.p99BaselineMs,
-});
+export const probabilities = (eligible: readonly TCandidateWork[]) => Array.from(written.get(eligible) ?? []);
+
+export const input = (eligible: readonly TCandidateWork[], extra: { shares?: Record<string, number> | null; u?: number; sequence?: number; p99BaselineMs?: number } = {}): TStrategyInput => {
+  const out = new Float64Array(eligible.length);
+  written.set(eligible, out);
+  return {
+    eligible,
+    shares: extra.shares,
+    u: extra.u ?? 0.5,
+    sequence: extra.sequence,
+    p99BaselineMs: extra.p99BaselineMs,
+    probabilities: out,
+  };
+};

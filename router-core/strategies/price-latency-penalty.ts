@@ -19,7 +19,7 @@ export function latencyPenalty(p99Ms: number | null, p99BaselineMs: number): num
  */
 export const priceLatencyPenaltyStrategy: RoutingStrategy = {
   name: "price_latency_penalty",
-  select({ eligible, u, p99BaselineMs }) {
+  select({ eligible, u, p99BaselineMs, probabilities }) {
     let baseline = p99BaselineMs ?? Infinity;
     if (p99BaselineMs === undefined) {
       for (const c of eligible) {
@@ -31,6 +31,6 @@ export const priceLatencyPenaltyStrategy: RoutingStrategy = {
     for (let i = 0; i < weights.length; i++) {
       weights[i] = weights[i]! * latencyPenalty(eligible[i]!.metrics?.p99Ms ?? null, baseline);
     }
-    return { index: drawWeighted(eligible, weights, u), reasonCode: "price_latency_penalty" };
+    return { index: drawWeighted(eligible, weights, u, probabilities), reasonCode: "price_latency_penalty" };
   },
 };

@@ -14,7 +14,7 @@ export function priceWeights(eligible: readonly TCandidateWork[]): number[] {
 
 export const priceWeightedStrategy: RoutingStrategy = {
   name: "price_weighted",
-  select({ eligible, u }) {
-    return { index: drawWeighted(eligible, priceWeights(eligible), u), reasonCode: "price_weighted" };
+  select({ eligible, u, probabilities }) {
+    return { index: drawWeighted(eligible, priceWeights(eligible), u, probabilities), reasonCode: "price_weighted" };
   },
 };

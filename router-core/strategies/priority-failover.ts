@@ -3,7 +3,7 @@ import { selectFirst, type RoutingStrategy } from "./strategy";
 /** seeds/001's ordered fallback chain: the first eligible provider in static priority order. */
 export const priorityFailoverStrategy: RoutingStrategy = {
   name: "priority_failover",
-  select({ eligible, u }) {
-    return { index: selectFirst(eligible, u), reasonCode: "priority_failover" };
+  select({ eligible, u, probabilities }) {
+    return { index: selectFirst(eligible, u, probabilities), reasonCode: "priority_failover" };
   },
 };

@@ -12,12 +12,31 @@ export type TStrategyInput = {
   /** Per-instance request counter, for round-robin interleaving; undefined → u is used. */
   sequence: number | undefined;
   p99BaselineMs: number | undefined;
+  /**
+   * Where select() writes each eligible candidate's selection probability (index-aligned with
+   * `eligible`; at least as long). Records are immutable and shared between decisions, so the
+   * probabilities go here and decide() puts them into the decision's records.
+   */
+  probabilities: Float64Array;
+  /**
+   * The shares object the eligible records' `share` was read from. When `shares` is this object,
+   * `record.share` is the same number as `shares[record.provider]` without a keyed lookup.
+   */
+  recordedShares?: TShares | null;
 };
+
+/** The candidate's share in `shares` (undefined when it has none), from its record when the record was read from the same object. */
+export function shareOf(input: TStrategyInput, c: TCandidateWork): number | undefined {
+  const shares = input.shares;
+  if (!shares) return undefined;
+  if (shares === input.recordedShares) return c.record.share ?? undefined;
+  return shares[c.record.provider];
+}
 
 export type TStrategySelection = { index: number; reasonCode: TReasonCode };
 
 /**
- * Picks one of the eligible candidates and writes each one's selectionProbability. A strategy
+ * Picks one of the eligible candidates and writes each one's probability to input.probabilities. A strategy
  * is stateless; anything it needs across requests (shares, sequence) comes in the input.
  */
 export interface RoutingStrategy {
@@ -27,11 +46,11 @@ export interface RoutingStrategy {
 
 /**
  * Draws index i with probability weights[i] / sum over the eligible, writing each probability to
- * the candidates. `weights` may be longer than `eligible` (a reused scratch buffer); entries past
+ * `out`. `weights` may be longer than `eligible` (a reused scratch buffer); entries past
  * the eligible are ignored. Quota share ceilings (TQuotaView.shareCeiling) are applied to the
  * renormalised weights first. Returns -1 when no weight is positive.
  */
-export function drawWeighted(eligible: readonly TCandidateWork[], weights: ArrayLike<number>, u: number): number {
+export function drawWeighted(eligible: readonly TCandidateWork[], weights: ArrayLike<number>, u: number, out: Float64Array): number {
   const n = eligible.length;
   if (hasCeiling(eligible)) {
     let sum = 0;
@@ -39,23 +58,24 @@ export function drawWeighted(eligible: readonly TCandidateWork[], weights: Array
     if (!(sum > 0)) return -1;
     const p = scratchProbabilities(n);
     for (let i = 0; i < n; i++) p[i] = weights[i]! / sum;
-    if (applyCeilings(eligible, p)) return draw(eligible, p, u);
+    if (applyCeilings(eligible, p)) return draw(eligible, p, u, out);
   }
-  return draw(eligible, weights, u);
+  return draw(eligible, weights, u, out);
 }
 
 /** The first eligible provider, unless a share ceiling makes it share the traffic. */
-export function selectFirst(eligible: readonly TCandidateWork[], u: number): number {
+export function selectFirst(eligible: readonly TCandidateWork[], u: number, out: Float64Array): number {
   if (hasCeiling(eligible)) {
     const p = scratchProbabilities(eligible.length).fill(0, 0, eligible.length);
     p[0] = 1;
-    if (applyCeilings(eligible, p)) return draw(eligible, p, u);
+    if (applyCeilings(eligible, p)) return draw(eligible, p, u, out);
   }
-  eligible[0]!.record.selectionProbability = 1;
+  out.fill(0, 0, eligible.length);
+  out[0] = 1;
   return 0;
 }
 
-function draw(eligible: readonly TCandidateWork[], weights: ArrayLike<number>, u: number): number {
+function draw(eligible: readonly TCandidateWork[], weights: ArrayLike<number>, u: number, out: Float64Array): number {
   const n = eligible.length;
   let sum = 0;
   for (let i = 0; i < n; i++) sum += weights[i]!;
@@ -65,7 +85,7 @@ function draw(eligible: readonly TCandidateWork[], weights: ArrayLike<number>, u
   let chosen = -1;
   for (let i = 0; i < n; i++) {
     const w = weights[i]!;
-    eligible[i]!.record.selectionProbability = w / sum;
+    out[i] = w / sum;
     acc += w;
     if (chosen === -1 && w > 0 && target < acc) chosen = i;
   }

@@ -1,4 +1,4 @@
-import { drawWeighted, scratchWeights, type RoutingStrategy } from "./strategy";
+import { drawWeighted, scratchWeights, shareOf, type RoutingStrategy } from "./strategy";
 
 const GOLDEN = (Math.sqrt(5) - 1) / 2;
 
@@ -11,15 +11,16 @@ const GOLDEN = (Math.sqrt(5) - 1) / 2;
  */
 export const weightedRoundRobinStrategy: RoutingStrategy = {
   name: "weighted_round_robin",
-  select({ eligible, shares, u, sequence }) {
+  select(input) {
+    const { eligible, shares, u, sequence, probabilities } = input;
     const position = sequence === undefined ? u : (sequence * GOLDEN) % 1;
     const weights = scratchWeights(eligible.length);
     for (let i = 0; i < eligible.length; i++) {
-      const s = shares ? shares[eligible[i]!.record.provider] : 1;
+      const s = shares ? shareOf(input, eligible[i]!) : 1;
       weights[i] = s !== undefined && s > 0 ? s : 0;
     }
-    let index = drawWeighted(eligible, weights, position);
-    if (index < 0) index = drawWeighted(eligible, weights.fill(1), position);
+    let index = drawWeighted(eligible, weights, position, probabilities);
+    if (index < 0) index = drawWeighted(eligible, weights.fill(1), position, probabilities);
     return { index, reasonCode: "weighted_round_robin" };
   },
 };

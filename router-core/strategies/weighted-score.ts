@@ -1,4 +1,4 @@
-import { drawWeighted, scratchWeights, selectFirst, type RoutingStrategy } from "./strategy";
+import { drawWeighted, scratchWeights, selectFirst, shareOf, type RoutingStrategy } from "./strategy";
 
 /**
  * The paper's strategy. Scores decide where the controller moves shares, tick by tick; per
@@ -7,16 +7,17 @@ import { drawWeighted, scratchWeights, selectFirst, type RoutingStrategy } from 
  */
 export const weightedScoreStrategy: RoutingStrategy = {
   name: "weighted_score",
-  select({ eligible, shares, u }) {
-    if (shares) {
+  select(input) {
+    const { eligible, u, probabilities } = input;
+    if (input.shares) {
       const weights = scratchWeights(eligible.length);
       for (let i = 0; i < eligible.length; i++) {
-        const s = shares[eligible[i]!.record.provider];
+        const s = shareOf(input, eligible[i]!);
         weights[i] = s !== undefined && s > 0 ? s : 0;
       }
-      const index = drawWeighted(eligible, weights, u);
+      const index = drawWeighted(eligible, weights, u, probabilities);
       if (index >= 0) return { index, reasonCode: "share_weighted" };
     }
-    return { index: selectFirst(eligible, u), reasonCode: "initial_share_primary" };
+    return { index: selectFirst(eligible, u, probabilities), reasonCode: "initial_share_primary" };
   },
 };

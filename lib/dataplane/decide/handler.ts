@@ -11,6 +11,7 @@ import type { RoutingState } from "../routing-state";
 import { countDecision } from "../telemetry/counters";
 import { answerBytes, type IdempotencyCache, type TCachedAnswer } from "./idempotency";
 import { ZDecideRequest, ZDecideResponse } from "./schema";
+import { decisionBodyJson } from "./body";
 
 export const DECIDE_MAX_BODY_BYTES = 16 * 1024;
 
@@ -140,7 +141,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     );
     const degraded = !state.dbAvailable;
     const refreshedAt = state.lastRefreshAt;
-    const body = JSON.stringify({ decisionId, ...record, degraded, stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt) });
+    const body = decisionBodyJson(decisionId, record, { degraded, stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt) });
     const row = decisionRowOf(record, { id: decisionId, degraded, body, durability: deps.log.durability, instanceId: deps.instanceId });
 
     const pending = deps.log.submit(row).then((o: TWriteOutcome) => ({

@@ -28,7 +28,7 @@ const ZCandidate = z
     score: z.number().nullable(),
     share: z.number().nullable(),
     selectionProbability: z.number(),
-    metricAgeSeconds: z.number().nullable(),
+    metricsAt: z.number().nullable().describe("Time of the newest data in the candidate's metrics, epoch ms; its age at the decision is at − metricsAt"),
     stale: z.boolean(),
     sampleCount: z.number(),
     metricScope: z.enum(["region", "operation", "none"]),

@@ -3,10 +3,12 @@ import { notFound } from "next/navigation";
 import { ContributionBar, factorColor } from "@/components/decisions/contribution-bar";
 import { DataTable } from "@/components/data-table";
 import { ms, num, pct, utc } from "@/components/format";
-import { getDecision } from "@/lib/console/get-decision";
+import { candidateMetricAgeSeconds, getDecision } from "@/lib/console/get-decision";
 import { firstParam } from "@/lib/console/ranges";
 
 export const dynamic = "force-dynamic";
+
+const ageText = (s: number | null) => (s === null ? "–" : `${s.toFixed(1)} s`);
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -58,7 +60,7 @@ export default async function DecisionPage({ params, searchParams }: { params: P
             {r.policyVersion ?? "–"} ({r.strategy})
           </Field>
           <Field label="Score margin">{num(r.scoreMargin, 2)}</Field>
-          <Field label="Metric age">{r.metricAgeSeconds === null ? "–" : `${r.metricAgeSeconds.toFixed(1)} s`}</Field>
+          <Field label="Metric age">{ageText(r.metricAgeSeconds)}</Field>
           <Field label="Stale">
             <span style={{ color: r.stale ? "var(--warn)" : undefined }}>{r.stale ? "yes" : "no"}</span>
           </Field>
@@ -154,7 +156,7 @@ export default async function DecisionPage({ params, searchParams }: { params: P
                 <td className="mono text-xs" style={{ whiteSpace: "normal" }}>
                   {c.sampleCount} samples ({c.metricScope})
                   <br />
-                  age {c.metricAgeSeconds === null ? "–" : `${c.metricAgeSeconds.toFixed(1)} s`}
+                  age {ageText(candidateMetricAgeSeconds(r, c))}
                   {c.stale ? <span style={{ color: "var(--warn)" }}> stale</span> : null}
                 </td>
               </tr>

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { createSimulatedClock, createSeededRandom, decide, parseFactorList, type TRouterState } from "../../../router-core/index";
+import { decisionBodyJson } from "./body";
+
+const NOW = 1_750_000_000_000;
+const parsed = parseFactorList({
+  operation: "SEND_SMS",
+  gates: ["supports_region", "circuit_breaker_closed", "metric_fresh_or_safe_default"],
+  scores: { completion_rate_5m: { weight: 0.7, direction: "higher" }, cost_per_request: { weight: 0.3, direction: "lower" } },
+  fallback_policy: "use_secondary_then_queue",
+});
+if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+const policy = parsed.value;
+
+const state = (extra: Partial<TRouterState> = {}): TRouterState => ({
+  providers: ["a", "b", "c"].map((key, i) => ({ key, regions: ["EU"], complianceTags: [], costPerRequest: 0.01 + i / 1000, credentialStatus: "valid" as const, enabled: true })),
+  metrics: Object.fromEntries(
+    ["a", "b"].map((k) => [k, { sampleCount: 400, completionRate: 0.97, errorRate: 0.01, p95Ms: 300, p99Ms: 500, recentIncidents: 0, confidence: 1, updatedAt: NOW - 5_000, scope: "region" as const }]),
+  ),
+  breakers: {},
+  quotas: {},
+  shares: { a: 0.6, b: 0.3, c: 0.1 },
+  policyVersion: "v1",
+  ...extra,
+});
+
+const at = (s: TRouterState, t: number, k: number, shadow = false) =>
+  decide({ operation: "SEND_SMS", region: "EU", requestId: `r${k}`, decisionId: `d${k}` }, s, policy, createSimulatedClock(t), createSeededRandom(k), shadow ? { shadow: { policy, policyVersion: "v2" } } : undefined);
+
+describe("decisionBodyJson", () => {
+  it("writes exactly what JSON.stringify of the spread record writes, also when the candidate text is reused", () => {
+    const s = state();
+    const first = at(s, NOW, 1);
+    const second = at(s, NOW + 1_000, 2, true);
+    expect(second.candidates).toBe(first.candidates);
+    const extra = { degraded: false, stateAgeMs: 12 };
+    for (const [k, d] of [first, second].entries()) {
+      expect(decisionBodyJson(`id${k}`, d, extra)).toBe(JSON.stringify({ decisionId: `id${k}`, ...d, ...extra }));
+    }
+    // Nothing eligible: a fallback, no selection; and the execute path's extra keys.
+    const down = at(state({ breakers: { a: { state: "open", probeAvailable: false }, b: { state: "open", probeAvailable: false }, c: { state: "open", probeAvailable: false } } }), NOW, 3);
+    expect(down.selected).toBeNull();
+    const more = { mode: "execute", degraded: true, stateAgeMs: null };
+    expect(decisionBodyJson("x", down, more)).toBe(JSON.stringify({ decisionId: "x", ...down, ...more }));
+    expect(JSON.parse(decisionBodyJson("x", down, {}))).toEqual(JSON.parse(JSON.stringify({ decisionId: "x", ...down })));
+  });
+});
