@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { writeBenchResult, type TBenchFigure } from "../../lib/reliability/bench-results";
-import { decisionDriver } from "./fixture";
+import { decisionDriver, type TDriverOptions } from "./fixture";
 
 /**
  * Decisions per second and per-decision latency with full explanation records, on one core
@@ -18,8 +18,8 @@ const BATCH = 20;
 
 type TRun = { perSecond: number; p50: number; p99: number };
 
-function run(n: number, distinctStates: number): TRun {
-  const once = decisionDriver(n, distinctStates);
+function run(n: number, options: TDriverOptions): TRun {
+  const once = decisionDriver(n, options);
   let sink = 0;
   for (let i = 0; i < WARMUP; i++) sink += once();
   const samples = new Float64Array(ITERATIONS / BATCH);
@@ -41,18 +41,21 @@ const fmt = (r: TRun) =>
 
 /**
  * The target cases (3 and 10 candidates) decide on a routing state the data plane replaces every
- * refresh interval, as in production; the last case replaces it before every decision, so every
- * decision rebuilds what router-core keeps per state (lookups, evaluation, records).
+ * refresh interval, as in production. The other two show the slower paths: an open breaker whose
+ * "next attempt in Ns" depends on the time, so gates and scores run on every decision; and a
+ * routing state replaced before every decision, so every decision also rebuilds what router-core
+ * keeps per state (lookups, evaluation, records).
  */
-const CASES = [
-  { n: 3, distinctStates: 1, label: "3 candidates", target: true },
-  { n: 10, distinctStates: 1, label: "10 candidates", target: true },
-  { n: 10, distinctStates: 16, label: "10 candidates, new routing state every decision", target: false },
+const CASES: { n: number; options: TDriverOptions; label: string; target: boolean }[] = [
+  { n: 3, options: {}, label: "3 candidates", target: true },
+  { n: 10, options: {}, label: "10 candidates", target: true },
+  { n: 10, options: { openBreaker: true }, label: "10 candidates, one breaker open", target: false },
+  { n: 10, options: { distinctStates: 16 }, label: "10 candidates, new routing state every decision", target: false },
 ];
 const figures: TBenchFigure[] = [];
-for (const { n, distinctStates, label, target } of CASES) {
+for (const { n, options, label, target } of CASES) {
   const runs: TRun[] = [];
-  for (let r = 0; r < RUNS; r++) runs.push(run(n, distinctStates));
+  for (let r = 0; r < RUNS; r++) runs.push(run(n, options));
   runs.sort((a, b) => b.perSecond - a.perSecond);
   const best = runs[0]!;
   const median = runs[Math.floor(runs.length / 2)]!;

@@ -51,7 +51,7 @@ function makeProviders(n: number): TProviderInfo[] {
   return providers;
 }
 
-function makeStates(providers: readonly TProviderInfo[], now: number): Record<string, TRouterState> {
+function makeStates(providers: readonly TProviderInfo[], now: number, openBreaker: boolean): Record<string, TRouterState> {
   const n = providers.length;
   const metrics: Record<string, TMetricSnapshot> = {};
   for (let i = 0; i < n; i++) {
@@ -74,7 +74,9 @@ function makeStates(providers: readonly TProviderInfo[], now: number): Record<st
     return {
       providers,
       metrics,
-      breakers: { provider_1: { state: "half_open", probeAvailable: true } },
+      breakers: openBreaker
+        ? { provider_1: { state: "open", probeAvailable: false, nextAttemptAt: now + 60_000 } }
+        : { provider_1: { state: "half_open", probeAvailable: true } },
       quotas: { provider_0: { remainingMinute: 500, remainingDay: null, resetAt: now + 30_000 } },
       shares,
       policyVersion: `bench-${region}`,
@@ -83,19 +85,28 @@ function makeStates(providers: readonly TProviderInfo[], now: number): Record<st
   return { EU: state("EU", 0), US: state("US", 0.5) };
 }
 
-/**
- * Returns a function making one decision with `n` candidates; it returns the selected count (for a
- * sink). `distinctStates` > 1 gives each decision a different routing state than the one before
- * (built alike, but new map objects, as after every data-plane refresh), so nothing router-core
- * keeps per routing state is reused: the cost of a decision right after a state change.
- */
-export function decisionDriver(n: number, distinctStates = 1): () => number {
+export type TDriverOptions = {
+  /**
+   * > 1: each decision gets a different routing state than the one before (built alike, but new
+   * map objects, as after every data-plane refresh), so nothing router-core keeps per routing
+   * state is reused: the cost of a decision right after a state change.
+   */
+  distinctStates?: number;
+  /**
+   * One provider's breaker open, with its next attempt time in the record: a gate outcome that
+   * depends on the time, so every decision runs the gates and scores again (an incident).
+   */
+  openBreaker?: boolean;
+};
+
+/** Returns a function making one decision with `n` candidates; it returns the selected count (for a sink). */
+export function decisionDriver(n: number, { distinctStates = 1, openBreaker = false }: TDriverOptions = {}): () => number {
   const now = 1_750_000_000_000;
   let t = now;
   const clock = createClock(() => t);
   const random = createSeededRandom(42 + n);
   const providers = makeProviders(n);
-  const build = (at: number) => Array.from({ length: distinctStates }, () => makeStates(providers, at));
+  const build = (at: number) => Array.from({ length: distinctStates }, () => makeStates(providers, at, openBreaker));
   let pool = build(now);
   let refreshedAt = now;
   const ids = Array.from({ length: ID_POOL }, (_, i) => `req-${i.toString(36)}-${n}`);

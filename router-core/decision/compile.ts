@@ -50,11 +50,12 @@ export type TCandidateLookups = {
   scored: (TScored | undefined)[];
   /**
    * The last evaluation without request attributes, reused by later decisions on this state while
-   * the killed-provider list is the same array and the time is at most `evaluationUntil`
+   * the killed-provider list is the same array and the time is from `evaluationFrom` to `evaluationUntil`
    * (evaluate.ts says when an evaluation may be kept).
    */
   evaluation: TEvaluation | null;
   evaluationKilled: readonly string[];
+  evaluationFrom: number;
   evaluationUntil: number;
 };
 

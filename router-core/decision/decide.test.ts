@@ -432,7 +432,8 @@ describe("decide properties", () => {
       fc.property(
         arbState,
         arbPolicy,
-        fc.array(fc.integer({ min: 0, max: 150_000 }), { minLength: 2, maxLength: 6 }),
+        // Steps across a second's boundary (countdowns, metric ages) and across the maximum metric age.
+        fc.array(fc.oneof(fc.integer({ min: 0, max: 1_500 }), fc.integer({ min: 0, max: 150_000 })), { minLength: 2, maxLength: 8 }),
         fc.integer(),
         fc.boolean(),
         (s, { policy: p, region }, steps, seed, shadowed) => {

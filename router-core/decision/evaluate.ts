@@ -1,4 +1,4 @@
-import { isConstantOutcome, type TGateInput, type TGateOutcome } from "../gates/gate";
+import { isConstantOutcome, validFrom, validUntil, type TGateInput, type TGateOutcome } from "../gates/gate";
 import { precomputeInto, scoreInto, type TContribution, type TPrecomputed, type TStaleTreatment, type TWeightedSpec } from "../scoring/contributions";
 import { checkGuardrails } from "../scoring/guardrails";
 import type { TNormalization } from "../scoring/indices";
@@ -117,6 +117,7 @@ function buildLookups(candidates: readonly TProviderInfo[], state: TRouterState,
     scored: new Array(n),
     evaluation: null,
     evaluationKilled: NO_TAGS,
+    evaluationFrom: Infinity,
     evaluationUntil: -Infinity,
   };
   for (let i = 0; i < n; i++) {
@@ -165,10 +166,11 @@ function splitList(value: string | undefined): readonly string[] {
  * The result depends on the routing state, the request's own attributes and the time. Without
  * request attributes it is kept on the state's lookups and returned again to later decisions on
  * the same state (the same map objects and killed list) for as long as the time cannot change it:
- * every candidate's metrics are fresh, or absent, until the earliest moment one goes stale, and
- * every gate outcome is a constant (gates/gate.ts constantOutcome: never one that depends on the
- * time; a detail such as "next attempt in 12s" is a new object each time, and so is the age of
- * stale metrics). A stale penalty depends on the metric age: never kept.
+ * between the moments the metrics of one candidate or another go stale, and within the window of
+ * every gate outcome. Gates mark outcomes that do not depend on the time as constants and
+ * outcomes that do as timed, with the window in which they read the same (gates/gate.ts): an open
+ * breaker's "next attempt in 12s" holds for a second. An unmarked outcome is never reused. A
+ * stale penalty depends on the metric age to the millisecond: never kept.
  */
 export function evaluateCandidates(
   compiled: TCompiledPolicy,
@@ -188,7 +190,13 @@ export function evaluateCandidates(
   if (only === undefined) {
     lookups = lookupsFor(plan, state, region, compiled.scores);
     const kept = lookups.evaluation;
-    if (kept !== null && now <= lookups.evaluationUntil && lookups.evaluationKilled === killedProviders && (compliance === undefined || compliance === "")) {
+    if (
+      kept !== null &&
+      now <= lookups.evaluationUntil &&
+      now >= lookups.evaluationFrom &&
+      lookups.evaluationKilled === killedProviders &&
+      (compliance === undefined || compliance === "")
+    ) {
       return kept;
     }
   } else {
@@ -222,6 +230,7 @@ export function evaluateCandidates(
   const gates = compiled.gates;
   // Whether this evaluation may be kept for later decisions, and until when (see above).
   let keepable = only === undefined && requested.length === 0;
+  let from = -Infinity;
   let until = Infinity;
 
   for (let i = 0; i < candidates.length; i++) {
@@ -233,8 +242,10 @@ export function evaluateCandidates(
     const ageMs = updatedAt === null ? null : now - updatedAt;
     const stale = ageMs === null || ageMs > compiled.maxMetricAgeMs;
     if (updatedAt !== null) {
-      if (stale) keepable = false;
-      else if (updatedAt + compiled.maxMetricAgeMs < until) until = updatedAt + compiled.maxMetricAgeMs;
+      // Stale from the first millisecond after the maximum age on.
+      const edge = updatedAt + compiled.maxMetricAgeMs;
+      if (stale) from = Math.max(from, edge + 1);
+      else until = Math.min(until, edge);
     }
     const breaker = lookups.breakers[i];
     const quota = lookups.quotas[i];
@@ -248,14 +259,29 @@ export function evaluateCandidates(
     if (gateScratch.length < gates.length) gateScratch = new Array(gates.length);
     const scratch = gateScratch;
     let passed = true;
+    // The plan's outcomes are constants; the others decide what may be kept, and until when.
+    let constant = true;
     for (let g = 0; g < gates.length; g++) {
       let o = row[g];
-      if (o == null || g === complianceAt) o = gates[g]!.fn(gateInput);
+      if (o == null || g === complianceAt) {
+        o = gates[g]!.fn(gateInput);
+        if (!isConstantOutcome(o)) {
+          constant = false;
+          const a = validFrom(o);
+          const b = validUntil(o);
+          if (a === undefined || b === undefined) keepable = false;
+          else {
+            if (a > from) from = a;
+            if (b < until) until = b;
+          }
+        }
+      }
       scratch[g] = o;
       if (!o.passed) passed = false;
     }
-    const outcomes = sharedOutcomes(lookups, i, scratch, gates.length);
-    if (keepable) for (let g = 0; g < outcomes.length; g++) if (!isConstantOutcome(outcomes[g]!)) keepable = false;
+    // A timed or other new outcome makes an array no later evaluation can share: not kept on the
+    // (long-lived) lookups, where each such array would outlive the young generation.
+    const outcomes = constant ? sharedOutcomes(lookups, i, scratch, gates.length) : scratch.slice(0, gates.length);
     if (passed) {
       const p95 = metrics?.p95Ms;
       const p99 = metrics?.p99Ms;
@@ -351,9 +377,10 @@ export function evaluateCandidates(
   const given: TCandidateRecord[] = new Array(work.length);
   for (let i = 0; i < work.length; i++) given[i] = work[i]!.record;
   const evaluation: TEvaluation = { work, eligible, leastBad, shares: lookups.sharesOf as TShares | null | undefined, given, givenList: null };
-  if (keepable) {
+  if (keepable && from <= until) {
     lookups.evaluation = evaluation;
     lookups.evaluationKilled = killedProviders;
+    lookups.evaluationFrom = from;
     lookups.evaluationUntil = until;
   }
   return evaluation;

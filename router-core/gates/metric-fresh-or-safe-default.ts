@@ -1,4 +1,4 @@
-import { constantOutcome, failOutcome, passOutcome, type TGateFn } from "./gate";
+import { constantOutcome, failOutcome, passOutcome, timedOutcome, windowAround, type TGateFn, type TGateOutcome } from "./gate";
 
 const PASS_FRESH = passOutcome("metric_fresh_or_safe_default", "metrics fresh");
 const PASS_NO_DATA = passOutcome("metric_fresh_or_safe_default", "no metrics yet; scored with safe defaults");
@@ -9,14 +9,18 @@ const FAIL_NO_DATA = constantOutcome(failOutcome("metric_fresh_or_safe_default",
  * passes and the scoring step applies the policy, because excluding every provider whose
  * telemetry pipeline lags would turn a metrics outage into a routing outage (paper 4.4).
  */
-export const metricFreshOrSafeDefault: TGateFn = ({ stale, metricAgeSeconds, maxMetricAgeSeconds, stalePolicy }) => {
+export const metricFreshOrSafeDefault: TGateFn = ({ stale, metricAgeSeconds, maxMetricAgeSeconds, stalePolicy, metrics, now }) => {
   if (!stale) return PASS_FRESH;
   if (metricAgeSeconds === null) return stalePolicy === "exclude" ? FAIL_NO_DATA : PASS_NO_DATA;
-  const age = `metrics ${Math.round(metricAgeSeconds)}s old (max ${maxMetricAgeSeconds}s)`;
-  if (stalePolicy === "exclude") return failOutcome("metric_fresh_or_safe_default", `${age}; stale_policy is exclude`);
-  return {
-    gate: "metric_fresh_or_safe_default",
-    passed: true,
-    detail: stalePolicy === "penalty" ? `${age}; score penalised` : `${age}; scored with safe defaults`,
-  };
+  const seconds = Math.round(metricAgeSeconds);
+  const age = `metrics ${seconds}s old (max ${maxMetricAgeSeconds}s)`;
+  const o: TGateOutcome =
+    stalePolicy === "exclude"
+      ? failOutcome("metric_fresh_or_safe_default", `${age}; stale_policy is exclude`)
+      : { gate: "metric_fresh_or_safe_default", passed: true, detail: stalePolicy === "penalty" ? `${age}; score penalised` : `${age}; scored with safe defaults` };
+  // Math.round(age) = seconds for an age from half a second below to half a second above it.
+  const at = metrics?.updatedAt;
+  if (at == null) return o;
+  const { from, until } = windowAround(now, at + 1000 * seconds - 500, at + 1000 * seconds + 500);
+  return timedOutcome(o, from, until);
 };

@@ -1,22 +1,28 @@
-import { failOutcome, passOutcome, type TGateFn, type TGateOutcome } from "./gate";
+import { constantOutcome, countdown, failOutcome, passOutcome, timedOutcome, type TGateFn, type TGateOutcome } from "./gate";
 
 const PASS_UNTRACKED = passOutcome("quota_available", "no quota tracked for provider");
 // Remaining counts are in the quota view logged beside the decision; a constant keeps this allocation-free.
 const PASS = passOutcome("quota_available", "quota remaining");
 const PASS_UNLIMITED = passOutcome("quota_available", "quota unlimited");
+const FAIL_CEILING_0 = constantOutcome(failOutcome("quota_available", "quota recovering: share ceiling 0 until the reset"));
 
 export const quotaAvailable: TGateFn = ({ quota, now }) => {
   if (quota === undefined) return PASS_UNTRACKED;
   const { remainingMinute, remainingDay } = quota;
   if (remainingMinute === null && remainingDay === null) return ceilingOutcome(quota.shareCeiling) ?? PASS_UNLIMITED;
-  if (remainingMinute !== null && remainingMinute <= 0) return failOutcome("quota_available", `per-minute quota exhausted${resets(quota.resetAt, now)}`);
-  if (remainingDay !== null && remainingDay <= 0) return failOutcome("quota_available", `daily quota exhausted${resets(quota.resetAt, now)}`);
+  if (remainingMinute !== null && remainingMinute <= 0) return exhausted("per-minute", quota.resetAt, now);
+  if (remainingDay !== null && remainingDay <= 0) return exhausted("daily", quota.resetAt, now);
   return ceilingOutcome(quota.shareCeiling) ?? PASS;
 };
 
-/** Only built for a failing outcome: number formatting is the costliest thing a gate could do per request. */
-function resets(resetAt: number | null, now: number): string {
-  return resetAt === null ? "" : `, resets in ${Math.max(0, Math.ceil((resetAt - now) / 1000))}s`;
+/**
+ * Only built for a failing outcome: number formatting is the costliest thing a gate could do per
+ * request. The countdown makes it a timed outcome (gate.ts), the same for a second at a time.
+ */
+function exhausted(which: "per-minute" | "daily", resetAt: number | null, now: number): TGateOutcome {
+  if (resetAt === null) return timedOutcome(failOutcome("quota_available", `${which} quota exhausted`), -Infinity, Infinity);
+  const left = countdown(resetAt, now);
+  return timedOutcome(failOutcome("quota_available", `${which} quota exhausted, resets in ${left.seconds}s`), left.from, left.until);
 }
 
 /**
@@ -26,8 +32,9 @@ function resets(resetAt: number | null, now: number): string {
  */
 function ceilingOutcome(ceiling: number | undefined): TGateOutcome | null {
   if (ceiling === undefined || !(ceiling < 1)) return null;
-  if (!(ceiling > 0)) return failOutcome("quota_available", "quota recovering: share ceiling 0 until the reset");
-  return { gate: "quota_available", passed: true, detail: `quota recovering from exhaustion: share capped at ${percent(ceiling)}` };
+  if (!(ceiling > 0)) return FAIL_CEILING_0;
+  // Depends on the ceiling only: valid at any time.
+  return timedOutcome({ gate: "quota_available", passed: true, detail: `quota recovering from exhaustion: share capped at ${percent(ceiling)}` }, -Infinity, Infinity);
 }
 
 function percent(x: number): string {
