@@ -54,6 +54,15 @@ test("on-call opens the overview, sees shares, opens the decision log and drills
   await expect(detail).toBeVisible();
   await expect(page.getByTestId("candidate-provider_A")).toContainText("supports_region");
   await expect(page.getByTestId("candidates-table")).toContainText("= score");
+  // Each candidate's metric age at the decision: the record carries the metrics' time, the page subtracts.
+  const shown = new URL(page.url()).pathname.split("/").pop()!;
+  const logged = await page.request.get(`/api/v1/decisions/${shown}`, { headers: auth });
+  expect(logged.status()).toBe(200);
+  const rec = (await logged.json()) as { at: number; candidates: { provider: string; metricsAt: number | null }[] };
+  for (const c of rec.candidates) {
+    const age = c.metricsAt === null ? "age –" : `age ${((rec.at - c.metricsAt) / 1000).toFixed(1)} s`;
+    await expect(page.getByTestId(`candidate-${c.provider}`)).toContainText(age);
+  }
   // Outcomes are ingested asynchronously: reload until they show.
   await expect(async () => {
     await page.reload();
