@@ -11,6 +11,7 @@ import { writeBenchResult } from "../lib/reliability/bench-results";
 import { withCpuPerUnit } from "../lib/reliability/process-cpu";
 import { freePort } from "../lib/runtime/free-port";
 import { waitForHealth } from "../lib/runtime/wait-for-health";
+import { parseBuckets, quantileBetween } from "../lib/dataplane/telemetry/latency-histogram";
 import { openLoopInChild, type TOpenLoopResult } from "./open-loop-load";
 
 // `npm run bench:api`: decide throughput and latency with sync durability, then outcome
@@ -25,6 +26,44 @@ import { openLoopInChild, type TOpenLoopResult } from "./open-loop-load";
 
 const API_KEY = `sy_bench_${randomBytes(16).toString("hex")}`;
 const AUTH = { "content-type": "application/json", authorization: `Bearer ${API_KEY}` };
+
+/**
+ * The server's decision-log histograms (/api/v1/metrics): each decision's wait until its record is
+ * durable, and each group-commit transaction. Scraped before and after a phase, they split the
+ * phase's latency into the time spent waiting for the commit and the rest.
+ */
+const WAIT = "switchyard_decision_log_wait_seconds";
+const COMMIT = "switchyard_decision_log_commit_seconds";
+type TCommitScrape = { wait: Map<number, number>; commit: Map<number, number> };
+type TCommitPhase = { waitP50: number | null; waitP99: number | null; commitP50: number | null; commitP99: number | null };
+
+async function scrapeCommit(port: number): Promise<TCommitScrape> {
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/metrics`, { headers: AUTH });
+  const text = await res.text();
+  return { wait: parseBuckets(text, WAIT), commit: parseBuckets(text, COMMIT) };
+}
+
+function commitBetween(a: TCommitScrape, b: TCommitScrape): TCommitPhase {
+  const ms = (v: number | null) => (v === null ? null : Math.round(v * 10_000) / 10);
+  return {
+    waitP50: ms(quantileBetween(a.wait, b.wait, 0.5)),
+    waitP99: ms(quantileBetween(a.wait, b.wait, 0.99)),
+    commitP50: ms(quantileBetween(a.commit, b.commit, 0.5)),
+    commitP99: ms(quantileBetween(a.commit, b.commit, 0.99)),
+  };
+}
+
+const describeCommit = (c: TCommitPhase) =>
+  `p50 ${c.waitP50 ?? "–"} ms, p99 ${c.waitP99 ?? "–"} ms until committed (transactions: p50 ${c.commitP50 ?? "–"} ms, p99 ${c.commitP99 ?? "–"} ms; from the server's histograms)`;
+
+const commitFigures = (phase: string, c: TCommitPhase) =>
+  c.waitP99 === null
+    ? []
+    : [
+        { label: `${phase}: wait until durable p50 (server histogram)`, value: c.waitP50 ?? 0, unit: "ms" },
+        { label: `${phase}: wait until durable p99 (server histogram)`, value: c.waitP99, unit: "ms" },
+        { label: `${phase}: group-commit transaction p99`, value: c.commitP99 ?? 0, unit: "ms" },
+      ];
 
 async function startServer(databaseUrl: string, spoolDir: string, durability: string): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
@@ -176,8 +215,10 @@ async function main(): Promise<void> {
     console.log(`decide, ${durability} durability, ${connections} connections, 127.0.0.1:${started.port}`);
     await load(started.port, 3, connections, "warm");
     // The server's own CPU per answered decide: what the data plane costs, whatever else shares the machine.
+    const closedBefore = await scrapeCommit(started.port);
     const measured = await withCpuPerUnit(child.pid, () => load(started.port, duration, connections, "run"), (r) => r["2xx"]);
     const result = measured.result;
+    const closedCommit = commitBetween(closedBefore, await scrapeCommit(started.port));
     const serverCpuUs = measured.cpuUsPerUnit;
 
     // Latency at a sustainable load: open-loop arrivals at a fixed rate of 30% and 60% of the
@@ -185,10 +226,12 @@ async function main(): Promise<void> {
     // (connections / throughput); this is what a service with many callers sees.
     const maxRate = result["2xx"] / (result.duration || duration);
     const fixed: TOpenLoopResult[] = [];
+    const fixedCommit: TCommitPhase[] = [];
     for (const share of [0.3, 0.6]) {
       const rate = Math.max(100, Math.round((share * maxRate) / 100) * 100);
       console.log(`decide at a fixed ${rate}/s (open loop)`);
       // In a process of its own: this one's bookkeeping (every acknowledged id) would add its GC pauses to the latencies.
+      const phaseBefore = await scrapeCommit(started.port);
       const run = await openLoopInChild({
         port: started.port,
         path: "/api/v1/decide",
@@ -202,6 +245,7 @@ async function main(): Promise<void> {
       });
       for (const id of run.collected) acknowledgedIds.push(id);
       fixed.push(run.result);
+      fixedCommit.push(commitBetween(phaseBefore, await scrapeCommit(started.port)));
     }
     const fixedNon2xx = (f: TOpenLoopResult) => Object.entries(f.statuses).reduce((n, [k, v]) => (k === "200" ? n : n + v), 0);
 
@@ -245,10 +289,12 @@ async function main(): Promise<void> {
     console.log(`latency p99      ${result.latency.p99} ms`);
     console.log(`latency max      ${result.latency.max} ms`);
     if (serverCpuUs !== null) console.log(`server CPU       ${serverCpuUs.toFixed(0)} µs per decide`);
-    for (const f of fixed) {
+    console.log(`  durable wait   ${describeCommit(closedCommit)}`);
+    for (const [i, f] of fixed.entries()) {
       console.log(
         `at ${f.rate}/s      p50 ${f.latency.p50} ms, p90 ${f.latency.p90} ms, p99 ${f.latency.p99} ms, max ${f.latency.max} ms (${f.statuses["200"] ?? 0} answered, ${fixedNon2xx(f)} non-2xx, ${f.errors} errors, ${(100 * f.lateShare).toFixed(1)}% sent late)`,
       );
+      console.log(`  durable wait   ${describeCommit(fixedCommit[i]!)}`);
     }
     console.log(`non-2xx, errors  ${result.non2xx}, ${result.errors} (timeouts ${result.timeouts})`);
     console.log(`acknowledged     ${acknowledged} (warm-up included)`);
@@ -280,9 +326,11 @@ async function main(): Promise<void> {
         { label: "latency p99", value: result.latency.p99, unit: "ms", target: "< 20" },
         { label: "latency max", value: result.latency.max, unit: "ms" },
         ...(serverCpuUs === null ? [] : [{ label: "server CPU per decide", value: Math.round(serverCpuUs), unit: "µs" }]),
-        ...fixed.flatMap((f) => [
+        ...commitFigures("closed loop", closedCommit),
+        ...fixed.flatMap((f, i) => [
           { label: `latency p50 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p50, unit: "ms" },
           { label: `latency p99 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p99, unit: "ms" },
+          ...commitFigures(`at ${f.rate}/s`, fixedCommit[i]!),
         ]),
         { label: `outcomes/s (batches of ${OUTCOME_BATCH})`, value: Math.round(outcomesPerSecond), unit: "outcomes/s" },
         { label: "outcome batch p99", value: outcomeResult.latency.p99, unit: "ms" },

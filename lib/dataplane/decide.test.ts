@@ -158,12 +158,19 @@ describe("POST /api/v1/decide", () => {
 
   it("N concurrent decides give N rows in fewer transactions than rows", async () => {
     const before = server.dataPlane.decisionLog.stats();
+    const latency = server.dataPlane.decisionLog.latency();
+    const [waitsBefore, commitsBefore] = [latency.waitSeconds.snapshot(), latency.commitSeconds.snapshot()];
     const n = 200;
     const all = await Promise.all(Array.from({ length: n }, (_, i) => post({ operation: "SEND_SMS", region: "EU", requestId: `gc-${i}` })));
     expect(all.every((r) => r.status === 200)).toBe(true);
     const after = server.dataPlane.decisionLog.stats();
     expect(after.rowsCommitted - before.rowsCommitted).toBe(n);
     expect(after.transactions - before.transactions).toBeLessThan(n);
+    // The histograms: one wait per decision, one commit per transaction.
+    const [waits, commits] = [latency.waitSeconds.snapshot(), latency.commitSeconds.snapshot()];
+    expect(waits.count - waitsBefore.count).toBe(n);
+    expect(commits.count - commitsBefore.count).toBe(after.transactions - before.transactions);
+    expect(waits.sum - waitsBefore.sum).toBeGreaterThan(0);
     const { rows } = await pool.query("select count(*)::int as n from decision where request_id like 'gc-%'");
     expect(rows[0].n).toBe(n);
   });

@@ -5,6 +5,7 @@ import type { TRouteHandler } from "./router";
 import type { RoutingState } from "./routing-state";
 import { eventLoopDelay, startEventLoopDelayMonitor } from "./event-loop-delay";
 import { decisionCounts, outcomeCounts } from "./telemetry/counters";
+import type { TLatencyHistogram } from "./telemetry/latency-histogram";
 
 registerEndpoint({
   method: "get",
@@ -19,10 +20,13 @@ registerEndpoint({
   responses: { 200: { description: "Metrics", schema: z.string(), contentType: "text/plain; version=0.0.4" } },
 });
 
+export type TDecisionLogLatency = { commitSeconds: TLatencyHistogram; waitSeconds: TLatencyHistogram };
+
 export type TMetricsSources = {
   state: RoutingState;
   now?: () => number;
   decisionLogQueueDepth?: () => number;
+  decisionLogLatency?: () => TDecisionLogLatency;
   outcomeQueueDepth: () => number;
   outcomeSpoolBytes: () => number;
   breakers: () => Array<{ provider: string; region: string; state: string }>;
@@ -83,6 +87,16 @@ export function renderMetrics(src: TMetricsSources): string {
   family("switchyard_decision_log_queue_depth", "gauge", "Decision records waiting for the group commit.", [
     `switchyard_decision_log_queue_depth ${num(src.decisionLogQueueDepth?.() ?? null)}`,
   ]);
+  const latency = src.decisionLogLatency?.();
+  if (latency) {
+    out.push(
+      ...latency.commitSeconds.render("switchyard_decision_log_commit_seconds", "Duration of each group-commit transaction of decision records."),
+      ...latency.waitSeconds.render(
+        "switchyard_decision_log_wait_seconds",
+        "Per decision, the time from submit until its record is durable (committed, or spooled while Postgres is unreachable); with sync durability, what decide waits for.",
+      ),
+    );
+  }
   family("switchyard_outcome_queue_depth", "gauge", "Outcomes waiting for the group commit.", [`switchyard_outcome_queue_depth ${src.outcomeQueueDepth()}`]);
   family("switchyard_outcome_spool_bytes", "gauge", "Bytes of outcomes spooled on disk while Postgres was unreachable.", [
     `switchyard_outcome_spool_bytes ${src.outcomeSpoolBytes()}`,

@@ -102,6 +102,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       },
       spoolDir: dpSettings.spoolDir,
       decisionLogQueueDepth: () => dp.decisionLog.stats().queued,
+      decisionLogLatency: dp.decisionLog.latency,
       log: opts.log,
       endExpiredOverrides: () => endExpiredOverrides(getPrisma()),
       ...telemetryOptionsFromEnv(process.env),

@@ -3,6 +3,7 @@ import { SpoolFullError, type Spool } from "../spool";
 import { maintainPartitions } from "./partitions";
 import type { TSpoolRange } from "./backlog";
 import { insertDecisions, replayDecisions, type TDecisionRow, type TExistingDecision } from "./rows";
+import { createLatencyHistogram } from "../telemetry/latency-histogram";
 
 export type TDurability = "sync" | "async";
 
@@ -63,7 +64,8 @@ export type TDecisionLogStats = {
   spool: ReturnType<Spool<TDecisionRow>["stats"]>;
 };
 
-type TPending = { row: TDecisionRow; resolve: (o: TWriteOutcome) => void; reject: (e: unknown) => void };
+/** `at`: performance.now() when submitted, for the wait histogram. */
+type TPending = { row: TDecisionRow; resolve: (o: TWriteOutcome) => void; reject: (e: unknown) => void; at: number };
 
 /** SQLSTATEs meaning "cannot reach or use the server", as opposed to a bad statement. */
 function isUnavailable(err: unknown): boolean {
@@ -104,6 +106,13 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   let replaying: Promise<void> | null = null;
   const idle = new Set<() => void>();
   const stats = { transactions: 0, transactionMs: 0, rowsCommitted: 0, rowsSpooled: 0, rowsReplayed: 0 };
+  // Per group-commit transaction; and per decision, from submit until its row is durable (committed or spooled).
+  const commitSeconds = createLatencyHistogram();
+  const waitSeconds = createLatencyHistogram();
+  const durable = (batch: readonly TPending[]) => {
+    const t = performance.now();
+    for (const p of batch) waitSeconds.observe((t - p.at) / 1000);
+  };
   /** createdAt range of the rows this process spooled and has not replayed; null bounds when the spool predates it. */
   let spooledRange: TSpoolRange | null = opts.spool.hasPending() ? { oldest: null, newest: null } : null;
 
@@ -183,7 +192,10 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
       try {
         const started = performance.now();
         const existing = await writeToDb(batch);
-        stats.transactionMs += performance.now() - started;
+        const ms = performance.now() - started;
+        stats.transactionMs += ms;
+        commitSeconds.observe(ms / 1000);
+        durable(batch);
         stats.transactions++;
         stats.rowsCommitted += batch.length - existing.size;
         for (const p of batch) {
@@ -205,6 +217,7 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
     try {
       await opts.spool.append(batch.map((p) => p.row));
       stats.rowsSpooled += batch.length;
+      durable(batch);
       let oldest = spooledRange?.oldest ?? Infinity;
       let newest = spooledRange?.newest ?? -Infinity;
       for (const p of batch) {
@@ -295,10 +308,10 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
       }
       schedule();
       if (opts.durability === "async") {
-        queue.push({ row, resolve: noop, reject: noop });
+        queue.push({ row, resolve: noop, reject: noop, at: performance.now() });
         return BUFFERED;
       }
-      return new Promise((resolve, reject) => queue.push({ row, resolve, reject }));
+      return new Promise((resolve, reject) => queue.push({ row, resolve, reject, at: performance.now() }));
     },
 
     /** Replays anything an earlier process or outage left in the spool. */
@@ -323,6 +336,9 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
     get dbUp(): boolean {
       return dbUp;
     },
+
+    /** Commit time per group-commit transaction and each decision's wait until durable, as Prometheus histograms. */
+    latency: () => ({ commitSeconds, waitSeconds }),
 
     stats(): TDecisionLogStats {
       return { durability: opts.durability, queued: queue.length, inFlight: inFlightRows, dbUp, ...stats, spool: opts.spool.stats() };

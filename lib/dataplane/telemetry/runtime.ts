@@ -14,6 +14,7 @@ import { observeDecisions } from "./counters";
 import { createMetricSync } from "./metric-sync";
 import { createOutcomeService, type TDecisionLookup, type TPendingOutcome } from "./outcomes";
 import { createOutcomesHandler } from "./outcomes-route";
+import type { TDecisionLogLatency } from "../metrics-endpoint";
 
 export type TTelemetryOptions = {
   databaseUrl: string;
@@ -25,6 +26,7 @@ export type TTelemetryOptions = {
   spoolDir: string | null;
   spoolMaxBytes?: number;
   decisionLogQueueDepth?: () => number;
+  decisionLogLatency?: () => TDecisionLogLatency;
   log?: (line: string) => void;
   /** Environment-style knobs; tests shorten them. */
   metricsRefreshMs?: number | null;
@@ -172,6 +174,7 @@ export async function startTelemetry(opts: TTelemetryOptions) {
       handler: createMetricsHandler({
         state,
         decisionLogQueueDepth: opts.decisionLogQueueDepth,
+        decisionLogLatency: opts.decisionLogLatency,
         outcomeQueueDepth: () => outcomes.queueDepth,
         outcomeSpoolBytes: () => spool?.stats().usedBytes ?? 0,
         breakers: breakers.states,
