@@ -92,6 +92,7 @@ export { latencyPenalty } from "./strategies/price-latency-penalty";
 export { REASON_CODES } from "./decision/reason-codes";
 export type { TReasonCode } from "./decision/reason-codes";
 export type { TCandidateRecord, TDecisionRecord, TShadowResult, TOverrideApplied } from "./decision/record";
+export { metricAgeSecondsAt } from "./decision/record";
 export { decide } from "./decision/decide";
 export type { TDecideOptions, TShadowPolicy } from "./decision/decide";
 export { scoreCandidates } from "./decision/score-candidates";

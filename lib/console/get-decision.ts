@@ -1,5 +1,5 @@
 import "server-only";
-import type { TCandidateRecord, TDecisionRecord } from "@/router-core/index";
+import { metricAgeSecondsAt, type TCandidateRecord, type TDecisionRecord } from "@/router-core/index";
 import { getPrisma } from "@/lib/db/client";
 
 export type TCallOutcome = { at: number; provider: string; status: string; errorClass: string | null; httpStatus: number | null; latencyMs: number; retryCount: number };
@@ -46,7 +46,7 @@ export async function getDecision(id: string, near?: number): Promise<TDecisionD
  * candidate's newest metrics (metricsAt); records logged before it did carry the age itself.
  */
 export function candidateMetricAgeSeconds(record: TDecisionRecord, c: TCandidateRecord): number | null {
-  if (c.metricsAt != null) return (record.at - c.metricsAt) / 1000;
+  if (c.metricsAt != null) return metricAgeSecondsAt(c.metricsAt, record.at);
   const logged = (c as { metricAgeSeconds?: unknown }).metricAgeSeconds;
   return typeof logged === "number" ? logged : null;
 }

@@ -6,6 +6,7 @@ import type { RoutingState } from "./routing-state";
 import { eventLoopDelay, startEventLoopDelayMonitor } from "./event-loop-delay";
 import { decisionCounts, outcomeCounts } from "./telemetry/counters";
 import type { TLatencyHistogram } from "./telemetry/latency-histogram";
+import { familyLines } from "./prometheus";
 
 registerEndpoint({
   method: "get",
@@ -52,7 +53,7 @@ export function renderMetrics(src: TMetricsSources): string {
   const now = (src.now ?? Date.now)();
   const out: string[] = [];
   const family = (name: string, type: "counter" | "gauge", help: string, lines: string[]) => {
-    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...lines);
+    out.push(...familyLines(name, type, help, lines));
   };
   const ageSeconds = (at: number | null) => (at === null ? null : Math.max(0, (now - at) / 1000));
 

@@ -84,11 +84,13 @@ export function createDecider(deps: { state: RoutingState; log: DecisionLog; ins
 
 function appendExcluded(record: TDecisionRecord, active: TActivePolicy, excluded: ReadonlyMap<string, TRequestGate[]>): void {
   const order = active.policy.providers;
+  // A new list: the decision's candidate list may be shared with other decisions (router-core).
+  const candidates = [...record.candidates];
   for (const [provider, gates] of excluded) {
     const at = order.indexOf(provider);
     const c: TCandidateRecord = {
       provider,
-      priority: at === -1 ? order.length + record.candidates.length : at,
+      priority: at === -1 ? order.length + candidates.length : at,
       // The record's gate list is typed by the factor-list vocabulary; these are the execute path's request gates.
       gates: gates as unknown as TCandidateRecord["gates"],
       passedGates: false,
@@ -103,7 +105,7 @@ function appendExcluded(record: TDecisionRecord, active: TActivePolicy, excluded
       sampleCount: 0,
       metricScope: "none",
     };
-    // A new array: the decision's candidate list may be shared with other decisions (router-core).
-    record.candidates = [...record.candidates, c];
+    candidates.push(c);
   }
+  record.candidates = candidates;
 }

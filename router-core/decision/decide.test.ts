@@ -6,6 +6,7 @@ import { parseFactorList } from "../policy/codec";
 import type { TFactorList, TFactorListInput } from "../policy/schema";
 import { createSeededRandom } from "../random";
 import type { TBreakerView, TMetricSnapshot, TProviderInfo, TQuotaView, TRouterState } from "../types";
+import { metricSnapshot } from "../gates/gate-input.fixture";
 import { decide } from "./decide";
 import { REASON_CODES } from "./reason-codes";
 import { scoreCandidates } from "./score-candidates";
@@ -31,18 +32,7 @@ const provider = (key: string, extra: Partial<TProviderInfo> = {}): TProviderInf
   ...extra,
 });
 
-const metrics = (extra: Partial<TMetricSnapshot> = {}): TMetricSnapshot => ({
-  sampleCount: 500,
-  completionRate: 0.98,
-  errorRate: 0.01,
-  p95Ms: 300,
-  p99Ms: 600,
-  recentIncidents: 0,
-  confidence: 1,
-  updatedAt: NOW - 5_000,
-  scope: "region",
-  ...extra,
-});
+const metrics = (extra: Partial<TMetricSnapshot> = {}): TMetricSnapshot => metricSnapshot({ updatedAt: NOW - 5_000, ...extra });
 
 function state(extra: Partial<TRouterState> = {}): TRouterState {
   return {

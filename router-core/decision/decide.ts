@@ -7,7 +7,7 @@ import type { TRequestContext, TRouterState, TShares } from "../types";
 import { compilePolicy, type TCompiledPolicy } from "./compile";
 import { evaluateCandidates, type TEvaluation } from "./evaluate";
 import type { TReasonCode } from "./reason-codes";
-import type { TCandidateRecord, TCandidateWork, TDecisionRecord, TOverrideApplied, TShadowResult } from "./record";
+import { metricAgeSecondsAt, type TCandidateRecord, type TCandidateWork, type TDecisionRecord, type TOverrideApplied, type TShadowResult } from "./record";
 
 export type TShadowPolicy = {
   policy: TFactorList;
@@ -72,7 +72,6 @@ export function decide(
       scoreMargin: r.scoreMargin,
     };
   }
-  const metricsAt = selected?.record.metricsAt ?? null;
   return {
     id: input.decisionId ?? input.requestId,
     at: now,
@@ -86,7 +85,7 @@ export function decide(
     override: active.override,
     candidates,
     scoreMargin: active.scoreMargin,
-    metricAgeSeconds: metricsAt === null ? null : (now - metricsAt) / 1000,
+    metricAgeSeconds: metricAgeSecondsAt(selected?.record.metricsAt ?? null, now),
     stale: selected?.record.stale ?? false,
     fallback: active.fallback,
     shadow,
@@ -262,14 +261,14 @@ function pinGates(compiled: TCompiledPolicy, c: TCandidateWork, input: TRequestC
     quota: c.quota,
     killed: false,
     metrics: c.metrics,
-    metricAgeSeconds: r.metricsAt === null ? null : (now - r.metricsAt) / 1000,
+    metricAgeSeconds: metricAgeSecondsAt(r.metricsAt, now),
     stale: r.stale,
     maxMetricAgeSeconds: compiled.policy.max_metric_age_seconds,
     stalePolicy: compiled.policy.stale_policy,
     now,
   };
   const extra = compiled.extraPinGates.map((g) => g.fn(gateInput));
-  return { passed: extra.every((o) => o.passed), gates: Object.freeze([...r.gates, ...extra]) };
+  return { passed: extra.every((o) => o.passed), gates: [...r.gates, ...extra] };
 }
 
 const isPinGate = (g: string) => g === "supports_region" || g === "compliance_allowed" || g === "credentials_valid";

@@ -4,7 +4,7 @@ import { checkGuardrails } from "../scoring/guardrails";
 import type { TNormalization } from "../scoring/indices";
 import type { TProviderInfo, TRequestContext, TRouterState, TShares } from "../types";
 import type { TCandidateLookups, TCompiledPolicy, TRegionPlan } from "./compile";
-import type { TCandidateRecord, TCandidateWork } from "./record";
+import { metricAgeSecondsAt, type TCandidateRecord, type TCandidateWork } from "./record";
 
 /** A record while evaluateCandidates fills it in; it is handed out as an immutable TCandidateRecord. */
 type TRecordDraft = { -readonly [K in keyof TCandidateRecord]: TCandidateRecord[K] };
@@ -337,8 +337,7 @@ export function evaluateCandidates(
       pre.at = i * specCount;
       // Sized up front: growing an empty array as contributions arrive reallocates it.
       const out: TContribution[] = new Array(c.treatment === "penalty" ? specCount + penaltySlot : specCount);
-      const age = r.metricsAt === null ? null : (now - r.metricsAt) / 1000;
-      const score = scoreInto(out, compiled.scores, c.metrics, c.info.costPerRequest, norm, c.treatment, policy.stale_penalty_points, age, pre);
+      const score = scoreInto(out, compiled.scores, c.metrics, c.info.costPerRequest, norm, c.treatment, policy.stale_penalty_points, metricAgeSecondsAt(r.metricsAt, now), pre);
       r.contributions = out;
       r.score = score;
       if (c.treatment !== "penalty") {

@@ -4,7 +4,8 @@ import { consumeQuota, createQuotaState, quotaView } from "../control/quota-trac
 import { parseFactorList } from "../policy/codec";
 import type { TFactorList } from "../policy/schema";
 import { createSeededRandom } from "../random";
-import type { TMetricSnapshot, TProviderInfo, TQuotaView, TRouterState } from "../types";
+import type { TProviderInfo, TQuotaView, TRouterState } from "../types";
+import { metricSnapshot } from "../gates/gate-input.fixture";
 import { decide } from "./decide";
 
 /** decide() honouring TQuotaView.shareCeiling, the recovery ramp of seeds/003 section 5. */
@@ -31,17 +32,7 @@ const provider = (key: string): TProviderInfo => ({
   enabled: true,
 });
 
-const metrics: TMetricSnapshot = {
-  sampleCount: 500,
-  completionRate: 0.98,
-  errorRate: 0.01,
-  p95Ms: 300,
-  p99Ms: 600,
-  recentIncidents: 0,
-  confidence: 1,
-  updatedAt: NOW - 5_000,
-  scope: "region",
-};
+const metrics = metricSnapshot({ updatedAt: NOW - 5_000 });
 
 const recovering = (shareCeiling: number): TQuotaView => ({ remainingMinute: 900, remainingDay: null, resetAt: NOW + 60_000, shareCeiling });
 

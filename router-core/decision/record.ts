@@ -41,6 +41,11 @@ export type TCandidateRecord = Readonly<{
   metricScope: TMetricSnapshot["scope"];
 }>;
 
+/** Seconds from `metricsAt` (TCandidateRecord.metricsAt) to `at`; null without metrics. */
+export function metricAgeSecondsAt(metricsAt: number | null, at: number): number | null {
+  return metricsAt === null ? null : (at - metricsAt) / 1000;
+}
+
 export type TOverrideApplied = "none" | "pinned" | "pin_ineligible" | "pin_expired" | "routing_killed";
 
 export type TShadowResult = {

@@ -4,6 +4,8 @@ const PASS_UNTRACKED = passOutcome("quota_available", "no quota tracked for prov
 // Remaining counts are in the quota view logged beside the decision; a constant keeps this allocation-free.
 const PASS = passOutcome("quota_available", "quota remaining");
 const PASS_UNLIMITED = passOutcome("quota_available", "quota unlimited");
+const FAIL_MINUTE = constantOutcome(failOutcome("quota_available", "per-minute quota exhausted"));
+const FAIL_DAILY = constantOutcome(failOutcome("quota_available", "daily quota exhausted"));
 const FAIL_CEILING_0 = constantOutcome(failOutcome("quota_available", "quota recovering: share ceiling 0 until the reset"));
 
 export const quotaAvailable: TGateFn = ({ quota, now }) => {
@@ -20,7 +22,7 @@ export const quotaAvailable: TGateFn = ({ quota, now }) => {
  * request. The countdown makes it a timed outcome (gate.ts), the same for a second at a time.
  */
 function exhausted(which: "per-minute" | "daily", resetAt: number | null, now: number): TGateOutcome {
-  if (resetAt === null) return timedOutcome(failOutcome("quota_available", `${which} quota exhausted`), -Infinity, Infinity);
+  if (resetAt === null) return which === "daily" ? FAIL_DAILY : FAIL_MINUTE;
   const left = countdown(resetAt, now);
   return timedOutcome(failOutcome("quota_available", `${which} quota exhausted, resets in ${left.seconds}s`), left.from, left.until);
 }

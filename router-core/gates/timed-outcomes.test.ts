@@ -1,25 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { TMetricSnapshot } from "../types";
 import { circuitBreakerClosed } from "./circuit-breaker-closed";
 import { isConstantOutcome, validFrom, validUntil, type TGateInput, type TGateOutcome } from "./gate";
-import { gateInput } from "./gate-input.fixture";
+import { gateInput, metricSnapshot } from "./gate-input.fixture";
 import { metricFreshOrSafeDefault } from "./metric-fresh-or-safe-default";
 import { quotaAvailable } from "./quota-available";
 
 const NOW = 1_750_000_000_000;
 
-const metrics = (updatedAt: number): TMetricSnapshot => ({
-  sampleCount: 500,
-  completionRate: 0.98,
-  errorRate: 0.01,
-  p95Ms: 300,
-  p99Ms: 600,
-  recentIncidents: 0,
-  confidence: 1,
-  updatedAt,
-  scope: "region",
-});
+const metrics = (updatedAt: number) => metricSnapshot({ updatedAt });
 
 /** The gate inputs at time t for each time-dependent case, built as evaluate.ts builds them. */
 const cases: Record<string, (at: number, t: number) => TGateInput> = {

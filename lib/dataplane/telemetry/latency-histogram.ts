@@ -1,3 +1,5 @@
+import { familyLines } from "../prometheus";
+
 /**
  * A Prometheus histogram of durations in seconds with fixed bucket bounds: cumulative counts per
  * upper bound, their sum and count, as `histogram_quantile()` expects. Observing is an index search
@@ -38,10 +40,9 @@ export function createLatencyHistogram(bounds: readonly number[] = LATENCY_BOUND
     snapshot,
     render(name, help) {
       const s = snapshot();
-      const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} histogram`];
-      s.bounds.forEach((b, i) => lines.push(`${name}_bucket{le="${b}"} ${s.cumulative[i]}`));
-      lines.push(`${name}_bucket{le="+Inf"} ${s.count}`, `${name}_sum ${s.sum}`, `${name}_count ${s.count}`);
-      return lines;
+      const series = s.bounds.map((b, i) => `${name}_bucket{le="${b}"} ${s.cumulative[i]}`);
+      series.push(`${name}_bucket{le="+Inf"} ${s.count}`, `${name}_sum ${s.sum}`, `${name}_count ${s.count}`);
+      return familyLines(name, "histogram", help, series);
     },
   };
 }
