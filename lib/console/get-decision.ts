@@ -26,12 +26,15 @@ export async function getDecision(id: string, near?: number): Promise<TDecisionD
   const window = near !== undefined && Number.isFinite(near) ? { gte: new Date(near - 86_400_000), lte: new Date(near + 86_400_000) } : undefined;
   const row = await prisma.decision.findFirst({ where: { id, ...(window ? { createdAt: window } : {}) } });
   if (!row) return null;
-  const [calls, outcomes] = await Promise.all([
+  const [calls, outcomes, list] = await Promise.all([
     prisma.providerCallOutcome.findMany({ where: { decisionId: id }, orderBy: { reportedAt: "asc" } }),
     prisma.businessOutcome.findMany({ where: { decisionId: id }, orderBy: { reportedAt: "asc" } }),
+    // The candidate list is stored once per day for the decisions that share it (decision_candidates).
+    row.candidatesId === null ? null : prisma.decisionCandidates.findUnique({ where: { id_day: { id: row.candidatesId, day: utcDay(row.createdAt) } } }),
   ]);
+  const record = row.record as unknown as TDecisionRecord;
   return {
-    record: row.record as unknown as TDecisionRecord,
+    record: list ? { ...record, candidates: list.body as unknown as TDecisionRecord["candidates"] } : record,
     createdAt: row.createdAt.getTime(),
     degraded: row.degraded,
     durability: row.durability,
@@ -39,6 +42,11 @@ export async function getDecision(id: string, near?: number): Promise<TDecisionD
     calls: calls.map((c) => ({ at: c.reportedAt.getTime(), provider: c.providerKey, status: c.status, errorClass: c.errorClass, httpStatus: c.httpStatus, latencyMs: c.latencyMs, retryCount: c.retryCount })),
     outcomes: outcomes.map((o) => ({ at: o.reportedAt.getTime(), provider: o.providerKey, completed: o.completed, failureStage: o.failureStage, withinSla: o.withinSla })),
   };
+}
+
+/** The UTC day a time falls on, as the date decision_candidates partitions by. */
+function utcDay(at: Date): Date {
+  return new Date(Math.floor(at.getTime() / 86_400_000) * 86_400_000);
 }
 
 /**

@@ -5,7 +5,7 @@ import { DecisionLogBusyError, type DecisionLog, type TWriteOutcome } from "../d
 import type { RoutingState, TActivePolicy } from "../dataplane/routing-state";
 import { countDecision } from "../dataplane/telemetry/counters";
 import type { TRouterState } from "../../router-core/index";
-import { decisionBodyJson } from "../dataplane/decide/body";
+import { decisionBody } from "../dataplane/decide/body";
 
 /**
  * A request-level gate outcome the execute path adds: the model's context window, an adapter to
@@ -66,9 +66,9 @@ export function createDecider(deps: { state: RoutingState; log: DecisionLog; ins
     if (excluded.size > 0) appendExcluded(record, active, excluded);
     const degraded = !deps.state.dbAvailable;
     const refreshedAt = deps.state.lastRefreshAt;
-    const body = decisionBodyJson(decisionId, record, { mode: "execute", degraded, stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt) });
+    const { text: body, stored } = decisionBody(decisionId, record, { mode: "execute", degraded, stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt) });
     const row = decisionRowOf(record, { id: decisionId, degraded, body, durability: deps.log.durability, instanceId: deps.instanceId });
-    const written = deps.log.submit(row);
+    const written = deps.log.submit(row, stored);
     let refused: DecisionLogBusyError | null = null;
     written.then(
       (o) => {

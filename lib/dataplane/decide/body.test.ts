@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createSimulatedClock, createSeededRandom, decide, parseFactorList, type TRouterState } from "../../../router-core/index";
-import { decisionBodyJson } from "./body";
+import { createSimulatedClock, createSeededRandom, decide, parseFactorList, type TDecisionRecord, type TRouterState } from "../../../router-core/index";
+import { decisionBody, listId } from "./body";
 
 const NOW = 1_750_000_000_000;
 const parsed = parseFactorList({
@@ -27,7 +27,9 @@ const state = (extra: Partial<TRouterState> = {}): TRouterState => ({
 const at = (s: TRouterState, t: number, k: number, shadow = false) =>
   decide({ operation: "SEND_SMS", region: "EU", requestId: `r${k}`, decisionId: `d${k}` }, s, policy, createSimulatedClock(t), createSeededRandom(k), shadow ? { shadow: { policy, policyVersion: "v2" } } : undefined);
 
-describe("decisionBodyJson", () => {
+const decisionBodyJson = (id: string, d: TDecisionRecord, extra: Record<string, unknown>) => decisionBody(id, d, extra).text;
+
+describe("decisionBody", () => {
   it("writes exactly what JSON.stringify of the spread record writes, also when the candidate text is reused", () => {
     const s = state();
     const first = at(s, NOW, 1);
@@ -43,5 +45,24 @@ describe("decisionBodyJson", () => {
     const more = { mode: "execute", degraded: true, stateAgeMs: null };
     expect(decisionBodyJson("x", down, more)).toBe(JSON.stringify({ decisionId: "x", ...down, ...more }));
     expect(JSON.parse(decisionBodyJson("x", down, {}))).toEqual(JSON.parse(JSON.stringify({ decisionId: "x", ...down })));
+  });
+
+  it("splits the stored record from its candidate list: the list's text and content id are shared while the list is", () => {
+    const s = state();
+    const first = decisionBody("a", at(s, NOW, 1), { degraded: false });
+    const second = decisionBody("b", at(s, NOW + 1_000, 2), { degraded: false });
+    expect(second.stored.list).toBe(first.stored.list);
+    for (const b of [first, second]) {
+      const whole = JSON.parse(b.text) as Record<string, unknown>;
+      expect(JSON.parse(b.stored.text)).toEqual({ ...whole, candidates: null });
+      expect(b.stored.list.json).toBe(JSON.stringify(whole.candidates));
+      // Putting the list where the placeholder stands gives the answer back.
+      expect(b.stored.text.replace('"candidates":null', `"candidates":${b.stored.list.json}`)).toBe(b.text);
+    }
+    expect(first.stored.list.id).toBe(listId(first.stored.list.json));
+    expect(first.stored.list.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    // Another state with other metrics: another list, another id.
+    const other = decisionBody("c", at(state({ shares: { a: 0.2, b: 0.7, c: 0.1 } }), NOW, 3), {});
+    expect(other.stored.list.id).not.toBe(first.stored.list.id);
   });
 });

@@ -1,27 +1,40 @@
+import { createHash } from "node:crypto";
 import type { TCandidateRecord, TDecisionRecord } from "../../../router-core/index";
+import type { TCandidateList, TStoredRecord } from "../decision-log/rows";
 
 /**
- * JSON of a candidate list. router-core hands consecutive decisions on an unchanged routing state
- * the same candidate array (its records are immutable), so the text is kept per array: most of a
- * decision's answer (about 90% of 3.5 KB with three candidates) is serialised once per state
- * change rather than once per decision.
+ * A candidate list's JSON and content id. router-core hands consecutive decisions on an unchanged
+ * routing state the same candidate array (its records are immutable), so both are kept per array:
+ * most of a decision's answer (about 90% of 3.5 KB with three candidates) is serialised once per
+ * state change rather than once per decision, and the decision log stores it once
+ * (decision_candidates) rather than in every row.
  */
-const candidatesText = new WeakMap<readonly TCandidateRecord[], string>();
+const lists = new WeakMap<readonly TCandidateRecord[], TCandidateList>();
 
-function candidatesJson(candidates: readonly TCandidateRecord[]): string {
-  let text = candidatesText.get(candidates);
-  if (text === undefined) {
-    text = JSON.stringify(candidates);
-    candidatesText.set(candidates, text);
+function listOf(candidates: readonly TCandidateRecord[]): TCandidateList {
+  let list = lists.get(candidates);
+  if (list === undefined) {
+    const json = JSON.stringify(candidates);
+    list = { id: listId(json), json };
+    lists.set(candidates, list);
   }
-  return text;
+  return list;
+}
+
+/** The first 128 bits of the text's SHA-256, written as a UUID: equal lists get the same id on every instance. */
+export function listId(json: string): string {
+  const h = createHash("sha256").update(json).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
 /**
- * The answer body for a decision: exactly `JSON.stringify({ decisionId, ...record, ...extra })`
- * (the same keys in the same order), with the candidate list's text reused (see above).
+ * A decision's answer: `text`, exactly `JSON.stringify({ decisionId, ...record, ...extra })` (the
+ * same keys in the same order) with the candidate list's text reused (see above); and `stored`,
+ * the same text with `"candidates":null` and the list beside it, as the decision log stores it.
  */
-export function decisionBodyJson(decisionId: string, record: TDecisionRecord, extra: Readonly<Record<string, unknown>>): string {
+export type TDecisionBody = { text: string; stored: TStoredRecord };
+
+export function decisionBody(decisionId: string, record: TDecisionRecord, extra: Readonly<Record<string, unknown>>): TDecisionBody {
   const head = JSON.stringify({
     decisionId,
     id: record.id,
@@ -44,7 +57,9 @@ export function decisionBodyJson(decisionId: string, record: TDecisionRecord, ex
     ...extra,
   });
   const rest = tail === "{}" ? "}" : `,${tail.slice(1)}`;
-  return `${head.slice(0, -1)},"candidates":${candidatesJson(record.candidates)}${rest}`;
+  const prefix = `${head.slice(0, -1)},"candidates":`;
+  const list = listOf(record.candidates);
+  return { text: prefix + list.json + rest, stored: { text: `${prefix}null${rest}`, list } };
 }
 
 /** Every key of the record is written above: adding one to TDecisionRecord fails here until it is. */

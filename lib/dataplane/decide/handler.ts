@@ -11,7 +11,7 @@ import type { RoutingState } from "../routing-state";
 import { countDecision } from "../telemetry/counters";
 import { answerBytes, type IdempotencyCache, type TCachedAnswer } from "./idempotency";
 import { ZDecideRequest, ZDecideResponse } from "./schema";
-import { decisionBodyJson } from "./body";
+import { decisionBody } from "./body";
 
 export const DECIDE_MAX_BODY_BYTES = 16 * 1024;
 
@@ -141,10 +141,10 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     );
     const degraded = !state.dbAvailable;
     const refreshedAt = state.lastRefreshAt;
-    const body = decisionBodyJson(decisionId, record, { degraded, stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt) });
+    const { text: body, stored } = decisionBody(decisionId, record, { degraded, stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt) });
     const row = decisionRowOf(record, { id: decisionId, degraded, body, durability: deps.log.durability, instanceId: deps.instanceId });
 
-    const pending = deps.log.submit(row).then((o: TWriteOutcome) => ({
+    const pending = deps.log.submit(row, stored).then((o: TWriteOutcome) => ({
       status: o.status,
       answer: o.status === "existing" ? { body: answerBytes(o.existing.body), decisionId: o.existing.id } : { body: answerBytes(body), decisionId },
     }));

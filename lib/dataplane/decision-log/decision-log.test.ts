@@ -9,7 +9,11 @@ import { dataPlaneSettings, type TDataPlaneSettings } from "../settings";
 import { startStandaloneDataPlane, type TStandaloneServer } from "../standalone";
 import { announceBacklog, readBacklog, withdrawBacklog, type TSpoolRange } from "./backlog";
 import { maintainPartitions, partitionName } from "./partitions";
-import { insertDecisions, replayDecisions, type TDecisionRow } from "./rows";
+import { listId } from "../decide/body";
+import { readDecisionRecord } from "./lookup";
+import { createListMemory, insertDecisions, replayDecisions, type TDecisionRow, type TDecisionWrite } from "./rows";
+
+const whole = (rows: readonly TDecisionRow[]): TDecisionWrite[] => rows.map((row) => ({ row, stored: null }));
 
 const DAY = 86_400_000;
 let db: TTestDatabase;
@@ -145,13 +149,13 @@ describe("batch insert", () => {
     const rows = bodies.map((b, i) => row(`r-${i}`, b, i));
     const client = await pool.connect();
     try {
-      expect((await insertDecisions(client, rows)).size).toBe(0);
+      expect((await insertDecisions(client, whole(rows))).size).toBe(0);
       const stored = await pool.query<{ id: string; record: string }>("select id, record::text as record from decision where instance_id = 't' order by created_at");
       expect(stored.rows).toEqual(rows.map((r) => ({ id: r.id, record: r.body })));
 
       // The same request ids again (a retry reaching another instance): nothing inserted, the logged decisions returned.
       const retry = rows.map((r) => row(r.requestId, "{}", 10));
-      const existing = await insertDecisions(client, retry);
+      const existing = await insertDecisions(client, whole(retry));
       expect([...existing.entries()]).toEqual(retry.map((r, i) => [r.id, { id: rows[i]!.id, body: bodies[i] }]));
       expect(await countRows("instance_id = 't'")).toBe(3);
 
@@ -160,6 +164,54 @@ describe("batch insert", () => {
       await replayDecisions(client, spooled);
       await replayDecisions(client, spooled);
       expect(await countRows("request_id = 's-1'")).toBe(1);
+    } finally {
+      client.release();
+    }
+  });
+
+  it("stores a candidate list once per day for the rows that share it, and gives back every record's exact text", async () => {
+    await maintainPartitions(pool, { now: at, daysAhead: 1, retentionDays: 3 });
+    const listA = [{ provider: "provider_A", detail: "東京 🚀 \"quoted\"", probability: 0.7 }, { provider: "provider_B", probability: 0.3 }];
+    const listB = [{ provider: "provider_B", probability: 1 }];
+    // A request id that spells the placeholder must not be taken for it.
+    const split = (requestId: string, candidates: unknown[], offsetMs: number): TDecisionWrite => {
+      const record = { decisionId: "x", requestId, selected: "provider_A", candidates, scoreMargin: 0.5, degraded: false };
+      const json = JSON.stringify(candidates);
+      return {
+        row: row(requestId, JSON.stringify(record), offsetMs),
+        stored: { text: JSON.stringify({ ...record, candidates: null }), list: { id: listId(json), json } },
+      };
+    };
+    const writes = [
+      split('l-1 "candidates":null', listA, 100),
+      split("l-2 é", listA, 101),
+      split("l-3", listB, 102),
+      split("l-4 next day", listA, DAY),
+    ];
+    const lists = createListMemory();
+    const client = await pool.connect();
+    try {
+      expect((await insertDecisions(client, writes.slice(0, 3), lists)).size).toBe(0);
+      expect((await insertDecisions(client, writes.slice(3), lists)).size).toBe(0);
+      expect(lists.size).toBe(3);
+      const stored = await pool.query<{ request_id: string; record: string; text: string; list: string | null }>(
+        `select request_id, record::text as record, decision_record_text(record, candidates_id, created_at) as text, candidates_id::text as list
+           from decision where request_id like 'l-%' order by created_at`,
+      );
+      expect(stored.rows.map((r) => r.text)).toEqual(writes.map((w) => w.row.body));
+      expect(stored.rows.map((r) => r.record)).toEqual(writes.map((w) => w.stored!.text));
+      expect(stored.rows.map((r) => r.list)).toEqual(writes.map((w) => w.stored!.list.id));
+      // listA on two days, listB on one.
+      const kept = await pool.query<{ day: string; n: string }>("select day::text, count(*) as n from decision_candidates group by day order by day");
+      expect(kept.rows).toEqual([{ day: "2033-03-04", n: "2" }, { day: "2033-03-05", n: "1" }]);
+
+      // A retry gets the whole text back; a list sent again (another instance, or forgotten) is kept once.
+      const retry = split("l-2 é", listA, 200);
+      const existing = await insertDecisions(client, [retry, split("l-5", listB, 201)], createListMemory());
+      expect([...existing.values()]).toEqual([{ id: writes[1]!.row.id, body: writes[1]!.row.body }]);
+      expect(await countRows("request_id like 'l-%'")).toBe(5);
+      expect((await pool.query("select 1 from decision_candidates")).rowCount).toBe(3);
+      expect(await readDecisionRecord(pool, writes[0]!.row.id)).toEqual(JSON.parse(writes[0]!.row.body));
     } finally {
       client.release();
     }

@@ -43,12 +43,13 @@ export async function findDecisions(pool: pg.Pool | pg.PoolClient, ids: readonly
   return out;
 }
 
-/** The logged record (the decide response body) of one decision, or null. */
+/** The logged record (the decide response body, its candidate list put back) of one decision, or null. */
 export async function readDecisionRecord(pool: pg.Pool, id: string): Promise<Record<string, unknown> | null> {
   if (!isUuid(id)) return null;
   const t = uuidV7Time(id);
   const { rows } = await pool.query<{ record: Record<string, unknown> }>(
-    `select record from decision where id = $1` + (t === null ? "" : ` and created_at between $2 and $3`),
+    `select decision_record_text(record, candidates_id, created_at)::json as record from decision where id = $1` +
+      (t === null ? "" : ` and created_at between $2 and $3`),
     t === null ? [id] : [id, new Date(t - SKEW_MS).toISOString(), new Date(t + SKEW_MS).toISOString()],
   );
   return rows[0]?.record ?? null;

@@ -58,6 +58,39 @@ export function decisionRowOf(
   };
 }
 
+/** A candidate list's JSON text and its content id (see decide/body.ts). */
+export type TCandidateList = { id: string; json: string };
+
+/**
+ * A record as the decision table stores it: `text` with `"candidates":null`, and the list stored
+ * once per day in decision_candidates (decision_record_text() puts them back together).
+ */
+export type TStoredRecord = { text: string; list: TCandidateList };
+
+/** A row to write and, when the caller split it, its stored form (otherwise `body` is stored whole). */
+export type TDecisionWrite = { row: TDecisionRow; stored: TStoredRecord | null };
+
+/**
+ * The candidate lists this process has committed, as "day id" keys, most recent last. Bounded: a
+ * list it has forgotten is sent again with its next decision, and the insert skips it (ON CONFLICT).
+ */
+export function createListMemory(max = 8192) {
+  const keys = new Set<string>();
+  return {
+    has: (key: string) => keys.has(key),
+    add(key: string): void {
+      if (keys.has(key)) return;
+      keys.add(key);
+      if (keys.size > max) keys.delete(keys.values().next().value!);
+    },
+    get size(): number {
+      return keys.size;
+    },
+  };
+}
+
+export type ListMemory = ReturnType<typeof createListMemory>;
+
 /** A row that was already logged for the same (operation, requestId) within the idempotency window. */
 export type TExistingDecision = { id: string; body: string };
 
@@ -70,9 +103,10 @@ const COLUMNS =
 /**
  * A batch travels as two parameters: the small columns as one JSON array (building it is string
  * concatenation; node-pg's text[] encoding escaped every quote of every record, about 0.5 ms per
- * 3.5 KB record), and the records, the response texts as sent, as a text[] in binary format
- * (`recordsParam`), so neither side escapes or re-parses them: Postgres's only pass over a record
- * is the json column's input check. ROWS FROM pairs the two by position.
+ * 3.5 KB record), and the records (stored texts, see TStoredRecord) as a text[] in binary format
+ * (`textArrayParam`), so neither side escapes or re-parses them: Postgres's only pass over a record
+ * is the json column's input check. ROWS FROM pairs the two by position. New candidate lists
+ * travel the same way, as three more parameters (ids, days, texts).
  */
 const INPUT = `rows from (
     json_to_recordset($1::json) as (id uuid, created_at timestamptz, operation text, region text, request_id text,
@@ -90,7 +124,8 @@ const INPUT = `rows from (
  * advisory lock per key. The lookup is one index probe per row (LATERAL ... LIMIT 1), never a scan
  * of the window, and the time bounds prune it to the partitions the window can touch.
  */
-const INSERT_DEDUPED = "select input_id, id, body from decision_log_insert($1::json, $2::text[], $3, $4::timestamptz, $5::timestamptz)";
+const INSERT_DEDUPED =
+  "select input_id, id, body from decision_log_insert($1::json, $2::text[], $3, $4::timestamptz, $5::timestamptz, $6::uuid[], $7::date[], $8::text[])";
 
 /** Replay of spooled rows: the primary key makes a second replay of the same segment a no-op. */
 const INSERT_REPLAY = `insert into decision (${COLUMNS})
@@ -104,7 +139,7 @@ const str = (v: string | null) => (v === null ? "null" : JSON.stringify(v));
 const num = (v: number | null) => (v === null || !Number.isFinite(v) ? "null" : String(v));
 const bool = (v: boolean | null) => (v === null ? "null" : v ? "true" : "false");
 
-function batchJson(rows: readonly TDecisionRow[]): string {
+function batchJson(rows: readonly TDecisionRow[], listIds?: readonly (string | null)[]): string {
   let out = "[";
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i]!;
@@ -115,7 +150,7 @@ function batchJson(rows: readonly TDecisionRow[]): string {
       `"selected_provider":${str(r.selectedProvider)},"reason_code":${str(r.reasonCode)},"shadow_pick":${str(r.shadowPick)},` +
       `"shadow_agrees":${bool(r.shadowAgrees)},"score_margin":${num(r.scoreMargin)},"stale":${bool(r.stale)},` +
       `"metric_age_ms":${num(r.metricAgeMs)},"fallback_action":${str(r.fallbackAction)},"degraded":${bool(r.degraded)},` +
-      `"durability":${str(r.durability)},"instance_id":${str(r.instanceId)}}`;
+      `"durability":${str(r.durability)},"instance_id":${str(r.instanceId)},"candidates_id":${str(listIds?.[i] ?? null)}}`;
   }
   return `${out}]`;
 }
@@ -123,52 +158,104 @@ function batchJson(rows: readonly TDecisionRow[]): string {
 const TEXT_OID = 25;
 
 /**
- * The records as a one-dimensional text[] in Postgres's binary array format (node-pg sends a
- * Buffer parameter as binary): a header (dimensions, no nulls, element type, length, lower bound
- * 1), then each element as its byte length and its UTF-8 bytes.
+ * Texts as a one-dimensional text[] in Postgres's binary array format (node-pg sends a Buffer
+ * parameter as binary): a header (dimensions, no nulls, element type, length, lower bound 1),
+ * then each element as its byte length and its UTF-8 bytes.
  */
-export function recordsParam(rows: readonly TDecisionRow[]): Buffer {
-  if (rows.length === 0) return Buffer.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, TEXT_OID]);
+export function textArrayParam(texts: readonly string[]): Buffer {
+  if (texts.length === 0) return Buffer.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, TEXT_OID]);
   let size = 20;
-  const lengths = new Array<number>(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    lengths[i] = Buffer.byteLength(rows[i]!.body);
+  const lengths = new Array<number>(texts.length);
+  for (let i = 0; i < texts.length; i++) {
+    lengths[i] = Buffer.byteLength(texts[i]!);
     size += 4 + lengths[i]!;
   }
   const out = Buffer.allocUnsafe(size);
   out.writeInt32BE(1, 0);
   out.writeInt32BE(0, 4);
   out.writeInt32BE(TEXT_OID, 8);
-  out.writeInt32BE(rows.length, 12);
+  out.writeInt32BE(texts.length, 12);
   out.writeInt32BE(1, 16);
   let at = 20;
-  for (let i = 0; i < rows.length; i++) {
+  for (let i = 0; i < texts.length; i++) {
     out.writeInt32BE(lengths[i]!, at);
     at += 4;
-    at += out.write(rows[i]!.body, at, "utf8");
+    at += out.write(texts[i]!, at, "utf8");
   }
   return out;
 }
 
+let lastDayMs = NaN;
+let lastDay = "";
+/** The UTC day of an epoch-ms time as YYYY-MM-DD (the partition a row and its list go to). */
+function utcDay(ms: number): string {
+  const dayMs = ms - (((ms % 86_400_000) + 86_400_000) % 86_400_000);
+  if (dayMs !== lastDayMs) {
+    lastDayMs = dayMs;
+    lastDay = new Date(dayMs).toISOString().slice(0, 10);
+  }
+  return lastDay;
+}
+
 /**
  * Writes one batch in one transaction; returns, by the input row id, the already-logged decision
- * that wins over it (the caller answers with that one instead).
+ * that wins over it (the caller answers with that one instead). Split records go in as their
+ * stored text with their list's id; each list the batch needs goes in with it unless `lists`
+ * says this process has committed it for that day already.
  */
-export async function insertDecisions(client: pg.PoolClient, rows: readonly TDecisionRow[]): Promise<Map<string, TExistingDecision>> {
+export async function insertDecisions(
+  client: pg.PoolClient,
+  writes: readonly TDecisionWrite[],
+  lists: ListMemory = createListMemory(),
+): Promise<Map<string, TExistingDecision>> {
   let oldest = Infinity;
   let newest = -Infinity;
-  for (const r of rows) {
-    if (r.createdAt < oldest) oldest = r.createdAt;
-    if (r.createdAt > newest) newest = r.createdAt;
+  const rows = new Array<TDecisionRow>(writes.length);
+  const texts = new Array<string>(writes.length);
+  const listIds = new Array<string | null>(writes.length);
+  const newKeys: string[] = [];
+  const newIds: string[] = [];
+  const newDays: string[] = [];
+  const newLists: string[] = [];
+  for (let i = 0; i < writes.length; i++) {
+    const { row, stored } = writes[i]!;
+    rows[i] = row;
+    if (row.createdAt < oldest) oldest = row.createdAt;
+    if (row.createdAt > newest) newest = row.createdAt;
+    if (stored === null) {
+      texts[i] = row.body;
+      listIds[i] = null;
+      continue;
+    }
+    texts[i] = stored.text;
+    listIds[i] = stored.list.id;
+    const day = utcDay(row.createdAt);
+    const key = `${day} ${stored.list.id}`;
+    if (lists.has(key) || newKeys.includes(key)) continue;
+    newKeys.push(key);
+    newIds.push(stored.list.id);
+    newDays.push(day);
+    newLists.push(stored.list.json);
   }
   // An earlier decision for the same request is not newer than this batch, give or take instance clock skew.
-  const params = [batchJson(rows), recordsParam(rows), IDEMPOTENCY_WINDOW_MS, new Date(oldest - IDEMPOTENCY_WINDOW_MS).toISOString(), new Date(newest + CLOCK_SKEW_MS).toISOString()];
+  const params = [
+    batchJson(rows, listIds),
+    textArrayParam(texts),
+    IDEMPOTENCY_WINDOW_MS,
+    new Date(oldest - IDEMPOTENCY_WINDOW_MS).toISOString(),
+    new Date(newest + CLOCK_SKEW_MS).toISOString(),
+    newIds,
+    newDays,
+    textArrayParam(newLists),
+  ];
   const res = await client.query<{ input_id: string; id: string; body: string }>({ name: "decision_insert_dedup", text: INSERT_DEDUPED, values: params });
+  for (const key of newKeys) lists.add(key);
   const existing = new Map<string, TExistingDecision>();
   for (const r of res.rows) existing.set(r.input_id, { id: r.id, body: r.body });
   return existing;
 }
 
+/** Spooled rows keep their whole record (they carry no split form): the list is stored inline. */
 export async function replayDecisions(client: pg.PoolClient, rows: readonly TDecisionRow[]): Promise<void> {
-  await client.query({ name: "decision_insert_replay", text: INSERT_REPLAY, values: [batchJson(rows), recordsParam(rows)] });
+  await client.query({ name: "decision_insert_replay", text: INSERT_REPLAY, values: [batchJson(rows), textArrayParam(rows.map((r) => r.body))] });
 }

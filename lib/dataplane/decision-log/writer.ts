@@ -2,7 +2,7 @@ import type pg from "pg";
 import { SpoolFullError, type Spool } from "../spool";
 import { maintainPartitions } from "./partitions";
 import type { TSpoolRange } from "./backlog";
-import { insertDecisions, replayDecisions, type TDecisionRow, type TExistingDecision } from "./rows";
+import { createListMemory, insertDecisions, replayDecisions, type TDecisionRow, type TExistingDecision, type TStoredRecord } from "./rows";
 import { createLatencyHistogram } from "../telemetry/latency-histogram";
 
 export type TDurability = "sync" | "async";
@@ -65,7 +65,7 @@ export type TDecisionLogStats = {
 };
 
 /** `at`: performance.now() when submitted, for the wait histogram. */
-type TPending = { row: TDecisionRow; resolve: (o: TWriteOutcome) => void; reject: (e: unknown) => void; at: number };
+type TPending = { row: TDecisionRow; stored: TStoredRecord | null; resolve: (o: TWriteOutcome) => void; reject: (e: unknown) => void; at: number };
 
 /** SQLSTATEs meaning "cannot reach or use the server", as opposed to a bad statement. */
 function isUnavailable(err: unknown): boolean {
@@ -105,6 +105,8 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   let retryTimer: NodeJS.Timeout | null = null;
   let replaying: Promise<void> | null = null;
   const idle = new Set<() => void>();
+  // Candidate lists already committed (decision_candidates), so later rows only refer to them.
+  const lists = createListMemory();
   const stats = { transactions: 0, transactionMs: 0, rowsCommitted: 0, rowsSpooled: 0, rowsReplayed: 0 };
   // Per group-commit transaction; and per decision, from submit until its row is durable (committed or spooled).
   const commitSeconds = createLatencyHistogram();
@@ -167,17 +169,16 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   }
 
   async function writeToDb(batch: TPending[]): Promise<Map<string, TExistingDecision>> {
-    const rows = batch.map((p) => p.row);
     const client = await opts.pool.connect();
     let broken = false;
     try {
       try {
-        return await insertDecisions(client, rows);
+        return await insertDecisions(client, batch, lists);
       } catch (err) {
         if ((err as { code?: string }).code !== NO_PARTITION) throw err;
         // A day boundary passed without maintenance having run (or a clock jump): create and retry once.
-        await maintainPartitions(opts.pool, { now: now(), from: Math.min(...rows.map((r) => r.createdAt)), ...opts.partitions });
-        return await insertDecisions(client, rows);
+        await maintainPartitions(opts.pool, { now: now(), from: Math.min(...batch.map((p) => p.row.createdAt)), ...opts.partitions });
+        return await insertDecisions(client, batch, lists);
       }
     } catch (err) {
       broken = isUnavailable(err);
@@ -301,17 +302,21 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   return {
     durability: opts.durability,
 
-    submit(row: TDecisionRow): Promise<TWriteOutcome> {
+    /**
+     * `stored`: the record split from its candidate list (decide/body.ts), as the table keeps it;
+     * without it the row's body is stored whole. The spool always keeps the row as it is.
+     */
+    submit(row: TDecisionRow, stored: TStoredRecord | null = null): Promise<TWriteOutcome> {
       if (closed) return Promise.reject(new DecisionLogBusyError("decision log is shutting down", 1));
       if (queue.length + inFlightRows >= maxBuffered) {
         return Promise.reject(new DecisionLogBusyError(`decision log buffer is full (${maxBuffered} decisions)`, 1));
       }
       schedule();
       if (opts.durability === "async") {
-        queue.push({ row, resolve: noop, reject: noop, at: performance.now() });
+        queue.push({ row, stored, resolve: noop, reject: noop, at: performance.now() });
         return BUFFERED;
       }
-      return new Promise((resolve, reject) => queue.push({ row, resolve, reject, at: performance.now() }));
+      return new Promise((resolve, reject) => queue.push({ row, stored, resolve, reject, at: performance.now() }));
     },
 
     /** Replays anything an earlier process or outage left in the spool. */
