@@ -34,13 +34,27 @@ const AUTH = { "content-type": "application/json", authorization: `Bearer ${API_
  */
 const WAIT = "switchyard_decision_log_wait_seconds";
 const COMMIT = "switchyard_decision_log_commit_seconds";
-type TCommitScrape = { wait: Map<number, number>; commit: Map<number, number> };
-type TCommitPhase = { waitP50: number | null; waitP99: number | null; commitP50: number | null; commitP99: number | null };
+/** The event loop's delay (p99, max) in the server's last complete 10-second window, ms. */
+const LOOP = "switchyard_event_loop_delay_seconds";
+type TCommitScrape = { wait: Map<number, number>; commit: Map<number, number>; loopP99: number | null; loopMax: number | null };
+type TCommitPhase = { waitP50: number | null; waitP99: number | null; commitP50: number | null; commitP99: number | null; loopP99: number | null; loopMax: number | null };
+
+function gauge(text: string, line: string): number | null {
+  const at = text.indexOf(`${line} `);
+  if (at < 0) return null;
+  const v = Number(text.slice(at + line.length + 1, text.indexOf("\n", at)));
+  return Number.isFinite(v) ? Math.round(v * 10_000) / 10 : null;
+}
 
 async function scrapeCommit(port: number): Promise<TCommitScrape> {
   const res = await fetch(`http://127.0.0.1:${port}/api/v1/metrics`, { headers: AUTH });
   const text = await res.text();
-  return { wait: parseBuckets(text, WAIT), commit: parseBuckets(text, COMMIT) };
+  return {
+    wait: parseBuckets(text, WAIT),
+    commit: parseBuckets(text, COMMIT),
+    loopP99: gauge(text, `${LOOP}{quantile="0.99"}`),
+    loopMax: gauge(text, `${LOOP}{quantile="1"}`),
+  };
 }
 
 function commitBetween(a: TCommitScrape, b: TCommitScrape): TCommitPhase {
@@ -50,11 +64,14 @@ function commitBetween(a: TCommitScrape, b: TCommitScrape): TCommitPhase {
     waitP99: ms(quantileBetween(a.wait, b.wait, 0.99)),
     commitP50: ms(quantileBetween(a.commit, b.commit, 0.5)),
     commitP99: ms(quantileBetween(a.commit, b.commit, 0.99)),
+    loopP99: b.loopP99,
+    loopMax: b.loopMax,
   };
 }
 
 const describeCommit = (c: TCommitPhase) =>
-  `p50 ${c.waitP50 ?? "–"} ms, p99 ${c.waitP99 ?? "–"} ms until committed (transactions: p50 ${c.commitP50 ?? "–"} ms, p99 ${c.commitP99 ?? "–"} ms; from the server's histograms)`;
+  `p50 ${c.waitP50 ?? "–"} ms, p99 ${c.waitP99 ?? "–"} ms until committed (transactions: p50 ${c.commitP50 ?? "–"} ms, p99 ${c.commitP99 ?? "–"} ms; from the server's histograms)` +
+  `\n  event loop     delay p99 ${c.loopP99 ?? "–"} ms, max ${c.loopMax ?? "–"} ms (the server's last complete 10 s window)`;
 
 const commitFigures = (phase: string, c: TCommitPhase) =>
   c.waitP99 === null
