@@ -280,6 +280,10 @@ async function main(): Promise<void> {
     await client.connect();
     // Rows this run wrote (an existing database holds others too).
     const rows = Number((await client.query<{ n: string }>("select count(*) as n from decision where created_at >= $1", [benchStartedAt])).rows[0]!.n);
+    // Candidate lists stored for this run's decisions: one per distinct list per day (decision_candidates).
+    const lists = Number(
+      (await client.query<{ n: string }>("select count(distinct candidates_id) as n from decision where created_at >= $1", [benchStartedAt])).rows[0]!.n,
+    );
     const missing = Number(
       (
         await client.query<{ n: string }>(
@@ -319,11 +323,12 @@ async function main(): Promise<void> {
     // committed, but their answers were not counted.
     console.log(`rows in table    ${rows}`);
     console.log(`missing rows     ${missing} (acknowledged decisions not in the table)`);
+    console.log(`candidate lists  ${lists} stored once each for the ${rows} rows`);
     const outcomesRecorded = outcomeLoad.recorded();
     const outcomesPerSecond = outcomesRecorded / (outcomeResult.duration || outcomeSeconds);
     console.log(`outcomes/s       ${outcomesPerSecond.toFixed(0)} (${outcomeResult["2xx"]} batches; batch p50 ${outcomeResult.latency.p50} ms, p99 ${outcomeResult.latency.p99} ms)`);
     console.log(`outcome rows     ${outcomeRows} for ${outcomesRecorded} recorded, ${outcomeLoad.refused()} refused`);
-    if (missing !== 0 || acknowledged > rows) process.exitCode = 1;
+    if (missing !== 0 || acknowledged > rows || lists >= rows / 10) process.exitCode = 1;
     if (result.non2xx > 0 || result.errors > 0 || fixed.some((f) => fixedNon2xx(f) > 0 || f.errors > 0)) process.exitCode = 1;
     const outcomesOk = outcomeResult.non2xx === 0 && outcomeResult.errors === 0 && outcomeLoad.refused() === 0 && outcomeRows >= outcomesRecorded;
     if (!outcomesOk) process.exitCode = 1;
@@ -344,6 +349,7 @@ async function main(): Promise<void> {
         { label: "latency max", value: result.latency.max, unit: "ms" },
         ...(serverCpuUs === null ? [] : [{ label: "server CPU per decide", value: Math.round(serverCpuUs), unit: "µs" }]),
         ...commitFigures("closed loop", closedCommit),
+        ...(closedCommit.loopP99 === null ? [] : [{ label: "closed loop: event-loop delay p99 (server, last 10 s window)", value: closedCommit.loopP99, unit: "ms" }]),
         ...fixed.flatMap((f, i) => [
           { label: `latency p50 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p50, unit: "ms" },
           { label: `latency p99 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p99, unit: "ms" },
@@ -354,6 +360,8 @@ async function main(): Promise<void> {
       ],
       invariants: [
         { label: "acknowledged decisions missing from the table", ok: missing === 0, detail: `${missing} of ${acknowledged}` },
+        // Decisions on an unchanged routing state share one stored list; one per decision would mean the sharing broke.
+        { label: "candidate lists stored once, not per decision", ok: lists < rows / 10, detail: `${lists} lists for ${rows} rows` },
         {
           label: "non-2xx answers and errors",
           ok: result.non2xx === 0 && result.errors === 0 && fixed.every((f) => fixedNon2xx(f) === 0 && f.errors === 0),
