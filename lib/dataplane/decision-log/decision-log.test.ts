@@ -8,7 +8,7 @@ import { adminDatabaseUrl, createTestDatabase, type TTestDatabase } from "@/lib/
 import { dataPlaneSettings, type TDataPlaneSettings } from "../settings";
 import { startStandaloneDataPlane, type TStandaloneServer } from "../standalone";
 import { announceBacklog, readBacklog, withdrawBacklog, type TSpoolRange } from "./backlog";
-import { maintainPartitions, partitionName } from "./partitions";
+import { listPartitionName, maintainPartitions, partitionName } from "./partitions";
 import { listId } from "../decide/body";
 import { readDecisionRecord } from "./lookup";
 import { createListMemory, insertDecisions, replayDecisions, type TDecisionRow, type TDecisionWrite } from "./rows";
@@ -106,6 +106,12 @@ describe("partitions", () => {
     );
     const { rows } = await pool.query("select tableoid::regclass::text as part from decision where request_id = 'p-1'");
     expect(rows[0].part).toBe("decision_p20310111");
+    // The candidate lists have the same days.
+    const lists = await pool.query<{ name: string }>(
+      "select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'decision_candidates'::regclass and c.relname like 'decision_candidates_p2031%' order by 1",
+    );
+    expect(lists.rows.map((r) => r.name)).toEqual(["20310109", "20310110", "20310111", "20310112"].map((d) => listPartitionName(Date.UTC(+d.slice(0, 4), +d.slice(4, 6) - 1, +d.slice(6)))));
+    await pool.query(`insert into decision_candidates (id, day, body) values (gen_random_uuid(), '2031-01-11', '[]')`);
   });
 
   it("drops partitions past retention, with their rows", async () => {
@@ -115,11 +121,17 @@ describe("partitions", () => {
       `insert into decision (id, created_at, operation, region, request_id, reason_code, stale, record, durability, instance_id)
        values (gen_random_uuid(), '2032-06-01T09:00:00Z', 'SEND_SMS', 'EU', 'old-1', 'weighted_share', false, '{}', 'sync', 't')`,
     );
+    await pool.query(`insert into decision_candidates (id, day, body) values (gen_random_uuid(), '2032-06-01', '[]')`);
     const later = await maintainPartitions(pool, { now: start + 5 * DAY, daysAhead: 1, retentionDays: 3 });
     expect(later.dropped).toEqual(expect.arrayContaining([partitionName(Date.UTC(2032, 4, 31)), partitionName(Date.UTC(2032, 5, 1))]));
     expect(later.dropped).not.toContain(partitionName(Date.UTC(2032, 5, 3)));
     expect(await partitions()).toContain(partitionName(Date.UTC(2032, 5, 7)));
     expect(await countRows("request_id = 'old-1'")).toBe(0);
+    // That day's candidate lists went with it; the days kept keep theirs.
+    const kept = await pool.query<{ name: string }>("select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'decision_candidates'::regclass");
+    expect(kept.rows.map((r) => r.name)).not.toContain(listPartitionName(Date.UTC(2032, 5, 1)));
+    expect(kept.rows.map((r) => r.name)).toContain(listPartitionName(Date.UTC(2032, 5, 7)));
+    expect((await pool.query("select 1 from decision_candidates where day = '2032-06-01'")).rowCount).toBe(0);
   });
 
   it("the data plane creates today's partitions at start", async () => {
