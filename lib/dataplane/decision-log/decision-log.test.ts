@@ -267,6 +267,9 @@ describe("Postgres unreachable", () => {
     const server = await start();
     const before = await decide(server, "outage-0");
     expect(before.headers.get("x-decision-durability")).toBe("committed");
+    // The database that comes back may have lost what this instance committed (a restore, a failover
+    // to a lagging replica): its candidate lists must be sent again, not assumed stored.
+    await pool.query("delete from decision_candidates");
 
     await block();
     const during = [];
@@ -295,6 +298,7 @@ describe("Postgres unreachable", () => {
     const after = await decide(server, "outage-after");
     expect(after.headers.get("x-decision-durability")).toBe("committed");
     expect(after.body.degraded).toBe(false);
+    expect(((await readDecisionRecord(pool, after.body.decisionId as string)) as { candidates: unknown }).candidates).toEqual(after.body.candidates);
   });
 
   it("replays even when the spool backlog cannot be announced (a statement error, not an outage)", async () => {

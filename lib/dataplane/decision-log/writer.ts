@@ -106,7 +106,9 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   let replaying: Promise<void> | null = null;
   const idle = new Set<() => void>();
   // Candidate lists already committed (decision_candidates), so later rows only refer to them.
-  const lists = createListMemory();
+  // Forgotten after an outage: the database that comes back may not be the one that went away
+  // (a failover to a lagging replica, a restore), and sending a list again costs one row.
+  let lists = createListMemory();
   const stats = { transactions: 0, transactionMs: 0, rowsCommitted: 0, rowsSpooled: 0, rowsReplayed: 0 };
   // Per group-commit transaction; and per decision, from submit until its row is durable (committed or spooled).
   const commitSeconds = createLatencyHistogram();
@@ -124,6 +126,7 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
     opts.onAvailability?.(up);
     if (up) {
       log("decision log: Postgres reachable again");
+      lists = createListMemory();
       if (probeTimer) clearInterval(probeTimer);
       probeTimer = null;
       void startReplay();
