@@ -74,6 +74,17 @@ describe("parseFactorList", () => {
     expect(errors.some((e) => e.path === "scores" && /sum to 1/.test(e.message))).toBe(true);
   });
 
+  it("bounds refresh_interval_seconds, so the default max_metric_age_seconds derived from it stays finite", () => {
+    // Found by npm run fuzz: 1.79e308 passed, doubled to Infinity, and the parsed list did not round-trip.
+    expect(errorsOf({ operation: "X", refresh_interval_seconds: 1.7976931348623151e308 })).toContainEqual({
+      path: "refresh_interval_seconds",
+      message: "refresh_interval_seconds must be in (0, 3600], got 1.7976931348623151e+308",
+    });
+    const fl = parsed({ operation: "X", refresh_interval_seconds: 3600 });
+    expect(fl.max_metric_age_seconds).toBe(7200);
+    expect(parsed(factorListToJson(fl))).toEqual(fl);
+  });
+
   it("lists the known names for unknown gates, scores, strategies and fallbacks", () => {
     const errors = errorsOf({
       operation: "X",

@@ -172,7 +172,11 @@ export const ZFactorList = z
     fallback_policy: namedEnum("fallback_policy", FALLBACK_POLICY_NAMES as [string, ...string[]]).default(
       "use_secondary_then_queue",
     ),
-    refresh_interval_seconds: boundedNumber("refresh_interval_seconds", open(0), null).default(30),
+    /**
+     * At most an hour: routing on metrics refreshed less often is blind, and the derived values
+     * (the default max_metric_age_seconds, the data plane's refresh timer) must stay finite.
+     */
+    refresh_interval_seconds: boundedNumber("refresh_interval_seconds", open(0), closed(3600)).default(30),
     metric_window_minutes: boundedNumber("metric_window_minutes", open(0), null).default(5),
     min_sample_size: boundedNumber("min_sample_size", closed(1), null, true).default(100),
     /** Omitted: twice the refresh interval, at least 60 s (one missed refresh is not staleness). */
