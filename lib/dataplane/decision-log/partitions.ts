@@ -31,8 +31,8 @@ export function listPartitionName(dayMs: number): string {
   return `decision_candidates_p${dayKey(dayMs)}`;
 }
 
-const dayKey = (dayMs: number) => new Date(dayMs).toISOString().slice(0, 10).replaceAll("-", "");
 const isoDay = (dayMs: number) => new Date(dayMs).toISOString().slice(0, 10);
+const dayKey = (dayMs: number) => isoDay(dayMs).replaceAll("-", "");
 
 /**
  * The two day-partitioned tables: decision (by created_at) and decision_candidates (by day), which
