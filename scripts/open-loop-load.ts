@@ -41,7 +41,7 @@ export type TOpenLoopResult = {
 };
 
 /** One keep-alive connection: at most one request in flight (no pipelining), its answer parsed as it arrives. */
-type TConnection = { socket: net.Socket; index: number; due: number; buffered: Buffer | null; bodyStart: number; end: number; status: number };
+type TConnection = { socket: net.Socket; index: number; buffered: Buffer | null; bodyStart: number; end: number; status: number };
 
 const HEADER_END = Buffer.from("\r\n\r\n");
 const CONTENT_LENGTH = /\r\ncontent-length:\s*(\d+)/i;
@@ -93,7 +93,7 @@ export async function openLoop(spec: TOpenLoopSpec): Promise<TOpenLoopResult> {
     };
     const connect = (): TConnection => {
       open++;
-      const c: TConnection = { socket: net.connect({ host: "127.0.0.1", port: spec.port }), index: -1, due: 0, buffered: null, bodyStart: -1, end: -1, status: 0 };
+      const c: TConnection = { socket: net.connect({ host: "127.0.0.1", port: spec.port }), index: -1, buffered: null, bodyStart: -1, end: -1, status: 0 };
       c.socket.setNoDelay(true);
       c.socket.on("data", (chunk: Buffer) => {
         if (c.index < 0) return;
@@ -124,7 +124,6 @@ export async function openLoop(spec: TOpenLoopSpec): Promise<TOpenLoopResult> {
         const at = idle.indexOf(c);
         if (at >= 0) idle.splice(at, 1);
         open--;
-        c.index = -2;
         // Requests waiting for a connection get a new one.
         if (waiting.length > 0 && done < total) dispatch(connect());
       };

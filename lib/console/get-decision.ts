@@ -24,17 +24,19 @@ export async function getDecision(id: string, near?: number): Promise<TDecisionD
   if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
   const prisma = getPrisma();
   const window = near !== undefined && Number.isFinite(near) ? { gte: new Date(near - 86_400_000), lte: new Date(near + 86_400_000) } : undefined;
-  const row = await prisma.decision.findFirst({ where: { id, ...(window ? { createdAt: window } : {}) } });
+  const row = await prisma.decision.findFirst({ where: { id, ...(window ? { createdAt: window } : {}) }, omit: { record: true } });
   if (!row) return null;
-  const [calls, outcomes, list] = await Promise.all([
+  const [calls, outcomes, stored] = await Promise.all([
     prisma.providerCallOutcome.findMany({ where: { decisionId: id }, orderBy: { reportedAt: "asc" } }),
     prisma.businessOutcome.findMany({ where: { decisionId: id }, orderBy: { reportedAt: "asc" } }),
-    // The candidate list is stored once per day for the decisions that share it (decision_candidates).
-    row.candidatesId === null ? null : prisma.decisionCandidates.findUnique({ where: { id_day: { id: row.candidatesId, day: utcDay(row.createdAt) } } }),
+    // The record as decide answered it: decision_record_text() puts back the candidate list that
+    // decisions sharing it store once (decision_candidates).
+    prisma.$queryRaw<{ record: TDecisionRecord }[]>`
+      select decision_record_text(record, candidates_id, created_at)::json as record
+        from decision where id = ${id}::uuid and created_at = ${row.createdAt.toISOString()}::timestamptz`,
   ]);
-  const record = row.record as unknown as TDecisionRecord;
   return {
-    record: list ? { ...record, candidates: list.body as unknown as TDecisionRecord["candidates"] } : record,
+    record: stored[0]!.record,
     createdAt: row.createdAt.getTime(),
     degraded: row.degraded,
     durability: row.durability,
@@ -42,11 +44,6 @@ export async function getDecision(id: string, near?: number): Promise<TDecisionD
     calls: calls.map((c) => ({ at: c.reportedAt.getTime(), provider: c.providerKey, status: c.status, errorClass: c.errorClass, httpStatus: c.httpStatus, latencyMs: c.latencyMs, retryCount: c.retryCount })),
     outcomes: outcomes.map((o) => ({ at: o.reportedAt.getTime(), provider: o.providerKey, completed: o.completed, failureStage: o.failureStage, withinSla: o.withinSla })),
   };
-}
-
-/** The UTC day a time falls on, as the date decision_candidates partitions by. */
-function utcDay(at: Date): Date {
-  return new Date(Math.floor(at.getTime() / 86_400_000) * 86_400_000);
 }
 
 /**

@@ -18,7 +18,8 @@ export type TPartitionOptions = {
 
 export type TPartitionResult = { created: string[]; dropped: string[] };
 
-function dayStart(ms: number): number {
+/** The start of the UTC day a time falls on (epoch ms). */
+export function dayStart(ms: number): number {
   return Math.floor(ms / DAY_MS) * DAY_MS;
 }
 
@@ -31,7 +32,8 @@ export function listPartitionName(dayMs: number): string {
   return `decision_candidates_p${dayKey(dayMs)}`;
 }
 
-const isoDay = (dayMs: number) => new Date(dayMs).toISOString().slice(0, 10);
+/** A UTC day as YYYY-MM-DD: decision_candidates' partition key. */
+export const isoDay = (dayMs: number) => new Date(dayMs).toISOString().slice(0, 10);
 const dayKey = (dayMs: number) => isoDay(dayMs).replaceAll("-", "");
 
 /**

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { TDecisionRecord } from "../../../router-core/index";
+import { dayStart, isoDay } from "./partitions";
 
 /** One decision-log row, also the spool's line format (so replay needs no conversion). */
 export type TDecisionRow = {
@@ -187,12 +188,12 @@ export function textArrayParam(texts: readonly string[]): Buffer {
 
 let lastDayMs = NaN;
 let lastDay = "";
-/** The UTC day of an epoch-ms time as YYYY-MM-DD (the partition a row and its list go to). */
+/** The UTC day of a row as YYYY-MM-DD (its list's partition), formatted once per day rather than per row. */
 function utcDay(ms: number): string {
-  const dayMs = ms - (((ms % 86_400_000) + 86_400_000) % 86_400_000);
+  const dayMs = dayStart(ms);
   if (dayMs !== lastDayMs) {
     lastDayMs = dayMs;
-    lastDay = new Date(dayMs).toISOString().slice(0, 10);
+    lastDay = isoDay(dayMs);
   }
   return lastDay;
 }
@@ -217,6 +218,9 @@ export async function insertDecisions(
   const newIds: string[] = [];
   const newDays: string[] = [];
   const newLists: string[] = [];
+  // Consecutive rows mostly share one list: only a change of list or day needs a look.
+  let lastList: TCandidateList | null = null;
+  let lastListDay = "";
   for (let i = 0; i < writes.length; i++) {
     const { row, stored } = writes[i]!;
     rows[i] = row;
@@ -230,6 +234,9 @@ export async function insertDecisions(
     texts[i] = stored.text;
     listIds[i] = stored.list.id;
     const day = utcDay(row.createdAt);
+    if (stored.list === lastList && day === lastListDay) continue;
+    lastList = stored.list;
+    lastListDay = day;
     const key = `${day} ${stored.list.id}`;
     if (lists.has(key) || newKeys.includes(key)) continue;
     newKeys.push(key);
