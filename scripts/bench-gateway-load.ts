@@ -1,9 +1,9 @@
-import http from "node:http";
+import { RawHttpConnection, requestHead, requestText } from "./raw-http-connection";
 
 /**
  * The gateway benchmark's load generator, run as its own process so it never shares an event
  * loop with a server it measures. Closed loop: `connections` workers, each sending its next
- * request when the last answer is read, over keep-alive sockets. Latency is taken per request
+ * request when the last answer is read, over keep-alive raw sockets (raw-http-connection.ts). Latency is taken per request
  * with the high-resolution clock (autocannon rounds to whole milliseconds, too coarse for a
  * gateway's added latency on loopback).
  */
@@ -32,50 +32,64 @@ export type TLoadResult = {
   cpuUsPerRequest?: number | null;
 };
 
-function send(agent: http.Agent, url: URL, headers: Record<string, string>, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } },
-      (res) => {
-        res.on("data", () => {});
-        res.on("end", () => resolve(res.statusCode ?? 0));
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
-
 export async function runLoad(spec: TLoadSpec): Promise<TLoadResult> {
   const url = new URL(spec.url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: spec.connections });
+  const port = Number(url.port);
   const latencies: number[] = [];
   const status: Record<string, number> = {};
   let errors = 0;
   let sequence = 0;
   const templated = spec.body.includes("{n}") || Object.values(spec.headers).some((v) => v.includes("{n}"));
-  const deadline = performance.now() + spec.seconds * 1000;
+  const fixedHead = templated ? "" : requestHead("POST", port, url.pathname + url.search, spec.headers);
   const started = performance.now();
+  const deadline = started + spec.seconds * 1000;
 
-  async function worker(): Promise<void> {
-    while (performance.now() < deadline) {
-      const n = String(sequence++);
-      const body = templated ? spec.body.replaceAll("{n}", n) : spec.body;
-      const headers = templated ? Object.fromEntries(Object.entries(spec.headers).map(([k, v]) => [k, v.replaceAll("{n}", n)])) : spec.headers;
-      const t0 = performance.now();
-      try {
-        const code = await send(agent, url, headers, body);
-        status[code] = (status[code] ?? 0) + 1;
-        if (code >= 200 && code < 300) latencies.push((performance.now() - t0) * 1000);
-      } catch {
-        errors++;
-      }
-    }
-  }
+  /** One connection's closed loop: the next request leaves when the last answer is read; a lost connection is replaced. */
+  const worker = () =>
+    new Promise<void>((resolve) => {
+      let t0 = 0;
+      let inFlight = false;
+      let http: RawHttpConnection;
+      const next = () => {
+        if (performance.now() >= deadline) {
+          http.socket.destroy();
+          return;
+        }
+        const n = String(sequence++);
+        const body = templated ? spec.body.replaceAll("{n}", n) : spec.body;
+        const head = templated ? requestHead("POST", port, url.pathname + url.search, Object.fromEntries(Object.entries(spec.headers).map(([k, v]) => [k, v.replaceAll("{n}", n)]))) : fixedHead;
+        t0 = performance.now();
+        inFlight = true;
+        http.send(requestText(head, body));
+      };
+      const connect = () => {
+        let connected = false;
+        http = new RawHttpConnection(
+          port,
+          (answer) => {
+            if (answer === null) return; // counted when the connection closes
+            inFlight = false;
+            status[answer.status] = (status[answer.status] ?? 0) + 1;
+            if (answer.status >= 200 && answer.status < 300) latencies.push((performance.now() - t0) * 1000);
+            next();
+          },
+          false,
+        );
+        http.socket.once("connect", () => {
+          connected = true;
+          next();
+        });
+        http.socket.once("close", () => {
+          if (inFlight || !connected) errors++;
+          inFlight = false;
+          if (performance.now() >= deadline) resolve();
+          else setTimeout(connect, 10);
+        });
+      };
+      connect();
+    });
   await Promise.all(Array.from({ length: spec.connections }, worker));
   const elapsed = (performance.now() - started) / 1000;
-  agent.destroy();
   latencies.sort((a, b) => a - b);
   const q = (p: number) => (latencies.length === 0 ? NaN : latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!);
   return {

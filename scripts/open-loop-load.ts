@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
-import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { quantile } from "../lib/reliability/bench-results";
+import { RawHttpConnection, requestHead, requestText, type TRawAnswer } from "./raw-http-connection";
 
 /**
  * An open-loop load generator: request i is due at start + i / rate, whatever happened to the
@@ -40,18 +40,14 @@ export type TOpenLoopResult = {
   lateShare: number;
 };
 
-/** One keep-alive connection: at most one request in flight (no pipelining), its answer parsed as it arrives. */
-type TConnection = { socket: net.Socket; index: number; buffered: Buffer | null; bodyStart: number; end: number; status: number };
-
-const HEADER_END = Buffer.from("\r\n\r\n");
-const CONTENT_LENGTH = /\r\ncontent-length:\s*(\d+)/i;
+/** A keep-alive connection and the request it carries (-1: idle). */
+type TConnection = { http: RawHttpConnection; index: number };
 
 /**
- * The generator talks HTTP/1.1 over raw sockets rather than through node:http's client: with
- * that client it spent about as much CPU per request as the server under test and fell behind
- * its own schedule (a third of the requests sent late at 1,500/s), so its lateness was most of
- * the measured tail. Answers are read by content-length, which every /api/v1 answer carries; an
- * answer without one counts as an error and its connection is replaced.
+ * The generator talks HTTP/1.1 over raw sockets (raw-http-connection.ts) rather than through
+ * node:http's client: with that client it spent about as much CPU per request as the server
+ * under test and fell behind its own schedule (a third of the requests sent late at 1,500/s), so
+ * its lateness was most of the measured tail.
  */
 export async function openLoop(spec: TOpenLoopSpec): Promise<TOpenLoopResult> {
   const total = Math.round(spec.rate * spec.seconds);
@@ -63,26 +59,21 @@ export async function openLoop(spec: TOpenLoopSpec): Promise<TOpenLoopResult> {
   let late = 0;
   const start = performance.now();
   const intervalMs = 1000 / spec.rate;
-  const head =
-    `POST ${spec.path} HTTP/1.1\r\nhost: 127.0.0.1:${spec.port}\r\n` +
-    Object.entries({ ...spec.headers, "content-type": "application/json" })
-      .map(([k, v]) => `${k}: ${v}\r\n`)
-      .join("");
+  const head = requestHead("POST", spec.port, spec.path, { ...spec.headers, "content-type": "application/json" });
   const idle: TConnection[] = [];
   const waiting: number[] = [];
   let open = 0;
 
   await new Promise<void>((resolve) => {
-    const settle = (c: TConnection, status: number | null, body: string) => {
+    const settle = (c: TConnection, answer: TRawAnswer | null) => {
       latencies[c.index] = performance.now() - (start + c.index * intervalMs);
-      if (status === null) errors++;
+      if (answer === null) errors++;
       else {
-        const key = String(status);
+        const key = String(answer.status);
         statuses[key] = (statuses[key] ?? 0) + 1;
-        spec.onResponse?.(status, body);
+        spec.onResponse?.(answer.status, answer.body);
       }
       c.index = -1;
-      c.buffered = null;
       done++;
       if (done === total) resolve();
     };
@@ -93,51 +84,33 @@ export async function openLoop(spec: TOpenLoopSpec): Promise<TOpenLoopResult> {
     };
     const connect = (): TConnection => {
       open++;
-      const c: TConnection = { socket: net.connect({ host: "127.0.0.1", port: spec.port }), index: -1, buffered: null, bodyStart: -1, end: -1, status: 0 };
-      c.socket.setNoDelay(true);
-      c.socket.on("data", (chunk: Buffer) => {
-        if (c.index < 0) return;
-        c.buffered = c.buffered === null ? chunk : Buffer.concat([c.buffered, chunk]);
-        const buf = c.buffered;
-        if (c.bodyStart < 0) {
-          const at = buf.indexOf(HEADER_END);
-          if (at < 0) return;
-          const header = buf.toString("latin1", 0, at);
-          const length = CONTENT_LENGTH.exec(header);
-          if (!length) {
-            settle(c, null, "");
-            c.socket.destroy();
-            return;
-          }
-          c.status = Number(header.slice(9, 12));
-          c.bodyStart = at + HEADER_END.length;
-          c.end = c.bodyStart + Number(length[1]);
-        }
-        if (buf.length < c.end) return;
-        const body = spec.onResponse ? buf.toString("utf8", c.bodyStart, c.end) : "";
-        c.bodyStart = -1;
-        settle(c, c.status, body);
-        dispatch(c);
-      });
+      const c: TConnection = {
+        http: new RawHttpConnection(
+          spec.port,
+          (answer) => {
+            settle(c, answer);
+            if (answer !== null) dispatch(c);
+          },
+          spec.onResponse !== undefined,
+        ),
+        index: -1,
+      };
       const lost = () => {
-        if (c.index >= 0) settle(c, null, "");
+        if (c.index >= 0) settle(c, null);
         const at = idle.indexOf(c);
         if (at >= 0) idle.splice(at, 1);
         open--;
         // Requests waiting for a connection get a new one.
         if (waiting.length > 0 && done < total) dispatch(connect());
       };
-      c.socket.once("error", () => c.socket.destroy());
-      c.socket.once("close", lost);
+      c.http.socket.once("close", lost);
       return c;
     };
     const write = (c: TConnection, i: number) => {
       const due = start + i * intervalMs;
       if (performance.now() - due > 1) late++;
       c.index = i;
-      c.bodyStart = -1;
-      const body = spec.body(i);
-      c.socket.write(`${head}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      c.http.send(requestText(head, spec.body(i)));
     };
     const send = (i: number) => {
       const c = idle.pop();
@@ -153,7 +126,7 @@ export async function openLoop(spec: TOpenLoopSpec): Promise<TOpenLoopResult> {
     };
     tick();
   });
-  for (const c of idle) c.socket.destroy();
+  for (const c of idle) c.http.socket.destroy();
 
   const sorted = latencies.slice().sort();
   const q = (p: number) => Math.round(quantile(sorted, p) * 100) / 100;
