@@ -12,6 +12,7 @@ import { withCpuPerUnit } from "../lib/reliability/process-cpu";
 import { freePort } from "../lib/runtime/free-port";
 import { waitForHealth } from "../lib/runtime/wait-for-health";
 import { parseBuckets, quantileBetween } from "../lib/dataplane/telemetry/latency-histogram";
+import { startReferenceServer } from "./bench-api-reference";
 import { openLoopInChild, type TOpenLoopResult } from "./open-loop-load";
 
 // `npm run bench:api`: decide throughput and latency with sync durability, then outcome
@@ -20,7 +21,9 @@ import { openLoopInChild, type TOpenLoopResult } from "./open-loop-load";
 // (SWITCHYARD_DATAPLANE_ONLY=1: the /api/v1 fast path with telemetry, controller and gateway, no
 // Next), as a child process so the load generator does not share its event loop, authenticated
 // with the bootstrap API key. Afterwards every acknowledged decision must be a row in the decision
-// table, and every recorded outcome a row in the outcome tables. `--use-database URL` runs
+// table, and every recorded outcome a row in the outcome tables. Before decide, the same closed
+// loop runs against the reference (bench-api-reference.ts: a bare node:http handler with a
+// group-committed insert), the issue's yardstick, so a run on a slow day can still be compared. `--use-database URL` runs
 // against an existing database as it is (bench:scale: decide with millions of rows in the log).
 // The figures go to bench-results/<--result-name, default api>.json.
 
@@ -123,8 +126,8 @@ const ID_START = '{"decisionId":"'.length;
 
 const REGIONS = ["EU", "NA", "APAC", "LATAM"];
 
-/** Closed loop: each connection sends its next request when the answer arrives. */
-function load(port: number, seconds: number, connections: number, prefix: string): Promise<autocannon.Result> {
+/** Closed loop: each connection sends its next request when the answer arrives; `collect`: keep the decision ids answered. */
+function load(port: number, seconds: number, connections: number, prefix: string, collect = true): Promise<autocannon.Result> {
   let n = 0;
   return autocannon({
     url: `http://127.0.0.1:${port}/api/v1/decide`,
@@ -142,7 +145,7 @@ function load(port: number, seconds: number, connections: number, prefix: string
           };
         },
         onResponse: (status, body) => {
-          if (status === 200) acknowledgedIds.push(body.slice(ID_START, ID_START + 36));
+          if (collect && status === 200) acknowledgedIds.push(body.slice(ID_START, ID_START + 36));
         },
       },
     ],
@@ -226,13 +229,28 @@ async function main(): Promise<void> {
       databaseUrl = scratch.url;
     }
     await applyMigrations(databaseUrl);
+    const duration = Number(values.duration);
+    const connections = Number(values.connections);
+
+    // The yardstick first, on the same database and load: a bare handler with a group-committed insert.
+    let reference: { result: autocannon.Result; cpuUs: number | null } | null = null;
+    if (!existing) {
+      const ref = await startReferenceServer(databaseUrl);
+      try {
+        console.log(`reference: bare node:http + group-committed insert, ${connections} connections, 127.0.0.1:${ref.port}`);
+        await load(ref.port, 3, connections, "ref-warm", false);
+        const m = await withCpuPerUnit(ref.child.pid, () => load(ref.port, duration, connections, "ref", false), (r) => r["2xx"]);
+        reference = { result: m.result, cpuUs: m.cpuUsPerUnit };
+      } finally {
+        await ref.stop();
+      }
+    }
+
     const benchStartedAt = new Date();
     const spoolDir = path.resolve(".data", `spool-bench-${process.pid}`);
     const started = await startServer(databaseUrl, spoolDir, durability);
     child = started.child;
 
-    const duration = Number(values.duration);
-    const connections = Number(values.connections);
     console.log(`decide, ${durability} durability, ${connections} connections, 127.0.0.1:${started.port}`);
     await load(started.port, 3, connections, "warm");
     // The server's own CPU per answered decide: what the data plane costs, whatever else shares the machine.
@@ -311,7 +329,12 @@ async function main(): Promise<void> {
     await rm(spoolDir, { recursive: true, force: true });
 
     const perSecond = result["2xx"] / (result.duration || duration);
-    console.log(`decisions/s      ${perSecond.toFixed(0)}`);
+    const referencePerSecond = reference ? reference.result["2xx"] / (reference.result.duration || duration) : null;
+    if (reference && referencePerSecond !== null) {
+      const r = reference.result;
+      console.log(`reference        ${referencePerSecond.toFixed(0)}/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${reference.cpuUs === null ? "" : `, ${reference.cpuUs.toFixed(0)} µs server CPU per insert`} (bare node:http + group-committed insert)`);
+    }
+    console.log(`decisions/s      ${perSecond.toFixed(0)}${referencePerSecond ? ` (${((100 * perSecond) / referencePerSecond).toFixed(0)}% of the reference)` : ""}`);
     console.log(`latency p50      ${result.latency.p50} ms`);
     console.log(`latency p99      ${result.latency.p99} ms`);
     console.log(`latency max      ${result.latency.max} ms`);
@@ -350,6 +373,15 @@ async function main(): Promise<void> {
       },
       figures: [
         { label: "decisions/s", value: Math.round(perSecond), unit: "req/s", target: "≥ 8,000" },
+        ...(reference && referencePerSecond !== null
+          ? [
+              { label: "reference: bare node:http + group-committed insert, inserts/s", value: Math.round(referencePerSecond), unit: "req/s" },
+              { label: "reference latency p50", value: reference.result.latency.p50, unit: "ms" },
+              { label: "reference latency p99", value: reference.result.latency.p99, unit: "ms" },
+              ...(reference.cpuUs === null ? [] : [{ label: "reference server CPU per insert", value: Math.round(reference.cpuUs), unit: "µs" }]),
+              { label: "decide throughput as a share of the reference's", value: Math.round((100 * perSecond) / referencePerSecond), unit: "%" },
+            ]
+          : []),
         { label: "latency p50", value: result.latency.p50, unit: "ms" },
         { label: "latency p99", value: result.latency.p99, unit: "ms", target: "< 20" },
         { label: "latency max", value: result.latency.max, unit: "ms" },

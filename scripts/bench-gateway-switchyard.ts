@@ -60,7 +60,7 @@ export async function startSwitchyardTarget(upstreamUrl: string, dataDir: string
     // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof": extra node flags for the server, as in bench:api.
     const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
     server = spawn(process.execPath, [...nodeArgs, "--import", "tsx", path.resolve("server.ts")], {
-      stdio: ["ignore", "ignore", "inherit"],
+      stdio: ["ignore", process.env.BENCH_SERVER_STDOUT ? "inherit" : "ignore", "inherit"],
       env: {
         ...process.env,
         NODE_ENV: "production",

@@ -28,7 +28,7 @@ export const BENCHMARKS: readonly TBenchmark[] = [
   {
     title: "Decide over HTTP",
     commands: ["npm run bench:api -- --duration 15 --connections 128"],
-    what: "server.ts in data-plane-only mode (telemetry, controller and gateway running) in its own process on 127.0.0.1, sync durability (every answer committed first): autocannon's closed loop with 128 connections, then open-loop arrivals at fixed rates of 30% and 60% of that maximum (scripts/open-loop-load.ts, in a process of its own; latency from each request's due time), then outcome ingestion; afterwards every acknowledged decision and recorded outcome must be a row. The database is the product's default embedded PostgreSQL unless `database` says otherwise.",
+    what: "server.ts in data-plane-only mode (telemetry, controller and gateway running) in its own process on 127.0.0.1, sync durability (every answer committed first): first the reference, the issue's yardstick of a bare node:http handler with a group-committed insert (scripts/bench-api-reference.ts), on the same database and load, so decide can be read against what this machine does at the time of the run; then decide in autocannon's closed loop with 128 connections, then open-loop arrivals at fixed rates of 30% and 60% of that maximum (scripts/open-loop-load.ts, in a process of its own; latency from each request's due time), then outcome ingestion; afterwards every acknowledged decision and recorded outcome must be a row. The database is the product's default embedded PostgreSQL unless `database` says otherwise.",
     results: ["api"],
   },
   {

@@ -1,0 +1,117 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+
+/**
+ * bench:api's reference: the issue's yardstick for decide, "a bare node:http handler with a
+ * group-committed batch insert into Postgres", run on the same machine, database and load as the
+ * decide phase. Each POST's body is parsed and inserted as a row of a table of its own (id,
+ * created_at, body); the answer leaves once the row is committed. Rows queued while a batch is in
+ * flight go in the next one (up to three transactions at a time, like the decision log), so the
+ * reference is the floor for a durable answer on this machine as it is during the run: comparing
+ * decide with it separates what Switchyard costs from how fast the machine happens to be.
+ */
+const TABLE = "bench_reference";
+const MAX_IN_FLIGHT = 3;
+
+async function serve(databaseUrl: string): Promise<void> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: MAX_IN_FLIGHT });
+  await pool.query(`create table if not exists ${TABLE} (id uuid primary key, created_at timestamptz not null, body jsonb not null)`);
+  type TPending = { id: string; at: string; body: string; done: (err: Error | null) => void };
+  let queue: TPending[] = [];
+  let inFlight = 0;
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    while (queue.length > 0 && inFlight < MAX_IN_FLIGHT) {
+      const batch = queue;
+      queue = [];
+      inFlight++;
+      pool
+        .query(`insert into ${TABLE} (id, created_at, body) select * from unnest($1::uuid[], $2::timestamptz[], $3::jsonb[])`, [
+          batch.map((p) => p.id),
+          batch.map((p) => p.at),
+          batch.map((p) => p.body),
+        ])
+        .then(
+          () => batch.forEach((p) => p.done(null)),
+          (err: Error) => batch.forEach((p) => p.done(err)),
+        )
+        .finally(() => {
+          inFlight--;
+          if (queue.length > 0) flush();
+        });
+    }
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      let body: string;
+      try {
+        body = JSON.stringify(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+      } catch {
+        res.writeHead(400, { "content-type": "application/json" }).end('{"error":"invalid JSON"}');
+        return;
+      }
+      const id = randomUUID();
+      queue.push({
+        id,
+        at: new Date().toISOString(),
+        body,
+        done: (err) => {
+          const text = err ? JSON.stringify({ error: err.message }) : `{"id":"${id}"}`;
+          res.writeHead(err ? 503 : 200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
+        },
+      });
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(0, "127.0.0.1", () => process.stdout.write(`${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`));
+}
+
+/** Starts the reference server in a process of its own; `stop` ends it and drops its table. */
+export async function startReferenceServer(databaseUrl: string): Promise<{ child: ChildProcess; port: number; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--reference-server", databaseUrl], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, NODE_ENV: "production" },
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`the reference server exited with code ${code} before it was ready`)));
+    createInterface({ input: child.stdout! }).once("line", (line) => {
+      child.removeAllListeners("exit");
+      resolve((JSON.parse(line) as { port: number }).port);
+    });
+  });
+  const stop = async () => {
+    if (child.exitCode === null) {
+      await new Promise<void>((resolve) => {
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      });
+    }
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      await client.query(`drop table if exists ${TABLE}`);
+    } finally {
+      await client.end();
+    }
+  };
+  return { child, port, stop };
+}
+
+const flag = process.argv.indexOf("--reference-server");
+if (flag !== -1) {
+  serve(process.argv[flag + 1]!).catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
