@@ -1,11 +1,15 @@
 import http from "node:http";
 import https from "node:https";
 import { classifyTransportError } from "./classify";
+import { createHttp1Client } from "./http1-client";
 import type { AttemptError, TUpstreamRequest } from "./types";
 
+/** Whole (non-streaming) exchanges: keep-alive pools per provider origin (http1-client.ts). */
+const exchanges = createHttp1Client();
+
 /**
- * Keep-alive agents shared by every upstream call: a new TCP (and TLS) handshake per call would
- * cost more than the rest of the gateway's work together.
+ * Keep-alive agents for streamed answers: a new TCP (and TLS) handshake per call would cost more
+ * than the rest of the gateway's work together.
  */
 const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 10_000 });
 const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 10_000 });
@@ -47,33 +51,16 @@ function start(req: TUpstreamRequest, timeoutMs: number, onResponse: (res: http.
 }
 
 /** One request with a whole-exchange timeout; transport failures reject with a classified AttemptError. */
-export function sendUpstream(req: TUpstreamRequest, timeoutMs: number): Promise<TUpstreamResponse> {
-  return new Promise((resolve, reject) => {
-    const handle = start(
-      req,
-      timeoutMs,
-      (res, clear) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          clear();
-          handle.settle();
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
-        });
-        res.on("error", (err) => {
-          clear();
-          handle.settle();
-          reject(classifyTransportError(err, handle.timedOut()));
-        });
-        res.on("aborted", () => {
-          clear();
-          handle.settle();
-          reject(classifyTransportError(Object.assign(new Error("response aborted"), { code: "ECONNRESET" }), handle.timedOut()));
-        });
-      },
-      reject,
-    );
-  });
+export async function sendUpstream(req: TUpstreamRequest, timeoutMs: number): Promise<TUpstreamResponse> {
+  let timedOut = false;
+  try {
+    return await exchanges.request(req, timeoutMs, () => {
+      timedOut = true;
+      return new TimedOut("timeout");
+    });
+  } catch (err) {
+    throw classifyTransportError(err, timedOut);
+  }
 }
 
 /**

@@ -1,0 +1,459 @@
+import type { IncomingHttpHeaders } from "node:http";
+import net from "node:net";
+import tls from "node:tls";
+
+/**
+ * A small HTTP/1.1 client for the gateway's whole (non-streaming) provider calls: keep-alive
+ * connection pools per origin over net or tls sockets, one request in flight per connection, the
+ * request written in one piece and the answer framed by content-length, chunked
+ * transfer-encoding or the end of the connection.
+ *
+ * Why not node:http's client: on this project's 2-core benchmark machine it cost about 90 µs of
+ * CPU per call more than this (bench:gateway's pass-through: 177–249 µs per proxied request with
+ * node:http's client, 96–107 µs with a raw keep-alive connection), and the call is most of what
+ * execute mode does besides deciding. undici measured no better in execute mode. Streamed answers
+ * (SSE) still go through node:http (upstream.ts), where the per-chunk work dominates.
+ */
+export type THttp1Response = { status: number; headers: IncomingHttpHeaders; body: Buffer };
+
+export type THttp1Request = { url: string; method: string; headers: Readonly<Record<string, string>>; body: string | null };
+
+/** A transport or protocol failure; `code` is Node's socket error code or one of this client's (ECONNRESET for a cut answer, HPE_* for an unreadable one). */
+export class Http1Error extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+export type THttp1ClientOptions = {
+  /** Connections per origin; requests beyond wait for one to come free. */
+  maxConnectionsPerOrigin?: number;
+  /** An idle connection is closed after this long (servers close theirs too; a shorter wait avoids reusing a connection the server is closing). */
+  idleTimeoutMs?: number;
+  /** Answers larger than this fail (HPE_BODY_TOO_LARGE) instead of filling memory. */
+  maxBodyBytes?: number;
+  /** Extra trusted certificates for TLS (tests); the system's otherwise. */
+  ca?: string | Buffer;
+};
+
+const MAX_HEADER_BYTES = 64 * 1024;
+const HEADER_END = Buffer.from("\r\n\r\n");
+const CRLF = Buffer.from("\r\n");
+const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n]*)?$/;
+
+type TFraming = "length" | "chunked" | "close" | "none";
+
+/**
+ * Parses one answer (after any 1xx interim answers) from the bytes pushed to it. `push` returns
+ * true once the answer is complete; bytes after it are unexpected (one request per connection
+ * at a time) and make the connection unusable (`extra`).
+ */
+export class Http1ResponseParser {
+  status = 0;
+  headers: IncomingHttpHeaders = {};
+  keepAlive = false;
+  extra = false;
+  private buffer: Buffer | null = null;
+  private headDone = false;
+  private framing: TFraming = "none";
+  private remaining = 0;
+  private chunks: Buffer[] = [];
+  private bodyBytes = 0;
+  /** chunked: reading a size line, chunk data, the CRLF after it, or the trailers. */
+  private chunkState: "size" | "data" | "data-end" | "trailers" = "size";
+
+  constructor(
+    private readonly noBody: boolean,
+    private readonly maxBodyBytes: number,
+  ) {}
+
+  get body(): Buffer {
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+  }
+
+  /** The body runs until the connection ends (no content-length, not chunked). */
+  get endsWithConnection(): boolean {
+    return this.headDone && this.framing === "close";
+  }
+
+  push(chunk: Buffer): boolean {
+    let data = this.buffer === null ? chunk : Buffer.concat([this.buffer, chunk]);
+    this.buffer = null;
+    while (!this.headDone) {
+      const at = data.indexOf(HEADER_END);
+      if (at < 0) {
+        if (data.length > MAX_HEADER_BYTES) throw new Http1Error("the provider's answer headers are too large", "HPE_HEADER_OVERFLOW");
+        this.buffer = data;
+        return false;
+      }
+      this.head(data.toString("latin1", 0, at));
+      data = data.subarray(at + HEADER_END.length);
+      // A 1xx answer is interim: the real one follows on the same connection.
+      if (this.status >= 100 && this.status < 200) {
+        this.headers = {};
+        continue;
+      }
+      this.headDone = true;
+    }
+    return this.bodyPart(data);
+  }
+
+  /** The connection ended: completes a close-delimited body, else the answer was cut. */
+  end(): boolean {
+    if (this.endsWithConnection) {
+      this.keepAlive = false;
+      return true;
+    }
+    return false;
+  }
+
+  private head(text: string): void {
+    const lines = text.split("\r\n");
+    const m = STATUS_LINE.exec(lines[0]!);
+    if (!m) throw new Http1Error(`the provider's answer does not start with an HTTP/1.x status line: ${JSON.stringify(lines[0]!.slice(0, 80))}`, "HPE_INVALID_STATUS");
+    const http10 = m[1] === "0";
+    this.status = Number(m[2]);
+    const headers: IncomingHttpHeaders = {};
+    let last: string | null = null;
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (line.length === 0) continue;
+      if ((line[0] === " " || line[0] === "\t") && last !== null) {
+        // Obsolete line folding: a continuation of the previous value.
+        const prev = headers[last];
+        if (typeof prev === "string") headers[last] = `${prev} ${line.trim()}`;
+        continue;
+      }
+      const colon = line.indexOf(":");
+      if (colon <= 0) throw new Http1Error(`malformed header line in the provider's answer: ${JSON.stringify(line.slice(0, 80))}`, "HPE_INVALID_HEADER_TOKEN");
+      const name = line.slice(0, colon).trim().toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      last = name;
+      const prev = headers[name];
+      if (name === "set-cookie") headers[name] = [...((prev as string[] | undefined) ?? []), value];
+      else if (prev === undefined) headers[name] = value;
+      else if (name === "content-length") {
+        if (prev !== value) throw new Http1Error("the provider's answer has conflicting content-length headers", "HPE_UNEXPECTED_CONTENT_LENGTH");
+      } else headers[name] = `${prev as string}, ${value}`;
+    }
+    this.headers = headers;
+    const connection = (headers.connection ?? "").toLowerCase();
+    this.keepAlive = http10 ? connection.includes("keep-alive") : !connection.includes("close");
+    if (this.status < 200) return;
+    const te = (headers["transfer-encoding"] ?? "").toLowerCase();
+    if (this.noBody || this.status === 204 || this.status === 304) this.framing = "none";
+    else if (te !== "" && te.split(",").pop()!.trim() === "chunked") this.framing = "chunked";
+    else if (te !== "") this.framing = "close";
+    else if (headers["content-length"] !== undefined) {
+      const n = Number(headers["content-length"]);
+      if (!Number.isSafeInteger(n) || n < 0 || !/^\d+$/.test(headers["content-length"])) throw new Http1Error(`invalid content-length ${JSON.stringify(headers["content-length"])}`, "HPE_INVALID_CONTENT_LENGTH");
+      if (n > this.maxBodyBytes) throw new Http1Error(`the provider's answer is ${n} bytes, over the ${this.maxBodyBytes}-byte limit`, "HPE_BODY_TOO_LARGE");
+      this.framing = "length";
+      this.remaining = n;
+    } else this.framing = "close";
+    if (this.framing === "close") this.keepAlive = false;
+  }
+
+  private take(part: Buffer): void {
+    this.bodyBytes += part.length;
+    if (this.bodyBytes > this.maxBodyBytes) throw new Http1Error(`the provider's answer is over the ${this.maxBodyBytes}-byte limit`, "HPE_BODY_TOO_LARGE");
+    if (part.length > 0) this.chunks.push(part);
+  }
+
+  private bodyPart(data: Buffer): boolean {
+    switch (this.framing) {
+      case "none":
+        this.extra = data.length > 0;
+        return true;
+      case "close":
+        this.take(data);
+        return false;
+      case "length": {
+        const n = Math.min(this.remaining, data.length);
+        this.take(data.subarray(0, n));
+        this.remaining -= n;
+        this.extra = data.length > n;
+        return this.remaining === 0;
+      }
+      case "chunked":
+        return this.chunked(data);
+    }
+  }
+
+  private chunked(input: Buffer): boolean {
+    let data = input;
+    for (;;) {
+      if (this.chunkState === "data") {
+        const n = Math.min(this.remaining, data.length);
+        this.take(data.subarray(0, n));
+        this.remaining -= n;
+        data = data.subarray(n);
+        if (this.remaining > 0) return false;
+        this.chunkState = "data-end";
+      }
+      if (this.chunkState === "data-end") {
+        if (data.length < 2) {
+          this.buffer = data.length > 0 ? data : null;
+          return false;
+        }
+        if (data[0] !== 13 || data[1] !== 10) throw new Http1Error("malformed chunked body in the provider's answer", "HPE_INVALID_CHUNK_SIZE");
+        data = data.subarray(2);
+        this.chunkState = "size";
+      }
+      if (this.chunkState === "size") {
+        const at = data.indexOf(CRLF);
+        if (at < 0) {
+          if (data.length > 1024) throw new Http1Error("malformed chunk size line in the provider's answer", "HPE_INVALID_CHUNK_SIZE");
+          this.buffer = data.length > 0 ? data : null;
+          return false;
+        }
+        const sizeText = data.toString("latin1", 0, at).split(";")[0]!.trim();
+        if (!/^[0-9a-fA-F]{1,12}$/.test(sizeText)) throw new Http1Error(`invalid chunk size ${JSON.stringify(sizeText.slice(0, 20))} in the provider's answer`, "HPE_INVALID_CHUNK_SIZE");
+        const size = parseInt(sizeText, 16);
+        data = data.subarray(at + 2);
+        if (size === 0) this.chunkState = "trailers";
+        else {
+          this.remaining = size;
+          this.chunkState = "data";
+          continue;
+        }
+      }
+      // Trailers: header lines up to an empty one (usually none: just CRLF).
+      if (data.length >= 2 && data[0] === 13 && data[1] === 10) {
+        this.extra = data.length > 2;
+        return true;
+      }
+      const end = data.indexOf(HEADER_END);
+      if (end < 0) {
+        if (data.length > MAX_HEADER_BYTES) throw new Http1Error("the provider's answer trailers are too large", "HPE_HEADER_OVERFLOW");
+        this.buffer = data.length > 0 ? data : null;
+        return false;
+      }
+      this.extra = data.length > end + 4;
+      return true;
+    }
+  }
+}
+
+type TOrigin = { secure: boolean; host: string; port: number; hostHeader: string };
+
+type TExchange = {
+  parser: Http1ResponseParser;
+  resolve(res: THttp1Response): void;
+  reject(err: Error): void;
+};
+
+class Connection {
+  readonly socket: net.Socket;
+  exchange: TExchange | null = null;
+  /** Closed for good; the pool has been told once. */
+  private retired = false;
+
+  constructor(
+    origin: TOrigin,
+    opts: { ca?: string | Buffer },
+    private readonly onFree: (c: Connection, reusable: boolean) => void,
+  ) {
+    this.socket = origin.secure
+      ? tls.connect({ host: origin.host, port: origin.port, servername: net.isIP(origin.host) ? undefined : origin.host, ALPNProtocols: ["http/1.1"], ...(opts.ca ? { ca: opts.ca } : {}) })
+      : net.connect({ host: origin.host, port: origin.port });
+    this.socket.setNoDelay(true);
+    this.socket.on("data", (chunk: Buffer) => this.read(chunk));
+    this.socket.on("end", () => this.ended());
+    this.socket.on("error", (err: Error & { code?: string }) => this.fail(new Http1Error(err.message, err.code ?? "ECONNRESET")));
+    this.socket.on("close", () => this.fail(new Http1Error("socket hang up", "ECONNRESET")));
+  }
+
+  send(text: string, exchange: TExchange): void {
+    this.exchange = exchange;
+    this.socket.setTimeout(0);
+    this.socket.write(text);
+  }
+
+  private read(chunk: Buffer): void {
+    const x = this.exchange;
+    if (!x) {
+      // Bytes nobody asked for: the connection cannot be trusted for the next request.
+      this.socket.destroy();
+      return;
+    }
+    let done: boolean;
+    try {
+      done = x.parser.push(chunk);
+    } catch (err) {
+      this.fail(err as Error);
+      return;
+    }
+    if (done) this.complete(x, x.parser.keepAlive && !x.parser.extra);
+  }
+
+  private ended(): void {
+    const x = this.exchange;
+    if (x && x.parser.end()) this.complete(x, false);
+    else this.fail(new Http1Error("socket hang up", "ECONNRESET"));
+  }
+
+  private complete(x: TExchange, reusable: boolean): void {
+    this.exchange = null;
+    x.resolve({ status: x.parser.status, headers: x.parser.headers, body: x.parser.body });
+    if (reusable) this.onFree(this, true);
+    else this.retire();
+  }
+
+  /** Fails the exchange in flight (if any) and retires the connection. */
+  fail(err: Error): void {
+    const x = this.exchange;
+    this.exchange = null;
+    x?.reject(err);
+    this.retire();
+  }
+
+  private retire(): void {
+    if (!this.socket.destroyed) this.socket.destroy();
+    if (this.retired) return;
+    this.retired = true;
+    this.onFree(this, false);
+  }
+}
+
+type TPool = { origin: TOrigin; idle: Connection[]; open: Set<Connection>; waiting: Array<(c: Connection) => void> };
+
+export function createHttp1Client(opts: THttp1ClientOptions = {}) {
+  const maxConnections = opts.maxConnectionsPerOrigin ?? 512;
+  const idleTimeoutMs = opts.idleTimeoutMs ?? 4_000;
+  const maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
+  const pools = new Map<string, TPool>();
+  const parsedUrls = new Map<string, { key: string; origin: TOrigin; path: string }>();
+
+  function target(url: string): { key: string; origin: TOrigin; path: string } {
+    const known = parsedUrls.get(url);
+    if (known) return known;
+    const u = new URL(url);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Http1Error(`unsupported protocol ${u.protocol} in ${url}`, "ERR_INVALID_PROTOCOL");
+    const secure = u.protocol === "https:";
+    const port = u.port ? Number(u.port) : secure ? 443 : 80;
+    const host = u.hostname.startsWith("[") ? u.hostname.slice(1, -1) : u.hostname;
+    const t = { key: `${u.protocol}//${u.host}`, origin: { secure, host, port, hostHeader: u.host }, path: `${u.pathname}${u.search}` };
+    // Provider URLs are few and fixed; a bound keeps templated ones from growing the map without end.
+    if (parsedUrls.size >= 1_000) parsedUrls.clear();
+    parsedUrls.set(url, t);
+    return t;
+  }
+
+  function poolFor(key: string, origin: TOrigin): TPool {
+    let p = pools.get(key);
+    if (!p) {
+      p = { origin, idle: [], open: new Set(), waiting: [] };
+      pools.set(key, p);
+    }
+    return p;
+  }
+
+  function connect(pool: TPool): Connection {
+    const c = new Connection(pool.origin, opts, (conn, reusable) => freed(pool, conn, reusable));
+    pool.open.add(c);
+    return c;
+  }
+
+  function freed(pool: TPool, c: Connection, reusable: boolean): void {
+    if (!reusable || c.socket.destroyed) {
+      pool.open.delete(c);
+      const at = pool.idle.indexOf(c);
+      if (at >= 0) pool.idle.splice(at, 1);
+      const next = pool.waiting.shift();
+      if (next) next(connect(pool));
+      return;
+    }
+    const next = pool.waiting.shift();
+    if (next) {
+      next(c);
+      return;
+    }
+    c.socket.setTimeout(idleTimeoutMs, () => c.socket.destroy());
+    pool.idle.push(c);
+  }
+
+  function acquire(pool: TPool): Promise<Connection> | Connection {
+    while (pool.idle.length > 0) {
+      const c = pool.idle.pop()!;
+      if (!c.socket.destroyed) return c;
+      pool.open.delete(c);
+    }
+    if (pool.open.size < maxConnections) return connect(pool);
+    return new Promise((resolve) => pool.waiting.push(resolve));
+  }
+
+  return {
+    /**
+     * One exchange within `timeoutMs` (connect, send, whole answer); rejects with an Http1Error
+     * (or `onTimeout()`'s error when the time ran out, the connection then closed).
+     */
+    async request(req: THttp1Request, timeoutMs: number, onTimeout: () => Error): Promise<THttp1Response> {
+      const { key, origin, path } = target(req.url);
+      const pool = poolFor(key, origin);
+      let head = `${req.method} ${path} HTTP/1.1\r\nhost: ${origin.hostHeader}\r\n`;
+      for (const name in req.headers) {
+        const value = req.headers[name]!;
+        if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) throw new Http1Error(`header ${JSON.stringify(name)} holds a line break`, "ERR_INVALID_CHAR");
+        const lower = name.toLowerCase();
+        if (lower === "host" || lower === "content-length" || lower === "transfer-encoding" || lower === "connection") continue;
+        head += `${name}: ${value}\r\n`;
+      }
+      const text = req.body === null ? `${head}\r\n` : `${head}content-length: ${Buffer.byteLength(req.body)}\r\n\r\n${req.body}`;
+      return new Promise<THttp1Response>((resolve, reject) => {
+        let settled = false;
+        let conn: Connection | null = null;
+        const timer = setTimeout(() => {
+          if (settled) return;
+          settled = true;
+          reject(onTimeout());
+          // The answer may still be on its way: this connection cannot serve another request.
+          if (conn) conn.fail(onTimeout());
+          else abandoned = true;
+        }, timeoutMs);
+        let abandoned = false;
+        const exchange: TExchange = {
+          parser: new Http1ResponseParser(req.method === "HEAD", maxBodyBytes),
+          resolve: (res) => {
+            clearTimeout(timer);
+            if (settled) return;
+            settled = true;
+            resolve(res);
+          },
+          reject: (err) => {
+            clearTimeout(timer);
+            if (settled) return;
+            settled = true;
+            reject(err);
+          },
+        };
+        const start = (c: Connection) => {
+          if (abandoned) {
+            freed(pool, c, !c.socket.destroyed);
+            return;
+          }
+          conn = c;
+          c.send(text, exchange);
+        };
+        const got = acquire(pool);
+        if (got instanceof Connection) start(got);
+        else void got.then(start);
+      });
+    },
+
+    /** Open connections per origin (idle ones included), for tests and diagnostics. */
+    connections(): Record<string, number> {
+      return Object.fromEntries([...pools].map(([k, p]) => [k, p.open.size]));
+    },
+
+    close(): void {
+      for (const p of pools.values()) for (const c of p.open) c.socket.destroy();
+      pools.clear();
+    },
+  };
+}
+
+export type Http1Client = ReturnType<typeof createHttp1Client>;
