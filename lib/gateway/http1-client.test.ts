@@ -125,6 +125,27 @@ describe("createHttp1Client", () => {
     expect(c.connections()).toEqual({ [`http://127.0.0.1:${port}`]: 1 });
   });
 
+  it("closes connections idle past the idle timeout, without piling listeners on a busy one", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
+    closers.push(() => process.off("warning", onWarning));
+    let closed = 0;
+    const watched = new WeakSet<net.Socket>();
+    const server = await rawServer((_, socket) => {
+      if (!watched.has(socket)) socket.once("close", () => closed++);
+      watched.add(socket);
+      socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    });
+    const c = client({ idleTimeoutMs: 50 });
+    for (let i = 0; i < 15; i++) await c.request(post(server.port), 2_000, timeout);
+    expect(server.connections()).toBe(1);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(warnings).toEqual([]);
+    expect(closed).toBeGreaterThan(0);
+    expect(c.connections()).toEqual({ [`http://127.0.0.1:${server.port}`]: 0 });
+  });
+
   it("opens a new connection after an answer with connection: close, or one the server closed while idle", async () => {
     const server = await rawServer((n, socket) => {
       socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 2\r\n${n === 0 ? "Connection: close\r\n" : ""}\r\nok`);

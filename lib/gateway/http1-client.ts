@@ -265,6 +265,10 @@ class Connection {
     this.socket.on("end", () => this.ended());
     this.socket.on("error", (err: Error & { code?: string }) => this.fail(new Http1Error(err.message, err.code ?? "ECONNRESET")));
     this.socket.on("close", () => this.fail(new Http1Error("socket hang up", "ECONNRESET")));
+    // Armed only while idle (see the pool): an idle connection past its time is closed.
+    this.socket.on("timeout", () => {
+      if (!this.exchange) this.retire();
+    });
   }
 
   send(text: string, exchange: TExchange): void {
@@ -372,7 +376,7 @@ export function createHttp1Client(opts: THttp1ClientOptions = {}) {
       next(c);
       return;
     }
-    c.socket.setTimeout(idleTimeoutMs, () => c.socket.destroy());
+    c.socket.setTimeout(idleTimeoutMs);
     pool.idle.push(c);
   }
 
