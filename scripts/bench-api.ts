@@ -213,6 +213,7 @@ async function main(): Promise<void> {
   let cluster: TEmbeddedDatabase | null = null;
   let scratch: TScratchDatabase | null = null;
   let child: ChildProcess | null = null;
+  let stopReference: (() => Promise<void>) | null = null;
   try {
     const existing = values["use-database"];
     let databaseUrl: string;
@@ -232,18 +233,16 @@ async function main(): Promise<void> {
     const duration = Number(values.duration);
     const connections = Number(values.connections);
 
-    // The yardstick first, on the same database and load: a bare handler with a group-committed insert.
+    // The yardstick first, on the same database and load: a bare handler with a group-committed
+    // insert. It stays up (idle) for the same fixed rates as decide's below.
     let reference: { result: autocannon.Result; cpuUs: number | null } | null = null;
-    if (!existing) {
-      const ref = await startReferenceServer(databaseUrl);
-      try {
-        console.log(`reference: bare node:http + group-committed insert, ${connections} connections, 127.0.0.1:${ref.port}`);
-        await load(ref.port, 3, connections, "ref-warm", false);
-        const m = await withCpuPerUnit(ref.child.pid, () => load(ref.port, duration, connections, "ref", false), (r) => r["2xx"]);
-        reference = { result: m.result, cpuUs: m.cpuUsPerUnit };
-      } finally {
-        await ref.stop();
-      }
+    const ref = existing ? null : await startReferenceServer(databaseUrl);
+    stopReference = ref ? ref.stop : null;
+    if (ref) {
+      console.log(`reference: bare node:http + group-committed insert, ${connections} connections, 127.0.0.1:${ref.port}`);
+      await load(ref.port, 3, connections, "ref-warm", false);
+      const m = await withCpuPerUnit(ref.child.pid, () => load(ref.port, duration, connections, "ref", false), (r) => r["2xx"]);
+      reference = { result: m.result, cpuUs: m.cpuUsPerUnit };
     }
 
     const benchStartedAt = new Date();
@@ -266,6 +265,7 @@ async function main(): Promise<void> {
     const maxRate = result["2xx"] / (result.duration || duration);
     const fixed: TOpenLoopResult[] = [];
     const fixedCommit: TCommitPhase[] = [];
+    const fixedSeconds = Math.max(5, Math.round(duration / 2));
     for (const share of [0.3, 0.6]) {
       const rate = Math.max(100, Math.round((share * maxRate) / 100) * 100);
       console.log(`decide at a fixed ${rate}/s (open loop)`);
@@ -279,12 +279,39 @@ async function main(): Promise<void> {
         cycle: REGIONS,
         collectAfter: '{"decisionId":"',
         rate,
-        seconds: Math.max(5, Math.round(duration / 2)),
+        seconds: fixedSeconds,
         connections,
       });
       for (const id of run.collected) acknowledgedIds.push(id);
       fixed.push(run.result);
       fixedCommit.push(commitBetween(phaseBefore, await scrapeCommit(started.port)));
+    }
+    // The reference at the same rates: on this 2-core machine even a bare handler's tail at a
+    // modest rate is far from flat (each request wakes processes that were idle), and this says how far.
+    const referenceFixed: Array<{ result: TOpenLoopResult; cpuUs: number | null }> = [];
+    if (ref) {
+      for (const f of fixed) {
+        console.log(`reference at a fixed ${f.rate}/s (open loop)`);
+        const m = await withCpuPerUnit(
+          ref.child.pid,
+          () =>
+            openLoopInChild({
+              port: ref.port,
+              path: "/reference",
+              headers: {},
+              template: `{"operation":"SEND_SMS","region":"{cycle}","requestId":"ref-${f.rate}-{i}"}`,
+              cycle: REGIONS,
+              collectAfter: "-",
+              rate: f.rate,
+              seconds: fixedSeconds,
+              connections,
+            }),
+          (x) => x.result.statuses["200"] ?? 0,
+        );
+        referenceFixed.push({ result: m.result.result, cpuUs: m.cpuUsPerUnit });
+      }
+      await ref.stop();
+      stopReference = null;
     }
     const fixedNon2xx = (f: TOpenLoopResult) => Object.entries(f.statuses).reduce((n, [k, v]) => (k === "200" ? n : n + v), 0);
 
@@ -345,6 +372,11 @@ async function main(): Promise<void> {
         `at ${f.rate}/s      p50 ${f.latency.p50} ms, p90 ${f.latency.p90} ms, p99 ${f.latency.p99} ms, max ${f.latency.max} ms (${f.statuses["200"] ?? 0} answered, ${fixedNon2xx(f)} non-2xx, ${f.errors} errors, ${(100 * f.lateShare).toFixed(1)}% sent late)`,
       );
       console.log(`  durable wait   ${describeCommit(fixedCommit[i]!)}`);
+      const r = referenceFixed[i];
+      if (r) {
+        const l = r.result.latency;
+        console.log(`  reference      p50 ${l.p50} ms, p90 ${l.p90} ms, p99 ${l.p99} ms, max ${l.max} ms at the same rate (${(100 * r.result.lateShare).toFixed(1)}% sent late${r.cpuUs === null ? "" : `, ${r.cpuUs.toFixed(0)} µs server CPU per insert`})`);
+      }
     }
     console.log(`non-2xx, errors  ${result.non2xx}, ${result.errors} (timeouts ${result.timeouts})`);
     console.log(`acknowledged     ${acknowledged} (warm-up included)`);
@@ -391,6 +423,12 @@ async function main(): Promise<void> {
         ...fixed.flatMap((f, i) => [
           { label: `latency p50 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p50, unit: "ms" },
           { label: `latency p99 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p99, unit: "ms" },
+          ...(referenceFixed[i]
+            ? [
+                { label: `reference latency p50 at a fixed ${f.rate}/s`, value: referenceFixed[i]!.result.latency.p50, unit: "ms" },
+                { label: `reference latency p99 at a fixed ${f.rate}/s`, value: referenceFixed[i]!.result.latency.p99, unit: "ms" },
+              ]
+            : []),
           ...commitFigures(`at ${f.rate}/s`, fixedCommit[i]!),
         ]),
         { label: `outcomes/s (batches of ${OUTCOME_BATCH})`, value: Math.round(outcomesPerSecond), unit: "outcomes/s" },
@@ -414,6 +452,7 @@ async function main(): Promise<void> {
     console.log(`results          ${path.relative(process.cwd(), file)}`);
   } finally {
     if (child) await stopServer(child);
+    if (stopReference) await stopReference();
     await scratch?.drop();
     await cluster?.stop();
   }
