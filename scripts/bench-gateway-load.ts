@@ -1,11 +1,14 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { RawHttpConnection, requestHead, requestText } from "./raw-http-connection";
 
 /**
- * The gateway benchmark's load generator, run as its own process so it never shares an event
- * loop with a server it measures. Closed loop: `connections` workers, each sending its next
- * request when the last answer is read, over keep-alive raw sockets (raw-http-connection.ts). Latency is taken per request
- * with the high-resolution clock (autocannon rounds to whole milliseconds, too coarse for a
- * gateway's added latency on loopback).
+ * The benchmarks' closed-loop load generator (bench:gateway, bench:api), run as its own process
+ * so it never shares an event loop with a server it measures: `connections` workers, each sending
+ * its next request when the last answer is read, over keep-alive raw sockets
+ * (raw-http-connection.ts). Latency is taken per request with the high-resolution clock
+ * (autocannon rounds to whole milliseconds, too coarse for a gateway's added latency on loopback,
+ * and spent about 150 µs of CPU per decide on this project's 2-core machine, a quarter of it).
  */
 export type TLoadSpec = {
   url: string;
@@ -13,8 +16,11 @@ export type TLoadSpec = {
   body: string;
   seconds: number;
   connections: number;
-  /** `{n}` in the body or a header value becomes the request's sequence number. */
+  /** `{n}` in the body or a header value becomes the request's sequence number, `{cycle}` cycle[n mod its length]. */
   label: string;
+  cycle?: string[];
+  /** Keep the 36 characters after this prefix of every 200 answer (a decision id). */
+  collectAfter?: string;
 };
 
 export type TLoadResult = {
@@ -30,6 +36,8 @@ export type TLoadResult = {
   maxUs: number;
   /** CPU of the process serving the target per request (set by the parent, which knows the pid). */
   cpuUsPerRequest?: number | null;
+  seconds: number;
+  collected: string[];
 };
 
 export async function runLoad(spec: TLoadSpec): Promise<TLoadResult> {
@@ -39,7 +47,10 @@ export async function runLoad(spec: TLoadSpec): Promise<TLoadResult> {
   const status: Record<string, number> = {};
   let errors = 0;
   let sequence = 0;
-  const templated = spec.body.includes("{n}") || Object.values(spec.headers).some((v) => v.includes("{n}"));
+  const cycle = spec.cycle ?? [];
+  const templated = spec.body.includes("{n}") || spec.body.includes("{cycle}") || Object.values(spec.headers).some((v) => v.includes("{n}"));
+  const collectAfter = spec.collectAfter ?? null;
+  const collected: string[] = [];
   const fixedHead = templated ? "" : requestHead("POST", port, url.pathname + url.search, spec.headers);
   const started = performance.now();
   const deadline = started + spec.seconds * 1000;
@@ -55,8 +66,9 @@ export async function runLoad(spec: TLoadSpec): Promise<TLoadResult> {
           http.socket.destroy();
           return;
         }
-        const n = String(sequence++);
-        const body = templated ? spec.body.replaceAll("{n}", n) : spec.body;
+        const i = sequence++;
+        const n = String(i);
+        const body = templated ? spec.body.replaceAll("{n}", n).replaceAll("{cycle}", cycle[i % Math.max(1, cycle.length)] ?? "") : spec.body;
         const head = templated ? requestHead("POST", port, url.pathname + url.search, Object.fromEntries(Object.entries(spec.headers).map(([k, v]) => [k, v.replaceAll("{n}", n)]))) : fixedHead;
         t0 = performance.now();
         inFlight = true;
@@ -71,9 +83,10 @@ export async function runLoad(spec: TLoadSpec): Promise<TLoadResult> {
             inFlight = false;
             status[answer.status] = (status[answer.status] ?? 0) + 1;
             if (answer.status >= 200 && answer.status < 300) latencies.push((performance.now() - t0) * 1000);
+            if (collectAfter !== null && answer.status === 200 && answer.body.startsWith(collectAfter)) collected.push(answer.body.slice(collectAfter.length, collectAfter.length + 36));
             next();
           },
-          false,
+          collectAfter !== null,
         );
         http.socket.once("connect", () => {
           connected = true;
@@ -102,5 +115,30 @@ export async function runLoad(spec: TLoadSpec): Promise<TLoadResult> {
     p90Us: q(0.9),
     p99Us: q(0.99),
     maxUs: latencies.length === 0 ? NaN : latencies[latencies.length - 1]!,
+    seconds: elapsed,
+    collected,
   };
+}
+
+/** The same run in a process of its own (the result, collected ids included, comes back on stdout). */
+export function runLoadInChild(spec: TLoadSpec): Promise<TLoadResult> {
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--closed-loop", JSON.stringify(spec)], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+  return new Promise((resolve, reject) => {
+    // "close", not "exit": the output may still be in the pipe when the process has exited.
+    child.once("close", (code) => (code === 0 ? resolve(JSON.parse(out) as TLoadResult) : reject(new Error(`load generator exited with code ${code}`))));
+  });
+}
+
+const flag = process.argv.indexOf("--closed-loop");
+if (flag !== -1) {
+  runLoad(JSON.parse(process.argv[flag + 1]!) as TLoadSpec).then(
+    // Exit only once the whole answer is written: a pipe takes a large write in several goes.
+    (result) => process.stdout.write(JSON.stringify(result), () => process.exit(0)),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { createRequire } from "node:module";
 import { withCpuPerUnit } from "../lib/reliability/process-cpu";
 import { freePort } from "../lib/runtime/free-port";
-import { runLoad, type TLoadResult, type TLoadSpec } from "./bench-gateway-load";
+import { runLoadInChild, type TLoadResult } from "./bench-gateway-load";
 
 // `npm run bench:gateway`: what a gateway adds on top of the provider call. One mock upstream
 // (an OpenAI-compatible chat-completions endpoint with a fixed latency) is called four ways, one
@@ -96,15 +96,6 @@ function spawnRole(args: string[]): Promise<{ child: ChildProcess; port: number 
   });
 }
 
-function runLoadInChild(spec: TLoadSpec): Promise<TLoadResult> {
-  const child = spawn(process.execPath, ["--import", "tsx", here, "--role", "load", "--spec", JSON.stringify(spec)], { stdio: ["ignore", "pipe", "inherit"] });
-  let out = "";
-  child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
-  return new Promise((resolve, reject) => {
-    child.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as TLoadResult) : reject(new Error(`load generator exited with code ${code}`))));
-  });
-}
-
 async function waitForHttp(url: string, init: RequestInit, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = "";
@@ -178,7 +169,6 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       role: { type: "string" },
-      spec: { type: "string" },
       upstream: { type: "string" },
       "latency-ms": { type: "string", default: "0" },
       seconds: { type: "string", default: "10" },
@@ -189,10 +179,6 @@ async function main(): Promise<void> {
   });
   if (values.role === "upstream") return serveUpstream(Number(values["latency-ms"]));
   if (values.role === "pass-through") return servePassThrough(values.upstream!);
-  if (values.role === "load") {
-    process.stdout.write(JSON.stringify(await runLoad(JSON.parse(values.spec!) as TLoadSpec)));
-    return;
-  }
 
   const seconds = Number(values.seconds);
   const warmup = Number(values["warmup-seconds"]);
