@@ -96,6 +96,12 @@ function describeIssue(issue: z.core.$ZodIssue): { field: string; message: strin
  * written; an item is never half-written. An accepted item is in Postgres when the response is
  * sent (201), or, with the database unreachable, fsynced to the spool and written later (202).
  */
+/**
+ * How long execute mode's outcome reports may wait for company in the outcome writer. Metrics and
+ * breakers see them that much later, against refresh intervals of seconds.
+ */
+export const REPORT_LAZY_MS = 20;
+
 export function createOutcomeService(opts: TOutcomeServiceOptions) {
   const now = opts.now ?? Date.now;
   const writer = createGroupCommit<TPendingOutcome>((items) => insertOutcomes(opts.pool, items), 5_000);
@@ -139,7 +145,7 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
    * Validates, matches and stores a list of raw items; results are in input order. `held`: the
    * caller already holds the decisions (execute mode made them), so they are not looked up.
    */
-  async function ingest(raw: readonly unknown[], held?: ReadonlyMap<string, TDecisionRef>): Promise<TOutcomeItemResult[]> {
+  async function ingest(raw: readonly unknown[], held?: ReadonlyMap<string, TDecisionRef>, lazyMs = 0): Promise<TOutcomeItemResult[]> {
     const results: TOutcomeItemResult[] = new Array(raw.length);
     const valid: Array<{ index: number; outcome: TOutcome }> = [];
     const catalogue = new Set(opts.state.providers().map((p) => p.key));
@@ -213,7 +219,7 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
       applied: false,
     }));
     try {
-      await writer.submit(pending);
+      await writer.submit(pending, { lazyMs });
       accept("recorded", known);
     } catch (err) {
       if (!isConnectionError(err)) throw err;
@@ -258,9 +264,13 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
       return { status: result.status, body: { status: result.status, result: result.result, decisionId: result.decisionId } };
     },
 
-    /** Execute mode's reports: the same validation, writer, spool, metrics and breakers, for a decision it made. */
+    /**
+     * Execute mode's reports: the same validation, writer, spool, metrics and breakers, for a
+     * decision it made. Nobody waits for them (the caller has its answer), so they may wait up to
+     * REPORT_LAZY_MS for other outcomes to share their transaction.
+     */
     async record(outcomes: readonly unknown[], decisionId: string, decision: TDecisionRef): Promise<TOutcomeItemResult[]> {
-      return ingest(outcomes, new Map([[decisionId, decision]]));
+      return ingest(outcomes, new Map([[decisionId, decision]]), REPORT_LAZY_MS);
     },
 
     /**
