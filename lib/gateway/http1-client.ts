@@ -74,11 +74,6 @@ export class Http1ResponseParser {
     return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
   }
 
-  /** The body runs until the connection ends (no content-length, not chunked). */
-  get endsWithConnection(): boolean {
-    return this.headDone && this.framing === "close";
-  }
-
   push(chunk: Buffer): boolean {
     let data = this.buffer === null ? chunk : Buffer.concat([this.buffer, chunk]);
     this.buffer = null;
@@ -101,13 +96,9 @@ export class Http1ResponseParser {
     return this.bodyPart(data);
   }
 
-  /** The connection ended: completes a close-delimited body, else the answer was cut. */
+  /** The connection ended: completes a close-delimited body (never kept alive), else the answer was cut. */
   end(): boolean {
-    if (this.endsWithConnection) {
-      this.keepAlive = false;
-      return true;
-    }
-    return false;
+    return this.headDone && this.framing === "close";
   }
 
   private head(text: string): void {
@@ -330,9 +321,10 @@ export function createHttp1Client(opts: THttp1ClientOptions = {}) {
   const idleTimeoutMs = opts.idleTimeoutMs ?? 4_000;
   const maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
   const pools = new Map<string, TPool>();
-  const parsedUrls = new Map<string, { key: string; origin: TOrigin; path: string }>();
+  /** Provider URL → its origin's pool and the request path: one lookup per request. */
+  const parsedUrls = new Map<string, { pool: TPool; path: string }>();
 
-  function target(url: string): { key: string; origin: TOrigin; path: string } {
+  function target(url: string): { pool: TPool; path: string } {
     const known = parsedUrls.get(url);
     if (known) return known;
     const u = new URL(url);
@@ -340,7 +332,7 @@ export function createHttp1Client(opts: THttp1ClientOptions = {}) {
     const secure = u.protocol === "https:";
     const port = u.port ? Number(u.port) : secure ? 443 : 80;
     const host = u.hostname.startsWith("[") ? u.hostname.slice(1, -1) : u.hostname;
-    const t = { key: `${u.protocol}//${u.host}`, origin: { secure, host, port, hostHeader: u.host }, path: `${u.pathname}${u.search}` };
+    const t = { pool: poolFor(`${u.protocol}//${u.host}`, { secure, host, port, hostHeader: u.host }), path: `${u.pathname}${u.search}` };
     // Provider URLs are few and fixed; a bound keeps templated ones from growing the map without end.
     if (parsedUrls.size >= 1_000) parsedUrls.clear();
     parsedUrls.set(url, t);
@@ -396,9 +388,8 @@ export function createHttp1Client(opts: THttp1ClientOptions = {}) {
      * (or `onTimeout()`'s error when the time ran out, the connection then closed).
      */
     async request(req: THttp1Request, timeoutMs: number, onTimeout: () => Error): Promise<THttp1Response> {
-      const { key, origin, path } = target(req.url);
-      const pool = poolFor(key, origin);
-      let head = `${req.method} ${path} HTTP/1.1\r\nhost: ${origin.hostHeader}\r\n`;
+      const { pool, path } = target(req.url);
+      let head = `${req.method} ${path} HTTP/1.1\r\nhost: ${pool.origin.hostHeader}\r\n`;
       for (const name in req.headers) {
         const value = req.headers[name]!;
         if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) throw new Http1Error(`header ${JSON.stringify(name)} holds a line break`, "ERR_INVALID_CHAR");
@@ -410,15 +401,17 @@ export function createHttp1Client(opts: THttp1ClientOptions = {}) {
       return new Promise<THttp1Response>((resolve, reject) => {
         let settled = false;
         let conn: Connection | null = null;
+        /** Timed out before a connection came free: the connection goes back unused. */
+        let abandoned = false;
         const timer = setTimeout(() => {
           if (settled) return;
           settled = true;
-          reject(onTimeout());
+          const err = onTimeout();
+          reject(err);
           // The answer may still be on its way: this connection cannot serve another request.
-          if (conn) conn.fail(onTimeout());
+          if (conn) conn.fail(err);
           else abandoned = true;
         }, timeoutMs);
-        let abandoned = false;
         const exchange: TExchange = {
           parser: new Http1ResponseParser(req.method === "HEAD", maxBodyBytes),
           resolve: (res) => {
@@ -456,6 +449,7 @@ export function createHttp1Client(opts: THttp1ClientOptions = {}) {
     close(): void {
       for (const p of pools.values()) for (const c of p.open) c.socket.destroy();
       pools.clear();
+      parsedUrls.clear();
     },
   };
 }

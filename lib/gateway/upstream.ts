@@ -2,7 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import { classifyTransportError } from "./classify";
 import { createHttp1Client } from "./http1-client";
-import type { AttemptError, TUpstreamRequest } from "./types";
+import type { TUpstreamRequest } from "./types";
 
 /** Whole (non-streaming) exchanges: keep-alive pools per provider origin (http1-client.ts). */
 const exchanges = createHttp1Client();
@@ -18,37 +18,6 @@ export type TUpstreamResponse = { status: number; headers: http.IncomingHttpHead
 export type TUpstreamStream = { status: number; headers: http.IncomingHttpHeaders; response: http.IncomingMessage; abort(): void };
 
 class TimedOut extends Error {}
-
-function start(req: TUpstreamRequest, timeoutMs: number, onResponse: (res: http.IncomingMessage, clear: () => void) => void, onError: (err: AttemptError) => void) {
-  const url = new URL(req.url);
-  const secure = url.protocol === "https:";
-  const body = req.body;
-  const headers: Record<string, string | number> = { ...req.headers };
-  if (body !== null) headers["content-length"] = Buffer.byteLength(body);
-  const r = (secure ? https : http).request(url, { method: req.method, headers, agent: secure ? httpsAgent : httpAgent });
-  let timedOut = false;
-  let settled = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    r.destroy(new TimedOut("timeout"));
-  }, timeoutMs);
-  const clear = () => clearTimeout(timer);
-  r.on("response", (res) => onResponse(res, clear));
-  r.on("error", (err) => {
-    clear();
-    if (settled) return;
-    settled = true;
-    onError(classifyTransportError(err, timedOut));
-  });
-  r.end(body ?? undefined);
-  return {
-    request: r,
-    settle: () => {
-      settled = true;
-    },
-    timedOut: () => timedOut,
-  };
-}
 
 /** One request with a whole-exchange timeout; transport failures reject with a classified AttemptError. */
 export async function sendUpstream(req: TUpstreamRequest, timeoutMs: number): Promise<TUpstreamResponse> {
@@ -69,16 +38,29 @@ export async function sendUpstream(req: TUpstreamRequest, timeoutMs: number): Pr
  */
 export function openUpstreamStream(req: TUpstreamRequest, firstByteTimeoutMs: number): Promise<TUpstreamStream> {
   return new Promise((resolve, reject) => {
-    const handle = start(
-      req,
-      firstByteTimeoutMs,
-      (res, clear) => {
-        clear();
-        handle.settle();
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, response: res, abort: () => handle.request.destroy() });
-      },
-      reject,
-    );
+    const url = new URL(req.url);
+    const secure = url.protocol === "https:";
+    const headers: Record<string, string | number> = { ...req.headers };
+    if (req.body !== null) headers["content-length"] = Buffer.byteLength(req.body);
+    const r = (secure ? https : http).request(url, { method: req.method, headers, agent: secure ? httpsAgent : httpAgent });
+    let timedOut = false;
+    let settled = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      r.destroy(new TimedOut("timeout"));
+    }, firstByteTimeoutMs);
+    r.on("response", (res) => {
+      clearTimeout(timer);
+      settled = true;
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, response: res, abort: () => r.destroy() });
+    });
+    r.on("error", (err) => {
+      clearTimeout(timer);
+      if (settled) return;
+      settled = true;
+      reject(classifyTransportError(err, timedOut));
+    });
+    r.end(req.body ?? undefined);
   });
 }
 

@@ -8,7 +8,8 @@
  * background writes share transactions instead of each paying for one.
  */
 export function createGroupCommit<T>(write: (items: T[]) => Promise<void>, maxBatch: number) {
-  type TWaiter = { items: T[]; resolve: () => void; reject: (err: unknown) => void };
+  /** lazyMs: 0 for a caller waiting on the write, else how long it may wait for company. */
+  type TWaiter = { items: T[]; lazyMs: number; resolve: () => void; reject: (err: unknown) => void };
   const queue: TWaiter[] = [];
   let queued = 0;
   let inflight: Promise<void> | null = null;
@@ -48,9 +49,8 @@ export function createGroupCommit<T>(write: (items: T[]) => Promise<void>, maxBa
     eager = 0;
     lazyWait = 0;
     for (const w of queue) {
-      const wait = lazy.get(w);
-      if (wait === undefined) eager++;
-      else lazyWait = Math.max(lazyWait, wait);
+      if (w.lazyMs === 0) eager++;
+      else lazyWait = Math.max(lazyWait, w.lazyMs);
     }
     inflight = write(batch.flatMap((w) => w.items)).then(
       () => batch.forEach((w) => w.resolve()),
@@ -62,21 +62,15 @@ export function createGroupCommit<T>(write: (items: T[]) => Promise<void>, maxBa
     });
   }
 
-  const lazy = new WeakMap<TWaiter, number>();
-
   return {
     submit(items: T[], opts: { lazyMs?: number } = {}): Promise<void> {
       if (items.length === 0) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
-        const w: TWaiter = { items, resolve, reject };
-        queue.push(w);
+        const lazyMs = Math.max(0, opts.lazyMs ?? 0);
+        queue.push({ items, lazyMs, resolve, reject });
         queued += items.length;
-        const wait = opts.lazyMs ?? 0;
-        if (wait <= 0) eager++;
-        else {
-          lazy.set(w, wait);
-          lazyWait = Math.max(lazyWait, wait);
-        }
+        if (lazyMs === 0) eager++;
+        else lazyWait = Math.max(lazyWait, lazyMs);
         schedule();
       });
     },

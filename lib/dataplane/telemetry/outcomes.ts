@@ -90,18 +90,18 @@ function describeIssue(issue: z.core.$ZodIssue): { field: string; message: strin
 }
 
 /**
+ * How long execute mode's outcome reports may wait for company in the outcome writer. Metrics and
+ * breakers see them that much later, against refresh intervals of seconds.
+ */
+export const REPORT_LAZY_MS = 20;
+
+/**
  * POST /api/v1/outcomes. One outcome, or `{outcomes: [...]}` with up to MAX_OUTCOME_BATCH.
  * All-or-nothing per item: each item is validated, matched to its decision and written on its
  * own terms, so one bad item is a 400 (or 404) in its own result and the others are still
  * written; an item is never half-written. An accepted item is in Postgres when the response is
  * sent (201), or, with the database unreachable, fsynced to the spool and written later (202).
  */
-/**
- * How long execute mode's outcome reports may wait for company in the outcome writer. Metrics and
- * breakers see them that much later, against refresh intervals of seconds.
- */
-export const REPORT_LAZY_MS = 20;
-
 export function createOutcomeService(opts: TOutcomeServiceOptions) {
   const now = opts.now ?? Date.now;
   const writer = createGroupCommit<TPendingOutcome>((items) => insertOutcomes(opts.pool, items), 5_000);
