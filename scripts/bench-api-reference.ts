@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import http from "node:http";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { announcePort, exitWithError, startServerChild, stopChild } from "./child-process";
 
 /**
  * bench:api's reference: the issue's yardstick for decide, "a bare node:http handler with a
@@ -74,29 +74,14 @@ async function serve(databaseUrl: string): Promise<void> {
     });
   });
   server.keepAliveTimeout = 65_000;
-  server.listen(0, "127.0.0.1", () => process.stdout.write(`${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`));
+  await announcePort(server);
 }
 
 /** Starts the reference server in a process of its own; `stop` ends it and drops its table. */
 export async function startReferenceServer(databaseUrl: string): Promise<{ child: ChildProcess; port: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--reference-server", databaseUrl], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, NODE_ENV: "production" },
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`the reference server exited with code ${code} before it was ready`)));
-    createInterface({ input: child.stdout! }).once("line", (line) => {
-      child.removeAllListeners("exit");
-      resolve((JSON.parse(line) as { port: number }).port);
-    });
-  });
+  const { child, port } = await startServerChild(fileURLToPath(import.meta.url), ["--reference-server", databaseUrl], "the reference server");
   const stop = async () => {
-    if (child.exitCode === null) {
-      await new Promise<void>((resolve) => {
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      });
-    }
+    await stopChild(child);
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     try {
@@ -109,9 +94,4 @@ export async function startReferenceServer(databaseUrl: string): Promise<{ child
 }
 
 const flag = process.argv.indexOf("--reference-server");
-if (flag !== -1) {
-  serve(process.argv[flag + 1]!).catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+if (flag !== -1) serve(process.argv[flag + 1]!).catch(exitWithError);

@@ -13,7 +13,8 @@ import { freePort } from "../lib/runtime/free-port";
 import { waitForHealth } from "../lib/runtime/wait-for-health";
 import { parseBuckets, quantileBetween } from "../lib/dataplane/telemetry/latency-histogram";
 import { startReferenceServer } from "./bench-api-reference";
-import { runLoadInChild } from "./bench-gateway-load";
+import { non2xxCount, runLoadInChild } from "./bench-gateway-load";
+import { stopChild } from "./child-process";
 import { openLoopInChild, type TOpenLoopResult } from "./open-loop-load";
 
 // `npm run bench:api`: decide throughput and latency with sync durability, then outcome
@@ -112,15 +113,6 @@ async function startServer(databaseUrl: string, spoolDir: string, durability: st
   return { child, port };
 }
 
-/** SIGTERM: server.ts drains the decision log and the outcome writer before it exits. */
-function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
-}
-
 /** Decision ids of every 200 answer, to check each one is in the table afterwards. */
 const acknowledgedIds: string[] = [];
 
@@ -145,9 +137,8 @@ async function load(port: number, seconds: number, connections: number, prefix: 
     ...(collect ? { collectAfter: '{"decisionId":"' } : {}),
   });
   for (const id of r.collected) acknowledgedIds.push(id);
-  const non2xx = Object.entries(r.status).reduce((n, [status, count]) => (status.startsWith("2") ? n : n + count), 0);
-  const ms = (us: number) => Math.round(us / 10) / 100;
-  return { ok: r.requests, seconds: r.seconds, latency: { p50: ms(r.p50Us), p99: ms(r.p99Us), max: ms(r.maxUs) }, non2xx, errors: r.errors };
+  const msOf = (us: number) => Math.round(us / 10) / 100;
+  return { ok: r.requests, seconds: r.seconds, latency: { p50: msOf(r.p50Us), p99: msOf(r.p99Us), max: msOf(r.maxUs) }, non2xx: non2xxCount(r.status), errors: r.errors };
 }
 
 const OUTCOME_BATCH = 100;
@@ -319,7 +310,7 @@ async function main(): Promise<void> {
     console.log(`outcomes, batches of ${OUTCOME_BATCH}, ${outcomeConnections} connections`);
     const outcomeLoad = loadOutcomes(started.port, outcomeSeconds, outcomeConnections, acknowledgedIds.slice(-50_000));
     const outcomeResult = await outcomeLoad.run;
-    await stopServer(child);
+    await stopChild(child);
     child = null;
 
     const acknowledged = acknowledgedIds.length;
@@ -449,7 +440,7 @@ async function main(): Promise<void> {
     });
     console.log(`results          ${path.relative(process.cwd(), file)}`);
   } finally {
-    if (child) await stopServer(child);
+    if (child) await stopChild(child);
     if (stopReference) await stopReference();
     await scratch?.drop();
     await cluster?.stop();

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { exitWithError, exitWithJson, runJsonChild } from "./child-process";
 import { RawHttpConnection, requestHead, requestText } from "./raw-http-connection";
 
 /**
@@ -122,23 +122,13 @@ export async function runLoad(spec: TLoadSpec): Promise<TLoadResult> {
 
 /** The same run in a process of its own (the result, collected ids included, comes back on stdout). */
 export function runLoadInChild(spec: TLoadSpec): Promise<TLoadResult> {
-  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--closed-loop", JSON.stringify(spec)], { stdio: ["ignore", "pipe", "inherit"] });
-  let out = "";
-  child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
-  return new Promise((resolve, reject) => {
-    // "close", not "exit": the output may still be in the pipe when the process has exited.
-    child.once("close", (code) => (code === 0 ? resolve(JSON.parse(out) as TLoadResult) : reject(new Error(`load generator exited with code ${code}`))));
-  });
+  return runJsonChild(fileURLToPath(import.meta.url), ["--closed-loop", JSON.stringify(spec)], "load generator");
+}
+
+/** Answers that were not 2xx, from a result's count by status. */
+export function non2xxCount(status: Readonly<Record<string, number>>): number {
+  return Object.entries(status).reduce((n, [code, count]) => (code.startsWith("2") ? n : n + count), 0);
 }
 
 const flag = process.argv.indexOf("--closed-loop");
-if (flag !== -1) {
-  runLoad(JSON.parse(process.argv[flag + 1]!) as TLoadSpec).then(
-    // Exit only once the whole answer is written: a pipe takes a large write in several goes.
-    (result) => process.stdout.write(JSON.stringify(result), () => process.exit(0)),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+if (flag !== -1) runLoad(JSON.parse(process.argv[flag + 1]!) as TLoadSpec).then(exitWithJson, exitWithError);

@@ -10,6 +10,7 @@ import { seedLlmChat } from "../lib/db/seed-demo";
 import { freePort } from "../lib/runtime/free-port";
 import { waitForHealth } from "../lib/runtime/wait-for-health";
 import type { TSwitchyardTarget } from "./bench-gateway";
+import { stopChild } from "./child-process";
 
 const LLM_PROVIDERS = ["llm_openai", "llm_anthropic", "llm_gemini"] as const;
 
@@ -25,13 +26,7 @@ export async function startSwitchyardTarget(upstreamUrl: string, dataDir: string
   let server: ChildProcess | null = null;
   const spoolDir = path.join(dataDir, `spool-bench-gateway-${process.pid}`);
   const close = async () => {
-    if (server && server.exitCode === null) {
-      const s = server;
-      await new Promise<void>((resolve) => {
-        s.once("exit", () => resolve());
-        s.kill("SIGTERM");
-      });
-    }
+    await stopChild(server);
     await scratch?.drop();
     await cluster?.stop();
     await rm(spoolDir, { recursive: true, force: true });

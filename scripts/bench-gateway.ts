@@ -2,13 +2,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createRequire } from "node:module";
 import { withCpuPerUnit } from "../lib/reliability/process-cpu";
 import { freePort } from "../lib/runtime/free-port";
-import { runLoadInChild, type TLoadResult } from "./bench-gateway-load";
+import { non2xxCount, runLoadInChild, type TLoadResult } from "./bench-gateway-load";
+import { announcePort, startServerChild, stopChild } from "./child-process";
 
 // `npm run bench:gateway`: what a gateway adds on top of the provider call. One mock upstream
 // (an OpenAI-compatible chat-completions endpoint with a fixed latency) is called four ways, one
@@ -35,13 +35,6 @@ function completionBody(): string {
   });
 }
 
-function listen(server: http.Server): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port));
-  });
-}
-
 async function serveUpstream(latencyMs: number): Promise<void> {
   const body = completionBody();
   const server = http.createServer((req, res) => {
@@ -56,7 +49,7 @@ async function serveUpstream(latencyMs: number): Promise<void> {
     });
   });
   server.keepAliveTimeout = 65_000;
-  process.stdout.write(`${JSON.stringify({ port: await listen(server) })}\n`);
+  await announcePort(server);
 }
 
 /** The reference: forwards the body to the upstream over a keep-alive agent and streams the answer back. */
@@ -82,18 +75,11 @@ async function servePassThrough(upstream: string): Promise<void> {
     });
   });
   server.keepAliveTimeout = 65_000;
-  process.stdout.write(`${JSON.stringify({ port: await listen(server) })}\n`);
+  await announcePort(server);
 }
 
 function spawnRole(args: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ["--import", "tsx", here, ...args], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, NODE_ENV: "production" } });
-  return new Promise((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with code ${code} before it was ready`)));
-    createInterface({ input: child.stdout! }).once("line", (line) => {
-      child.removeAllListeners("exit");
-      resolve({ child, port: (JSON.parse(line) as { port: number }).port });
-    });
-  });
+  return startServerChild(here, args, args.join(" "));
 }
 
 async function waitForHttp(url: string, init: RequestInit, timeoutMs: number): Promise<void> {
@@ -111,14 +97,6 @@ async function waitForHttp(url: string, init: RequestInit, timeoutMs: number): P
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (last: ${last})`);
-}
-
-function stop(child: ChildProcess | null | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
 }
 
 /** pid: the process serving the target, for its CPU per request. */
@@ -152,7 +130,7 @@ const us = (v: number) => (Number.isFinite(v) ? (v / 1000).toFixed(2) : "-");
 function printTable(results: TLoadResult[], direct: TLoadResult): void {
   const header = ["target", "req/s", "p50 ms", "p99 ms", "added p50 ms", "added p99 ms", "CPU µs/req", "non-2xx", "errors"];
   const rows = results.map((r) => {
-    const non2xx = Object.entries(r.status).filter(([s]) => !s.startsWith("2")).reduce((n, [, c]) => n + c, 0);
+    const non2xx = non2xxCount(r.status);
     const self = r === direct;
     const cpu = r.cpuUsPerRequest?.toFixed(0) ?? "-";
     return [r.label, r.perSecond.toFixed(0), us(r.p50Us), us(r.p99Us), self ? "-" : us(r.p50Us - direct.p50Us), self ? "-" : us(r.p99Us - direct.p99Us), cpu, String(non2xx), String(r.errors)];
@@ -212,13 +190,13 @@ async function main(): Promise<void> {
     const pass = await spawnRole(["--role", "pass-through", "--upstream", upstreamUrl]);
     children.push(pass.child);
     await measure({ label: "pass-through", url: `http://127.0.0.1:${pass.port}/v1/chat/completions`, headers: chat, body: JSON.stringify(CHAT_REQUEST), pid: pass.child.pid });
-    await stop(pass.child);
+    await stopChild(pass.child);
 
     if (!only || only.has("portkey")) {
       const portkey = await startPortkey(upstreamUrl);
       children.push(portkey.child);
       await measure(portkey.target);
-      await stop(portkey.child);
+      await stopChild(portkey.child);
     }
 
     if (!only || only.has("switchyard")) {
@@ -247,7 +225,7 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const close of closers) await close();
-    for (const c of children) await stop(c);
+    for (const c of children) await stopChild(c);
   }
 }
 

@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { quantile } from "../lib/reliability/bench-results";
+import { exitWithError, exitWithJson, runJsonChild } from "./child-process";
 import { RawHttpConnection, requestHead, requestText, type TRawAnswer } from "./raw-http-connection";
 
 /**
@@ -150,18 +150,10 @@ export async function openLoop(spec: TOpenLoopSpec): Promise<TOpenLoopResult> {
 export type TChildSpec = Omit<TOpenLoopSpec, "body" | "onResponse"> & { template: string; cycle: string[]; collectAfter: string };
 
 export function openLoopInChild(spec: TChildSpec): Promise<{ result: TOpenLoopResult; collected: string[] }> {
-  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--open-loop", JSON.stringify(spec)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let out = "";
-  child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
-  return new Promise((resolve, reject) => {
-    // "close", not "exit": the output may still be in the pipe when the process has exited.
-    child.once("close", (code) => (code === 0 ? resolve(JSON.parse(out) as { result: TOpenLoopResult; collected: string[] }) : reject(new Error(`open-loop generator exited with code ${code}`))));
-  });
+  return runJsonChild(fileURLToPath(import.meta.url), ["--open-loop", JSON.stringify(spec)], "open-loop generator");
 }
 
-async function runChild(spec: TChildSpec): Promise<void> {
+async function runChild(spec: TChildSpec): Promise<{ result: TOpenLoopResult; collected: string[] }> {
   const collected: string[] = [];
   const start = spec.collectAfter.length;
   const result = await openLoop({
@@ -171,17 +163,8 @@ async function runChild(spec: TChildSpec): Promise<void> {
       if (status === 200 && body.startsWith(spec.collectAfter)) collected.push(body.slice(start, start + 36));
     },
   });
-  // Exit only once the whole answer is written: a pipe takes a large write in several goes.
-  await new Promise<void>((resolve) => process.stdout.write(JSON.stringify({ result, collected }), () => resolve()));
+  return { result, collected };
 }
 
 const flag = process.argv.indexOf("--open-loop");
-if (flag !== -1) {
-  runChild(JSON.parse(process.argv[flag + 1]!) as TChildSpec).then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+if (flag !== -1) runChild(JSON.parse(process.argv[flag + 1]!) as TChildSpec).then(exitWithJson, exitWithError);
