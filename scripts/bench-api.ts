@@ -8,7 +8,7 @@ import { createScratchDatabase, type TScratchDatabase } from "../lib/db/drift";
 import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../lib/db/embedded";
 import { applyMigrations } from "../lib/db/migrate";
 import { writeBenchResult } from "../lib/reliability/bench-results";
-import { withCpuPerUnit } from "../lib/reliability/process-cpu";
+import { postgresServerPid, withCpuPerUnit } from "../lib/reliability/process-cpu";
 import { freePort } from "../lib/runtime/free-port";
 import { waitForHealth } from "../lib/runtime/wait-for-health";
 import { parseBuckets, quantileBetween } from "../lib/dataplane/telemetry/latency-histogram";
@@ -219,19 +219,29 @@ async function main(): Promise<void> {
       databaseUrl = scratch.url;
     }
     await applyMigrations(databaseUrl);
+    // The Postgres server's CPU per request too (when it runs on this machine): it shares the two cores.
+    const pgPid = await (async () => {
+      const c = new pg.Client({ connectionString: databaseUrl });
+      await c.connect();
+      try {
+        return await postgresServerPid((sql) => c.query<{ pid: number }>(sql));
+      } finally {
+        await c.end();
+      }
+    })();
     const duration = Number(values.duration);
     const connections = Number(values.connections);
 
     // The yardstick first, on the same database and load: a bare handler with a group-committed
     // insert. It stays up (idle) for the same fixed rates as decide's below.
-    let reference: { result: TClosedLoop; cpuUs: number | null } | null = null;
+    let reference: { result: TClosedLoop; cpuUs: number | null; pgCpuUs: number | null } | null = null;
     const ref = existing ? null : await startReferenceServer(databaseUrl);
     stopReference = ref ? ref.stop : null;
     if (ref) {
       console.log(`reference: bare node:http + group-committed insert, ${connections} connections, 127.0.0.1:${ref.port}`);
       await load(ref.port, 3, connections, "ref-warm", false);
-      const m = await withCpuPerUnit(ref.child.pid, () => load(ref.port, duration, connections, "ref", false), (r) => r.ok);
-      reference = { result: m.result, cpuUs: m.cpuUsPerUnit };
+      const m = await withCpuPerUnit(ref.child.pid, () => load(ref.port, duration, connections, "ref", false), (r) => r.ok, pgPid);
+      reference = { result: m.result, cpuUs: m.cpuUsPerUnit, pgCpuUs: m.postgresCpuUsPerUnit };
     }
 
     const benchStartedAt = new Date();
@@ -243,10 +253,11 @@ async function main(): Promise<void> {
     await load(started.port, 3, connections, "warm");
     // The server's own CPU per answered decide: what the data plane costs, whatever else shares the machine.
     const closedBefore = await scrapeCommit(started.port);
-    const measured = await withCpuPerUnit(child.pid, () => load(started.port, duration, connections, "run"), (r) => r.ok);
+    const measured = await withCpuPerUnit(child.pid, () => load(started.port, duration, connections, "run"), (r) => r.ok, pgPid);
     const result = measured.result;
     const closedCommit = commitBetween(closedBefore, await scrapeCommit(started.port));
     const serverCpuUs = measured.cpuUsPerUnit;
+    const postgresCpuUs = measured.postgresCpuUsPerUnit;
 
     // Latency at a sustainable load: open-loop arrivals at a fixed rate of 30% and 60% of the
     // closed-loop maximum (open-loop-load.ts). The closed loop's latency is mostly queueing
@@ -348,13 +359,14 @@ async function main(): Promise<void> {
     const referencePerSecond = reference ? reference.result.ok / reference.result.seconds : null;
     if (reference && referencePerSecond !== null) {
       const r = reference.result;
-      console.log(`reference        ${referencePerSecond.toFixed(0)}/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${reference.cpuUs === null ? "" : `, ${reference.cpuUs.toFixed(0)} µs server CPU per insert`} (bare node:http + group-committed insert)`);
+      console.log(`reference        ${referencePerSecond.toFixed(0)}/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${reference.cpuUs === null ? "" : `, ${reference.cpuUs.toFixed(0)} µs server CPU per insert`}${reference.pgCpuUs === null ? "" : `, ${reference.pgCpuUs.toFixed(0)} µs Postgres CPU`} (bare node:http + group-committed insert)`);
     }
     console.log(`decisions/s      ${perSecond.toFixed(0)}${referencePerSecond ? ` (${((100 * perSecond) / referencePerSecond).toFixed(0)}% of the reference)` : ""}`);
     console.log(`latency p50      ${result.latency.p50} ms`);
     console.log(`latency p99      ${result.latency.p99} ms`);
     console.log(`latency max      ${result.latency.max} ms`);
     if (serverCpuUs !== null) console.log(`server CPU       ${serverCpuUs.toFixed(0)} µs per decide`);
+    if (postgresCpuUs !== null) console.log(`Postgres CPU     ${postgresCpuUs.toFixed(0)} µs per decide (every Postgres process)`);
     console.log(`  durable wait   ${describeCommit(closedCommit)}`);
     for (const [i, f] of fixed.entries()) {
       console.log(
@@ -400,6 +412,7 @@ async function main(): Promise<void> {
               { label: "reference latency p50", value: reference.result.latency.p50, unit: "ms" },
               { label: "reference latency p99", value: reference.result.latency.p99, unit: "ms" },
               ...(reference.cpuUs === null ? [] : [{ label: "reference server CPU per insert", value: Math.round(reference.cpuUs), unit: "µs" }]),
+              ...(reference.pgCpuUs === null ? [] : [{ label: "reference Postgres CPU per insert", value: Math.round(reference.pgCpuUs), unit: "µs" }]),
               { label: "decide throughput as a share of the reference's", value: Math.round((100 * perSecond) / referencePerSecond), unit: "%" },
             ]
           : []),
@@ -407,6 +420,7 @@ async function main(): Promise<void> {
         { label: "latency p99", value: result.latency.p99, unit: "ms", target: "< 20" },
         { label: "latency max", value: result.latency.max, unit: "ms" },
         ...(serverCpuUs === null ? [] : [{ label: "server CPU per decide", value: Math.round(serverCpuUs), unit: "µs" }]),
+        ...(postgresCpuUs === null ? [] : [{ label: "Postgres CPU per decide (every Postgres process)", value: Math.round(postgresCpuUs), unit: "µs" }]),
         ...commitFigures("closed loop", closedCommit),
         ...(closedCommit.loopP99 === null ? [] : [{ label: "closed loop: event-loop delay p99 (server, last 10 s window)", value: closedCommit.loopP99, unit: "ms" }]),
         ...fixed.flatMap((f, i) => [

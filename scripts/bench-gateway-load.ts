@@ -36,6 +36,8 @@ export type TLoadResult = {
   maxUs: number;
   /** CPU of the process serving the target per request (set by the parent, which knows the pid). */
   cpuUsPerRequest?: number | null;
+  /** CPU of the target's Postgres server per request, where it has one on this machine. */
+  postgresCpuUsPerRequest?: number | null;
   seconds: number;
   collected: string[];
 };

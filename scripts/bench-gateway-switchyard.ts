@@ -11,6 +11,7 @@ import { freePort } from "../lib/runtime/free-port";
 import { waitForHealth } from "../lib/runtime/wait-for-health";
 import type { TSwitchyardTarget } from "./bench-gateway";
 import { stopChild } from "./child-process";
+import { postgresServerPid } from "../lib/reliability/process-cpu";
 
 const LLM_PROVIDERS = ["llm_openai", "llm_anthropic", "llm_gemini"] as const;
 
@@ -42,7 +43,9 @@ export async function startSwitchyardTarget(upstreamUrl: string, dataDir: string
     scratch = await createScratchDatabase(serverUrl, "switchyard_bench_gateway");
     await applyMigrations(scratch.url);
     const prisma = createPrisma(scratch.url);
+    let postgresPid: number | null;
     try {
+      postgresPid = await postgresServerPid(async (sql) => ({ rows: await prisma.$queryRawUnsafe<{ pid: number }[]>(sql) }));
       await seedLlmChat(prisma, { baseUrls: Object.fromEntries(LLM_PROVIDERS.map((p) => [p, `${upstreamUrl}/v1`])) });
       // One upstream speaks one protocol: every provider uses the OpenAI-compatible adapter here.
       await prisma.providerAdapter.updateMany({ where: { providerKey: { in: [...LLM_PROVIDERS] } }, data: { kind: "openai_chat", baseUrl: `${upstreamUrl}/v1` } });
@@ -80,6 +83,7 @@ export async function startSwitchyardTarget(upstreamUrl: string, dataDir: string
       headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
       body: JSON.stringify({ region: "EU", input: { messages: [{ role: "user", content: "Say hello in one word." }], maxTokens: 16 } }),
       pid: server.pid,
+      postgresPid,
     };
     const probe = await fetch(target.url, { method: "POST", headers: target.headers, body: target.body });
     if (!probe.ok) throw new Error(`execute answered ${probe.status}: ${(await probe.text()).slice(0, 300)}`);

@@ -99,8 +99,8 @@ async function waitForHttp(url: string, init: RequestInit, timeoutMs: number): P
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (last: ${last})`);
 }
 
-/** pid: the process serving the target, for its CPU per request. */
-type TTarget = { label: string; url: string; headers: Record<string, string>; body: string; pid?: number };
+/** pid: the process serving the target, for its CPU per request; postgresPid: its database server's, when it has one on this machine. */
+type TTarget = { label: string; url: string; headers: Record<string, string>; body: string; pid?: number; postgresPid?: number | null };
 
 async function startPortkey(upstream: string): Promise<{ child: ChildProcess; target: TTarget }> {
   const port = await freePort();
@@ -128,12 +128,13 @@ async function startPortkey(upstream: string): Promise<{ child: ChildProcess; ta
 const us = (v: number) => (Number.isFinite(v) ? (v / 1000).toFixed(2) : "-");
 
 function printTable(results: TLoadResult[], direct: TLoadResult): void {
-  const header = ["target", "req/s", "p50 ms", "p99 ms", "added p50 ms", "added p99 ms", "CPU µs/req", "non-2xx", "errors"];
+  const header = ["target", "req/s", "p50 ms", "p99 ms", "added p50 ms", "added p99 ms", "CPU µs/req", "PG µs/req", "non-2xx", "errors"];
   const rows = results.map((r) => {
     const non2xx = non2xxCount(r.status);
     const self = r === direct;
     const cpu = r.cpuUsPerRequest?.toFixed(0) ?? "-";
-    return [r.label, r.perSecond.toFixed(0), us(r.p50Us), us(r.p99Us), self ? "-" : us(r.p50Us - direct.p50Us), self ? "-" : us(r.p99Us - direct.p99Us), cpu, String(non2xx), String(r.errors)];
+    const pgCpu = r.postgresCpuUsPerRequest?.toFixed(0) ?? "-";
+    return [r.label, r.perSecond.toFixed(0), us(r.p50Us), us(r.p99Us), self ? "-" : us(r.p50Us - direct.p50Us), self ? "-" : us(r.p99Us - direct.p99Us), cpu, pgCpu, String(non2xx), String(r.errors)];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
@@ -176,10 +177,12 @@ async function main(): Promise<void> {
       if (only && !only.has(t.label) && t.label !== "direct") return null;
       const spec = { url: t.url, headers: t.headers, body: t.body, connections, label: t.label };
       await runLoadInChild({ ...spec, seconds: warmup });
-      const measured = await withCpuPerUnit(t.pid, () => runLoadInChild({ ...spec, seconds }), (x) => x.requests);
-      const r: TLoadResult = { ...measured.result, cpuUsPerRequest: measured.cpuUsPerUnit };
+      const measured = await withCpuPerUnit(t.pid, () => runLoadInChild({ ...spec, seconds }), (x) => x.requests, t.postgresPid);
+      const r: TLoadResult = { ...measured.result, cpuUsPerRequest: measured.cpuUsPerUnit, postgresCpuUsPerRequest: measured.postgresCpuUsPerUnit };
       results.push(r);
-      const cpu = r.cpuUsPerRequest == null ? "" : `, ${r.cpuUsPerRequest.toFixed(0)} µs CPU per request`;
+      const cpu =
+        (r.cpuUsPerRequest == null ? "" : `, ${r.cpuUsPerRequest.toFixed(0)} µs CPU per request`) +
+        (r.postgresCpuUsPerRequest == null ? "" : ` (+ ${r.postgresCpuUsPerRequest.toFixed(0)} µs Postgres)`);
       console.log(`  ${t.label}: ${r.perSecond.toFixed(0)} req/s, p50 ${us(r.p50Us)} ms, p99 ${us(r.p99Us)} ms${cpu}`);
       return r;
     };
@@ -258,7 +261,7 @@ function writeGatewayResult(
     tables: [
       {
         title: "per target (added = target percentile minus the direct run's)",
-        columns: ["target", "req/s", "p50 ms", "p99 ms", "added p50 ms", "added p99 ms", "server CPU µs/req"],
+        columns: ["target", "req/s", "p50 ms", "p99 ms", "added p50 ms", "added p99 ms", "server CPU µs/req", "Postgres CPU µs/req"],
         rows: results.map((r) => [
           r.label,
           Math.round(r.perSecond),
@@ -267,6 +270,7 @@ function writeGatewayResult(
           r === direct ? null : ms(r.p50Us - direct.p50Us),
           r === direct ? null : ms(r.p99Us - direct.p99Us),
           r.cpuUsPerRequest == null ? null : Math.round(r.cpuUsPerRequest),
+          r.postgresCpuUsPerRequest == null ? null : Math.round(r.postgresCpuUsPerRequest),
         ]),
       },
     ],

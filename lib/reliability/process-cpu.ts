@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /**
  * CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat; null where there
@@ -16,11 +16,76 @@ export function processCpuSeconds(pid: number | undefined): number | null {
   }
 }
 
-/** Measures `run` and returns its result with the process's CPU microseconds per counted unit. */
-export async function withCpuPerUnit<T>(pid: number | undefined, run: () => Promise<T>, units: (r: T) => number): Promise<{ result: T; cpuUsPerUnit: number | null }> {
+/**
+ * Measures `run` and returns its result with the process's CPU microseconds per counted unit and,
+ * given the Postgres server's pid, the whole server's (postmaster, backends, WAL writer,
+ * checkpointer, autovacuum: processTreeCpuSeconds).
+ */
+export async function withCpuPerUnit<T>(
+  pid: number | undefined,
+  run: () => Promise<T>,
+  units: (r: T) => number,
+  postgresPid?: number | null,
+): Promise<{ result: T; cpuUsPerUnit: number | null; postgresCpuUsPerUnit: number | null }> {
+  const pgPid = postgresPid ?? undefined;
   const before = processCpuSeconds(pid);
+  const pgBefore = processTreeCpuSeconds(pgPid);
   const result = await run();
   const after = processCpuSeconds(pid);
+  const pgAfter = processTreeCpuSeconds(pgPid);
   const n = units(result);
-  return { result, cpuUsPerUnit: before === null || after === null || n <= 0 ? null : ((after - before) * 1e6) / n };
+  const perUnit = (a: number | null, b: number | null) => (a === null || b === null || n <= 0 ? null : ((b - a) * 1e6) / n);
+  return { result, cpuUsPerUnit: perUnit(before, after), postgresCpuUsPerUnit: perUnit(pgBefore, pgAfter) };
+}
+
+function statFields(pid: number): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU seconds used so far by a process and all its descendants: its own, its reaped children's
+ * (cutime/cstime, which a server such as Postgres's postmaster collects as backends exit) and its
+ * live descendants'. Null where there is no /proc (or no such process).
+ */
+export function processTreeCpuSeconds(rootPid: number | undefined): number | null {
+  if (rootPid === undefined) return null;
+  const root = statFields(rootPid);
+  if (root === null) return null;
+  const children = new Map<number, number[]>();
+  const own = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid <= 0) continue;
+    const f = statFields(pid);
+    if (f === null) continue;
+    const ppid = Number(f[1]);
+    own.set(pid, Number(f[11]) + Number(f[12]));
+    const siblings = children.get(ppid);
+    if (siblings) siblings.push(pid);
+    else children.set(ppid, [pid]);
+  }
+  let ticks = Number(root[11]) + Number(root[12]) + Number(root[13]) + Number(root[14]);
+  const stack = [...(children.get(rootPid) ?? [])];
+  while (stack.length > 0) {
+    const pid = stack.pop()!;
+    ticks += own.get(pid) ?? 0;
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return ticks / 100;
+}
+
+/**
+ * The pid of the Postgres server (postmaster) behind a connection when it runs on this machine:
+ * the parent of the connection's backend. Null when /proc does not have that backend (a remote
+ * server, a container).
+ */
+export async function postgresServerPid(query: (sql: string) => Promise<{ rows: { pid: number }[] }>): Promise<number | null> {
+  const { rows } = await query("select pg_backend_pid() as pid");
+  const f = statFields(rows[0]!.pid);
+  return f === null ? null : Number(f[1]);
 }

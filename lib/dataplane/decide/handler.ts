@@ -9,7 +9,7 @@ import { registerEndpoint, ZErrorBody } from "../openapi";
 import type { TRouteHandler } from "../router";
 import type { RoutingState } from "../routing-state";
 import { countDecision } from "../telemetry/counters";
-import { answerBytes, type IdempotencyCache, type TCachedAnswer } from "./idempotency";
+import { answerText, type IdempotencyCache, type TCachedAnswer } from "./idempotency";
 import { ZDecideRequest, ZDecideResponse } from "./schema";
 import { decisionBody } from "./body";
 
@@ -48,14 +48,14 @@ export type TDecideDeps = {
 
 const ANSWER_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } as const;
 
-function sendAnswer(res: ServerResponse, answer: TCachedAnswer, durability: string, replayed: boolean): void {
+function sendAnswer(res: ServerResponse, body: string, durability: string, replayed: boolean): void {
   res.writeHead(200, {
     ...ANSWER_HEADERS,
-    "content-length": answer.body.length,
+    "content-length": Buffer.byteLength(body),
     "x-decision-durability": durability,
     ...(replayed ? { "idempotent-replayed": "true" } : {}),
   });
-  res.end(answer.body);
+  res.end(body);
 }
 
 function firstIssueField(path: readonly PropertyKey[]): string {
@@ -125,7 +125,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     const key = `${input.operation}\u001f${input.requestId}`;
     const cached = deps.cache.get(key);
     if (cached) {
-      sendAnswer(res, await cached, "replayed", true);
+      sendAnswer(res, answerText(await cached), "replayed", true);
       return;
     }
 
@@ -146,7 +146,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
 
     const pending = deps.log.submit(row, stored).then((o: TWriteOutcome) => ({
       status: o.status,
-      answer: o.status === "existing" ? { body: answerBytes(o.existing.body), decisionId: o.existing.id } : { body: answerBytes(body), decisionId },
+      answer: o.status === "existing" ? { decisionId: o.existing.id, text: o.existing.body, list: null } : { decisionId, text: stored.text, list: stored.list },
     }));
     deps.cache.set(key, pending.then((p) => p.answer));
     let written: { status: TWriteOutcome["status"]; answer: TCachedAnswer };
@@ -161,6 +161,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     }
     const replayed = written.status === "existing";
     if (!replayed) countDecision(record.operation, record.region, record.selected, record.reasonCode);
-    sendAnswer(res, written.answer, replayed ? "replayed" : written.status, replayed);
+    // Not replayed: the body decide built is the answer (answerText would rebuild the same text).
+    sendAnswer(res, replayed ? answerText(written.answer) : body, replayed ? "replayed" : written.status, replayed);
   };
 }

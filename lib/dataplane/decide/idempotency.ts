@@ -1,3 +1,5 @@
+import type { TCandidateList } from "../decision-log/rows";
+
 /**
  * Per-instance memory of recent decide answers by (operation, requestId): a retry on the same
  * instance gets the same body without deciding again, and concurrent duplicates share one
@@ -6,17 +8,24 @@
  * table's (operation, request_id) lookup in the group commit still answers those retries.
  */
 /**
- * The body is a Buffer: its bytes live outside the V8 heap. Kept as strings, every answer lived
- * long enough in this cache to be copied by two young-generation collections and promoted, which
- * made each scavenge take 20–50 ms at a few thousand decides/s (most of the data plane's GC time).
+ * A cached answer in its stored form (decision-log/rows.ts TStoredRecord): the text with
+ * `"candidates":null` and the candidate list it stands for, which router-core shares between the
+ * decisions of one routing state. Keeping that, rather than a copy of each 3.5–4.5 KB body, keeps
+ * about a tenth of the bytes per entry alive for the idempotency window (promoted by the young
+ * generation's collections, then kept in the old), and the first answer is sent from the text
+ * decide built, without a copy. `list` is null for an answer held whole (another instance's
+ * decision, read back from the decision table).
  */
-export type TCachedAnswer = { body: Buffer; decisionId: string };
+export type TCachedAnswer = { decisionId: string; text: string; list: TCandidateList | null };
 
-/** An answer's bytes in memory of their own (not a slice of Node's shared pool, which a cached entry would keep alive). */
-export function answerBytes(text: string): Buffer {
-  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-  bytes.write(text);
-  return bytes;
+const NULL_LIST = '"candidates":null';
+
+/** The answer's body: its text with the candidate list put back where `"candidates":null` stands. */
+export function answerText(answer: TCachedAnswer): string {
+  if (answer.list === null) return answer.text;
+  // The first occurrence: the keys before candidates cannot contain it (see decision_record_text()).
+  const at = answer.text.indexOf(NULL_LIST) + NULL_LIST.length - 4;
+  return answer.text.slice(0, at) + answer.list.json + answer.text.slice(at + 4);
 }
 
 type TEntry = { expiresAt: number; bytes: number; answer: Promise<TCachedAnswer> };
@@ -56,8 +65,8 @@ export function createIdempotencyCache(opts: { ttlMs: number; maxBytes: number; 
       answer.then(
         (a) => {
           if (entries.get(key) !== entry) return;
-          entry.bytes += a.body.length;
-          bytes += a.body.length;
+          entry.bytes += a.text.length;
+          bytes += a.text.length;
           evict();
         },
         () => {
