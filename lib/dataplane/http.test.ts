@@ -1,0 +1,115 @@
+import http from "node:http";
+import net from "node:net";
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HttpError, readJsonBody } from "./http";
+
+/** Echoes the parsed body, or the HttpError's status and code. */
+const server = http.createServer(async (req, res) => {
+  try {
+    const value = await readJsonBody(req, 64);
+    res.end(JSON.stringify({ value }));
+  } catch (err) {
+    const e = err as HttpError;
+    res.statusCode = e.status ?? 500;
+    res.end(JSON.stringify({ code: e.code }));
+  }
+});
+let port = 0;
+
+beforeAll(async () => {
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+/** Answers read off one keep-alive connection, in order. */
+function connection() {
+  const socket = net.connect(port, "127.0.0.1");
+  let buffered = Buffer.alloc(0);
+  const waiters: Array<() => void> = [];
+  socket.on("data", (d: Buffer) => {
+    buffered = Buffer.concat([buffered, d]);
+    waiters.splice(0).forEach((w) => w());
+  });
+  return {
+    write: (s: string) => socket.write(s),
+    /** The next answer's status line and body (content-length framed). */
+    async next(): Promise<{ status: number; body: string }> {
+      for (;;) {
+        const head = buffered.indexOf("\r\n\r\n");
+        const length = head === -1 ? NaN : Number(/content-length: (\d+)/i.exec(buffered.subarray(0, head).toString())?.[1]);
+        if (head !== -1 && buffered.length >= head + 4 + length) {
+          const status = Number(buffered.subarray(9, 12).toString());
+          const body = buffered.subarray(head + 4, head + 4 + length).toString();
+          buffered = buffered.subarray(head + 4 + length);
+          return { status, body };
+        }
+        await new Promise<void>((r) => waiters.push(r));
+      }
+    },
+    close: () => socket.destroy(),
+  };
+}
+
+const post = (body: string, headers = "") => `POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers}\r\n${body}`;
+
+describe("readJsonBody", () => {
+  it("reads bodies that came with their head, and the connection goes on to the next request", async () => {
+    const c = connection();
+    try {
+      for (let i = 0; i < 3; i++) {
+        c.write(post(`{"n":${i}}`));
+        expect(await c.next()).toEqual({ status: 200, body: `{"value":{"n":${i}}}` });
+      }
+      // Two requests in one write (pipelined): each gets its own body.
+      c.write(post('{"a":"é"}') + post('{"b":2}'));
+      expect(await c.next()).toEqual({ status: 200, body: '{"value":{"a":"é"}}' });
+      expect(await c.next()).toEqual({ status: 200, body: '{"value":{"b":2}}' });
+    } finally {
+      c.close();
+    }
+  });
+
+  it("waits for a body that arrives in pieces after its head", async () => {
+    const c = connection();
+    try {
+      const body = '{"slow":true}';
+      const whole = post(body);
+      c.write(whole.slice(0, whole.length - body.length));
+      await new Promise((r) => setTimeout(r, 30));
+      c.write(body.slice(0, 5));
+      await new Promise((r) => setTimeout(r, 30));
+      c.write(body.slice(5));
+      expect(await c.next()).toEqual({ status: 200, body: '{"value":{"slow":true}}' });
+    } finally {
+      c.close();
+    }
+  });
+
+  it("reads a chunked body (no content-length)", async () => {
+    const c = connection();
+    try {
+      c.write('POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n4\r\n{"c"\r\n3\r\n:1}\r\n0\r\n\r\n');
+      expect(await c.next()).toEqual({ status: 200, body: '{"value":{"c":1}}' });
+    } finally {
+      c.close();
+    }
+  });
+
+  it("refuses a body over the limit (413) and malformed JSON (400), and the connection stays usable", async () => {
+    const c = connection();
+    try {
+      c.write(post(`{"big":"${"x".repeat(100)}"}`));
+      expect(await c.next()).toEqual({ status: 413, body: '{"code":"payload_too_large"}' });
+      c.write(post('{"n":'));
+      expect(await c.next()).toEqual({ status: 400, body: '{"code":"invalid_json"}' });
+      c.write(post('{"n":1}'));
+      expect(await c.next()).toEqual({ status: 200, body: '{"value":{"n":1}}' });
+    } finally {
+      c.close();
+    }
+  });
+});
