@@ -119,7 +119,7 @@ const acknowledgedIds: string[] = [];
 const REGIONS = ["EU", "NA", "APAC", "LATAM"];
 
 /** A closed-loop run's figures (latencies in ms, 2xx answers only). */
-type TClosedLoop = { ok: number; seconds: number; latency: { p50: number; p99: number; max: number }; non2xx: number; errors: number };
+type TClosedLoop = { ok: number; seconds: number; latency: { p50: number; p99: number; max: number }; non2xx: number; errors: number; generatorCpuUs: number };
 
 /**
  * Closed loop: each connection sends its next request when the answer arrives (the raw-socket
@@ -138,7 +138,7 @@ async function load(port: number, seconds: number, connections: number, prefix: 
   });
   for (const id of r.collected) acknowledgedIds.push(id);
   const msOf = (us: number) => Math.round(us / 10) / 100;
-  return { ok: r.requests, seconds: r.seconds, latency: { p50: msOf(r.p50Us), p99: msOf(r.p99Us), max: msOf(r.maxUs) }, non2xx: non2xxCount(r.status), errors: r.errors };
+  return { ok: r.requests, seconds: r.seconds, latency: { p50: msOf(r.p50Us), p99: msOf(r.p99Us), max: msOf(r.maxUs) }, non2xx: non2xxCount(r.status), errors: r.errors, generatorCpuUs: r.generatorCpuUs };
 }
 
 const OUTCOME_BATCH = 100;
@@ -359,7 +359,7 @@ async function main(): Promise<void> {
     const referencePerSecond = reference ? reference.result.ok / reference.result.seconds : null;
     if (reference && referencePerSecond !== null) {
       const r = reference.result;
-      console.log(`reference        ${referencePerSecond.toFixed(0)}/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${reference.cpuUs === null ? "" : `, ${reference.cpuUs.toFixed(0)} µs server CPU per insert`}${reference.pgCpuUs === null ? "" : `, ${reference.pgCpuUs.toFixed(0)} µs Postgres CPU`} (bare node:http + group-committed insert)`);
+      console.log(`reference        ${referencePerSecond.toFixed(0)}/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${reference.cpuUs === null ? "" : `, ${reference.cpuUs.toFixed(0)} µs server CPU per insert`}${reference.pgCpuUs === null ? "" : `, ${reference.pgCpuUs.toFixed(0)} µs Postgres CPU`}, ${r.generatorCpuUs.toFixed(0)} µs load generator CPU (bare node:http + group-committed insert)`);
     }
     console.log(`decisions/s      ${perSecond.toFixed(0)}${referencePerSecond ? ` (${((100 * perSecond) / referencePerSecond).toFixed(0)}% of the reference)` : ""}`);
     console.log(`latency p50      ${result.latency.p50} ms`);
@@ -367,6 +367,7 @@ async function main(): Promise<void> {
     console.log(`latency max      ${result.latency.max} ms`);
     if (serverCpuUs !== null) console.log(`server CPU       ${serverCpuUs.toFixed(0)} µs per decide`);
     if (postgresCpuUs !== null) console.log(`Postgres CPU     ${postgresCpuUs.toFixed(0)} µs per decide (every Postgres process)`);
+    console.log(`load generator   ${result.generatorCpuUs.toFixed(0)} µs CPU per decide (its own process, on the same two cores)`);
     console.log(`  durable wait   ${describeCommit(closedCommit)}`);
     for (const [i, f] of fixed.entries()) {
       console.log(
@@ -421,6 +422,7 @@ async function main(): Promise<void> {
         { label: "latency max", value: result.latency.max, unit: "ms" },
         ...(serverCpuUs === null ? [] : [{ label: "server CPU per decide", value: Math.round(serverCpuUs), unit: "µs" }]),
         ...(postgresCpuUs === null ? [] : [{ label: "Postgres CPU per decide (every Postgres process)", value: Math.round(postgresCpuUs), unit: "µs" }]),
+        { label: "load generator CPU per decide", value: Math.round(result.generatorCpuUs), unit: "µs" },
         ...commitFigures("closed loop", closedCommit),
         ...(closedCommit.loopP99 === null ? [] : [{ label: "closed loop: event-loop delay p99 (server, last 10 s window)", value: closedCommit.loopP99, unit: "ms" }]),
         ...fixed.flatMap((f, i) => [

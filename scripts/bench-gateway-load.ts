@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { exitWithError, exitWithJson, runJsonChild } from "./child-process";
-import { RawHttpConnection, requestHead, requestText } from "./raw-http-connection";
+import { RawHttpConnection, requestHead, requestText, textAfter } from "./raw-http-connection";
 
 /**
  * The benchmarks' closed-loop load generator (bench:gateway, bench:api), run as its own process
@@ -38,6 +38,8 @@ export type TLoadResult = {
   cpuUsPerRequest?: number | null;
   /** CPU of the target's Postgres server per request, where it has one on this machine. */
   postgresCpuUsPerRequest?: number | null;
+  /** The load generator's own CPU per answered request (it shares the machine with the target). */
+  generatorCpuUs: number;
   seconds: number;
   collected: string[];
 };
@@ -50,11 +52,13 @@ export async function runLoad(spec: TLoadSpec): Promise<TLoadResult> {
   let errors = 0;
   let sequence = 0;
   const cycle = spec.cycle ?? [];
-  const templated = spec.body.includes("{n}") || spec.body.includes("{cycle}") || Object.values(spec.headers).some((v) => v.includes("{n}"));
-  const collectAfter = spec.collectAfter ?? null;
+  const templatedBody = spec.body.includes("{n}") || spec.body.includes("{cycle}");
+  const templatedHead = Object.values(spec.headers).some((v) => v.includes("{n}"));
+  const collectAfter = spec.collectAfter === undefined ? null : Buffer.from(spec.collectAfter);
   const collected: string[] = [];
-  const fixedHead = templated ? "" : requestHead("POST", port, url.pathname + url.search, spec.headers);
+  const fixedHead = templatedHead ? "" : requestHead("POST", port, url.pathname + url.search, spec.headers);
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const deadline = started + spec.seconds * 1000;
 
   /** One connection's closed loop: the next request leaves when the last answer is read; a lost connection is replaced. */
@@ -70,8 +74,8 @@ export async function runLoad(spec: TLoadSpec): Promise<TLoadResult> {
         }
         const i = sequence++;
         const n = String(i);
-        const body = templated ? spec.body.replaceAll("{n}", n).replaceAll("{cycle}", cycle[i % Math.max(1, cycle.length)] ?? "") : spec.body;
-        const head = templated ? requestHead("POST", port, url.pathname + url.search, Object.fromEntries(Object.entries(spec.headers).map(([k, v]) => [k, v.replaceAll("{n}", n)]))) : fixedHead;
+        const body = templatedBody ? spec.body.replaceAll("{n}", n).replaceAll("{cycle}", cycle[i % Math.max(1, cycle.length)] ?? "") : spec.body;
+        const head = templatedHead ? requestHead("POST", port, url.pathname + url.search, Object.fromEntries(Object.entries(spec.headers).map(([k, v]) => [k, v.replaceAll("{n}", n)]))) : fixedHead;
         t0 = performance.now();
         inFlight = true;
         http.send(requestText(head, body));
@@ -85,7 +89,8 @@ export async function runLoad(spec: TLoadSpec): Promise<TLoadResult> {
             inFlight = false;
             status[answer.status] = (status[answer.status] ?? 0) + 1;
             if (answer.status >= 200 && answer.status < 300) latencies.push((performance.now() - t0) * 1000);
-            if (collectAfter !== null && answer.status === 200 && answer.body.startsWith(collectAfter)) collected.push(answer.body.slice(collectAfter.length, collectAfter.length + 36));
+            const id = collectAfter !== null && answer.status === 200 ? textAfter(answer.body, collectAfter, 36) : null;
+            if (id !== null) collected.push(id);
             next();
           },
           collectAfter !== null,
@@ -105,6 +110,7 @@ export async function runLoad(spec: TLoadSpec): Promise<TLoadResult> {
     });
   await Promise.all(Array.from({ length: spec.connections }, worker));
   const elapsed = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   latencies.sort((a, b) => a - b);
   const q = (p: number) => (latencies.length === 0 ? NaN : latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!);
   return {
@@ -117,6 +123,7 @@ export async function runLoad(spec: TLoadSpec): Promise<TLoadResult> {
     p90Us: q(0.9),
     p99Us: q(0.99),
     maxUs: latencies.length === 0 ? NaN : latencies[latencies.length - 1]!,
+    generatorCpuUs: latencies.length === 0 ? NaN : (cpu.user + cpu.system) / latencies.length,
     seconds: elapsed,
     collected,
   };

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { quantile } from "../lib/reliability/bench-results";
 import { exitWithError, exitWithJson, runJsonChild } from "./child-process";
-import { RawHttpConnection, requestHead, requestText, type TRawAnswer } from "./raw-http-connection";
+import { RawHttpConnection, requestHead, requestText, textAfter, type TRawAnswer } from "./raw-http-connection";
 
 /**
  * An open-loop load generator: request i is due at start + i / rate, whatever happened to the
@@ -24,7 +24,7 @@ export type TOpenLoopSpec = {
   rate: number;
   seconds: number;
   connections: number;
-  onResponse?: (status: number, body: string) => void;
+  onResponse?: (status: number, body: Buffer) => void;
 };
 
 export type TOpenLoopResult = {
@@ -155,12 +155,13 @@ export function openLoopInChild(spec: TChildSpec): Promise<{ result: TOpenLoopRe
 
 async function runChild(spec: TChildSpec): Promise<{ result: TOpenLoopResult; collected: string[] }> {
   const collected: string[] = [];
-  const start = spec.collectAfter.length;
+  const prefix = Buffer.from(spec.collectAfter);
   const result = await openLoop({
     ...spec,
     body: (i) => spec.template.replaceAll("{i}", String(i)).replaceAll("{cycle}", spec.cycle[i % spec.cycle.length] ?? ""),
     onResponse: (status, body) => {
-      if (status === 200 && body.startsWith(spec.collectAfter)) collected.push(body.slice(start, start + 36));
+      const id = status === 200 ? textAfter(body, prefix, 36) : null;
+      if (id !== null) collected.push(id);
     },
   });
   return { result, collected };

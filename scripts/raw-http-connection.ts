@@ -11,7 +11,19 @@ import { Http1ResponseParser } from "../lib/gateway/http1-client";
  * is taken from the server it measures, so it capped exactly the fastest targets. Answers are
  * read by the gateway's own HTTP/1.1 response parser (lib/gateway/http1-client.ts).
  */
-export type TRawAnswer = { status: number; body: string };
+/** body: the answer's bytes when the connection keeps them, else empty. */
+export type TRawAnswer = { status: number; body: Buffer };
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The `length` characters after `prefix` when the body starts with it (a decision id after
+ * '{"decisionId":"'), read off the bytes without decoding the whole answer. Null otherwise.
+ */
+export function textAfter(body: Buffer, prefix: Buffer, length: number): string | null {
+  if (body.length < prefix.length + length || body.compare(prefix, 0, prefix.length, 0, prefix.length) !== 0) return null;
+  return body.toString("latin1", prefix.length, prefix.length + length);
+}
 
 /** Answers larger than this count as errors (the benchmarks' answers are a few KB). */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -62,7 +74,7 @@ export class RawHttpConnection {
   private settle(): void {
     const p = this.parser!;
     this.parser = null;
-    this.onAnswer({ status: p.status, body: this.keepBody ? p.body.toString("utf8") : "" });
+    this.onAnswer({ status: p.status, body: this.keepBody ? p.body : EMPTY });
   }
 }
 
