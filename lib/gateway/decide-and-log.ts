@@ -17,8 +17,13 @@ export type TRequestGate = { gate: "context_window_fits" | "adapter_configured" 
 export type TLoggedDecision = {
   decisionId: string;
   record: TDecisionRecord;
-  /** Settles when the row is durable as the decision log's durability says (or rejects). */
+  /**
+   * Settles when the row is durable as the decision log's durability says (or rejects). The row
+   * is deferred (DecisionLog.submit's deferMs) while the provider is called: call demand() before
+   * waiting on it for an answer.
+   */
   written: Promise<TWriteOutcome>;
+  demand(): void;
   /**
    * The log refused the row at once (buffer full, shutting down). Known after the first await
    * following the decision, before any provider is called: a call must not run undecided.
@@ -27,6 +32,13 @@ export type TLoggedDecision = {
 };
 
 export type TDecider = ReturnType<typeof createDecider>;
+
+/**
+ * How long an execute decision row waits for company at most. Nobody needs it durable before the
+ * provider answered (the answer waits for it, the call does not), so it goes with the batch the
+ * first finished call demands, together with the rows of every call still running.
+ */
+export const EXECUTE_DECISION_DEFER_MS = 20;
 
 /**
  * The decision of an execute call: router-core's decide() on the same routing state and policy
@@ -68,7 +80,7 @@ export function createDecider(deps: { state: RoutingState; log: DecisionLog; ins
     const refreshedAt = deps.state.lastRefreshAt;
     const { text: body, stored } = decisionBody(decisionId, record, { mode: "execute", degraded, stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt) });
     const row = decisionRowOf(record, { id: decisionId, degraded, body, durability: deps.log.durability, instanceId: deps.instanceId });
-    const written = deps.log.submit(row, stored);
+    const written = deps.log.submit(row, stored, EXECUTE_DECISION_DEFER_MS);
     let refused: DecisionLogBusyError | null = null;
     written.then(
       (o) => {
@@ -78,7 +90,7 @@ export function createDecider(deps: { state: RoutingState; log: DecisionLog; ins
         if (err instanceof DecisionLogBusyError) refused = err;
       },
     );
-    return { decisionId, record, written, refused: () => refused };
+    return { decisionId, record, written, demand: deps.log.demand, refused: () => refused };
   };
 }
 

@@ -6,6 +6,7 @@ import { registerEndpoint, ZErrorBody } from "../dataplane/openapi";
 import type { TRouteHandler } from "../dataplane/router";
 import { DEFAULT_OPERATION_LIMITS } from "./config";
 import type { TAnswer, TGatewayContext } from "./context";
+import type { TLoggedDecision } from "./decide-and-log";
 import { runAttempts, type TExecution } from "./execute";
 import type { TIdempotencyLease } from "./idempotency";
 import { newRequestId, prepareExecution } from "./prepare";
@@ -83,11 +84,12 @@ export async function executeJson(
 }
 
 /**
- * Waits for the decision row like decide does (sync durability: committed), usually long done by
- * the time the provider answered, and says how it was made durable.
+ * Waits for the decision row like decide does (sync durability: committed), written with the rows
+ * of the calls still running once this one has its answer, and says how it was made durable.
  */
-async function settleDecision(decision: { decisionId: string; written: Promise<import("../dataplane/decision-log/writer").TWriteOutcome> }, a: TAnswer): Promise<TAnswer> {
+async function settleDecision(decision: Pick<TLoggedDecision, "decisionId" | "written" | "demand">, a: TAnswer): Promise<TAnswer> {
   try {
+    decision.demand();
     const w = await decision.written;
     if (w.status === "existing") {
       // The same requestId was decided within the window: the logged decision is the one outcomes attach to.

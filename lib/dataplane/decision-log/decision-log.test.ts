@@ -12,6 +12,8 @@ import { listPartitionName, maintainPartitions, partitionName } from "./partitio
 import { listId } from "../decide/body";
 import { readDecisionRecord } from "./lookup";
 import { createListMemory, insertDecisions, replayDecisions, type TDecisionRow, type TDecisionWrite } from "./rows";
+import { createDecisionLog } from "./writer";
+import { createSpool } from "../spool";
 
 const whole = (rows: readonly TDecisionRow[]): TDecisionWrite[] => rows.map((row) => ({ row, stored: null }));
 
@@ -322,5 +324,58 @@ describe("Postgres unreachable", () => {
     await unblock();
     await until(async () => server.dataPlane.health().dbAvailable && server.dataPlane.decisionLog.stats().spool.usedBytes === 0);
     expect(await countRows("request_id like 'full-%'")).toBe(spooled.length);
+  });
+});
+
+describe("deferred rows (execute)", () => {
+  const at = Date.now();
+  function row(requestId: string): TDecisionRow {
+    return {
+      id: crypto.randomUUID(), createdAt: at, operation: "SEND_SMS", region: "EU", requestId, policyVersion: "v1",
+      shadowVersion: null, selectedProvider: "provider_A", reasonCode: "weighted_share", shadowPick: null, shadowAgrees: null,
+      scoreMargin: 1.5, stale: false, metricAgeMs: 1200, fallbackAction: null, degraded: false, body: "{}", durability: "sync", instanceId: "deferred",
+    };
+  }
+
+  async function writer() {
+    const dir = await mkdtemp(path.join(tmpdir(), "sy-spool-"));
+    const log = createDecisionLog({ pool, spool: createSpool<TDecisionRow>({ dir, name: "decisions", maxBytes: 1 << 20 }), durability: "sync", partitions: { daysAhead: 1, retentionDays: 3 } });
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    cleanups.push(() => log.close());
+    await maintainPartitions(pool, { now: at, daysAhead: 1, retentionDays: 3 });
+    return log;
+  }
+  const settled = (p: Promise<unknown>) => Promise.race([p.then(() => true), new Promise((r) => setTimeout(() => r(false), 150))]);
+
+  it("waits for a demand, then writes every deferred row in one transaction", async () => {
+    const log = await writer();
+    const a = log.submit(row("d-1"), null, 60_000);
+    const b = log.submit(row("d-2"), null, 60_000);
+    expect(await settled(a)).toBe(false);
+    expect(await countRows("instance_id = 'deferred'")).toBe(0);
+    log.demand();
+    expect(await a).toEqual({ status: "committed" });
+    expect(await b).toEqual({ status: "committed" });
+    expect(log.stats()).toMatchObject({ transactions: 1, rowsCommitted: 2 });
+  });
+
+  it("goes with a batch a row that is not deferred starts, or by itself when its time is up", async () => {
+    const log = await writer();
+    const deferred = log.submit(row("d-3"), null, 60_000);
+    await log.submit(row("e-1"));
+    expect(await deferred).toEqual({ status: "committed" });
+    expect(log.stats()).toMatchObject({ transactions: 1, rowsCommitted: 2 });
+
+    const timed = log.submit(row("d-4"), null, 30);
+    expect(await timed).toEqual({ status: "committed" });
+    expect(log.stats()).toMatchObject({ transactions: 2, rowsCommitted: 3 });
+  });
+
+  it("is written by drain (shutdown)", async () => {
+    const log = await writer();
+    const deferred = log.submit(row("d-5"), null, 60_000);
+    await log.drain();
+    expect(await deferred).toEqual({ status: "committed" });
+    expect(await countRows("request_id = 'd-5'")).toBe(1);
   });
 });
