@@ -218,6 +218,8 @@ async function main(): Promise<void> {
       const added = (r: TLoadResult, p: "p50Us" | "p99Us") => r[p] - direct[p];
       console.log("");
       console.log(`switchyard vs portkey: added p50 ${(added(sy, "p50Us") / added(pk, "p50Us")).toFixed(2)}× (target ≤ 0.5), added p99 ${(added(sy, "p99Us") / added(pk, "p99Us")).toFixed(2)}× (target ≤ 0.5), throughput ${(sy.perSecond / pk.perSecond).toFixed(1)}× (target ≥ 5)`);
+      const cpuRatio = cpuPerRequestRatio(pk, sy);
+      if (cpuRatio !== null) console.log(`CPU per request: portkey ${pk.cpuUsPerRequest!.toFixed(0)} µs, switchyard ${(sy.cpuUsPerRequest! + (sy.postgresCpuUsPerRequest ?? 0)).toFixed(0)} µs with its Postgres (${cpuRatio.toFixed(1)}× less; the machine's two cores also run the upstream and the load generator)`);
     }
     const { writeBenchResult } = await import("../lib/reliability/bench-results");
     writeGatewayResult(writeBenchResult, results, direct, { seconds, warmup, connections, latencyMs });
@@ -230,6 +232,12 @@ async function main(): Promise<void> {
     for (const close of closers) await close();
     for (const c of children) await stopChild(c);
   }
+}
+
+/** Portkey's CPU per request over Switchyard's, Switchyard's counted with its Postgres server's (Portkey has no database). */
+function cpuPerRequestRatio(pk: TLoadResult | undefined, sy: TLoadResult | undefined): number | null {
+  if (!pk?.cpuUsPerRequest || !sy?.cpuUsPerRequest) return null;
+  return pk.cpuUsPerRequest / (sy.cpuUsPerRequest + (sy.postgresCpuUsPerRequest ?? 0));
 }
 
 function writeGatewayResult(
@@ -252,6 +260,8 @@ function writeGatewayResult(
     figures.push({ label: "portkey added p50", value: ms(pk.p50Us - direct.p50Us), unit: "ms" });
     figures.push({ label: "portkey added p99", value: ms(pk.p99Us - direct.p99Us), unit: "ms" });
   }
+  const cpuRatio = cpuPerRequestRatio(pk, sy);
+  if (cpuRatio !== null) figures.push({ label: "portkey's CPU per request over switchyard's (server + its Postgres)", value: Math.round(cpuRatio * 10) / 10, unit: "×" });
   write({
     name: "gateway",
     title: "Gateway overhead: Switchyard execute vs Portkey vs a bare pass-through",
