@@ -171,7 +171,6 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
         if (deferTimer) clearTimeout(deferTimer);
         deferTimer = null;
       } else demanded = true; // the rest of an oversized queue goes next, deferred or not
-
       inFlight++;
       inFlightRows += batch.length;
       void flush(batch).finally(() => {
