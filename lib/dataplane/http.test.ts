@@ -54,12 +54,21 @@ function connection() {
   };
 }
 
-const post = (body: string, headers = "") => `POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers}\r\n${body}`;
+/** Runs `fn` on a fresh connection and closes it afterwards. */
+async function onConnection(fn: (c: ReturnType<typeof connection>) => Promise<void>): Promise<void> {
+  const c = connection();
+  try {
+    await fn(c);
+  } finally {
+    c.close();
+  }
+}
+
+const post = (body: string) => `POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 
 describe("readJsonBody", () => {
   it("reads bodies that came with their head, and the connection goes on to the next request", async () => {
-    const c = connection();
-    try {
+    await onConnection(async (c) => {
       for (let i = 0; i < 3; i++) {
         c.write(post(`{"n":${i}}`));
         expect(await c.next()).toEqual({ status: 200, body: `{"value":{"n":${i}}}` });
@@ -68,14 +77,11 @@ describe("readJsonBody", () => {
       c.write(post('{"a":"é"}') + post('{"b":2}'));
       expect(await c.next()).toEqual({ status: 200, body: '{"value":{"a":"é"}}' });
       expect(await c.next()).toEqual({ status: 200, body: '{"value":{"b":2}}' });
-    } finally {
-      c.close();
-    }
+    });
   });
 
   it("waits for a body that arrives in pieces after its head", async () => {
-    const c = connection();
-    try {
+    await onConnection(async (c) => {
       const body = '{"slow":true}';
       const whole = post(body);
       c.write(whole.slice(0, whole.length - body.length));
@@ -84,32 +90,24 @@ describe("readJsonBody", () => {
       await new Promise((r) => setTimeout(r, 30));
       c.write(body.slice(5));
       expect(await c.next()).toEqual({ status: 200, body: '{"value":{"slow":true}}' });
-    } finally {
-      c.close();
-    }
+    });
   });
 
   it("reads a chunked body (no content-length)", async () => {
-    const c = connection();
-    try {
+    await onConnection(async (c) => {
       c.write('POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n4\r\n{"c"\r\n3\r\n:1}\r\n0\r\n\r\n');
       expect(await c.next()).toEqual({ status: 200, body: '{"value":{"c":1}}' });
-    } finally {
-      c.close();
-    }
+    });
   });
 
   it("refuses a body over the limit (413) and malformed JSON (400), and the connection stays usable", async () => {
-    const c = connection();
-    try {
+    await onConnection(async (c) => {
       c.write(post(`{"big":"${"x".repeat(100)}"}`));
       expect(await c.next()).toEqual({ status: 413, body: '{"code":"payload_too_large"}' });
       c.write(post('{"n":'));
       expect(await c.next()).toEqual({ status: 400, body: '{"code":"invalid_json"}' });
       c.write(post('{"n":1}'));
       expect(await c.next()).toEqual({ status: 200, body: '{"value":{"n":1}}' });
-    } finally {
-      c.close();
-    }
+    });
   });
 });

@@ -27,12 +27,11 @@ export async function withCpuPerUnit<T>(
   units: (r: T) => number,
   postgresPid?: number | null,
 ): Promise<{ result: T; cpuUsPerUnit: number | null; postgresCpuUsPerUnit: number | null }> {
-  const pgPid = postgresPid ?? undefined;
   const before = processCpuSeconds(pid);
-  const pgBefore = processTreeCpuSeconds(pgPid);
+  const pgBefore = processTreeCpuSeconds(postgresPid);
   const result = await run();
   const after = processCpuSeconds(pid);
-  const pgAfter = processTreeCpuSeconds(pgPid);
+  const pgAfter = processTreeCpuSeconds(postgresPid);
   const n = units(result);
   const perUnit = (a: number | null, b: number | null) => (a === null || b === null || n <= 0 ? null : ((b - a) * 1e6) / n);
   return { result, cpuUsPerUnit: perUnit(before, after), postgresCpuUsPerUnit: perUnit(pgBefore, pgAfter) };
@@ -52,8 +51,8 @@ function statFields(pid: number): string[] | null {
  * (cutime/cstime, which a server such as Postgres's postmaster collects as backends exit) and its
  * live descendants'. Null where there is no /proc (or no such process).
  */
-export function processTreeCpuSeconds(rootPid: number | undefined): number | null {
-  if (rootPid === undefined) return null;
+export function processTreeCpuSeconds(rootPid: number | null | undefined): number | null {
+  if (rootPid == null) return null;
   const root = statFields(rootPid);
   if (root === null) return null;
   const children = new Map<number, number[]>();

@@ -96,10 +96,9 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   const log = opts.log ?? (() => {});
 
   let queue: TPending[] = [];
-  // Deferred rows (submit's deferMs) wait in the queue until a row that is not deferred, a
-  // demand() or their timer starts a batch; any batch takes them along.
-  let eagerQueued = 0;
-  let demanded = false;
+  // Whether the queue is to be written now. Deferred rows (submit's deferMs) alone do not make it
+  // so; a row that is not deferred, a demand() or their timer does, and any batch takes them along.
+  let ready = false;
   let deferTimer: NodeJS.Timeout | null = null;
   let inFlightRows = 0;
   let inFlight = 0;
@@ -162,15 +161,15 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   }
 
   function pump(): void {
-    while (queue.length > 0 && inFlight < concurrency && (eagerQueued > 0 || demanded)) {
+    while (queue.length > 0 && inFlight < concurrency && ready) {
       const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
       queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
-      if (queue.length === 0) {
-        eagerQueued = 0;
-        demanded = false;
-        if (deferTimer) clearTimeout(deferTimer);
+      // The rest of an oversized queue goes next, deferred or not.
+      ready = queue.length > 0;
+      if (!ready && deferTimer) {
+        clearTimeout(deferTimer);
         deferTimer = null;
-      } else demanded = true; // the rest of an oversized queue goes next, deferred or not
+      }
       inFlight++;
       inFlightRows += batch.length;
       void flush(batch).finally(() => {
@@ -254,7 +253,7 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
       // Acknowledged rows stay queued until the spool or Postgres takes them; the buffer bound
       // turns new decides away meanwhile.
       queue = batch.concat(queue);
-      demanded = true;
+      ready = true;
       retryTimer ??= setTimeout(() => {
         retryTimer = null;
         pump();
@@ -332,12 +331,12 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
         return Promise.reject(new DecisionLogBusyError(`decision log buffer is full (${maxBuffered} decisions)`, 1));
       }
       if (deferMs === undefined) {
-        eagerQueued++;
+        ready = true;
         schedule();
       } else {
         deferTimer ??= setTimeout(() => {
           deferTimer = null;
-          demanded = true;
+          ready = true;
           pump();
         }, deferMs);
       }
@@ -350,8 +349,8 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
 
     /** A caller now waits on a deferred row: write what is queued (in the next turn of the event loop, with whatever else arrives by then). */
     demand(): void {
-      if (queue.length === 0 || demanded) return;
-      demanded = true;
+      if (queue.length === 0 || ready) return;
+      ready = true;
       schedule();
     },
 
@@ -370,7 +369,7 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
           resolve();
         };
         idle.add(done);
-        demanded = queue.length > 0;
+        ready = queue.length > 0;
         pump();
       });
     },
