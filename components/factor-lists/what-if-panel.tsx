@@ -76,7 +76,9 @@ export function WhatIfPanel({ versionId, operation, canRun }: { versionId: strin
       return res.value;
     },
     enabled: canRun,
-    refetchInterval: false,
+    // Asks again while the page knows of no run, no result and no reason: the replayed range
+    // moves on every 5 minutes, and a page left open past that would otherwise wait for good.
+    refetchInterval: () => (query.data && !query.data.status && !query.data.result && !query.data.unavailable ? 15_000 : false),
     staleTime: 300_000,
     retry: false,
   });

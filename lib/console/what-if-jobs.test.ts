@@ -69,12 +69,18 @@ describe("the approval page's what-if", { timeout: 180_000 }, () => {
     const view = await requestWhatIf({ version: draftId, hours: 1 }, "test");
     expect(view.unavailable).toMatch(/^no recorded decisions for SEND_SMS between/);
     expect(view.status).toBeNull();
+    // The page's polls say so too, not "not computed yet" (a poll answering after the start
+    // request would otherwise hide the reason and keep the page waiting).
+    const polled = await getWhatIf({ version: draftId, hours: 1 });
+    expect(polled.unavailable).toBe(view.unavailable);
+    expect((await getWhatIf({ version: draftId, hours: 3 })).unavailable).toBeNull();
   });
 
   it("replays the version over recorded decisions and buckets on the worker, next to what happened", async () => {
     await record(30, 20);
     const queued = await requestWhatIf({ version: draftId, hours: 1 }, "author@test");
     expect(queued.status?.state).toMatch(/queued|running/);
+    expect(queued.unavailable).toBeNull();
     const view = await settled(1);
     expect(view.status?.error).toBeNull();
     const r = view.result!;

@@ -5,6 +5,7 @@ import { getPrisma } from "@/lib/db/client";
 import { loadRecordedTraffic, type TQueryable } from "@/lib/replay/load-recorded";
 import { fingerprintOf, getReplay, ReplayBusyError, startReplay } from "@/lib/replay/replay-runner";
 import { parseFactorList } from "@/router-core/policy/codec";
+import type { TFactorList } from "@/router-core/policy/schema";
 import type { TWhatIfView } from "./evaluation-types";
 import { toReplayStatus } from "./to-replay-status";
 
@@ -41,18 +42,42 @@ async function loadVersion(versionId: string) {
   return v;
 }
 
-function view(versionId: string, operation: string, hours: number, unavailable: string | null = null): TWhatIfView {
-  const { latest, lastDone, queuePosition } = getReplay(whatIfKey(versionId, hours));
-  const done = lastDone;
-  const result = done?.output?.kind === "what-if" ? { ...done.output.result, finishedAt: done.finishedAt ?? done.queuedAt, fingerprint: done.fingerprint } : null;
-  return { versionId, operation, hours, status: toReplayStatus(latest, queuePosition), result, unavailable };
+/**
+ * Why a range had nothing to replay, per key, with the fingerprint it was found for: the page's
+ * polls (GETs) say it too instead of "not computed yet" until the range moves on. On globalThis
+ * for the same reason as the replay runner's state.
+ */
+const g = globalThis as { __switchyardWhatIfNotes?: Map<string, { fingerprint: string; message: string }> };
+const notes = (g.__switchyardWhatIfNotes ??= new Map());
+
+type TTarget = { versionId: string; operation: string; hours: TWhatIfHours; key: string } & (
+  | { ok: true; factorList: TFactorList; fingerprint: string; from: Date; to: Date }
+  | { ok: false; message: string }
+);
+
+/** The version and range a request names: what its replay would run over and the job's fingerprint. */
+async function targetOf(input: unknown): Promise<TTarget> {
+  const req = parseInput(ZWhatIfRequest, input);
+  const v = await loadVersion(req.version);
+  const base = { versionId: v.id, operation: v.operationKey, hours: req.hours, key: whatIfKey(v.id, req.hours) };
+  const parsed = parseFactorList(v.yaml);
+  if (!parsed.ok) return { ...base, ok: false, message: `this version does not parse: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}` };
+  const { from, to } = rangeOf(req.hours);
+  return { ...base, ok: true, factorList: parsed.value, from, to, fingerprint: fingerprintOf(["what-if", parsed.value, from.getTime(), to.getTime()]) };
+}
+
+function view(t: TTarget): TWhatIfView {
+  const { latest, lastDone, queuePosition } = getReplay(t.key);
+  const result =
+    lastDone?.output?.kind === "what-if" ? { ...lastDone.output.result, finishedAt: lastDone.finishedAt ?? lastDone.queuedAt, fingerprint: lastDone.fingerprint } : null;
+  const note = t.ok ? notes.get(t.key) : undefined;
+  const unavailable = !t.ok ? t.message : note && note.fingerprint === t.fingerprint ? note.message : null;
+  return { versionId: t.versionId, operation: t.operation, hours: t.hours, status: toReplayStatus(latest, queuePosition), result, unavailable };
 }
 
 /** What the approval page polls: the latest what-if of a version over the last `hours` and its last result. */
 export async function getWhatIf(input: unknown): Promise<TWhatIfView> {
-  const req = parseInput(ZWhatIfRequest, input);
-  const v = await loadVersion(req.version);
-  return view(v.id, v.operationKey, req.hours);
+  return view(await targetOf(input));
 }
 
 /**
@@ -60,28 +85,23 @@ export async function getWhatIf(input: unknown): Promise<TWhatIfView> {
  * thread) and queues the replay of the version over them on the worker thread.
  */
 export async function requestWhatIf(input: unknown, requestedBy: string): Promise<TWhatIfView> {
-  const req = parseInput(ZWhatIfRequest, input);
-  const v = await loadVersion(req.version);
-  const parsed = parseFactorList(v.yaml);
-  if (!parsed.ok) return view(v.id, v.operationKey, req.hours, `this version does not parse: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
-  const { from, to } = rangeOf(req.hours);
-  const fingerprint = fingerprintOf(["what-if", parsed.value, from.getTime(), to.getTime()]);
-  const key = whatIfKey(v.id, req.hours);
-  if (getReplay(key).latest?.fingerprint !== fingerprint) {
-    let recorded;
-    try {
-      recorded = await loadRecordedTraffic(prismaQueryable(), v.operationKey, from, to, parsed.value.providers);
-    } catch (err) {
-      // No decisions in the range: nothing to replay, which the page says as it is.
-      if (err instanceof RangeError) return view(v.id, v.operationKey, req.hours, err.message);
-      throw err;
-    }
-    try {
-      startReplay(key, fingerprint, { kind: "what-if", factorList: parsed.value, recorded, seed: 1 }, requestedBy, 1);
-    } catch (err) {
-      if (err instanceof ReplayBusyError) throw new ControlPlaneError(409, "busy", err.message);
-      throw err;
-    }
+  const t = await targetOf(input);
+  if (!t.ok || getReplay(t.key).latest?.fingerprint === t.fingerprint) return view(t);
+  let recorded;
+  try {
+    recorded = await loadRecordedTraffic(prismaQueryable(), t.operation, t.from, t.to, t.factorList.providers);
+  } catch (err) {
+    // No decisions in the range: nothing to replay, which the page says as it is.
+    if (!(err instanceof RangeError)) throw err;
+    notes.set(t.key, { fingerprint: t.fingerprint, message: err.message });
+    return view(t);
   }
-  return view(v.id, v.operationKey, req.hours);
+  try {
+    startReplay(t.key, t.fingerprint, { kind: "what-if", factorList: t.factorList, recorded, seed: 1 }, requestedBy, 1);
+  } catch (err) {
+    if (err instanceof ReplayBusyError) throw new ControlPlaneError(409, "busy", err.message);
+    throw err;
+  }
+  notes.delete(t.key);
+  return view(t);
 }
