@@ -7,21 +7,13 @@ import type { TIdempotencyLease } from "./idempotency";
 import type { TPrepared } from "./prepare";
 import type { TAttempt } from "./schema";
 import type { TUsage } from "./types";
+import type { TProviderCallOutcome } from "../dataplane/telemetry/schemas";
 
 /** What the caller gets and whether it may be replayed for the same idempotency key. */
 export type TExecution = { answer: TAnswer; definitive: boolean; retryAfterSeconds: number | null };
 
-export type TProviderCallReport = {
-  type: "provider_call";
-  decisionId: string;
-  provider: string;
-  status: "success" | "failure";
-  errorClass?: string;
-  httpStatus?: number;
-  latencyMs: number;
-  retryCount: number;
-  ttfbMs?: number;
-};
+/** An attempt's outcome as POST /outcomes would take it, built here rather than parsed. */
+export type TProviderCallReport = TProviderCallOutcome;
 
 
 /** The cost of one successful call: token prices for LLM adapters with usage, else the catalogue's cost per request. */
