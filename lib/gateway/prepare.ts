@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { contextWindowFits, FALLBACK_POLICIES, type TFallbackDecision } from "../../router-core/index";
+import { uuidV7At } from "../dataplane/decision-id";
 import type { TActivePolicy } from "../dataplane/routing-state";
 import { estimateTokens, toChat, ZChatInput } from "./chat-input";
 import { DEFAULT_OPERATION_LIMITS, type TOperationLimits, type TProviderAdapterConfig } from "./config";
@@ -215,6 +215,10 @@ export function degrade(
   };
 }
 
+/**
+ * The request id of an execute call that brought none: time-ordered, so the decision table's
+ * (operation, request_id) index takes it at its right edge.
+ */
 export function newRequestId(): string {
-  return randomUUID();
+  return uuidV7At(Date.now());
 }

@@ -1,7 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import type { z } from "zod";
-import { uuidV7Time } from "../decision-id";
+import { uuidV7At, uuidV7Time } from "../decision-id";
 import { HttpError } from "../http";
 import { SpoolFullError } from "../spool";
 import type { RoutingState } from "../routing-state";
@@ -192,7 +191,7 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
     } catch (err) {
       if (!isConnectionError(err)) throw err;
       // The decision log is unreachable: accept now, match to decisions when the spool is replayed.
-      await spool(valid.map((v) => ({ id: randomUUID(), outcome: v.outcome, receivedAt, decision: null, applied: false })), err);
+      await spool(valid.map((v) => ({ id: uuidV7At(receivedAt), outcome: v.outcome, receivedAt, decision: null, applied: false })), err);
       accept("spooled", valid);
       return results;
     }
@@ -217,12 +216,12 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
     }
     if (early.length > 0) {
       // Their decision may still be in a spool: held like outcomes accepted during an outage, matched on replay.
-      await spool(early.map((v) => ({ id: randomUUID(), outcome: v.outcome, receivedAt, decision: null, applied: false })), null);
+      await spool(early.map((v) => ({ id: uuidV7At(receivedAt), outcome: v.outcome, receivedAt, decision: null, applied: false })), null);
       accept("spooled", early);
     }
     if (known.length === 0) return results;
     const pending = known.map((k) => ({
-      id: randomUUID(),
+      id: uuidV7At(receivedAt),
       outcome: k.outcome,
       receivedAt,
       decision: decisions.get(k.outcome.decisionId)!,
