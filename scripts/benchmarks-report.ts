@@ -34,7 +34,7 @@ export const BENCHMARKS: readonly TBenchmark[] = [
   {
     title: "Gateway vs Portkey",
     commands: ["npm run bench:gateway"],
-    what: "The execute path against Portkey's open-source gateway on the same mock providers: overhead and throughput side by side.",
+    what: "The execute path against Portkey's open-source gateway on the same mock providers: overhead and throughput side by side. The upstream alone (direct), Portkey and Switchyard are measured back to back in each of three rounds, in alternating order, and the ratios are taken per round: this machine's speed drifts by a third within minutes. Figures are the rounds' medians.",
     results: ["gateway"],
   },
   {
