@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createRequire } from "node:module";
+import { quantile, writeBenchResult } from "../lib/reliability/bench-results";
 import { processTreeCpuSeconds, withCpuPerUnit } from "../lib/reliability/process-cpu";
 import { freePort } from "../lib/runtime/free-port";
 import { non2xxCount, runLoadInChild, type TLoadResult } from "./bench-gateway-load";
@@ -256,11 +257,10 @@ async function main(): Promise<void> {
       if (ratio.cpu !== null) {
         const pk = results.find((r) => r.label === "portkey")!;
         const sy = results.find((r) => r.label === "switchyard")!;
-        console.log(`CPU per request: portkey ${pk.cpuUsPerRequest!.toFixed(0)} µs, switchyard ${(sy.cpuUsPerRequest! + (sy.postgresCpuUsPerRequest ?? 0)).toFixed(0)} µs with its Postgres (${ratio.cpu.toFixed(1)}× less; the machine's two cores also run the upstream and the load generator)`);
+        console.log(`CPU per request: portkey ${pk.cpuUsPerRequest!.toFixed(0)} µs, switchyard ${cpuWithPostgres(sy).toFixed(0)} µs with its Postgres (${ratio.cpu.toFixed(1)}× less; the machine's two cores also run the upstream and the load generator)`);
       }
     }
-    const { writeBenchResult } = await import("../lib/reliability/bench-results");
-    writeGatewayResult(writeBenchResult, results, direct, ratio, ratios, { seconds, warmup, connections, latencyMs, rounds });
+    writeGatewayResult(results, direct, ratio, ratios, { seconds, warmup, connections, latencyMs, rounds });
     const all = [...(passResult ? [passResult] : []), ...perRound.flatMap((r) => [r.direct, ...r.byLabel.values()])];
     const failed = [...new Set(all.filter((r) => r.errors > 0 || Object.keys(r.status).some((s) => !s.startsWith("2"))).map((r) => r.label))];
     if (failed.length > 0) {
@@ -293,11 +293,8 @@ type TRound = { direct: TLoadResult; byLabel: Map<string, TLoadResult> };
 /** Switchyard's figures over Portkey's in one round: added latencies (lower is better), throughput and CPU per request (Portkey's over Switchyard's). */
 type TRatios = { p50: number; p99: number; throughput: number; cpu: number | null };
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
+/** The middle round's value (nearest rank: the lower middle for an even number of rounds). */
+const median = (values: readonly number[]): number => quantile([...values].sort((a, b) => a - b), 0.5);
 
 const medianOrNull = (values: readonly (number | null | undefined)[]): number | null =>
   values.every((v) => v != null) ? median(values as number[]) : null;
@@ -337,14 +334,16 @@ function medianRatios(rs: readonly TRatios[]): TRatios {
   return { p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), throughput: median(rs.map((r) => r.throughput)), cpu: medianOrNull(rs.map((r) => r.cpu)) };
 }
 
-/** Portkey's CPU per request over Switchyard's, Switchyard's counted with its Postgres server's (Portkey has no database). */
+/** A target's CPU per request with its Postgres server's (Portkey has no database). */
+const cpuWithPostgres = (r: TLoadResult): number => (r.cpuUsPerRequest ?? 0) + (r.postgresCpuUsPerRequest ?? 0);
+
+/** Portkey's CPU per request over Switchyard's, Switchyard's counted with its Postgres server's. */
 function cpuPerRequestRatio(pk: TLoadResult | undefined, sy: TLoadResult | undefined): number | null {
   if (!pk?.cpuUsPerRequest || !sy?.cpuUsPerRequest) return null;
-  return pk.cpuUsPerRequest / (sy.cpuUsPerRequest + (sy.postgresCpuUsPerRequest ?? 0));
+  return pk.cpuUsPerRequest / cpuWithPostgres(sy);
 }
 
 function writeGatewayResult(
-  write: typeof import("../lib/reliability/bench-results").writeBenchResult,
   results: TLoadResult[],
   direct: TLoadResult,
   ratio: TRatios | null,
@@ -396,7 +395,7 @@ function writeGatewayResult(
       rows: ratios.map((r, i) => [`${i + 1}`, x(r.throughput, 2), x(r.p50, 2), x(r.p99, 2), r.cpu === null ? null : x(r.cpu, 1)]),
     });
   }
-  write({
+  writeBenchResult({
     name: "gateway",
     title: "Gateway overhead: Switchyard execute vs Portkey vs a bare pass-through",
     command: `npm run bench:gateway -- --seconds ${p.seconds} --connections ${p.connections} --latency-ms ${p.latencyMs} --rounds ${p.rounds}`,

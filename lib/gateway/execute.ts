@@ -12,10 +12,6 @@ import type { TProviderCallOutcome } from "../dataplane/telemetry/schemas";
 /** What the caller gets and whether it may be replayed for the same idempotency key. */
 export type TExecution = { answer: TAnswer; definitive: boolean; retryAfterSeconds: number | null };
 
-/** An attempt's outcome as POST /outcomes would take it, built here rather than parsed. */
-export type TProviderCallReport = TProviderCallOutcome;
-
-
 /** The cost of one successful call: token prices for LLM adapters with usage, else the catalogue's cost per request. */
 export function costOf(ctx: TGatewayContext, cfg: TProviderAdapterConfig, usage: TUsage | undefined): number | null {
   if (usage && (cfg.inputPricePer1k !== null || cfg.outputPricePer1k !== null)) {
@@ -36,7 +32,7 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
   const budget = ctx.retryBudget(p.operation, p.limits);
   budget.request();
   const attempts: TAttempt[] = [];
-  const reports: TProviderCallReport[] = [];
+  const reports: TProviderCallOutcome[] = [];
   const decisionId = p.decision.decisionId;
   let called = 0;
   let stop: { code: string; message: string } | null = null;
@@ -147,7 +143,7 @@ function round(ms: number): number {
  * breakers) once the decision row is durable, off the response path: metrics, breakers and the
  * controller see every attempt without the caller waiting for the write.
  */
-export function report(ctx: TGatewayContext, p: TPrepared, reports: TProviderCallReport[]): void {
+export function report(ctx: TGatewayContext, p: TPrepared, reports: TProviderCallOutcome[]): void {
   if (reports.length === 0) return;
   ctx.track(
     (async () => {

@@ -3,7 +3,8 @@ import { classifyStatus, classifyTransportError, malformedBody, parseRateLimit }
 import { buildUpstream, NotCalledError, redact } from "./call-provider";
 import { jsonAnswer, type TAnswer, type TGatewayContext } from "./context";
 import { nextAttempt } from "./next-attempt";
-import { costOf, decisionLogRefused, report, type TProviderCallReport } from "./execute";
+import { costOf, decisionLogRefused, report } from "./execute";
+import type { TProviderCallOutcome } from "../dataplane/telemetry/schemas";
 import { parseJsonBody } from "./adapters/json-body";
 import type { TPrepared } from "./prepare";
 import type { TAttempt } from "./schema";
@@ -63,7 +64,7 @@ export async function runStream(ctx: TGatewayContext, p: TPrepared, res: ServerR
   const budget = ctx.retryBudget(p.operation, p.limits);
   budget.request();
   const attempts: TAttempt[] = [];
-  const reports: TProviderCallReport[] = [];
+  const reports: TProviderCallOutcome[] = [];
   const decisionId = p.decision.decisionId;
   let called = 0;
   let stop: { code: string; message: string } | null = null;
