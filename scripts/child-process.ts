@@ -56,11 +56,18 @@ export function announcePort(server: http.Server): Promise<void> {
   });
 }
 
-/** SIGTERM, and resolves once the child has exited. */
-export function stopChild(child: ChildProcess | null | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return Promise.resolve();
+/**
+ * SIGTERM, and resolves once the child has exited; SIGKILL after `graceMs` (Portkey's gateway was
+ * seen ignoring SIGTERM while busy, which kept bench:gateway from ever exiting).
+ */
+export function stopChild(child: ChildProcess | null | undefined, graceMs = 10_000): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    child.once("exit", () => resolve());
+    const kill = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    child.once("exit", () => {
+      clearTimeout(kill);
+      resolve();
+    });
     child.kill("SIGTERM");
   });
 }
