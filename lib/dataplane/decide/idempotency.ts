@@ -28,20 +28,40 @@ export function answerText(answer: TCachedAnswer): string {
   return answer.text.slice(0, at) + answer.list.json + answer.text.slice(at + 4);
 }
 
-type TEntry = { expiresAt: number; bytes: number; answer: Promise<TCachedAnswer> };
+type TEntry = { key: string; expiresAt: number; bytes: number; answer: Promise<TCachedAnswer> };
+
+/** How many evicted slots the insertion-order queue keeps before compacting (amortised O(1)). */
+const COMPACT_AFTER = 4096;
 
 export function createIdempotencyCache(opts: { ttlMs: number; maxBytes: number; now?: () => number }) {
   const now = opts.now ?? Date.now;
-  // Insertion order is expiry order (one TTL for all), so eviction and expiry both take from the front.
   const entries = new Map<string, TEntry>();
+  // Insertion order is expiry order (one TTL for all), so eviction and expiry both take from the
+  // front of this queue. Not by iterating `entries`: a Map's iteration walks over the slots of
+  // deleted keys until it rehashes, so evicting from its front on every insert (the steady state
+  // once the cache is full) cost time in proportion to everything evicted since, and at about
+  // 6,000 decides/s took 40% of the server's CPU.
+  let order: TEntry[] = [];
+  let head = 0;
   let bytes = 0;
+
+  function forget(e: TEntry): void {
+    if (entries.get(e.key) !== e) return;
+    entries.delete(e.key);
+    bytes -= e.bytes;
+  }
 
   function evict(): void {
     const t = now();
-    for (const [key, e] of entries) {
-      if (e.expiresAt > t && bytes <= opts.maxBytes) break;
-      entries.delete(key);
-      bytes -= e.bytes;
+    while (head < order.length) {
+      const e = order[head]!;
+      if (entries.get(e.key) === e && e.expiresAt > t && bytes <= opts.maxBytes) break;
+      forget(e);
+      head++;
+    }
+    if (head >= COMPACT_AFTER && head * 2 >= order.length) {
+      order = order.slice(head);
+      head = 0;
     }
   }
 
@@ -50,8 +70,7 @@ export function createIdempotencyCache(opts: { ttlMs: number; maxBytes: number; 
       const e = entries.get(key);
       if (!e) return null;
       if (e.expiresAt <= now()) {
-        entries.delete(key);
-        bytes -= e.bytes;
+        forget(e);
         return null;
       }
       return e.answer;
@@ -59,8 +78,11 @@ export function createIdempotencyCache(opts: { ttlMs: number; maxBytes: number; 
 
     /** Registers an answer in progress; a rejected answer is forgotten so a retry decides again. */
     set(key: string, answer: Promise<TCachedAnswer>): void {
-      const entry: TEntry = { expiresAt: now() + opts.ttlMs, bytes: key.length + 64, answer };
+      const previous = entries.get(key);
+      if (previous) forget(previous);
+      const entry: TEntry = { key, expiresAt: now() + opts.ttlMs, bytes: key.length + 64, answer };
       entries.set(key, entry);
+      order.push(entry);
       bytes += entry.bytes;
       answer.then(
         (a) => {
@@ -69,11 +91,7 @@ export function createIdempotencyCache(opts: { ttlMs: number; maxBytes: number; 
           bytes += a.text.length;
           evict();
         },
-        () => {
-          if (entries.get(key) !== entry) return;
-          entries.delete(key);
-          bytes -= entry.bytes;
-        },
+        () => forget(entry),
       );
     },
 
