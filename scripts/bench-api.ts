@@ -43,7 +43,7 @@ const COMMIT = "switchyard_decision_log_commit_seconds";
 const LOOP = "switchyard_event_loop_delay_seconds";
 /** loopP99, loopMax in seconds. */
 type TCommitScrape = { wait: Map<number, number>; commit: Map<number, number>; loopP99: number | null; loopMax: number | null };
-type TCommitPhase = { waitP50: number | null; waitP99: number | null; commitP50: number | null; commitP99: number | null; loopP99: number | null; loopMax: number | null };
+type TCommitPhase = { transactions: number; rows: number; waitP50: number | null; waitP99: number | null; commitP50: number | null; commitP99: number | null; loopP99: number | null; loopMax: number | null };
 
 /** Seconds as milliseconds with one decimal. */
 const ms = (v: number | null) => (v === null ? null : Math.round(v * 10_000) / 10);
@@ -69,6 +69,8 @@ async function scrapeCommit(port: number): Promise<TCommitScrape> {
 
 function commitBetween(a: TCommitScrape, b: TCommitScrape): TCommitPhase {
   return {
+    transactions: (b.commit.get(Infinity) ?? 0) - (a.commit.get(Infinity) ?? 0),
+    rows: (b.wait.get(Infinity) ?? 0) - (a.wait.get(Infinity) ?? 0),
     waitP50: ms(quantileBetween(a.wait, b.wait, 0.5)),
     waitP99: ms(quantileBetween(a.wait, b.wait, 0.99)),
     commitP50: ms(quantileBetween(a.commit, b.commit, 0.5)),
@@ -79,7 +81,7 @@ function commitBetween(a: TCommitScrape, b: TCommitScrape): TCommitPhase {
 }
 
 const describeCommit = (c: TCommitPhase) =>
-  `p50 ${c.waitP50 ?? "–"} ms, p99 ${c.waitP99 ?? "–"} ms until committed (transactions: p50 ${c.commitP50 ?? "–"} ms, p99 ${c.commitP99 ?? "–"} ms; from the server's histograms)` +
+  `p50 ${c.waitP50 ?? "–"} ms, p99 ${c.waitP99 ?? "–"} ms until committed (${c.transactions} transactions of ${c.transactions > 0 ? (c.rows / c.transactions).toFixed(1) : "–"} rows on average: p50 ${c.commitP50 ?? "–"} ms, p99 ${c.commitP99 ?? "–"} ms; from the server's histograms)` +
   `\n  event loop     delay p99 ${c.loopP99 ?? "–"} ms, max ${c.loopMax ?? "–"} ms (the server's last complete 10 s window)`;
 
 const commitFigures = (phase: string, c: TCommitPhase) =>
@@ -266,22 +268,31 @@ async function main(): Promise<void> {
     const fixed: TOpenLoopResult[] = [];
     const fixedCommit: TCommitPhase[] = [];
     const fixedSeconds = Math.max(5, Math.round(duration / 2));
+    const fixedCpu: Array<{ serverUs: number | null; postgresUs: number | null }> = [];
     for (const share of [0.3, 0.6]) {
       const rate = Math.max(100, Math.round((share * maxRate) / 100) * 100);
       console.log(`decide at a fixed ${rate}/s (open loop)`);
       // In a process of its own: this one's bookkeeping (every acknowledged id) would add its GC pauses to the latencies.
       const phaseBefore = await scrapeCommit(started.port);
-      const run = await openLoopInChild({
-        port: started.port,
-        path: "/api/v1/decide",
-        headers: AUTH,
-        template: `{"operation":"SEND_SMS","region":"{cycle}","requestId":"fixed-${rate}-{i}"}`,
-        cycle: REGIONS,
-        collectAfter: '{"decisionId":"',
-        rate,
-        seconds: fixedSeconds,
-        connections,
-      });
+      const m = await withCpuPerUnit(
+        child.pid,
+        () =>
+          openLoopInChild({
+            port: started.port,
+            path: "/api/v1/decide",
+            headers: AUTH,
+            template: `{"operation":"SEND_SMS","region":"{cycle}","requestId":"fixed-${rate}-{i}"}`,
+            cycle: REGIONS,
+            collectAfter: '{"decisionId":"',
+            rate,
+            seconds: fixedSeconds,
+            connections,
+          }),
+        (x) => x.collected.length,
+        pgPid,
+      );
+      const run = m.result;
+      fixedCpu.push({ serverUs: m.cpuUsPerUnit, postgresUs: m.postgresCpuUsPerUnit });
       for (const id of run.collected) acknowledgedIds.push(id);
       fixed.push(run.result);
       fixedCommit.push(commitBetween(phaseBefore, await scrapeCommit(started.port)));
@@ -373,6 +384,8 @@ async function main(): Promise<void> {
       console.log(
         `at ${f.rate}/s      p50 ${f.latency.p50} ms, p90 ${f.latency.p90} ms, p99 ${f.latency.p99} ms, max ${f.latency.max} ms (${f.statuses["200"] ?? 0} answered, ${fixedNon2xx(f)} non-2xx, ${f.errors} errors, ${(100 * f.lateShare).toFixed(1)}% sent late)`,
       );
+      const cpu = fixedCpu[i]!;
+      if (cpu.serverUs !== null) console.log(`  CPU            ${cpu.serverUs.toFixed(0)} µs server${cpu.postgresUs === null ? "" : `, ${cpu.postgresUs.toFixed(0)} µs Postgres`} per decide`);
       console.log(`  durable wait   ${describeCommit(fixedCommit[i]!)}`);
       const r = referenceFixed[i];
       if (r) {
@@ -428,6 +441,8 @@ async function main(): Promise<void> {
         ...fixed.flatMap((f, i) => [
           { label: `latency p50 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p50, unit: "ms" },
           { label: `latency p99 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p99, unit: "ms" },
+          ...(fixedCpu[i]!.serverUs !== null ? [{ label: `server CPU per decide at a fixed ${f.rate}/s`, value: Math.round(fixedCpu[i]!.serverUs!), unit: "µs" }] : []),
+          ...(fixedCpu[i]!.postgresUs !== null ? [{ label: `Postgres CPU per decide at a fixed ${f.rate}/s`, value: Math.round(fixedCpu[i]!.postgresUs!), unit: "µs" }] : []),
           ...(referenceFixed[i]
             ? [
                 { label: `reference latency p50 at a fixed ${f.rate}/s`, value: referenceFixed[i]!.result.latency.p50, unit: "ms" },
