@@ -1,22 +1,29 @@
 import { createHash } from "node:crypto";
+import { createInsertionQueue } from "../runtime/insertion-queue";
 
 /**
  * The last successful answer per (operation, input), kept for the operation's cache_ttl_seconds,
  * for seeds/003's "degrade to cache" when no provider is eligible. Only operations that set a TTL
  * are cached (a stale OTP or payment answer would be wrong; a stale summary may be fine). Bounded
- * by entry count, oldest first out.
+ * by entry count, oldest first out (a refreshed entry counts from its refresh).
  */
 export function createAnswerCache(maxEntries = 10_000, now: () => number = Date.now) {
-  const entries = new Map<string, { at: number; body: unknown }>();
+  type TEntry = { key: string; at: number; body: unknown };
+  const entries = new Map<string, TEntry>();
+  const order = createInsertionQueue<TEntry>((e) => entries.get(e.key) === e);
 
   const keyOf = (operation: string, input: unknown) => `${operation}\u001f${createHash("sha256").update(JSON.stringify(input)).digest("base64url")}`;
 
   return {
     put(operation: string, input: unknown, body: unknown): void {
       const k = keyOf(operation, input);
-      entries.delete(k);
-      entries.set(k, { at: now(), body });
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+      const entry: TEntry = { key: k, at: now(), body };
+      entries.set(k, entry);
+      order.push(entry, entries.size);
+      if (entries.size > maxEntries) {
+        entries.delete(order.oldest()!.key);
+        order.dropOldest(entries.size);
+      }
     },
     get(operation: string, input: unknown, ttlSeconds: number): { body: unknown; ageSeconds: number } | null {
       const k = keyOf(operation, input);
