@@ -344,6 +344,15 @@ async function main(): Promise<void> {
     const lists = Number(
       (await client.query<{ n: string }>("select count(distinct candidates_id) as n from decision where created_at >= $1", [benchStartedAt])).rows[0]!.n,
     );
+    // Index tuples read per row written: the idempotency probe reads about none. A plan that walks a
+    // time index through the idempotency window instead (prisma/migrations/*_decision_probe_plan)
+    // reads thousands per row, and that is the first thing to look at when a run is slow.
+    const indexReads = (
+      await client.query<{ index: string; scans: string; tuples: string }>(
+        `select regexp_replace(indexrelname, '^decision_p[0-9]+_', '') as index, sum(idx_scan) as scans, sum(idx_tup_read) as tuples
+           from pg_stat_user_indexes where relname ~ '^decision_p[0-9]+$' group by 1 order by sum(idx_tup_read) desc limit 3`,
+      )
+    ).rows;
     // Decisions on an unchanged routing state share one stored list; one per decision would mean the sharing broke.
     const listsShared = lists < rows / 10;
     const missing = Number(
@@ -400,6 +409,7 @@ async function main(): Promise<void> {
     console.log(`rows in table    ${rows}`);
     console.log(`missing rows     ${missing} (acknowledged decisions not in the table)`);
     console.log(`candidate lists  ${lists} stored once each for the ${rows} rows`);
+    console.log(`index reads      ${indexReads.map((r) => `${r.index}: ${r.scans} scans, ${r.tuples} tuples`).join("; ")} (decision partitions, every phase)`);
     const outcomesRecorded = outcomeLoad.recorded();
     const outcomesPerSecond = outcomesRecorded / (outcomeResult.duration || outcomeSeconds);
     console.log(`outcomes/s       ${outcomesPerSecond.toFixed(0)} (${outcomeResult["2xx"]} batches; batch p50 ${outcomeResult.latency.p50} ms, p99 ${outcomeResult.latency.p99} ms)`);
