@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { createInsertionQueue } from "../runtime/insertion-queue";
+import { createInsertionOrderedMap } from "../runtime/insertion-ordered-map";
 
 /**
  * The last successful answer per (operation, input), kept for the operation's cache_ttl_seconds,
@@ -8,21 +8,17 @@ import { createInsertionQueue } from "../runtime/insertion-queue";
  * by entry count, oldest first out (a refreshed entry counts from its refresh).
  */
 export function createAnswerCache(maxEntries = 10_000, now: () => number = Date.now) {
-  type TEntry = { key: string; at: number; body: unknown };
-  const entries = new Map<string, TEntry>();
-  const order = createInsertionQueue<TEntry>((e) => entries.get(e.key) === e);
+  const entries = createInsertionOrderedMap<{ at: number; body: unknown }>();
 
   const keyOf = (operation: string, input: unknown) => `${operation}\u001f${createHash("sha256").update(JSON.stringify(input)).digest("base64url")}`;
 
   return {
     put(operation: string, input: unknown, body: unknown): void {
       const k = keyOf(operation, input);
-      const entry: TEntry = { key: k, at: now(), body };
-      entries.set(k, entry);
-      order.push(entry, entries.size);
+      entries.set(k, { at: now(), body });
       if (entries.size > maxEntries) {
-        entries.delete(order.oldest()!.key);
-        order.dropOldest(entries.size);
+        const oldest = entries.oldest()!;
+        entries.delete(oldest.key, oldest.value);
       }
     },
     get(operation: string, input: unknown, ttlSeconds: number): { body: unknown; ageSeconds: number } | null {
@@ -31,7 +27,7 @@ export function createAnswerCache(maxEntries = 10_000, now: () => number = Date.
       if (!e) return null;
       const age = (now() - e.at) / 1000;
       if (age > ttlSeconds) {
-        entries.delete(k);
+        entries.delete(k, e);
         return null;
       }
       return { body: e.body, ageSeconds: Math.floor(age) };

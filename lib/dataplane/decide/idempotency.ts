@@ -1,4 +1,4 @@
-import { createInsertionQueue } from "../../runtime/insertion-queue";
+import { createInsertionOrderedMap } from "../../runtime/insertion-ordered-map";
 import type { TCandidateList } from "../decision-log/rows";
 
 /**
@@ -29,29 +29,21 @@ export function answerText(answer: TCachedAnswer): string {
   return answer.text.slice(0, at) + answer.list.json + answer.text.slice(at + 4);
 }
 
-type TEntry = { key: string; expiresAt: number; bytes: number; answer: Promise<TCachedAnswer> };
+type TEntry = { expiresAt: number; bytes: number; answer: Promise<TCachedAnswer> };
 
 export function createIdempotencyCache(opts: { ttlMs: number; maxBytes: number; now?: () => number }) {
   const now = opts.now ?? Date.now;
-  const entries = new Map<string, TEntry>();
-  // Insertion order is expiry order (one TTL for all), so eviction and expiry both take the
-  // oldest. Evicting by iterating `entries` instead took 40% of the server's CPU at 6,300
-  // decides/s once the cache was full (insertion-queue.ts).
-  const order = createInsertionQueue<TEntry>((e) => entries.get(e.key) === e);
+  // Insertion order is expiry order (one TTL for all), so eviction and expiry both take the oldest.
+  const entries = createInsertionOrderedMap<TEntry>();
   let bytes = 0;
 
-  function forget(e: TEntry): void {
-    if (entries.get(e.key) !== e) return;
-    entries.delete(e.key);
-    bytes -= e.bytes;
+  function forget(key: string, e: TEntry): void {
+    if (entries.delete(key, e)) bytes -= e.bytes;
   }
 
   function evict(): void {
     const t = now();
-    for (let e = order.oldest(); e !== undefined && (e.expiresAt <= t || bytes > opts.maxBytes); e = order.oldest()) {
-      forget(e);
-      order.dropOldest(entries.size);
-    }
+    for (let o = entries.oldest(); o && (o.value.expiresAt <= t || bytes > opts.maxBytes); o = entries.oldest()) forget(o.key, o.value);
   }
 
   return {
@@ -59,7 +51,7 @@ export function createIdempotencyCache(opts: { ttlMs: number; maxBytes: number; 
       const e = entries.get(key);
       if (!e) return null;
       if (e.expiresAt <= now()) {
-        forget(e);
+        forget(key, e);
         return null;
       }
       return e.answer;
@@ -68,10 +60,9 @@ export function createIdempotencyCache(opts: { ttlMs: number; maxBytes: number; 
     /** Registers an answer in progress; a rejected answer is forgotten so a retry decides again. */
     set(key: string, answer: Promise<TCachedAnswer>): void {
       const previous = entries.get(key);
-      if (previous) forget(previous);
-      const entry: TEntry = { key, expiresAt: now() + opts.ttlMs, bytes: key.length + 64, answer };
+      if (previous) forget(key, previous);
+      const entry: TEntry = { expiresAt: now() + opts.ttlMs, bytes: key.length + 64, answer };
       entries.set(key, entry);
-      order.push(entry, entries.size);
       bytes += entry.bytes;
       answer.then(
         (a) => {
@@ -80,7 +71,7 @@ export function createIdempotencyCache(opts: { ttlMs: number; maxBytes: number; 
           bytes += a.text.length;
           evict();
         },
-        () => forget(entry),
+        () => forget(key, entry),
       );
     },
 

@@ -1,33 +1,31 @@
 import { describe, expect, it } from "vitest";
 import { createAnswerCache } from "../gateway/answer-cache";
-import { createInsertionQueue } from "./insertion-queue";
+import { createInsertionOrderedMap } from "./insertion-ordered-map";
 
-describe("insertion queue", () => {
-  it("yields the oldest live entry, skipping entries its cache replaced", () => {
-    const current = new Map<string, { key: string; v: number }>();
-    const q = createInsertionQueue<{ key: string; v: number }>((e) => current.get(e.key) === e);
-    for (const [key, v] of [["a", 1], ["b", 2], ["a", 3]] as const) {
-      const e = { key, v };
-      current.set(key, e);
-      q.push(e, current.size);
-    }
+describe("insertion-ordered map", () => {
+  it("yields the oldest live entry, skipping entries replaced since", () => {
+    const m = createInsertionOrderedMap<{ v: number }>();
+    for (const [key, v] of [["a", 1], ["b", 2], ["a", 3]] as const) m.set(key, { v });
     // a's first entry was replaced: b is the oldest live one.
-    expect(q.oldest()).toEqual({ key: "b", v: 2 });
-    current.delete("b");
-    q.dropOldest(current.size);
-    expect(q.oldest()).toEqual({ key: "a", v: 3 });
+    expect(m.oldest()).toEqual({ key: "b", value: { v: 2 } });
+    expect(m.delete("b", m.get("b")!)).toBe(true);
+    expect(m.oldest()).toEqual({ key: "a", value: { v: 3 } });
+  });
+
+  it("deletes a key only while the given value is still its entry", () => {
+    const m = createInsertionOrderedMap<{ v: number }>();
+    const first = { v: 1 };
+    m.set("a", first);
+    m.set("a", { v: 2 });
+    expect(m.delete("a", first)).toBe(false);
+    expect(m.size).toBe(1);
   });
 
   it("compacts: one key refreshed a million times keeps the queue small", () => {
-    const current = new Map<string, { key: string }>();
-    const q = createInsertionQueue<{ key: string }>((e) => current.get(e.key) === e);
-    for (let i = 0; i < 1_000_000; i++) {
-      const e = { key: "same" };
-      current.set("same", e);
-      q.push(e, current.size);
-    }
-    expect(q.length).toBeLessThanOrEqual(4096 + 3);
-    expect(q.oldest()).toBe(current.get("same"));
+    const m = createInsertionOrderedMap<{ i: number }>();
+    for (let i = 0; i < 1_000_000; i++) m.set("same", { i });
+    expect(m.queued).toBeLessThanOrEqual(4096 + 3);
+    expect(m.oldest()?.value).toBe(m.get("same"));
   });
 });
 
