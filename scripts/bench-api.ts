@@ -266,9 +266,9 @@ async function main(): Promise<void> {
     // (connections / throughput); this is what a service with many callers sees.
     const maxRate = result.ok / result.seconds;
     const fixed: TOpenLoopResult[] = [];
-    const fixedCommit: TCommitPhase[] = [];
+    // Per fixed rate, beside its result: the server's commit histograms and CPU per decide over the phase.
+    const fixedPhase: Array<{ commit: TCommitPhase; serverUs: number | null; postgresUs: number | null }> = [];
     const fixedSeconds = Math.max(5, Math.round(duration / 2));
-    const fixedCpu: Array<{ serverUs: number | null; postgresUs: number | null }> = [];
     for (const share of [0.3, 0.6]) {
       const rate = Math.max(100, Math.round((share * maxRate) / 100) * 100);
       console.log(`decide at a fixed ${rate}/s (open loop)`);
@@ -292,10 +292,9 @@ async function main(): Promise<void> {
         pgPid,
       );
       const run = m.result;
-      fixedCpu.push({ serverUs: m.cpuUsPerUnit, postgresUs: m.postgresCpuUsPerUnit });
       for (const id of run.collected) acknowledgedIds.push(id);
       fixed.push(run.result);
-      fixedCommit.push(commitBetween(phaseBefore, await scrapeCommit(started.port)));
+      fixedPhase.push({ commit: commitBetween(phaseBefore, await scrapeCommit(started.port)), serverUs: m.cpuUsPerUnit, postgresUs: m.postgresCpuUsPerUnit });
     }
     // The reference at the same rates: on this 2-core machine even a bare handler's tail at a
     // modest rate is far from flat (each request wakes processes that were idle), and this says how far.
@@ -393,9 +392,9 @@ async function main(): Promise<void> {
       console.log(
         `at ${f.rate}/s      p50 ${f.latency.p50} ms, p90 ${f.latency.p90} ms, p99 ${f.latency.p99} ms, max ${f.latency.max} ms (${f.statuses["200"] ?? 0} answered, ${fixedNon2xx(f)} non-2xx, ${f.errors} errors, ${(100 * f.lateShare).toFixed(1)}% sent late)`,
       );
-      const cpu = fixedCpu[i]!;
-      if (cpu.serverUs !== null) console.log(`  CPU            ${cpu.serverUs.toFixed(0)} µs server${cpu.postgresUs === null ? "" : `, ${cpu.postgresUs.toFixed(0)} µs Postgres`} per decide`);
-      console.log(`  durable wait   ${describeCommit(fixedCommit[i]!)}`);
+      const phase = fixedPhase[i]!;
+      if (phase.serverUs !== null) console.log(`  CPU            ${phase.serverUs.toFixed(0)} µs server${phase.postgresUs === null ? "" : `, ${phase.postgresUs.toFixed(0)} µs Postgres`} per decide`);
+      console.log(`  durable wait   ${describeCommit(phase.commit)}`);
       const r = referenceFixed[i];
       if (r) {
         const l = r.result.latency;
@@ -451,15 +450,15 @@ async function main(): Promise<void> {
         ...fixed.flatMap((f, i) => [
           { label: `latency p50 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p50, unit: "ms" },
           { label: `latency p99 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p99, unit: "ms" },
-          ...(fixedCpu[i]!.serverUs !== null ? [{ label: `server CPU per decide at a fixed ${f.rate}/s`, value: Math.round(fixedCpu[i]!.serverUs!), unit: "µs" }] : []),
-          ...(fixedCpu[i]!.postgresUs !== null ? [{ label: `Postgres CPU per decide at a fixed ${f.rate}/s`, value: Math.round(fixedCpu[i]!.postgresUs!), unit: "µs" }] : []),
+          ...(fixedPhase[i]!.serverUs !== null ? [{ label: `server CPU per decide at a fixed ${f.rate}/s`, value: Math.round(fixedPhase[i]!.serverUs!), unit: "µs" }] : []),
+          ...(fixedPhase[i]!.postgresUs !== null ? [{ label: `Postgres CPU per decide at a fixed ${f.rate}/s`, value: Math.round(fixedPhase[i]!.postgresUs!), unit: "µs" }] : []),
           ...(referenceFixed[i]
             ? [
                 { label: `reference latency p50 at a fixed ${f.rate}/s`, value: referenceFixed[i]!.result.latency.p50, unit: "ms" },
                 { label: `reference latency p99 at a fixed ${f.rate}/s`, value: referenceFixed[i]!.result.latency.p99, unit: "ms" },
               ]
             : []),
-          ...commitFigures(`at ${f.rate}/s`, fixedCommit[i]!),
+          ...commitFigures(`at ${f.rate}/s`, fixedPhase[i]!.commit),
         ]),
         { label: `outcomes/s (batches of ${OUTCOME_BATCH})`, value: Math.round(outcomesPerSecond), unit: "outcomes/s" },
         { label: "outcome batch p99", value: outcomeResult.latency.p99, unit: "ms" },
