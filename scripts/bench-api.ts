@@ -197,6 +197,8 @@ async function main(): Promise<void> {
       durability: { type: "string", default: "sync" },
       "use-database": { type: "string" },
       "result-name": { type: "string", default: "api" },
+      // Only the closed loop (no reference, fixed rates or outcomes), writing no result: quick A/B runs of a change.
+      "closed-only": { type: "boolean", default: false },
     },
   });
   const durability = values.durability === "async" ? "async" : "sync";
@@ -237,7 +239,8 @@ async function main(): Promise<void> {
     // The yardstick first, on the same database and load: a bare handler with a group-committed
     // insert. It stays up (idle) for the same fixed rates as decide's below.
     let reference: { result: TClosedLoop; cpuUs: number | null; pgCpuUs: number | null } | null = null;
-    const ref = existing ? null : await startReferenceServer(databaseUrl);
+    const closedOnly = values["closed-only"] === true;
+    const ref = existing || closedOnly ? null : await startReferenceServer(databaseUrl);
     stopReference = ref ? ref.stop : null;
     if (ref) {
       console.log(`reference: bare node:http + group-committed insert, ${connections} connections, 127.0.0.1:${ref.port}`);
@@ -269,7 +272,7 @@ async function main(): Promise<void> {
     // Per fixed rate, beside its result: the server's commit histograms and CPU per decide over the phase.
     const fixedPhase: Array<{ commit: TCommitPhase; serverUs: number | null; postgresUs: number | null }> = [];
     const fixedSeconds = Math.max(5, Math.round(duration / 2));
-    for (const share of [0.3, 0.6]) {
+    for (const share of closedOnly ? [] : [0.3, 0.6]) {
       const rate = Math.max(100, Math.round((share * maxRate) / 100) * 100);
       console.log(`decide at a fixed ${rate}/s (open loop)`);
       // In a process of its own: this one's bookkeeping (every acknowledged id) would add its GC pauses to the latencies.
@@ -328,9 +331,9 @@ async function main(): Promise<void> {
     const outcomeSeconds = Math.max(3, Math.round(duration / 2));
     const outcomesStartedAt = new Date();
     const outcomeConnections = Math.min(connections, 16);
-    console.log(`outcomes, batches of ${OUTCOME_BATCH}, ${outcomeConnections} connections`);
-    const outcomeLoad = loadOutcomes(started.port, outcomeSeconds, outcomeConnections, acknowledgedIds.slice(-50_000));
-    const outcomeResult = await outcomeLoad.run;
+    if (!closedOnly) console.log(`outcomes, batches of ${OUTCOME_BATCH}, ${outcomeConnections} connections`);
+    const outcomeLoad = closedOnly ? null : loadOutcomes(started.port, outcomeSeconds, outcomeConnections, acknowledgedIds.slice(-50_000));
+    const outcomeResult = outcomeLoad ? await outcomeLoad.run : null;
     await stopChild(child);
     child = null;
 
@@ -409,12 +412,13 @@ async function main(): Promise<void> {
     console.log(`missing rows     ${missing} (acknowledged decisions not in the table)`);
     console.log(`candidate lists  ${lists} stored once each for the ${rows} rows`);
     console.log(`index reads      ${indexReads.map((r) => `${r.index}: ${r.scans} scans, ${r.tuples} tuples`).join("; ")} (decision partitions, every phase)`);
+    if (missing !== 0 || acknowledged > rows || !listsShared) process.exitCode = 1;
+    if (result.non2xx > 0 || result.errors > 0 || fixed.some((f) => fixedNon2xx(f) > 0 || f.errors > 0)) process.exitCode = 1;
+    if (!outcomeLoad || !outcomeResult) return;
     const outcomesRecorded = outcomeLoad.recorded();
     const outcomesPerSecond = outcomesRecorded / (outcomeResult.duration || outcomeSeconds);
     console.log(`outcomes/s       ${outcomesPerSecond.toFixed(0)} (${outcomeResult["2xx"]} batches; batch p50 ${outcomeResult.latency.p50} ms, p99 ${outcomeResult.latency.p99} ms)`);
     console.log(`outcome rows     ${outcomeRows} for ${outcomesRecorded} recorded, ${outcomeLoad.refused()} refused`);
-    if (missing !== 0 || acknowledged > rows || !listsShared) process.exitCode = 1;
-    if (result.non2xx > 0 || result.errors > 0 || fixed.some((f) => fixedNon2xx(f) > 0 || f.errors > 0)) process.exitCode = 1;
     const outcomesOk = outcomeResult.non2xx === 0 && outcomeResult.errors === 0 && outcomeLoad.refused() === 0 && outcomeRows >= outcomesRecorded;
     if (!outcomesOk) process.exitCode = 1;
     const file = writeBenchResult({

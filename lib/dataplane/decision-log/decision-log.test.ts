@@ -183,6 +183,49 @@ describe("batch insert", () => {
     }
   });
 
+  it("stores every column as given, NULLs included, both inserted and replayed", async () => {
+    await maintainPartitions(pool, { now: at, daysAhead: 1, retentionDays: 3 });
+    const full: TDecisionRow = {
+      ...row("c-full", "{}", 7),
+      policyVersion: "v9",
+      shadowVersion: "v10",
+      shadowPick: "provider_B",
+      shadowAgrees: false,
+      scoreMargin: -0.125,
+      stale: true,
+      // Older than int4 milliseconds (about 25 days): stored as the maximum instead of failing the batch.
+      metricAgeMs: 3_000_000_000,
+      fallbackAction: "priority_order",
+      degraded: true,
+      durability: "async",
+    };
+    const empty: TDecisionRow = {
+      ...row("c-empty", "{}", 8),
+      policyVersion: null,
+      selectedProvider: null,
+      scoreMargin: null,
+      metricAgeMs: null,
+    };
+    const replayed: TDecisionRow = { ...full, id: crypto.randomUUID(), requestId: "c-replayed", createdAt: at + 9 };
+    const client = await pool.connect();
+    try {
+      expect((await insertDecisions(client, whole([full, empty]))).size).toBe(0);
+      await replayDecisions(client, [replayed]);
+    } finally {
+      client.release();
+    }
+    const stored = await pool.query(
+      `select id, (extract(epoch from created_at) * 1000)::float8 as "createdAt", operation, region, request_id as "requestId",
+              policy_version as "policyVersion", shadow_version as "shadowVersion", selected_provider as "selectedProvider",
+              reason_code as "reasonCode", shadow_pick as "shadowPick", shadow_agrees as "shadowAgrees", score_margin as "scoreMargin",
+              stale, metric_age_ms as "metricAgeMs", fallback_action as "fallbackAction", degraded, record::text as body, durability,
+              instance_id as "instanceId", candidates_id
+         from decision where request_id like 'c-%' order by created_at`,
+    );
+    const expected = (r: TDecisionRow) => ({ ...r, metricAgeMs: r.metricAgeMs === null ? null : Math.min(r.metricAgeMs, 2 ** 31 - 1), candidates_id: null });
+    expect(stored.rows).toEqual([full, empty, replayed].map(expected));
+  });
+
   it("stores a candidate list once per day for the rows that share it, and gives back every record's exact text", async () => {
     await maintainPartitions(pool, { now: at, daysAhead: 1, retentionDays: 3 });
     const listA = [{ provider: "provider_A", detail: "東京 🚀 \"quoted\"", probability: 0.7 }, { provider: "provider_B", probability: 0.3 }];

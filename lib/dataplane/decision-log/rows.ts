@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { TDecisionRecord } from "../../../router-core/index";
+import { boolArray, float8Array, int4Array, textArray, timestamptzArray, uuidArray } from "./columns";
 import { dayStart, isoDay } from "./partitions";
 
 /** One decision-log row, also the spool's line format (so replay needs no conversion). */
@@ -98,93 +99,68 @@ export type TExistingDecision = { id: string; body: string };
 export const IDEMPOTENCY_WINDOW_MS = 5 * 60_000;
 const CLOCK_SKEW_MS = 60_000;
 
-const COLUMNS =
-  "id, created_at, operation, region, request_id, policy_version, shadow_version, selected_provider, reason_code, shadow_pick, shadow_agrees, score_margin, stale, metric_age_ms, fallback_action, degraded, record, durability, instance_id";
+const INT4_MAX = 2 ** 31 - 1;
 
 /**
- * A batch travels as two parameters: the small columns as one JSON array (building it is string
- * concatenation; node-pg's text[] encoding escaped every quote of every record, about 0.5 ms per
- * 3.5 KB record), and the records (stored texts, see TStoredRecord) as a text[] in binary format
- * (`textArrayParam`), so neither side escapes or re-parses them: Postgres's only pass over a record
- * is the json column's input check. ROWS FROM pairs the two by position. New candidate lists
- * travel the same way, as three more parameters (ids, days, texts).
+ * A batch travels as one binary array per column (columns.ts), the records (stored texts, see
+ * TStoredRecord) among them, so neither side escapes or re-parses anything: Postgres's only pass
+ * over a record is the json column's input check. unnest() pairs the arrays by position.
  */
-const INPUT = `rows from (
-    json_to_recordset($1::json) as (id uuid, created_at timestamptz, operation text, region text, request_id text,
-      policy_version text, shadow_version text, selected_provider text, reason_code text, shadow_pick text, shadow_agrees bool,
-      score_margin float8, stale bool, metric_age_ms int, fallback_action text, degraded bool, durability text, instance_id text),
-    unnest($2::text[])
-  ) as t(id, created_at, operation, region, request_id, policy_version, shadow_version, selected_provider, reason_code,
-         shadow_pick, shadow_agrees, score_margin, stale, metric_age_ms, fallback_action, degraded, durability, instance_id, record)`;
+function columnParams(rows: readonly TDecisionRow[], texts: readonly string[], listIds: readonly (string | null)[]): Buffer[] {
+  const pick = <T>(f: (r: TDecisionRow) => T): T[] => rows.map(f);
+  return [
+    uuidArray(pick((r) => r.id)),
+    timestamptzArray(pick((r) => r.createdAt)),
+    textArray(pick((r) => r.operation)),
+    textArray(pick((r) => r.region)),
+    textArray(pick((r) => r.requestId)),
+    textArray(pick((r) => r.policyVersion)),
+    textArray(pick((r) => r.shadowVersion)),
+    textArray(pick((r) => r.selectedProvider)),
+    textArray(pick((r) => r.reasonCode)),
+    textArray(pick((r) => r.shadowPick)),
+    boolArray(pick((r) => r.shadowAgrees)),
+    float8Array(pick((r) => r.scoreMargin)),
+    boolArray(pick((r) => r.stale)),
+    // An age past int4 (about 25 days) is stored as its maximum rather than failing the batch.
+    int4Array(pick((r) => (r.metricAgeMs === null || !Number.isFinite(r.metricAgeMs) ? null : Math.min(r.metricAgeMs, INT4_MAX)))),
+    textArray(pick((r) => r.fallbackAction)),
+    boolArray(pick((r) => r.degraded)),
+    textArray(pick((r) => r.durability)),
+    textArray(pick((r) => r.instanceId)),
+    uuidArray(listIds),
+    textArray(texts),
+  ];
+}
+
+const COLUMN_PARAMS =
+  "$1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], " +
+  "$11::bool[], $12::float8[], $13::bool[], $14::int[], $15::text[], $16::bool[], $17::text[], $18::text[], $19::uuid[], $20::text[]";
 
 /**
  * Inserts the rows whose (operation, request_id) has no decision within the idempotency window
  * and returns the existing decisions for the others: one statement, one round trip, one
- * transaction for the whole batch (the `decision_log_insert` function, see its migrations). Rows
- * for the same key arriving at two instances at once are serialised by a transaction-scoped
- * advisory lock per key. The lookup is one index probe per row (LATERAL ... LIMIT 1), never a scan
- * of the window, and the time bounds prune it to the partitions the window can touch.
+ * transaction for the whole batch (the `decision_log_insert_columns` function, see its
+ * migrations). Rows for the same key arriving at two instances at once are serialised by a
+ * transaction-scoped advisory lock per key. The lookup is one index probe per row (LATERAL ...
+ * LIMIT 1), never a scan of the window, and the time bounds prune it to the partitions the window
+ * can touch. New candidate lists travel as three more parameters (ids, days, texts).
  */
-const INSERT_DEDUPED =
-  "select input_id, id, body from decision_log_insert($1::json, $2::text[], $3, $4::timestamptz, $5::timestamptz, $6::uuid[], $7::date[], $8::text[])";
+const INSERT_DEDUPED = `select input_id, id, body from decision_log_insert_columns(${COLUMN_PARAMS},
+  $21, $22::timestamptz, $23::timestamptz, $24::uuid[], $25::date[], $26::text[])`;
 
 /** Replay of spooled rows: the primary key makes a second replay of the same segment a no-op. */
-const INSERT_REPLAY = `insert into decision (${COLUMNS})
-  select t.id, t.created_at, t.operation, t.region, t.request_id, t.policy_version, t.shadow_version, t.selected_provider, t.reason_code,
-         t.shadow_pick, t.shadow_agrees, t.score_margin, t.stale, t.metric_age_ms, t.fallback_action, t.degraded, t.record::json,
-         t.durability, t.instance_id
-    from ${INPUT}
+const INSERT_REPLAY = `insert into decision (id, created_at, operation, region, request_id, policy_version, shadow_version,
+    selected_provider, reason_code, shadow_pick, shadow_agrees, score_margin, stale, metric_age_ms, fallback_action, degraded,
+    durability, instance_id, candidates_id, record)
+  select t.id, t.created_at, t.operation, t.region, t.request_id, t.policy_version, t.shadow_version, t.selected_provider,
+         t.reason_code, t.shadow_pick, t.shadow_agrees, t.score_margin, t.stale, t.metric_age_ms, t.fallback_action, t.degraded,
+         t.durability, t.instance_id, t.candidates_id, t.record::json
+    from unnest(${COLUMN_PARAMS})
+      as t(id, created_at, operation, region, request_id, policy_version, shadow_version, selected_provider, reason_code,
+           shadow_pick, shadow_agrees, score_margin, stale, metric_age_ms, fallback_action, degraded, durability, instance_id,
+           candidates_id, record)
   on conflict do nothing`;
-
-const str = (v: string | null) => (v === null ? "null" : JSON.stringify(v));
-const num = (v: number | null) => (v === null || !Number.isFinite(v) ? "null" : String(v));
-const bool = (v: boolean | null) => (v === null ? "null" : v ? "true" : "false");
-
-function batchJson(rows: readonly TDecisionRow[], listIds?: readonly (string | null)[]): string {
-  let out = "[";
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i]!;
-    if (i > 0) out += ",";
-    out +=
-      `{"id":"${r.id}","created_at":"${new Date(r.createdAt).toISOString()}","operation":${str(r.operation)},"region":${str(r.region)},` +
-      `"request_id":${str(r.requestId)},"policy_version":${str(r.policyVersion)},"shadow_version":${str(r.shadowVersion)},` +
-      `"selected_provider":${str(r.selectedProvider)},"reason_code":${str(r.reasonCode)},"shadow_pick":${str(r.shadowPick)},` +
-      `"shadow_agrees":${bool(r.shadowAgrees)},"score_margin":${num(r.scoreMargin)},"stale":${bool(r.stale)},` +
-      `"metric_age_ms":${num(r.metricAgeMs)},"fallback_action":${str(r.fallbackAction)},"degraded":${bool(r.degraded)},` +
-      `"durability":${str(r.durability)},"instance_id":${str(r.instanceId)},"candidates_id":${str(listIds?.[i] ?? null)}}`;
-  }
-  return `${out}]`;
-}
-
-const TEXT_OID = 25;
-
-/**
- * Texts as a one-dimensional text[] in Postgres's binary array format (node-pg sends a Buffer
- * parameter as binary): a header (dimensions, no nulls, element type, length, lower bound 1),
- * then each element as its byte length and its UTF-8 bytes.
- */
-export function textArrayParam(texts: readonly string[]): Buffer {
-  if (texts.length === 0) return Buffer.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, TEXT_OID]);
-  let size = 20;
-  const lengths = new Array<number>(texts.length);
-  for (let i = 0; i < texts.length; i++) {
-    lengths[i] = Buffer.byteLength(texts[i]!);
-    size += 4 + lengths[i]!;
-  }
-  const out = Buffer.allocUnsafe(size);
-  out.writeInt32BE(1, 0);
-  out.writeInt32BE(0, 4);
-  out.writeInt32BE(TEXT_OID, 8);
-  out.writeInt32BE(texts.length, 12);
-  out.writeInt32BE(1, 16);
-  let at = 20;
-  for (let i = 0; i < texts.length; i++) {
-    out.writeInt32BE(lengths[i]!, at);
-    at += 4;
-    at += out.write(texts[i]!, at, "utf8");
-  }
-  return out;
-}
 
 let lastDayMs = NaN;
 let lastDay = "";
@@ -246,16 +222,15 @@ export async function insertDecisions(
   }
   // An earlier decision for the same request is not newer than this batch, give or take instance clock skew.
   const params = [
-    batchJson(rows, listIds),
-    textArrayParam(texts),
+    ...columnParams(rows, texts, listIds),
     IDEMPOTENCY_WINDOW_MS,
     new Date(oldest - IDEMPOTENCY_WINDOW_MS).toISOString(),
     new Date(newest + CLOCK_SKEW_MS).toISOString(),
     newIds,
     newDays,
-    textArrayParam(newLists),
+    textArray(newLists),
   ];
-  const res = await client.query<{ input_id: string; id: string; body: string }>({ name: "decision_insert_dedup", text: INSERT_DEDUPED, values: params });
+  const res = await client.query<{ input_id: string; id: string; body: string }>({ name: "decision_insert_columns", text: INSERT_DEDUPED, values: params });
   for (const key of newKeys) lists.add(key);
   const existing = new Map<string, TExistingDecision>();
   for (const r of res.rows) existing.set(r.input_id, { id: r.id, body: r.body });
@@ -264,5 +239,13 @@ export async function insertDecisions(
 
 /** Spooled rows keep their whole record (they carry no split form): the list is stored inline. */
 export async function replayDecisions(client: pg.PoolClient, rows: readonly TDecisionRow[]): Promise<void> {
-  await client.query({ name: "decision_insert_replay", text: INSERT_REPLAY, values: [batchJson(rows), textArrayParam(rows.map((r) => r.body))] });
+  await client.query({
+    name: "decision_insert_replay",
+    text: INSERT_REPLAY,
+    values: columnParams(
+      rows,
+      rows.map((r) => r.body),
+      rows.map(() => null),
+    ),
+  });
 }
