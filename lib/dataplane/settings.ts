@@ -40,7 +40,7 @@ export function dataPlaneSettings(env: TEnv, dir: string): TDataPlaneSettings {
     spoolDir: env.SPOOL_DIR ? path.resolve(env.SPOOL_DIR) : path.join(dir, ".data", "spool"),
     spoolMaxBytes: int(env, "SPOOL_MAX_BYTES", 1024 ** 3, 1024),
     maxBuffered: int(env, "DECISION_LOG_MAX_BUFFER", 50_000, 1),
-    logConcurrency: int(env, "DECISION_LOG_CONCURRENCY", 3, 1),
+    logConcurrency: int(env, "DECISION_LOG_CONCURRENCY", 1, 1),
     logMaxBatch: int(env, "DECISION_LOG_MAX_BATCH", 500, 1),
     idempotencyCacheBytes: int(env, "IDEMPOTENCY_CACHE_BYTES", 64 * 1024 ** 2, 0),
     apiKey: env.SWITCHYARD_API_KEY || undefined,

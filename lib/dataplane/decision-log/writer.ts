@@ -35,7 +35,10 @@ export type TDecisionLogOptions = {
   maxBatch?: number;
   /** Queued plus in-flight rows at most; beyond it submit() throws DecisionLogBusyError. */
   maxBuffered?: number;
-  /** Transactions in flight at once: one commits while the next batch fills. */
+  /**
+   * Transactions in flight at once (default 1: the next batch fills while one commits, so each
+   * transaction carries every row that arrived meanwhile; see lib/dataplane/README.md).
+   */
   concurrency?: number;
   /** How often to probe Postgres while it is unreachable. */
   probeIntervalMs?: number;
@@ -90,7 +93,7 @@ const NO_PARTITION = "23514";
 export function createDecisionLog(opts: TDecisionLogOptions) {
   const maxBatch = opts.maxBatch ?? 2000;
   const maxBuffered = opts.maxBuffered ?? 50_000;
-  const concurrency = opts.concurrency ?? 3;
+  const concurrency = opts.concurrency ?? 1;
   const probeIntervalMs = opts.probeIntervalMs ?? 1000;
   const now = opts.now ?? Date.now;
   const log = opts.log ?? (() => {});
