@@ -143,6 +143,36 @@ async function load(port: number, seconds: number, connections: number, prefix: 
   return { ok: r.requests, seconds: r.seconds, latency: { p50: msOf(r.p50Us), p99: msOf(r.p99Us), max: msOf(r.maxUs) }, non2xx: non2xxCount(r.status), errors: r.errors, generatorCpuUs: r.generatorCpuUs };
 }
 
+/** The latency target's bound (ms) on p99, for the sweep's "highest throughput under it". */
+const P99_TARGET_MS = 20;
+
+/** Closed-loop concurrencies below the main run's, each measured for the sweep (the main run is the last point). */
+function sweepConnections(main: number): number[] {
+  return [16, 32, 64].filter((c) => c < main);
+}
+
+type TSweepPoint = { connections: number; perSecond: number; p50: number; p99: number };
+
+/**
+ * Throughput against p99 over concurrency, a few seconds per point: a closed loop's latency is
+ * mostly its queue (connections / throughput), so one concurrency says little about what the
+ * server sustains at a given tail. `main` is the point already measured at the run's concurrency.
+ */
+async function sweep(port: number, seconds: number, main: TSweepPoint, prefix: string, collect: boolean): Promise<TSweepPoint[]> {
+  const points: TSweepPoint[] = [];
+  for (const connections of sweepConnections(main.connections)) {
+    const r = await load(port, seconds, connections, `${prefix}-${connections}`, collect);
+    if (r.non2xx > 0 || r.errors > 0) process.exitCode = 1;
+    points.push({ connections, perSecond: r.ok / r.seconds, p50: r.latency.p50, p99: r.latency.p99 });
+  }
+  return [...points, main];
+}
+
+/** The point with the highest throughput whose p99 is under the target, or null. */
+function bestUnderTarget(points: readonly TSweepPoint[]): TSweepPoint | null {
+  return points.filter((p) => p.p99 < P99_TARGET_MS).reduce<TSweepPoint | null>((best, p) => (best === null || p.perSecond > best.perSecond ? p : best), null);
+}
+
 const OUTCOME_BATCH = 100;
 
 /**
@@ -239,6 +269,8 @@ async function main(): Promise<void> {
     // The yardstick first, on the same database and load: a bare handler with a group-committed
     // insert. It stays up (idle) for the same fixed rates as decide's below.
     let reference: { result: TClosedLoop; cpuUs: number | null; pgCpuUs: number | null } | null = null;
+    const sweepSeconds = Math.max(3, Math.round(duration / 3));
+    let referenceSweep: TSweepPoint[] = [];
     const closedOnly = values["closed-only"] === true;
     const ref = existing || closedOnly ? null : await startReferenceServer(databaseUrl);
     stopReference = ref ? ref.stop : null;
@@ -247,6 +279,8 @@ async function main(): Promise<void> {
       await load(ref.port, 3, connections, "ref-warm", false);
       const m = await withCpuPerUnit(ref.child.pid, () => load(ref.port, duration, connections, "ref", false), (r) => r.ok, pgPid);
       reference = { result: m.result, cpuUs: m.cpuUsPerUnit, pgCpuUs: m.postgresCpuUsPerUnit };
+      const r = m.result;
+      referenceSweep = await sweep(ref.port, sweepSeconds, { connections, perSecond: r.ok / r.seconds, p50: r.latency.p50, p99: r.latency.p99 }, "ref-sweep", false);
     }
 
     const benchStartedAt = new Date();
@@ -263,6 +297,9 @@ async function main(): Promise<void> {
     const closedCommit = commitBetween(closedBefore, await scrapeCommit(started.port));
     const serverCpuUs = measured.cpuUsPerUnit;
     const postgresCpuUs = measured.postgresCpuUsPerUnit;
+    const decideSweep = closedOnly
+      ? []
+      : await sweep(started.port, sweepSeconds, { connections, perSecond: result.ok / result.seconds, p50: result.latency.p50, p99: result.latency.p99 }, "sweep", true);
 
     // Latency at a sustainable load: open-loop arrivals at a fixed rate of 30% and 60% of the
     // closed-loop maximum (open-loop-load.ts). The closed loop's latency is mostly queueing
@@ -391,6 +428,19 @@ async function main(): Promise<void> {
     if (postgresCpuUs !== null) console.log(`Postgres CPU     ${postgresCpuUs.toFixed(0)} µs per decide (every Postgres process)`);
     console.log(`load generator   ${result.generatorCpuUs.toFixed(0)} µs CPU per decide (its own process, on the same two cores)`);
     console.log(`  durable wait   ${describeCommit(closedCommit)}`);
+    for (const p of decideSweep) {
+      const r = referenceSweep.find((x) => x.connections === p.connections);
+      console.log(
+        `${String(p.connections).padStart(3)} connections  ${p.perSecond.toFixed(0)}/s, p50 ${p.p50} ms, p99 ${p.p99} ms${r ? ` (reference ${r.perSecond.toFixed(0)}/s, p50 ${r.p50} ms, p99 ${r.p99} ms)` : ""}`,
+      );
+    }
+    const best = bestUnderTarget(decideSweep);
+    const referenceBest = bestUnderTarget(referenceSweep);
+    if (decideSweep.length > 0) {
+      console.log(
+        `p99 < ${P99_TARGET_MS} ms     ${best ? `at most ${best.perSecond.toFixed(0)} decides/s (${best.connections} connections)` : "at no concurrency measured"}${referenceSweep.length > 0 ? `; reference ${referenceBest ? `${referenceBest.perSecond.toFixed(0)}/s (${referenceBest.connections} connections)` : "at none"}` : ""}`,
+      );
+    }
     for (const [i, f] of fixed.entries()) {
       console.log(
         `at ${f.rate}/s      p50 ${f.latency.p50} ms, p90 ${f.latency.p90} ms, p99 ${f.latency.p99} ms, max ${f.latency.max} ms (${f.statuses["200"] ?? 0} answered, ${fixedNon2xx(f)} non-2xx, ${f.errors} errors, ${(100 * f.lateShare).toFixed(1)}% sent late)`,
@@ -450,6 +500,16 @@ async function main(): Promise<void> {
         ...(postgresCpuUs === null ? [] : [{ label: "Postgres CPU per decide (every Postgres process)", value: Math.round(postgresCpuUs), unit: "µs" }]),
         { label: "load generator CPU per decide", value: Math.round(result.generatorCpuUs), unit: "µs" },
         ...commitFigures("closed loop", closedCommit),
+        ...decideSweep.flatMap((p) => [
+          { label: `decisions/s at ${p.connections} connections`, value: Math.round(p.perSecond), unit: "req/s" },
+          { label: `latency p99 at ${p.connections} connections`, value: p.p99, unit: "ms" },
+        ]),
+        ...referenceSweep.flatMap((p) => [
+          { label: `reference inserts/s at ${p.connections} connections`, value: Math.round(p.perSecond), unit: "req/s" },
+          { label: `reference latency p99 at ${p.connections} connections`, value: p.p99, unit: "ms" },
+        ]),
+        ...(best ? [{ label: `highest decisions/s with p99 under ${P99_TARGET_MS} ms (closed loop, ${best.connections} connections)`, value: Math.round(best.perSecond), unit: "req/s" }] : []),
+        ...(referenceBest ? [{ label: `reference: highest inserts/s with p99 under ${P99_TARGET_MS} ms (${referenceBest.connections} connections)`, value: Math.round(referenceBest.perSecond), unit: "req/s" }] : []),
         ...(closedCommit.loopP99 === null ? [] : [{ label: "closed loop: event-loop delay p99 (server, last 10 s window)", value: closedCommit.loopP99, unit: "ms" }]),
         ...fixed.flatMap((f, i) => [
           { label: `latency p50 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p50, unit: "ms" },
