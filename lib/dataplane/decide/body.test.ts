@@ -38,6 +38,11 @@ describe("decisionBody", () => {
     const extra = { degraded: false, stateAgeMs: 12 };
     for (const [k, d] of [first, second].entries()) {
       expect(decisionBodyJson(`id${k}`, d, extra)).toBe(JSON.stringify({ decisionId: `id${k}`, ...d, ...extra }));
+      // The parts the answer is written in are the same bytes, multi-byte characters included.
+      const { parts } = decisionBody(`id${k} ü 東京`, d, extra);
+      expect(Buffer.concat([Buffer.from(parts.before), parts.list, Buffer.from(parts.after)]).toString("utf8")).toBe(
+        JSON.stringify({ decisionId: `id${k} ü 東京`, ...d, ...extra }),
+      );
     }
     // Nothing eligible: a fallback, no selection; and the execute path's extra keys.
     const down = at(state({ breakers: { a: { state: "open", probeAvailable: false }, b: { state: "open", probeAvailable: false }, c: { state: "open", probeAvailable: false } } }), NOW, 3);

@@ -9,13 +9,16 @@ import type { TCandidateList, TStoredRecord } from "../decision-log/rows";
  * state change rather than once per decision, and the decision log stores it once
  * (decision_candidates) rather than in every row.
  */
-const lists = new WeakMap<readonly TCandidateRecord[], TCandidateList>();
+const lists = new WeakMap<readonly TCandidateRecord[], TAnswerList>();
 
-function listOf(candidates: readonly TCandidateRecord[]): TCandidateList {
+/** A candidate list with its text's UTF-8 bytes, encoded once and written as they are by every answer that has it. */
+type TAnswerList = TCandidateList & { bytes: Buffer };
+
+function listOf(candidates: readonly TCandidateRecord[]): TAnswerList {
   let list = lists.get(candidates);
   if (list === undefined) {
     const json = JSON.stringify(candidates);
-    list = { id: listId(json), json };
+    list = { id: listId(json), json, bytes: Buffer.from(json) };
     lists.set(candidates, list);
   }
   return list;
@@ -29,10 +32,14 @@ export function listId(json: string): string {
 
 /**
  * A decision's answer: `text`, exactly `JSON.stringify({ decisionId, ...record, ...extra })` (the
- * same keys in the same order) with the candidate list's text reused (see above); and `stored`,
- * the same text with `"candidates":null` and the list beside it, as the decision log stores it.
+ * same keys in the same order) with the candidate list's text reused (see above); `parts`, the
+ * same answer as the text before the list, the list's bytes and the text after it, for writing
+ * without building or encoding the whole text (sendDecisionParts); and `stored`, the text with
+ * `"candidates":null` and the list beside it, as the decision log stores it.
  */
-export type TDecisionBody = { text: string; stored: TStoredRecord };
+export type TDecisionBody = { text: string; parts: TAnswerParts; stored: TStoredRecord };
+
+export type TAnswerParts = { before: string; list: Buffer; after: string };
 
 export function decisionBody(decisionId: string, record: TDecisionRecord, extra: Readonly<Record<string, unknown>>): TDecisionBody {
   const head = JSON.stringify({
@@ -59,7 +66,7 @@ export function decisionBody(decisionId: string, record: TDecisionRecord, extra:
   const rest = tail === "{}" ? "}" : `,${tail.slice(1)}`;
   const prefix = `${head.slice(0, -1)},"candidates":`;
   const list = listOf(record.candidates);
-  return { text: prefix + list.json + rest, stored: { text: `${prefix}null${rest}`, list } };
+  return { text: prefix + list.json + rest, parts: { before: prefix, list: list.bytes, after: rest }, stored: { text: `${prefix}null${rest}`, list } };
 }
 
 /** Every key of the record is written above: adding one to TDecisionRecord fails here until it is. */
