@@ -34,7 +34,7 @@ export function listId(json: string): string {
  * A decision's answer: `text`, exactly `JSON.stringify({ decisionId, ...record, ...extra })` (the
  * same keys in the same order) with the candidate list's text reused (see above); `parts`, the
  * same answer as the text before the list, the list's bytes and the text after it, for writing
- * without building or encoding the whole text (sendDecisionParts); and `stored`, the text with
+ * without building or encoding the whole text (handler.ts, sendParts); and `stored`, the text with
  * `"candidates":null` and the list beside it, as the decision log stores it.
  */
 export type TDecisionBody = { text: string; parts: TAnswerParts; stored: TStoredRecord };

@@ -175,7 +175,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     }
     const replayed = written.status === "existing";
     if (!replayed) countDecision(record.operation, record.region, record.selected, record.reasonCode);
-    // Not replayed: the body decide built is the answer (answerText would rebuild the same text).
+    // Not replayed: the answer decide built, in its parts (answerText would rebuild the same text).
     if (replayed) sendAnswer(res, answerText(written.answer), "replayed", true);
     else sendParts(res, parts, written.status);
   };
