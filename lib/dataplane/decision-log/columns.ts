@@ -12,7 +12,7 @@ const OID = { bool: 16, int4: 23, text: 25, float8: 701, timestamptz: 1184, uuid
 
 const HEADER_BYTES = 20;
 
-/** Microseconds between the Unix epoch and Postgres's (2000-01-01 UTC), in milliseconds. */
+/** Postgres's epoch (2000-01-01 UTC) in Unix milliseconds: a timestamptz is microseconds since it. */
 const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
 const TWO_POW_32 = 2 ** 32;
 
