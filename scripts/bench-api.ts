@@ -153,6 +153,8 @@ function sweepConnections(main: number): number[] {
 
 type TSweepPoint = { connections: number; perSecond: number; p50: number; p99: number };
 
+const sweepPoint = (connections: number, r: TClosedLoop): TSweepPoint => ({ connections, perSecond: r.ok / r.seconds, p50: r.latency.p50, p99: r.latency.p99 });
+
 /**
  * Throughput against p99 over concurrency, a few seconds per point: a closed loop's latency is
  * mostly its queue (connections / throughput), so one concurrency says little about what the
@@ -163,7 +165,7 @@ async function sweep(port: number, seconds: number, main: TSweepPoint, prefix: s
   for (const connections of sweepConnections(main.connections)) {
     const r = await load(port, seconds, connections, `${prefix}-${connections}`, collect);
     if (r.non2xx > 0 || r.errors > 0) process.exitCode = 1;
-    points.push({ connections, perSecond: r.ok / r.seconds, p50: r.latency.p50, p99: r.latency.p99 });
+    points.push(sweepPoint(connections, r));
   }
   return [...points, main];
 }
@@ -279,8 +281,7 @@ async function main(): Promise<void> {
       await load(ref.port, 3, connections, "ref-warm", false);
       const m = await withCpuPerUnit(ref.child.pid, () => load(ref.port, duration, connections, "ref", false), (r) => r.ok, pgPid);
       reference = { result: m.result, cpuUs: m.cpuUsPerUnit, pgCpuUs: m.postgresCpuUsPerUnit };
-      const r = m.result;
-      referenceSweep = await sweep(ref.port, sweepSeconds, { connections, perSecond: r.ok / r.seconds, p50: r.latency.p50, p99: r.latency.p99 }, "ref-sweep", false);
+      referenceSweep = await sweep(ref.port, sweepSeconds, sweepPoint(connections, m.result), "ref-sweep", false);
     }
 
     const benchStartedAt = new Date();
@@ -299,7 +300,7 @@ async function main(): Promise<void> {
     const postgresCpuUs = measured.postgresCpuUsPerUnit;
     const decideSweep = closedOnly
       ? []
-      : await sweep(started.port, sweepSeconds, { connections, perSecond: result.ok / result.seconds, p50: result.latency.p50, p99: result.latency.p99 }, "sweep", true);
+      : await sweep(started.port, sweepSeconds, sweepPoint(connections, result), "sweep", true);
 
     // Latency at a sustainable load: open-loop arrivals at a fixed rate of 30% and 60% of the
     // closed-loop maximum (open-loop-load.ts). The closed loop's latency is mostly queueing

@@ -48,13 +48,9 @@ export type TDecideDeps = {
 
 const ANSWER_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } as const;
 
-function sendAnswer(res: ServerResponse, body: string, durability: string, replayed: boolean): void {
-  res.writeHead(200, {
-    ...ANSWER_HEADERS,
-    "content-length": Buffer.byteLength(body),
-    "x-decision-durability": durability,
-    ...(replayed ? { "idempotent-replayed": "true" } : {}),
-  });
+/** An earlier decision for the same request, answered again as it was logged. */
+function sendReplay(res: ServerResponse, body: string): void {
+  res.writeHead(200, { ...ANSWER_HEADERS, "content-length": Buffer.byteLength(body), "x-decision-durability": "replayed", "idempotent-replayed": "true" });
   res.end(body);
 }
 
@@ -139,7 +135,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     const key = `${input.operation}\u001f${input.requestId}`;
     const cached = deps.cache.get(key);
     if (cached) {
-      sendAnswer(res, answerText(await cached), "replayed", true);
+      sendReplay(res, answerText(await cached));
       return;
     }
 
@@ -173,10 +169,12 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
       }
       throw err;
     }
-    const replayed = written.status === "existing";
-    if (!replayed) countDecision(record.operation, record.region, record.selected, record.reasonCode);
-    // Not replayed: the answer decide built, in its parts (answerText would rebuild the same text).
-    if (replayed) sendAnswer(res, answerText(written.answer), "replayed", true);
-    else sendParts(res, parts, written.status);
+    if (written.status === "existing") {
+      sendReplay(res, answerText(written.answer));
+      return;
+    }
+    countDecision(record.operation, record.region, record.selected, record.reasonCode);
+    // The answer decide built, in its parts (answerText would rebuild the same text).
+    sendParts(res, parts, written.status);
   };
 }

@@ -101,41 +101,54 @@ const CLOCK_SKEW_MS = 60_000;
 
 const INT4_MAX = 2 ** 31 - 1;
 
-/**
- * A batch travels as one binary array per column (columns.ts), the records (stored texts, see
- * TStoredRecord) among them, so neither side escapes or re-parses anything: Postgres's only pass
- * over a record is the json column's input check. unnest() pairs the arrays by position.
- */
-function columnParams(rows: readonly TDecisionRow[], texts: readonly string[], listIds: readonly (string | null)[]): Buffer[] {
-  const pick = <T>(f: (r: TDecisionRow) => T): T[] => rows.map(f);
-  return [
-    uuidArray(pick((r) => r.id)),
-    timestamptzArray(pick((r) => r.createdAt)),
-    textArray(pick((r) => r.operation)),
-    textArray(pick((r) => r.region)),
-    textArray(pick((r) => r.requestId)),
-    textArray(pick((r) => r.policyVersion)),
-    textArray(pick((r) => r.shadowVersion)),
-    textArray(pick((r) => r.selectedProvider)),
-    textArray(pick((r) => r.reasonCode)),
-    textArray(pick((r) => r.shadowPick)),
-    boolArray(pick((r) => r.shadowAgrees)),
-    float8Array(pick((r) => r.scoreMargin)),
-    boolArray(pick((r) => r.stale)),
-    // An age past int4 (about 25 days) is stored as its maximum rather than failing the batch.
-    int4Array(pick((r) => (r.metricAgeMs === null || !Number.isFinite(r.metricAgeMs) ? null : Math.min(r.metricAgeMs, INT4_MAX)))),
-    textArray(pick((r) => r.fallbackAction)),
-    boolArray(pick((r) => r.degraded)),
-    textArray(pick((r) => r.durability)),
-    textArray(pick((r) => r.instanceId)),
-    uuidArray(listIds),
-    textArray(texts),
-  ];
-}
+/** What a batch sends: its rows, each row's record text as stored, and each row's candidate list id. */
+type TBatch = { rows: readonly TDecisionRow[]; texts: readonly string[]; listIds: readonly (string | null)[] };
 
-const COLUMN_PARAMS =
-  "$1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], " +
-  "$11::bool[], $12::float8[], $13::bool[], $14::int[], $15::text[], $16::bool[], $17::text[], $18::text[], $19::uuid[], $20::text[]";
+/** A decision column as the batch sends it: its name, its element type, and its binary array (columns.ts). */
+type TColumn = { name: string; type: string; encode: (batch: TBatch) => Buffer };
+
+const rowColumn = <T>(name: string, type: string, array: (values: readonly (T | null)[]) => Buffer, of: (r: TDecisionRow) => T | null): TColumn => ({
+  name,
+  type,
+  encode: (batch) => array(batch.rows.map(of)),
+});
+
+/**
+ * A batch travels as one binary array per column, the records (stored texts, see TStoredRecord)
+ * among them, so neither side escapes or re-parses anything: Postgres's only pass over a record is
+ * the json column's input check. unnest() pairs the arrays by position, in this order, which is
+ * also decision_log_insert_columns's parameter order.
+ */
+const COLUMNS: readonly TColumn[] = [
+  rowColumn("id", "uuid", uuidArray, (r) => r.id),
+  rowColumn("created_at", "timestamptz", timestamptzArray, (r) => r.createdAt),
+  rowColumn("operation", "text", textArray, (r) => r.operation),
+  rowColumn("region", "text", textArray, (r) => r.region),
+  rowColumn("request_id", "text", textArray, (r) => r.requestId),
+  rowColumn("policy_version", "text", textArray, (r) => r.policyVersion),
+  rowColumn("shadow_version", "text", textArray, (r) => r.shadowVersion),
+  rowColumn("selected_provider", "text", textArray, (r) => r.selectedProvider),
+  rowColumn("reason_code", "text", textArray, (r) => r.reasonCode),
+  rowColumn("shadow_pick", "text", textArray, (r) => r.shadowPick),
+  rowColumn("shadow_agrees", "bool", boolArray, (r) => r.shadowAgrees),
+  rowColumn("score_margin", "float8", float8Array, (r) => r.scoreMargin),
+  rowColumn("stale", "bool", boolArray, (r) => r.stale),
+  // An age past int4 (about 25 days) is stored as its maximum rather than failing the batch.
+  rowColumn("metric_age_ms", "int4", int4Array, (r) => (r.metricAgeMs === null || !Number.isFinite(r.metricAgeMs) ? null : Math.min(r.metricAgeMs, INT4_MAX))),
+  rowColumn("fallback_action", "text", textArray, (r) => r.fallbackAction),
+  rowColumn("degraded", "bool", boolArray, (r) => r.degraded),
+  rowColumn("durability", "text", textArray, (r) => r.durability),
+  rowColumn("instance_id", "text", textArray, (r) => r.instanceId),
+  { name: "candidates_id", type: "uuid", encode: (batch) => uuidArray(batch.listIds) },
+  { name: "record", type: "text", encode: (batch) => textArray(batch.texts) },
+];
+
+const columnParams = (batch: TBatch): Buffer[] => COLUMNS.map((c) => c.encode(batch));
+
+const COLUMN_NAMES = COLUMNS.map((c) => c.name).join(", ");
+const COLUMN_PARAMS = COLUMNS.map((c, i) => `$${i + 1}::${c.type}[]`).join(", ");
+/** The k-th parameter after the columns' (window, time bounds, new candidate lists). */
+const after = (k: number) => `$${COLUMNS.length + 1 + k}`;
 
 /**
  * Inserts the rows whose (operation, request_id) has no decision within the idempotency window
@@ -147,19 +160,12 @@ const COLUMN_PARAMS =
  * can touch. New candidate lists travel as three more parameters (ids, days, texts).
  */
 const INSERT_DEDUPED = `select input_id, id, body from decision_log_insert_columns(${COLUMN_PARAMS},
-  $21, $22::timestamptz, $23::timestamptz, $24::uuid[], $25::date[], $26::text[])`;
+  ${after(0)}, ${after(1)}::timestamptz, ${after(2)}::timestamptz, ${after(3)}::uuid[], ${after(4)}::date[], ${after(5)}::text[])`;
 
 /** Replay of spooled rows: the primary key makes a second replay of the same segment a no-op. */
-const INSERT_REPLAY = `insert into decision (id, created_at, operation, region, request_id, policy_version, shadow_version,
-    selected_provider, reason_code, shadow_pick, shadow_agrees, score_margin, stale, metric_age_ms, fallback_action, degraded,
-    durability, instance_id, candidates_id, record)
-  select t.id, t.created_at, t.operation, t.region, t.request_id, t.policy_version, t.shadow_version, t.selected_provider,
-         t.reason_code, t.shadow_pick, t.shadow_agrees, t.score_margin, t.stale, t.metric_age_ms, t.fallback_action, t.degraded,
-         t.durability, t.instance_id, t.candidates_id, t.record::json
-    from unnest(${COLUMN_PARAMS})
-      as t(id, created_at, operation, region, request_id, policy_version, shadow_version, selected_provider, reason_code,
-           shadow_pick, shadow_agrees, score_margin, stale, metric_age_ms, fallback_action, degraded, durability, instance_id,
-           candidates_id, record)
+const INSERT_REPLAY = `insert into decision (${COLUMN_NAMES})
+  select ${COLUMNS.map((c) => (c.name === "record" ? "t.record::json" : `t.${c.name}`)).join(", ")}
+    from unnest(${COLUMN_PARAMS}) as t(${COLUMN_NAMES})
   on conflict do nothing`;
 
 let lastDayMs = NaN;
@@ -222,7 +228,7 @@ export async function insertDecisions(
   }
   // An earlier decision for the same request is not newer than this batch, give or take instance clock skew.
   const params = [
-    ...columnParams(rows, texts, listIds),
+    ...columnParams({ rows, texts, listIds }),
     IDEMPOTENCY_WINDOW_MS,
     new Date(oldest - IDEMPOTENCY_WINDOW_MS).toISOString(),
     new Date(newest + CLOCK_SKEW_MS).toISOString(),
@@ -242,10 +248,6 @@ export async function replayDecisions(client: pg.PoolClient, rows: readonly TDec
   await client.query({
     name: "decision_insert_replay",
     text: INSERT_REPLAY,
-    values: columnParams(
-      rows,
-      rows.map((r) => r.body),
-      rows.map(() => null),
-    ),
+    values: columnParams({ rows, texts: rows.map((r) => r.body), listIds: rows.map(() => null) }),
   });
 }
