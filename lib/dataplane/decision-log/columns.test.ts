@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminDatabaseUrl } from "@/lib/testing/database";
-import { boolArray, float8Array, int4Array, textArray, timestamptzArray, uuidArray } from "./columns";
+import { boolArray, dateArray, float8Array, int4Array, int8Scalar, textArray, timestamptzArray, timestamptzScalar, toBuffer, uuidArray } from "./columns";
 
 let client: pg.Client;
 
@@ -32,6 +32,29 @@ describe("binary array parameters", () => {
     expect(await received(uuidArray(ids), "uuid[]")).toEqual(["01a234f4-b0a0-7928-b28e-7a0fd7357c44", null, "ffffffff-0000-4000-8000-00000000000a"]);
     expect(() => uuidArray(["01a234f4b0a07928b28e7a0fd7357c44"])).toThrow(/not a UUID/);
     expect(() => uuidArray(["01a234f4-b0a0-7928-b28e-7a0fd7357cZZ"])).toThrow(/not a UUID/);
+    expect(() => uuidArray(["01a234f4-b0a0-7928-b28e-7a0fd7357c4é"])).toThrow(/not a UUID/);
+    expect(() => uuidArray(["01a234f4b-0a0-7928-b28e-7a0fd7357c44"])).toThrow(/not a UUID/);
+    expect(() => uuidArray(["01a234f4-b0a0-7928-b28e-7a0fd7357c44 "])).toThrow(/not a UUID/);
+  });
+
+  it("text[] elements that are short and ASCII, short and not, or long come out the same", async () => {
+    const values = ["SEND_SMS", "é", "x".repeat(64), "y".repeat(65), `${"z".repeat(63)}ü`, "del \u007f, tab \t"];
+    expect(await received(textArray(values), "text[]")).toEqual(values);
+  });
+
+  it("date[] is the same day, before and after 2000", async () => {
+    const days = ["2026-12-02", null, "1999-12-31", "2040-02-29", "2000-01-01"];
+    expect(await received(dateArray(days), "date[]")).toEqual(days);
+    expect(() => dateArray(["2026-13-01"])).toThrow(/not a day/);
+    expect(() => dateArray(["2026-1-01"])).toThrow(/not a day/);
+  });
+
+  it("one bigint and one timestamptz", async () => {
+    const sql = "select $1::bigint::text as n, (extract(epoch from $2::timestamptz) * 1000)::bigint::text as t";
+    const at = Date.UTC(2026, 11, 2, 6, 45, 1, 234);
+    expect((await client.query<{ n: string; t: string }>(sql, [toBuffer(int8Scalar(300_000)), toBuffer(timestamptzScalar(at))])).rows[0]).toEqual({ n: "300000", t: String(at) });
+    expect(() => int8Scalar(2 ** 53)).toThrow(/not a safe integer/);
+    expect(() => timestamptzScalar(Number.POSITIVE_INFINITY)).toThrow(/not a time/);
   });
 
   it("timestamptz[] is the same instant to the millisecond, before and after 2000 and 2038", async () => {

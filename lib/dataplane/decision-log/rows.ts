@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { TDecisionRecord } from "../../../router-core/index";
-import { boolArray, float8Array, int4Array, textArray, timestamptzArray, uuidArray } from "./columns";
+import { boolParam, dateParam, float8Param, int4Param, int8Scalar, textParam, timestamptzParam, timestamptzScalar, uuidParam, type TBinaryParam } from "./columns";
+import { callPrepared } from "./prepared-call";
 import { dayStart, isoDay } from "./partitions";
 
 /** One decision-log row, also the spool's line format (so replay needs no conversion). */
@@ -105,9 +106,9 @@ const INT4_MAX = 2 ** 31 - 1;
 type TBatch = { rows: readonly TDecisionRow[]; texts: readonly string[]; listIds: readonly (string | null)[] };
 
 /** A decision column as the batch sends it: its name, its element type, and its binary array (columns.ts). */
-type TColumn = { name: string; type: string; encode: (batch: TBatch) => Buffer };
+type TColumn = { name: string; type: string; encode: (batch: TBatch) => TBinaryParam };
 
-const rowColumn = <T>(name: string, type: string, array: (values: readonly (T | null)[]) => Buffer, of: (r: TDecisionRow) => T | null): TColumn => ({
+const rowColumn = <T>(name: string, type: string, array: (values: readonly (T | null)[]) => TBinaryParam, of: (r: TDecisionRow) => T | null): TColumn => ({
   name,
   type,
   encode: (batch) => array(batch.rows.map(of)),
@@ -120,30 +121,30 @@ const rowColumn = <T>(name: string, type: string, array: (values: readonly (T | 
  * also decision_log_insert_columns's parameter order.
  */
 const COLUMNS: readonly TColumn[] = [
-  rowColumn("id", "uuid", uuidArray, (r) => r.id),
-  rowColumn("created_at", "timestamptz", timestamptzArray, (r) => r.createdAt),
-  rowColumn("operation", "text", textArray, (r) => r.operation),
-  rowColumn("region", "text", textArray, (r) => r.region),
-  rowColumn("request_id", "text", textArray, (r) => r.requestId),
-  rowColumn("policy_version", "text", textArray, (r) => r.policyVersion),
-  rowColumn("shadow_version", "text", textArray, (r) => r.shadowVersion),
-  rowColumn("selected_provider", "text", textArray, (r) => r.selectedProvider),
-  rowColumn("reason_code", "text", textArray, (r) => r.reasonCode),
-  rowColumn("shadow_pick", "text", textArray, (r) => r.shadowPick),
-  rowColumn("shadow_agrees", "bool", boolArray, (r) => r.shadowAgrees),
-  rowColumn("score_margin", "float8", float8Array, (r) => r.scoreMargin),
-  rowColumn("stale", "bool", boolArray, (r) => r.stale),
+  rowColumn("id", "uuid", uuidParam, (r) => r.id),
+  rowColumn("created_at", "timestamptz", timestamptzParam, (r) => r.createdAt),
+  rowColumn("operation", "text", textParam, (r) => r.operation),
+  rowColumn("region", "text", textParam, (r) => r.region),
+  rowColumn("request_id", "text", textParam, (r) => r.requestId),
+  rowColumn("policy_version", "text", textParam, (r) => r.policyVersion),
+  rowColumn("shadow_version", "text", textParam, (r) => r.shadowVersion),
+  rowColumn("selected_provider", "text", textParam, (r) => r.selectedProvider),
+  rowColumn("reason_code", "text", textParam, (r) => r.reasonCode),
+  rowColumn("shadow_pick", "text", textParam, (r) => r.shadowPick),
+  rowColumn("shadow_agrees", "bool", boolParam, (r) => r.shadowAgrees),
+  rowColumn("score_margin", "float8", float8Param, (r) => r.scoreMargin),
+  rowColumn("stale", "bool", boolParam, (r) => r.stale),
   // An age past int4 (about 25 days) is stored as its maximum rather than failing the batch.
-  rowColumn("metric_age_ms", "int4", int4Array, (r) => (r.metricAgeMs === null || !Number.isFinite(r.metricAgeMs) ? null : Math.min(r.metricAgeMs, INT4_MAX))),
-  rowColumn("fallback_action", "text", textArray, (r) => r.fallbackAction),
-  rowColumn("degraded", "bool", boolArray, (r) => r.degraded),
-  rowColumn("durability", "text", textArray, (r) => r.durability),
-  rowColumn("instance_id", "text", textArray, (r) => r.instanceId),
-  { name: "candidates_id", type: "uuid", encode: (batch) => uuidArray(batch.listIds) },
-  { name: "record", type: "text", encode: (batch) => textArray(batch.texts) },
+  rowColumn("metric_age_ms", "int4", int4Param, (r) => (r.metricAgeMs === null || !Number.isFinite(r.metricAgeMs) ? null : Math.min(r.metricAgeMs, INT4_MAX))),
+  rowColumn("fallback_action", "text", textParam, (r) => r.fallbackAction),
+  rowColumn("degraded", "bool", boolParam, (r) => r.degraded),
+  rowColumn("durability", "text", textParam, (r) => r.durability),
+  rowColumn("instance_id", "text", textParam, (r) => r.instanceId),
+  { name: "candidates_id", type: "uuid", encode: (batch) => uuidParam(batch.listIds) },
+  { name: "record", type: "text", encode: (batch) => textParam(batch.texts) },
 ];
 
-const columnParams = (batch: TBatch): Buffer[] => COLUMNS.map((c) => c.encode(batch));
+const columnParams = (batch: TBatch): TBinaryParam[] => COLUMNS.map((c) => c.encode(batch));
 
 const COLUMN_NAMES = COLUMNS.map((c) => c.name).join(", ");
 const COLUMN_PARAMS = COLUMNS.map((c, i) => `$${i + 1}::${c.type}[]`).join(", ");
@@ -160,7 +161,7 @@ const after = (k: number) => `$${COLUMNS.length + 1 + k}`;
  * can touch. New candidate lists travel as three more parameters (ids, days, texts).
  */
 const INSERT_DEDUPED = `select input_id, id, body from decision_log_insert_columns(${COLUMN_PARAMS},
-  ${after(0)}, ${after(1)}::timestamptz, ${after(2)}::timestamptz, ${after(3)}::uuid[], ${after(4)}::date[], ${after(5)}::text[])`;
+  ${after(0)}::bigint, ${after(1)}::timestamptz, ${after(2)}::timestamptz, ${after(3)}::uuid[], ${after(4)}::date[], ${after(5)}::text[])`;
 
 /** Replay of spooled rows: the primary key makes a second replay of the same segment a no-op. */
 const INSERT_REPLAY = `insert into decision (${COLUMN_NAMES})
@@ -229,25 +230,22 @@ export async function insertDecisions(
   // An earlier decision for the same request is not newer than this batch, give or take instance clock skew.
   const params = [
     ...columnParams({ rows, texts, listIds }),
-    IDEMPOTENCY_WINDOW_MS,
-    new Date(oldest - IDEMPOTENCY_WINDOW_MS).toISOString(),
-    new Date(newest + CLOCK_SKEW_MS).toISOString(),
-    newIds,
-    newDays,
-    textArray(newLists),
+    int8Scalar(IDEMPOTENCY_WINDOW_MS),
+    timestamptzScalar(oldest - IDEMPOTENCY_WINDOW_MS),
+    timestamptzScalar(newest + CLOCK_SKEW_MS),
+    uuidParam(newIds),
+    dateParam(newDays),
+    textParam(newLists),
   ];
-  const res = await client.query<{ input_id: string; id: string; body: string }>({ name: "decision_insert_columns", text: INSERT_DEDUPED, values: params });
+  // Columns: input_id, id, body.
+  const found = await callPrepared(client, "decision_insert_columns_v2", INSERT_DEDUPED, params);
   for (const key of newKeys) lists.add(key);
   const existing = new Map<string, TExistingDecision>();
-  for (const r of res.rows) existing.set(r.input_id, { id: r.id, body: r.body });
+  for (const [inputId, id, body] of found) existing.set(inputId!, { id: id!, body: body! });
   return existing;
 }
 
 /** Spooled rows keep their whole record (they carry no split form): the list is stored inline. */
 export async function replayDecisions(client: pg.PoolClient, rows: readonly TDecisionRow[]): Promise<void> {
-  await client.query({
-    name: "decision_insert_replay",
-    text: INSERT_REPLAY,
-    values: columnParams({ rows, texts: rows.map((r) => r.body), listIds: rows.map(() => null) }),
-  });
+  await callPrepared(client, "decision_insert_replay_v2", INSERT_REPLAY, columnParams({ rows, texts: rows.map((r) => r.body), listIds: rows.map(() => null) }));
 }
