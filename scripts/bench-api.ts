@@ -148,7 +148,7 @@ const P99_TARGET_MS = 20;
 
 /** Closed-loop concurrencies below the main run's, each measured for the sweep (the main run is the last point). */
 function sweepConnections(main: number): number[] {
-  return [16, 32, 64].filter((c) => c < main);
+  return [16, 24, 32, 48, 64].filter((c) => c < main);
 }
 
 type TSweepPoint = { connections: number; perSecond: number; p50: number; p99: number };
