@@ -59,4 +59,21 @@ describe("callPrepared", () => {
     expect(await callPrepared(client, "t_elements", ELEMENTS, [textParam(["b"])])).toEqual([["b", "1"]]);
     expect(await preparedNamed("t_elements")).toBe(1);
   });
+
+  it("with a query_timeout, leaves no read timer behind, and times out like any query", async () => {
+    const timed = new pg.Client({ connectionString: adminDatabaseUrl(), query_timeout: 300 });
+    await timed.connect();
+    try {
+      const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+      const before = timers();
+      for (let i = 0; i < 5; i++) expect(await callPrepared(timed, "t_elements", ELEMENTS, [textParam([String(i)])])).toEqual([[String(i), "1"]]);
+      // node-pg clears a query's read timer through its callback; a call that never called it left one per call.
+      expect(timers()).toBe(before);
+      await expect(callPrepared(timed, "t_sleep", "select pg_sleep(($1::int[])[1] / 1000.0)::text", [int4Param([1500])])).rejects.toThrow(/timeout/i);
+      await new Promise((r) => setTimeout(r, 1600));
+      expect(await callPrepared(timed, "t_elements", ELEMENTS, [textParam(["after"])])).toEqual([["after", "1"]]);
+    } finally {
+      await timed.end();
+    }
+  });
 });

@@ -73,18 +73,24 @@ export function callMessage(name: string, sql: string, params: readonly TBinaryP
   return out;
 }
 
+type TCallback = (err: Error | null, rows?: (string | null)[][]) => void;
+
+/**
+ * The Submittable. Its outcome goes to `callback`, which node-pg may wrap before submitting it:
+ * with a `query_timeout`, the wrapper clears the read timer, and a timer never cleared would keep
+ * the call and its parameters alive until it fired (and then fail it after the fact).
+ */
 class PreparedCall implements pg.Submittable {
   private readonly rows: (string | null)[][] = [];
   private failed = false;
-  private settled = false;
   private connection: object | null = null;
   /** Whether this call prepared the statement (sent Close and Parse) rather than assuming it. */
   prepared = false;
 
   constructor(
     private readonly statement: string,
-    private readonly message: (prepare: boolean) => Buffer,
-    private readonly done: (err: Error | null, rows: (string | null)[][]) => void,
+    private message: ((prepare: boolean) => Buffer) | null,
+    public callback: TCallback,
   ) {}
 
   submit(connection: pg.Connection): Error | void {
@@ -94,10 +100,12 @@ class PreparedCall implements pg.Submittable {
     let message: Buffer;
     try {
       this.prepared = !names.has(this.statement);
-      message = this.message(this.prepared);
+      message = this.message!(this.prepared);
     } catch (err) {
       // pg reports a returned error to handleError and moves on to the next query.
       return err instanceof Error ? err : new Error(String(err));
+    } finally {
+      this.message = null;
     }
     (connection as unknown as TConnection).stream.write(message);
   }
@@ -114,22 +122,17 @@ class PreparedCall implements pg.Submittable {
   handleCopyData(): void {}
 
   handleError(err: Error): void {
+    if (this.failed) return;
     this.failed = true;
     // Whether the Parse went through is unknown: the next call closes and prepares it again.
     if (this.connection) prepared.get(this.connection)?.delete(this.statement);
-    this.settle(err);
+    this.callback(err);
   }
 
   handleReadyForQuery(): void {
     if (this.failed) return;
     if (this.connection) prepared.get(this.connection)?.add(this.statement);
-    this.settle(null);
-  }
-
-  private settle(err: Error | null): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.done(err, this.rows);
+    this.callback(null, this.rows);
   }
 }
 
@@ -148,7 +151,7 @@ export async function callPrepared(client: pg.ClientBase, name: string, sql: str
       call = new PreparedCall(
         name,
         (prepare) => callMessage(name, sql, params, prepare),
-        (err, found) => (err ? reject(err) : resolve(found)),
+        (err, found) => (err ? reject(err) : resolve(found!)),
       );
       client.query(call);
     });
