@@ -18,13 +18,13 @@ describe("decide idempotency cache", () => {
   });
 
   it("evicts the oldest entries first once over its byte bound, and counts bytes exactly", async () => {
-    // Each entry: key (2 chars) + 64 + 100 bytes of text = 166; the bound holds three.
-    const cache = createIdempotencyCache({ ttlMs: 60_000, maxBytes: 3 * 166, now: () => 0 });
+    // Each entry: key (2 chars) + 512 + 100 bytes of text = 614; the bound holds three.
+    const cache = createIdempotencyCache({ ttlMs: 60_000, maxBytes: 3 * 614, now: () => 0 });
     for (let i = 0; i < 10; i++) {
       cache.set(`k${i}`, Promise.resolve(answer(`d${i}`)));
       await settle();
     }
-    expect(cache.stats()).toEqual({ entries: 3, bytes: 3 * 166 });
+    expect(cache.stats()).toEqual({ entries: 3, bytes: 3 * 614 });
     expect(cache.get("k6")).toBeNull();
     for (const k of ["k7", "k8", "k9"]) expect(cache.get(k)).not.toBeNull();
   });
@@ -55,24 +55,24 @@ describe("decide idempotency cache", () => {
   });
 
   it("replacing a key releases the old entry's bytes, and its stale slot is not evicted in the new one's place", async () => {
-    const cache = createIdempotencyCache({ ttlMs: 60_000, maxBytes: 2 * 165, now: () => 0 });
+    const cache = createIdempotencyCache({ ttlMs: 60_000, maxBytes: 2 * 613, now: () => 0 });
     cache.set("a", Promise.resolve(answer("old")));
     await settle();
     cache.set("b", Promise.resolve(answer("b")));
     await settle();
     cache.set("a", Promise.resolve(answer("new")));
     await settle();
-    expect(cache.stats()).toEqual({ entries: 2, bytes: 2 * 165 });
+    expect(cache.stats()).toEqual({ entries: 2, bytes: 2 * 613 });
     expect((await cache.get("a"))?.decisionId).toBe("new");
     expect((await cache.get("b"))?.decisionId).toBe("b");
   });
 
   it("stays bounded over many evictions (the queue compacts)", async () => {
-    const cache = createIdempotencyCache({ ttlMs: 60_000, maxBytes: 100 * 180, now: () => 0 });
+    const cache = createIdempotencyCache({ ttlMs: 60_000, maxBytes: 100 * 628, now: () => 0 });
     for (let i = 0; i < 20_000; i++) cache.set(`key-${i}`, Promise.resolve(answer(`d${i}`)));
     await settle();
-    // Entries are 173 bytes each (9-character keys): the newest 104 fit.
-    expect(cache.stats()).toEqual({ entries: 104, bytes: 104 * 173 });
+    // Entries are 621 bytes each (9-character keys): the newest 101 fit.
+    expect(cache.stats()).toEqual({ entries: 101, bytes: 101 * 621 });
     expect(cache.get("key-19999")).not.toBeNull();
     expect(cache.get("key-0")).toBeNull();
   });
