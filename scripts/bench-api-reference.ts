@@ -93,5 +93,24 @@ export async function startReferenceServer(databaseUrl: string): Promise<{ child
   return { child, port, stop };
 }
 
+/**
+ * After the reference's load, before decide's: vacuum what it wrote and checkpoint, so decide
+ * does not run beside the autovacuum and the buffer writes its hundreds of thousands of rows set
+ * off (they took CPU and WAL flushes from decide's phase, which comes second). The checkpoint is
+ * skipped where the role may not run one.
+ */
+export async function settleAfterReference(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`vacuum (analyze) ${TABLE}`);
+    await client.query("checkpoint").catch((err: { code?: string }) => {
+      if (err.code !== "42501") throw err;
+    });
+  } finally {
+    await client.end();
+  }
+}
+
 const flag = process.argv.indexOf("--reference-server");
 if (flag !== -1) serve(process.argv[flag + 1]!).catch(exitWithError);

@@ -12,7 +12,7 @@ import { postgresServerPid, withCpuPerUnit } from "../lib/reliability/process-cp
 import { freePort } from "../lib/runtime/free-port";
 import { waitForHealth } from "../lib/runtime/wait-for-health";
 import { parseBuckets, quantileBetween } from "../lib/dataplane/telemetry/latency-histogram";
-import { startReferenceServer } from "./bench-api-reference";
+import { settleAfterReference, startReferenceServer } from "./bench-api-reference";
 import { non2xxCount, runLoadInChild } from "./bench-gateway-load";
 import { stopChild } from "./child-process";
 import { openLoopInChild, type TOpenLoopResult } from "./open-loop-load";
@@ -282,6 +282,7 @@ async function main(): Promise<void> {
       const m = await withCpuPerUnit(ref.child.pid, () => load(ref.port, duration, connections, "ref", false), (r) => r.ok, pgPid);
       reference = { result: m.result, cpuUs: m.cpuUsPerUnit, pgCpuUs: m.postgresCpuUsPerUnit };
       referenceSweep = await sweep(ref.port, sweepSeconds, sweepPoint(connections, m.result), "ref-sweep", false);
+      await settleAfterReference(databaseUrl);
     }
 
     const benchStartedAt = new Date();
