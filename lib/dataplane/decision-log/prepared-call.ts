@@ -15,12 +15,12 @@ import type { TBinaryParam } from "./columns";
  * Result per call.
  */
 
-/** The statement each connection has prepared, by name (a connection is the driver's, one per session). */
+/** The statements each connection (node-pg's, one per session) has prepared, by name. */
 const prepared = new WeakMap<object, Set<string>>();
 
 type TConnection = { stream: { write(b: Buffer): boolean } };
 
-/** The one-byte codes and fixed parts of the frontend messages used here. */
+/** Execute (the unnamed portal, every row) and Sync, the same for every call. */
 const EXECUTE_SYNC = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 0, 4]);
 
 function cstringBytes(s: string): number {

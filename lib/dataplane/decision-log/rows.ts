@@ -238,7 +238,7 @@ export async function insertDecisions(
     textParam(newLists),
   ];
   // Columns: input_id, id, body.
-  const found = await callPrepared(client, "decision_insert_columns_v2", INSERT_DEDUPED, params);
+  const found = await callPrepared(client, "decision_insert_batch", INSERT_DEDUPED, params);
   for (const key of newKeys) lists.add(key);
   const existing = new Map<string, TExistingDecision>();
   for (const [inputId, id, body] of found) existing.set(inputId!, { id: id!, body: body! });
@@ -247,5 +247,5 @@ export async function insertDecisions(
 
 /** Spooled rows keep their whole record (they carry no split form): the list is stored inline. */
 export async function replayDecisions(client: pg.PoolClient, rows: readonly TDecisionRow[]): Promise<void> {
-  await callPrepared(client, "decision_insert_replay_v2", INSERT_REPLAY, columnParams({ rows, texts: rows.map((r) => r.body), listIds: rows.map(() => null) }));
+  await callPrepared(client, "decision_replay_batch", INSERT_REPLAY, columnParams({ rows, texts: rows.map((r) => r.body), listIds: rows.map(() => null) }));
 }
