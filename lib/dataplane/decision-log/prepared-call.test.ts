@@ -1,5 +1,5 @@
 import pg from "pg";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { adminDatabaseUrl } from "@/lib/testing/database";
 import { int4Param, textParam } from "./columns";
 import { callPrepared } from "./prepared-call";
@@ -60,15 +60,34 @@ describe("callPrepared", () => {
     expect(await preparedNamed("t_elements")).toBe(1);
   });
 
-  it("with a query_timeout, leaves no read timer behind, and times out like any query", async () => {
-    const timed = new pg.Client({ connectionString: adminDatabaseUrl(), query_timeout: 300 });
+  it("with a query_timeout, clears every read timer node-pg sets, and times out like any query", async () => {
+    const QUERY_TIMEOUT_MS = 707;
+    const timed = new pg.Client({ connectionString: adminDatabaseUrl(), query_timeout: QUERY_TIMEOUT_MS });
     await timed.connect();
     try {
-      const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
-      const before = timers();
-      for (let i = 0; i < 5; i++) expect(await callPrepared(timed, "t_elements", ELEMENTS, [textParam([String(i)])])).toEqual([[String(i), "1"]]);
-      // node-pg clears a query's read timer through its callback; a call that never called it left one per call.
-      expect(timers()).toBe(before);
+      // node-pg sets a read timer per query and clears it through the query's callback; a call
+      // that settled without it left its timer (holding the call and its parameters) to fire.
+      const set = new Set<unknown>();
+      const cleared = new Set<unknown>();
+      const realSet = globalThis.setTimeout;
+      const realClear = globalThis.clearTimeout;
+      const setSpy = vi.spyOn(globalThis, "setTimeout").mockImplementation(((fn: () => void, ms?: number) => {
+        const t = realSet(fn, ms);
+        if (ms === QUERY_TIMEOUT_MS) set.add(t);
+        return t;
+      }) as unknown as typeof setTimeout);
+      const clearSpy = vi.spyOn(globalThis, "clearTimeout").mockImplementation(((t?: NodeJS.Timeout) => {
+        cleared.add(t);
+        realClear(t);
+      }) as typeof clearTimeout);
+      try {
+        for (let i = 0; i < 5; i++) expect(await callPrepared(timed, "t_elements", ELEMENTS, [textParam([String(i)])])).toEqual([[String(i), "1"]]);
+      } finally {
+        setSpy.mockRestore();
+        clearSpy.mockRestore();
+      }
+      expect(set.size).toBe(5);
+      expect([...set].filter((t) => !cleared.has(t))).toEqual([]);
       await expect(callPrepared(timed, "t_sleep", "select pg_sleep(($1::int[])[1] / 1000.0)::text", [int4Param([1500])])).rejects.toThrow(/timeout/i);
       await new Promise((r) => setTimeout(r, 1600));
       expect(await callPrepared(timed, "t_elements", ELEMENTS, [textParam(["after"])])).toEqual([["after", "1"]]);
