@@ -180,6 +180,13 @@ async function sweep(port: number, seconds: number, main: TSweepPoint, prefix: s
   return [...points, main];
 }
 
+/** A sweep's points as result figures: throughput and p99 per concurrency. */
+const sweepFigures = (points: readonly TSweepPoint[], rate: string, p99: string) =>
+  points.flatMap((p) => [
+    { label: `${rate} at ${p.connections} connections`, value: Math.round(p.perSecond), unit: "req/s" },
+    { label: `${p99} at ${p.connections} connections`, value: p.p99, unit: "ms" },
+  ]);
+
 /** The point with the highest throughput whose p99 is under the target, or null. */
 function bestUnderTarget(points: readonly TSweepPoint[]): TSweepPoint | null {
   return points.filter((p) => p.p99 < P99_TARGET_MS).reduce<TSweepPoint | null>((best, p) => (best === null || p.perSecond > best.perSecond ? p : best), null);
@@ -512,14 +519,8 @@ async function main(): Promise<void> {
         ...(postgresCpuUs === null ? [] : [{ label: "Postgres CPU per decide (every Postgres process)", value: Math.round(postgresCpuUs), unit: "µs" }]),
         { label: "load generator CPU per decide", value: Math.round(result.generatorCpuUs), unit: "µs" },
         ...commitFigures("closed loop", closedCommit),
-        ...decideSweep.flatMap((p) => [
-          { label: `decisions/s at ${p.connections} connections`, value: Math.round(p.perSecond), unit: "req/s" },
-          { label: `latency p99 at ${p.connections} connections`, value: p.p99, unit: "ms" },
-        ]),
-        ...referenceSweep.flatMap((p) => [
-          { label: `reference inserts/s at ${p.connections} connections`, value: Math.round(p.perSecond), unit: "req/s" },
-          { label: `reference latency p99 at ${p.connections} connections`, value: p.p99, unit: "ms" },
-        ]),
+        ...sweepFigures(decideSweep, "decisions/s", "latency p99"),
+        ...sweepFigures(referenceSweep, "reference inserts/s", "reference latency p99"),
         ...(best ? [{ label: `highest decisions/s with p99 under ${P99_TARGET_MS} ms (closed loop, ${best.connections} connections)`, value: Math.round(best.perSecond), unit: "req/s" }] : []),
         ...(referenceBest ? [{ label: `reference: highest inserts/s with p99 under ${P99_TARGET_MS} ms (${referenceBest.connections} connections)`, value: Math.round(referenceBest.perSecond), unit: "req/s" }] : []),
         ...(closedCommit.loopP99 === null ? [] : [{ label: "closed loop: event-loop delay p99 (server, last 10 s window)", value: closedCommit.loopP99, unit: "ms" }]),

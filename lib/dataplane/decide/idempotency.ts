@@ -38,7 +38,7 @@ type TEntry = { expiresAt: number; bytes: number; answer: Promise<TCachedAnswer>
  * took 1,005 bytes of heap each, against 530 counted with 64 here before, so the bound let the
  * cache grow to about twice its setting.
  */
-export const ENTRY_OVERHEAD_BYTES = 512;
+const ENTRY_OVERHEAD_BYTES = 512;
 
 export function createIdempotencyCache(opts: { ttlMs: number; maxBytes: number; now?: () => number }) {
   const now = opts.now ?? Date.now;

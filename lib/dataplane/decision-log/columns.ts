@@ -5,7 +5,7 @@
  *
  * A parameter is its exact size and a writer, so a whole Bind message is sized first and then
  * written once, in place (prepared-call.ts); `toBuffer` makes one on its own, as a parameter for
- * node-pg (which sends a Buffer parameter as binary).
+ * node-pg's own queries (which send a Buffer parameter as binary).
  *
  * The array format (array_recv): dimensions (1), a has-nulls flag, the element type's OID, then per
  * dimension its length and lower bound (1); then per element its byte length (-1 for NULL) and
@@ -227,11 +227,3 @@ export function int4Param(values: readonly (number | null)[]): TBinaryParam {
     },
   );
 }
-
-export const textArray = (values: readonly (string | null)[]) => toBuffer(textParam(values));
-export const uuidArray = (values: readonly (string | null)[]) => toBuffer(uuidParam(values));
-export const timestamptzArray = (values: readonly (number | null)[]) => toBuffer(timestamptzParam(values));
-export const dateArray = (values: readonly (string | null)[]) => toBuffer(dateParam(values));
-export const boolArray = (values: readonly (boolean | null)[]) => toBuffer(boolParam(values));
-export const float8Array = (values: readonly (number | null)[]) => toBuffer(float8Param(values));
-export const int4Array = (values: readonly (number | null)[]) => toBuffer(int4Param(values));

@@ -34,7 +34,7 @@ function putCString(out: Buffer, s: string, at: number): number {
 }
 
 /** The frontend messages for one call: [Close, Parse,] Bind, Execute, Sync. */
-export function callMessage(name: string, sql: string, params: readonly TBinaryParam[], prepare: boolean): Buffer {
+function callMessage(name: string, sql: string, params: readonly TBinaryParam[], prepare: boolean): Buffer {
   const nameBytes = cstringBytes(name);
   const closeBytes = prepare ? 1 + 4 + 1 + nameBytes : 0;
   const parseBytes = prepare ? 1 + 4 + nameBytes + cstringBytes(sql) + 2 : 0;
