@@ -1,5 +1,5 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { createMetricSync } from "../telemetry/metric-sync";
 import { createTelemetryDatabase, loadedState, waitFor } from "../telemetry/test-fixtures";
 import { endExpiredOverrides } from "../../controlplane/end-expired-overrides";
@@ -17,8 +17,8 @@ afterAll(async () => {
   await env.close();
 });
 
-function elector(retryMs = 100): LeaderElector {
-  const e = createLeaderElector({ databaseUrl: env.db.url, retryMs });
+function elector(onDemoted?: (reason: string) => void): LeaderElector {
+  const e = createLeaderElector({ databaseUrl: env.db.url, retryMs: 100, onDemoted });
   electors.push(e);
   e.start();
   return e;
@@ -36,28 +36,38 @@ async function lockHolderPid(): Promise<number | null> {
 }
 
 describe("leader election", () => {
-  it("two lock holders on one database: exactly one leader; killing its session hands over within seconds", async () => {
-    const a = elector();
-    const b = elector();
+  it("two lock holders on one database: exactly one leader; killing its session demotes it and leadership is back within seconds", async () => {
+    const demotions: Array<{ who: string; reason: string }> = [];
+    const a = elector((reason) => demotions.push({ who: "a", reason }));
+    const b = elector((reason) => demotions.push({ who: "b", reason }));
     await waitFor(() => a.isLeader || b.isLeader, 5_000);
     // Several retry rounds later there is still exactly one.
     await new Promise((r) => setTimeout(r, 500));
     expect([a.isLeader, b.isLeader].filter(Boolean)).toHaveLength(1);
-    const [leader, follower] = a.isLeader ? [a, b] : [b, a];
+    const killed = a.isLeader ? "a" : "b";
 
     const pid = await lockHolderPid();
     expect(pid).not.toBeNull();
     await env.pool.query("select pg_terminate_backend($1)", [pid]);
-    const takeoverMs = await waitFor(() => follower.isLeader, 5_000);
-    expect(leader.isLeader).toBe(false);
+    // Either instance may win the next round: the follower usually does, but the deposed one
+    // reconnects and retries too (about 1 kill in 30 here), which is as correct. What must hold:
+    // the killed session's holder is demoted, and one instance leads again on a live session.
+    const takeoverMs = await waitFor(async () => {
+      const holder = await lockHolderPid();
+      return holder !== null && holder !== pid && [a.isLeader, b.isLeader].filter(Boolean).length === 1;
+    }, 5_000);
     expect(takeoverMs).toBeLessThan(3_000);
-    // The deposed instance retries and stays a follower while the other holds the lock.
+    expect(demotions.map((d) => d.who)).toEqual([killed]);
+    expect(demotions[0]?.reason).toMatch(/terminat|connection/i);
+    // Retries go on, and there is still exactly one leader.
     await new Promise((r) => setTimeout(r, 400));
     expect([a.isLeader, b.isLeader].filter(Boolean)).toHaveLength(1);
 
-    await follower.stop();
-    await waitFor(() => leader.isLeader, 5_000);
+    // Stopping the leader releases the lock at once and the other instance takes over.
+    const [leader, follower] = a.isLeader ? [a, b] : [b, a];
     await leader.stop();
+    await waitFor(() => follower.isLeader, 5_000);
+    await follower.stop();
   });
 });
 
@@ -132,6 +142,9 @@ describe("controller loop", () => {
       data: { kind: "provider_kill", operationKey: "SEND_SMS", providerKey: "provider_C", reason: "test", expiresAt: new Date(Date.now() - 1_000) },
     });
     const listener = new pg.Client({ connectionString: env.db.url });
+    // If this test fails before its end, afterAll's drop ends the session: not an uncaught error.
+    listener.on("error", () => {});
+    onTestFinished(() => listener.end().catch(() => {}));
     await listener.connect();
     const notices: string[] = [];
     listener.on("notification", (m) => notices.push(m.channel));
@@ -146,7 +159,6 @@ describe("controller loop", () => {
     const audit = await env.prisma.auditEntry.findMany({ where: { targetId: o.id } });
     expect(audit.map((a) => [a.action, a.actor])).toEqual([["override.expire", "system"]]);
     await waitFor(() => notices.includes("switchyard_config"), 2_000);
-    await listener.end();
     await e.stop();
   });
 });
