@@ -414,6 +414,61 @@ describe("deferred rows (execute)", () => {
     expect(log.stats()).toMatchObject({ transactions: 2, rowsCommitted: 3 });
   });
 
+  /** Counts the pool's checkouts and the statements sent on the clients checked out (spies removed afterwards). */
+  function watchPool() {
+    const seen = { acquired: 0, statements: 0, pids: [] as number[] };
+    const restore: Array<() => void> = [];
+    const onAcquire = (c: pg.PoolClient) => {
+      seen.acquired++;
+      seen.pids.push((c as unknown as { processID: number }).processID);
+      const original = c.query;
+      (c as { query: unknown }).query = (...args: unknown[]) => {
+        seen.statements++;
+        return (original as (...a: unknown[]) => unknown).apply(c, args);
+      };
+      restore.push(() => ((c as { query: unknown }).query = original));
+    };
+    pool.on("acquire", onAcquire);
+    cleanups.push(async () => {
+      pool.off("acquire", onAcquire);
+      for (const r of restore) r();
+    });
+    return seen;
+  }
+
+  const turn = () => new Promise((r) => setImmediate(r));
+
+  it("a committed batch sends the next one before its own callers are answered, on the connection the writer keeps", async () => {
+    const log = await writer();
+    const seen = watchPool();
+    const first = log.submit(row("h-1"));
+    while (seen.statements === 0) await turn();
+    const second = log.submit(row("h-2"));
+    // Taking a connection from the pool per batch (a process.nextTick) sent the second batch only
+    // after the first batch's callers had run: 1 here.
+    const sentWhenFirstAnswered = await first.then(() => seen.statements);
+    expect(sentWhenFirstAnswered).toBe(2);
+    expect(await second).toEqual({ status: "committed" });
+    expect(await log.submit(row("h-3"))).toEqual({ status: "committed" });
+    expect(seen.acquired).toBe(1);
+    expect(log.stats()).toMatchObject({ transactions: 3, rowsCommitted: 3 });
+  });
+
+  it("replaces its kept connection when that session ends between batches, and gives it back on close", async () => {
+    const log = await writer();
+    const seen = watchPool();
+    expect(await log.submit(row("k-1"))).toEqual({ status: "committed" });
+    expect(seen.pids).toHaveLength(1);
+    await admin.query("select pg_terminate_backend($1)", [seen.pids[0]]);
+    // The writer's listener marks the session broken when Postgres's FATAL arrives.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await log.submit(row("k-2"))).toEqual({ status: "committed" });
+    expect(seen.acquired).toBe(2);
+    expect(log.stats()).toMatchObject({ rowsCommitted: 2, rowsSpooled: 0 });
+    await log.close();
+    expect(pool.idleCount).toBe(pool.totalCount);
+  });
+
   it("is written by drain (shutdown)", async () => {
     const log = await writer();
     const deferred = log.submit(row("d-5"), null, 60_000);

@@ -112,6 +112,14 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   let retryTimer: NodeJS.Timeout | null = null;
   let replaying: Promise<void> | null = null;
   const idle = new Set<() => void>();
+  // The connections the writer keeps between its transactions (at most one per transaction in
+  // flight), each with the listener that marks it broken if its session fails while it waits.
+  // Taking one from the pool for every batch cost a process.nextTick, which runs only once every
+  // answer the last commit released has been written: the next batch left about as late as those
+  // writes took (tens of µs each) while Postgres sat idle.
+  const spare: pg.PoolClient[] = [];
+  const onError = new Map<pg.PoolClient, () => void>();
+  const brokenClients = new WeakSet<pg.PoolClient>();
   // Candidate lists already committed (decision_candidates), so later rows only refer to them.
   // Forgotten after an outage: the database that comes back may not be the one that went away
   // (a failover to a lagging replica, a restore), and sending a list again costs one row.
@@ -175,17 +183,54 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
       }
       inFlight++;
       inFlightRows += batch.length;
-      void flush(batch).finally(() => {
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
         inFlight--;
         inFlightRows -= batch.length;
+      };
+      // A committed batch hands its place on to the next one before its callers are answered.
+      const handOff = () => {
+        finish();
+        pump();
+      };
+      void flush(batch, handOff).finally(() => {
+        finish();
         if (queue.length > 0) pump();
         else if (inFlight === 0) for (const fn of idle) fn();
       });
     }
   }
 
-  async function writeToDb(batch: TPending[]): Promise<Map<string, TExistingDecision>> {
+  /** A spare connection that is still usable (broken ones go back to the pool to be closed). */
+  function spareClient(): pg.PoolClient | undefined {
+    for (let c = spare.pop(); c !== undefined; c = spare.pop()) {
+      if (!brokenClients.has(c)) return c;
+      giveBack(c, true);
+    }
+    return undefined;
+  }
+
+  /** A new connection from the pool; an error of its session while it waits marks it broken. */
+  async function newClient(): Promise<pg.PoolClient> {
     const client = await opts.pool.connect();
+    const listener = () => brokenClients.add(client);
+    client.on("error", listener);
+    onError.set(client, listener);
+    return client;
+  }
+
+  function giveBack(client: pg.PoolClient, broken: boolean): void {
+    const listener = onError.get(client);
+    if (listener) client.off("error", listener);
+    onError.delete(client);
+    client.release(broken);
+  }
+
+  async function writeToDb(batch: TPending[]): Promise<Map<string, TExistingDecision>> {
+    // No await when a spare is there: the batch goes out in this same turn of the event loop.
+    const client = spareClient() ?? (await newClient());
     let broken = false;
     try {
       try {
@@ -197,14 +242,16 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
         return await insertDecisions(client, batch, lists);
       }
     } catch (err) {
-      broken = isUnavailable(err);
+      broken = isUnavailable(err) || brokenClients.has(client);
       throw err;
     } finally {
-      client.release(broken);
+      if (broken || closed || spare.length >= concurrency) giveBack(client, broken);
+      else spare.push(client);
     }
   }
 
-  async function flush(batch: TPending[]): Promise<void> {
+  /** `handOff` (DB path only): the batch is committed; let the next one start before answering. */
+  async function flush(batch: TPending[], handOff: () => void): Promise<void> {
     if (dbUp) {
       try {
         const started = performance.now();
@@ -215,6 +262,7 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
         durable(batch);
         stats.transactions++;
         stats.rowsCommitted += batch.length - existing.size;
+        handOff();
         for (const p of batch) {
           const e = existing.get(p.row.id);
           p.resolve(e ? { status: "existing", existing: e } : { status: "committed" });
@@ -395,6 +443,7 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
       if (probeTimer) clearInterval(probeTimer);
       if (retryTimer) clearTimeout(retryTimer);
       await replaying;
+      for (const c of spare.splice(0)) giveBack(c, false);
       await opts.spool.close();
     },
   };
