@@ -147,12 +147,12 @@ async function load(port: number, seconds: number, connections: number, prefix: 
 const P99_TARGET_MS = 20;
 
 /**
- * Seconds of unmeasured load before each sweep point. Without it a point's first second (the new
- * generator's connections and JIT warm-up) weighed on 5 s of measurement: in one full run, 48
- * connections gave 7,947 decides/s with p99 17.4 ms after a warm-up, where runs without one gave
- * 4,289–5,490/s with p99 26–36 ms.
+ * Seconds of unmeasured load before each sweep point and each fixed rate: each is a new generator
+ * process with new connections, and its first second weighed on 5 s of measurement. In one full
+ * run, 48 connections gave 7,947 decides/s with p99 17.4 ms after a warm-up, where runs without
+ * one gave 4,289–5,490/s with p99 26–36 ms.
  */
-const SWEEP_WARM_SECONDS = 2;
+const WARM_SECONDS = 2;
 
 /** Closed-loop concurrencies below the main run's, each measured for the sweep (the main run is the last point). */
 function sweepConnections(main: number): number[] {
@@ -172,7 +172,7 @@ async function sweep(port: number, seconds: number, main: TSweepPoint, prefix: s
   const points: TSweepPoint[] = [];
   for (const connections of sweepConnections(main.connections)) {
     // Each point is a new generator process and new connections: warm them up first, as the main run is.
-    await load(port, SWEEP_WARM_SECONDS, connections, `${prefix}-warm-${connections}`, collect);
+    await load(port, WARM_SECONDS, connections, `${prefix}-warm-${connections}`, collect);
     const r = await load(port, seconds, connections, `${prefix}-${connections}`, collect);
     if (r.non2xx > 0 || r.errors > 0) process.exitCode = 1;
     points.push(sweepPoint(connections, r));
@@ -345,6 +345,7 @@ async function main(): Promise<void> {
             collectAfter: '{"decisionId":"',
             rate,
             seconds: fixedSeconds,
+            warmupSeconds: WARM_SECONDS,
             connections,
           }),
         (x) => x.collected.length,
@@ -373,6 +374,7 @@ async function main(): Promise<void> {
               collectAfter: "-",
               rate: f.rate,
               seconds: fixedSeconds,
+              warmupSeconds: WARM_SECONDS,
               connections,
             }),
           (x) => x.result.statuses["200"] ?? 0,
