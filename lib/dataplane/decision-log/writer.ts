@@ -230,7 +230,21 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
 
   async function writeToDb(batch: TPending[]): Promise<Map<string, TExistingDecision>> {
     // No await when a spare is there: the batch goes out in this same turn of the event loop.
-    const client = spareClient() ?? (await newClient());
+    const kept = spareClient();
+    if (kept) {
+      try {
+        return await writeOn(kept, batch);
+      } catch (err) {
+        if (!isUnavailable(err)) throw err;
+        // Its session may have ended while it waited, before its error arrived: once more on a new
+        // connection, which fails as well if Postgres is away. A batch that did commit before the
+        // session ended finds its own rows on the second try and is answered with them.
+      }
+    }
+    return await writeOn(await newClient(), batch);
+  }
+
+  async function writeOn(client: pg.PoolClient, batch: TPending[]): Promise<Map<string, TExistingDecision>> {
     let broken = false;
     try {
       try {
