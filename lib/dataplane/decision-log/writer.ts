@@ -113,13 +113,14 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   let replaying: Promise<void> | null = null;
   const idle = new Set<() => void>();
   // The connections the writer keeps between its transactions (at most one per transaction in
-  // flight), each with the listener that marks it broken if its session fails while it waits.
-  // Taking one from the pool for every batch cost a process.nextTick, which runs only once every
-  // answer the last commit released has been written: the next batch left about as late as those
-  // writes took (tens of µs each) while Postgres sat idle.
+  // flight). Taking one from the pool for every batch cost a process.nextTick, which runs only once
+  // every answer the last commit released has been written: the next batch left about as late as
+  // those writes took (tens of µs each) while Postgres sat idle.
   const spare: pg.PoolClient[] = [];
-  const onError = new Map<pg.PoolClient, () => void>();
-  const brokenClients = new WeakSet<pg.PoolClient>();
+  // Every connection the writer has out of the pool, with its error listener, which marks it
+  // broken if its session fails while it waits.
+  const taken = new Map<pg.PoolClient, { broken: boolean; onError: () => void }>();
+  const isBroken = (client: pg.PoolClient) => taken.get(client)?.broken === true;
   // Candidate lists already committed (decision_candidates), so later rows only refer to them.
   // Forgotten after an outage: the database that comes back may not be the one that went away
   // (a failover to a lagging replica, a restore), and sending a list again costs one row.
@@ -206,7 +207,7 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   /** A spare connection that is still usable (broken ones go back to the pool to be closed). */
   function spareClient(): pg.PoolClient | undefined {
     for (let c = spare.pop(); c !== undefined; c = spare.pop()) {
-      if (!brokenClients.has(c)) return c;
+      if (!isBroken(c)) return c;
       giveBack(c, true);
     }
     return undefined;
@@ -215,16 +216,16 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   /** A new connection from the pool; an error of its session while it waits marks it broken. */
   async function newClient(): Promise<pg.PoolClient> {
     const client = await opts.pool.connect();
-    const listener = () => brokenClients.add(client);
-    client.on("error", listener);
-    onError.set(client, listener);
+    const state = { broken: false, onError: () => (state.broken = true) };
+    client.on("error", state.onError);
+    taken.set(client, state);
     return client;
   }
 
   function giveBack(client: pg.PoolClient, broken: boolean): void {
-    const listener = onError.get(client);
-    if (listener) client.off("error", listener);
-    onError.delete(client);
+    const state = taken.get(client);
+    if (state) client.off("error", state.onError);
+    taken.delete(client);
     client.release(broken);
   }
 
@@ -256,7 +257,7 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
         return await insertDecisions(client, batch, lists);
       }
     } catch (err) {
-      broken = isUnavailable(err) || brokenClients.has(client);
+      broken = isUnavailable(err) || isBroken(client);
       throw err;
     } finally {
       if (broken || closed || spare.length >= concurrency) giveBack(client, broken);
