@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer } from "node:net";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../testing/database";
 import { createApiKey } from "../controlplane/create-api-key";
@@ -6,7 +7,7 @@ import { listApiKeys } from "../controlplane/list-api-keys";
 import { revokeApiKey } from "../controlplane/revoke-api-key";
 import { ControlPlaneError } from "../controlplane/errors";
 import { makeUser, seedCatalog } from "../controlplane/test-fixtures";
-import { CACHE_TTL_MS, forgetApiKey, verifyApiKey } from "./verify-api-key";
+import { CACHE_TTL_MS, REFRESH_AFTER_MS, forgetApiKey, verifyApiKey } from "./verify-api-key";
 
 let db: TTestDatabase;
 let prisma: PrismaClient;
@@ -24,6 +25,36 @@ afterAll(async () => {
   await prisma.$disconnect();
   await db.drop();
 });
+
+type TKeyReader = Pick<PrismaClient, "apiKey">;
+
+/** `inner`'s apiKey reads, counted; each waits for `gate` before it is sent. */
+function countedReads(inner: TKeyReader) {
+  const counted = {
+    reads: 0,
+    gate: Promise.resolve(),
+    prisma: {
+      apiKey: {
+        findUnique: async (args: Parameters<PrismaClient["apiKey"]["findUnique"]>[0]) => {
+          counted.reads++;
+          await counted.gate;
+          return inner.apiKey.findUnique(args);
+        },
+        update: (args: Parameters<PrismaClient["apiKey"]["update"]>[0]) => inner.apiKey.update(args),
+      },
+    } as unknown as TKeyReader,
+  };
+  return counted;
+}
+
+/** A port on 127.0.0.1 where nothing listens. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 describe("API keys", () => {
   it("is shown once, stored hashed, and never listed", async () => {
@@ -71,6 +102,68 @@ describe("API keys", () => {
 
     const again = await revokeApiKey(prisma, admin.actor, apiKey.id, null).catch((e: unknown) => e);
     expect(again).toBeInstanceOf(ControlPlaneError);
+  });
+
+  it("reads a key once for concurrent calls, and re-reads it in the background while it is in use", async () => {
+    const { key, apiKey } = await createApiKey(prisma, admin.actor, { name: "busy", scopes: ["decide"], operationKeys: [] });
+    forgetApiKey();
+    const db = countedReads(prisma);
+    const t0 = Date.now();
+    const first = await Promise.all(Array.from({ length: 50 }, () => verifyApiKey(db.prisma, key, "decide", undefined, t0)));
+    expect(first.every((v) => v.ok)).toBe(true);
+    expect(db.reads).toBe(1);
+
+    // Past REFRESH_AFTER_MS the calls are answered from the cache while one read runs behind them
+    // (held at the gate here, so an answer that waited for it could not have arrived).
+    let open!: () => void;
+    db.gate = new Promise<void>((resolve) => (open = resolve));
+    const later = t0 + REFRESH_AFTER_MS + 1;
+    const during = await Promise.all(Array.from({ length: 20 }, () => verifyApiKey(db.prisma, key, "decide", undefined, later)));
+    expect(during.every((v) => v.ok)).toBe(true);
+    expect(db.reads).toBe(2);
+
+    // Revoked elsewhere meanwhile: the background read brings it in before the TTL runs out.
+    await prisma.apiKey.update({ where: { id: apiKey.id }, data: { revokedAt: new Date() } });
+    open();
+    await expect.poll(async () => (await verifyApiKey(db.prisma, key, "decide", undefined, later + 1)).ok).toBe(false);
+    expect(db.reads).toBe(2);
+    forgetApiKey();
+  });
+
+  it("keeps answering for a key it has read while the database is unreachable, and refuses an unread key with 503", async () => {
+    const { key } = await createApiKey(prisma, admin.actor, { name: "known", scopes: ["decide"], operationKeys: [] });
+    const { key: unread } = await createApiKey(prisma, admin.actor, { name: "unread", scopes: ["decide"], operationKeys: [] });
+    forgetApiKey();
+    const t0 = Date.now();
+    expect((await verifyApiKey(prisma, key, "decide", undefined, t0)).ok).toBe(true);
+
+    const unreachable = createPrisma(`postgresql://switchyard@127.0.0.1:${await closedPort()}/switchyard`);
+    try {
+      const down = countedReads(unreachable);
+      const expired = t0 + CACHE_TTL_MS + 1;
+      expect((await verifyApiKey(down.prisma, key, "decide", undefined, expired)).ok).toBe(true);
+      expect(down.reads).toBe(1);
+      // Within a second of the failed read: the last row answers without another attempt.
+      expect((await verifyApiKey(down.prisma, key, "decide", undefined, expired + 500)).ok).toBe(true);
+      expect(down.reads).toBe(1);
+      // Later: still answered at once, while another read is tried in the background.
+      expect((await verifyApiKey(down.prisma, key, "decide", undefined, expired + 1_500)).ok).toBe(true);
+      expect(down.reads).toBe(2);
+
+      const refused = await verifyApiKey(down.prisma, unread, "decide", undefined, expired);
+      expect(refused).toMatchObject({ ok: false, status: 503 });
+      expect(refused.ok === false && refused.reason).toMatch(/cannot verify the API key: the database did not answer/);
+    } finally {
+      await unreachable.$disconnect();
+    }
+
+    // Reachable again: a call past the retry interval re-reads (once the background read against
+    // the unreachable server has failed), and the unread key is known.
+    const up = countedReads(prisma);
+    const back = t0 + CACHE_TTL_MS + 3_000;
+    await expect.poll(async () => (await verifyApiKey(up.prisma, key, "decide", undefined, back)).ok && up.reads).toBe(1);
+    expect((await verifyApiKey(prisma, unread, "decide", undefined, t0)).ok).toBe(true);
+    forgetApiKey();
   });
 
   it("rejects unknown operations and empty scopes", async () => {

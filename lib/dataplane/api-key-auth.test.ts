@@ -9,6 +9,8 @@ import { forgetApiKey } from "@/lib/auth/verify-api-key";
 import { SYSTEM_ACTOR } from "@/lib/audit/actor";
 import { startStandaloneDataPlane, type TStandaloneServer } from "./standalone";
 import { dataPlaneSettings } from "./settings";
+import { createAuthenticator } from "./authenticate";
+import type { IncomingMessage } from "node:http";
 
 let db: TTestDatabase;
 let server: TStandaloneServer;
@@ -69,5 +71,22 @@ describe("data-plane calls with governance-issued API keys", () => {
     const after = await decide(k.key);
     expect(after.status).toBe(401);
     expect(after.body.error?.message).toContain("revoked");
+  });
+});
+
+describe("a scoped key that cannot be checked", () => {
+  it("is answered 503 with Retry-After, naming the authorization header", async () => {
+    const auth = createAuthenticator({
+      apiKey: undefined,
+      allowAnonymousWithoutKey: false,
+      verifyScopedKey: async () => ({ ok: false, status: 503, reason: "cannot verify the API key: the database did not answer" }),
+    });
+    const result = await auth({ headers: { authorization: "Bearer sy_00000000_x" } } as IncomingMessage, "decide");
+    expect(result).toEqual({
+      ok: false,
+      status: 503,
+      body: { error: { code: "auth_unavailable", message: "cannot verify the API key: the database did not answer", field: "authorization" } },
+      headers: { "retry-after": "1" },
+    });
   });
 });

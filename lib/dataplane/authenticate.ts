@@ -37,7 +37,7 @@ function deny(status: number, code: string, message: string): TAuthResult {
     ok: false,
     status,
     body: { error: { code, message, field: "authorization" } },
-    headers: status === 401 ? { "www-authenticate": 'Bearer realm="switchyard"' } : undefined,
+    headers: status === 401 ? { "www-authenticate": 'Bearer realm="switchyard"' } : status === 503 ? { "retry-after": "1" } : undefined,
   };
 }
 
@@ -74,7 +74,7 @@ export function createAuthenticator(opts: TAuthOptions): TAuthenticator {
     if (envKey && timingSafeEqual(digest(presented), envKey)) return limited("env", "SWITCHYARD_API_KEY", ENV_PRINCIPAL);
     if (opts.verifyScopedKey && presented.startsWith("sy_")) {
       const v = await opts.verifyScopedKey(presented, scope);
-      if (!v.ok) return deny(v.status, v.status === 401 ? "unauthenticated" : "forbidden", v.reason);
+      if (!v.ok) return deny(v.status, v.status === 401 ? "unauthenticated" : v.status === 403 ? "forbidden" : "auth_unavailable", v.reason);
       const p = v.principal;
       return limited(p.prefix, `API key ${p.prefix}`, { ok: true, principal: { kind: "api_key", id: p.apiKeyId, prefix: p.prefix, scopes: p.scopes, operationKeys: p.operationKeys } });
     }
