@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { userInfo } from "node:os";
 import path from "node:path";
+import { startWritebackPacer } from "./writeback-pacer";
 import net from "node:net";
 
 export type TEmbeddedDatabase = {
@@ -182,6 +183,8 @@ export async function startEmbeddedPostgres(opts: {
     throw new Error(`embedded postgres failed to start from ${dataDir}: ${why.trim()}`);
   }
   let stopped = false;
+  // EMBEDDED_PG_WRITEBACK_PACER=off leaves the data files' write-back to the kernel (for A/B runs).
+  const pacer = process.env.EMBEDDED_PG_WRITEBACK_PACER === "off" ? null : startWritebackPacer({ dataDir, log: opts.log });
   return {
     adminUrl: urlFor(meta),
     port: meta.port,
@@ -190,6 +193,7 @@ export async function startEmbeddedPostgres(opts: {
     stop: async () => {
       if (stopped) return;
       stopped = true;
+      await pacer?.stop();
       await pg.stop();
     },
   };
