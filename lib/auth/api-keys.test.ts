@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServer } from "node:net";
 import { createPrisma, type PrismaClient } from "../db/client";
+import { freePort } from "../runtime/free-port";
 import { createTestDatabase, type TTestDatabase } from "../testing/database";
 import { createApiKey } from "../controlplane/create-api-key";
 import { listApiKeys } from "../controlplane/list-api-keys";
@@ -45,15 +45,6 @@ function countedReads(inner: TKeyReader) {
     } as unknown as TKeyReader,
   };
   return counted;
-}
-
-/** A port on 127.0.0.1 where nothing listens. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe("API keys", () => {
@@ -137,7 +128,7 @@ describe("API keys", () => {
     const t0 = Date.now();
     expect((await verifyApiKey(prisma, key, "decide", undefined, t0)).ok).toBe(true);
 
-    const unreachable = createPrisma(`postgresql://switchyard@127.0.0.1:${await closedPort()}/switchyard`);
+    const unreachable = createPrisma(`postgresql://switchyard@127.0.0.1:${await freePort()}/switchyard`);
     try {
       const down = countedReads(unreachable);
       const expired = t0 + CACHE_TTL_MS + 1;

@@ -32,12 +32,19 @@ export type TAuthOptions = {
 // One-shot: a Hash object per call (createHash().update().digest()) cost about 2.2 µs here against 1.5.
 const digest = (s: string): Buffer => hash("sha256", s, "buffer");
 
-function deny(status: number, code: string, message: string): TAuthResult {
+/** Error codes and extra headers of a refused call, by status. */
+const DENIED: Record<401 | 403 | 503, { code: string; headers?: Record<string, string> }> = {
+  401: { code: "unauthenticated", headers: { "www-authenticate": 'Bearer realm="switchyard"' } },
+  403: { code: "forbidden" },
+  503: { code: "auth_unavailable", headers: { "retry-after": "1" } },
+};
+
+function deny(status: 401 | 403 | 503, message: string): TAuthResult {
   return {
     ok: false,
     status,
-    body: { error: { code, message, field: "authorization" } },
-    headers: status === 401 ? { "www-authenticate": 'Bearer realm="switchyard"' } : status === 503 ? { "retry-after": "1" } : undefined,
+    body: { error: { code: DENIED[status].code, message, field: "authorization" } },
+    headers: DENIED[status].headers,
   };
 }
 
@@ -65,27 +72,27 @@ export function createAuthenticator(opts: TAuthOptions): TAuthenticator {
   return async (req, scope) => {
     const header = req.headers.authorization;
     if (!header) {
-      return opts.allowAnonymousWithoutKey ? ANONYMOUS : deny(401, "unauthenticated", "missing Authorization: Bearer <api key>");
+      return opts.allowAnonymousWithoutKey ? ANONYMOUS : deny(401, "missing Authorization: Bearer <api key>");
     }
     const m = /^Bearer\s+(.+)$/i.exec(header);
-    if (!m) return deny(401, "unauthenticated", "Authorization must be Bearer <api key>");
+    if (!m) return deny(401, "Authorization must be Bearer <api key>");
     const presented = m[1]!.trim();
     // Comparing digests keeps the comparison constant-time whatever the presented length.
     if (envKey && timingSafeEqual(digest(presented), envKey)) return limited("env", "SWITCHYARD_API_KEY", ENV_PRINCIPAL);
     if (opts.verifyScopedKey && presented.startsWith("sy_")) {
       const v = await opts.verifyScopedKey(presented, scope);
-      if (!v.ok) return deny(v.status, v.status === 401 ? "unauthenticated" : v.status === 403 ? "forbidden" : "auth_unavailable", v.reason);
+      if (!v.ok) return deny(v.status, v.reason);
       const p = v.principal;
       return limited(p.prefix, `API key ${p.prefix}`, { ok: true, principal: { kind: "api_key", id: p.apiKeyId, prefix: p.prefix, scopes: p.scopes, operationKeys: p.operationKeys } });
     }
-    return deny(401, "unauthenticated", "invalid API key");
+    return deny(401, "invalid API key");
   };
 }
 
 /** A key restricted to some operations may route only those; null when allowed. */
 export function operationDenied(principal: TPrincipal, operation: string): TAuthResult | null {
   if (principal.kind !== "api_key" || principal.operationKeys.length === 0 || principal.operationKeys.includes(operation)) return null;
-  return deny(403, "forbidden", `API key ${principal.prefix} is not allowed for operation ${operation}`);
+  return deny(403, `API key ${principal.prefix} is not allowed for operation ${operation}`);
 }
 
 let current: TAuthenticator = createAuthenticator({ apiKey: process.env.SWITCHYARD_API_KEY, allowAnonymousWithoutKey: false });
