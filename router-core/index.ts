@@ -46,6 +46,7 @@ export type {
 } from "./policy/schema";
 export { parseFactorList, factorListToYaml, factorListToJson } from "./policy/codec";
 export type { TPolicyError, TParseResult } from "./policy/codec";
+export { checkPolicyTextBounds, MAX_POLICY_TEXT_CHARS, MAX_POLICY_NESTING, MAX_POLICY_FLOW_OPENERS } from "./policy/text-bounds";
 export { diffFactorLists } from "./policy/diff";
 export type { TPolicyChange, TPolicyDiff } from "./policy/diff";
 export { GATES, ALWAYS_ON_GATES, PIN_GATES } from "./gates/registry";

@@ -1,4 +1,5 @@
 import { isCollection, isMap, parseDocument } from "yaml";
+import { checkPolicyTextBounds } from "@/router-core/policy/text-bounds";
 
 export type TYamlPath = readonly (string | number)[];
 
@@ -8,6 +9,7 @@ export type TYamlPath = readonly (string | number)[];
  * when the text is not a YAML mapping (the form then waits for the YAML view to be fixed).
  */
 export function readYaml(text: string): Record<string, unknown> | null {
+  if (checkPolicyTextBounds(text)) return null;
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0 || !isMap(doc.contents)) return null;
   return doc.toJS({ maxAliasCount: 100 }) as Record<string, unknown>;
@@ -15,6 +17,7 @@ export function readYaml(text: string): Record<string, unknown> | null {
 
 /** Sets (or, with undefined, removes) the value at `path`; sections along the path are created as needed. */
 export function editYaml(text: string, path: TYamlPath, value: unknown): string {
+  if (checkPolicyTextBounds(text)) return text;
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0 || !isMap(doc.contents)) return text;
   if (value === undefined) doc.deleteIn(path);

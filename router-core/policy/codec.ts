@@ -2,6 +2,7 @@ import { parseDocument, stringify } from "yaml";
 import type { z } from "zod";
 import { SCORE_DIRECTIONS } from "./names";
 import { TOP_LEVEL_FIELDS, ZFactorList, type TFactorList } from "./schema";
+import { checkPolicyTextBounds } from "./text-bounds";
 
 export type TPolicyError = { path: string; message: string };
 export type TParseResult =
@@ -34,6 +35,8 @@ export function parseFactorList(input: unknown): TParseResult {
 }
 
 function decodeText(text: string): { ok: true; value: unknown } | { ok: false; errors: TPolicyError[] } {
+  const outOfBounds = checkPolicyTextBounds(text);
+  if (outOfBounds) return { ok: false, errors: [outOfBounds] };
   try {
     // JSON is a subset of YAML 1.2, so one decoder serves both codecs.
     const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
