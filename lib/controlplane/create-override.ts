@@ -27,6 +27,27 @@ async function providersOfOperation(tx: Prisma.TransactionClient, operationKey: 
   return listed.length > 0 ? listed : null;
 }
 
+/** How much of a refused value an error message repeats. */
+const SHOWN = 40;
+const shown = (v: string) => JSON.stringify(v.length > SHOWN ? `${v.slice(0, SHOWN)}…` : v);
+
+/**
+ * An override's region must be one the catalogue knows for its scope: the named provider's
+ * regions, else those of the operation's providers, else those of any provider. A free-text
+ * region would be stored and shown, and match no decision.
+ */
+async function regionProblem(tx: Prisma.TransactionClient, region: string, provider: { key: string; supportedRegions: string[] } | null, operationKey: string | null): Promise<string | null> {
+  if (provider) {
+    return provider.supportedRegions.includes(region) ? null : `${provider.key} does not serve region ${shown(region)} (serves ${provider.supportedRegions.join(", ")})`;
+  }
+  const listed = operationKey ? await providersOfOperation(tx, operationKey) : null;
+  const providers = await tx.provider.findMany({ where: listed ? { key: { in: listed } } : {}, select: { supportedRegions: true } });
+  const regions = [...new Set(providers.flatMap((p) => p.supportedRegions))].sort();
+  if (regions.includes(region)) return null;
+  const scope = operationKey && listed ? `the providers of ${operationKey}` : "the catalogue's providers";
+  return `unknown region ${shown(region)}: ${scope} serve ${regions.join(", ") || "no region"}`;
+}
+
 /**
  * Creates a kill switch, provider kill or pin, effective on every instance as soon as the
  * transaction commits (NOTIFY). All problems with the request are reported together.
@@ -43,9 +64,8 @@ export async function createOverride(prisma: PrismaClient, actor: TActor, body: 
     const providerKey = body.kind === "routing_kill_switch" ? null : body.providerKey;
     const provider = providerKey ? await tx.provider.findUnique({ where: { key: providerKey } }) : null;
     if (providerKey && !provider) errors.push({ path: "providerKey", message: `unknown provider "${providerKey}"` });
-    if (provider && body.region && !provider.supportedRegions.includes(body.region) && body.kind === "provider_pin") {
-      errors.push({ path: "region", message: `${provider.key} does not serve region ${body.region} (serves ${provider.supportedRegions.join(", ")})` });
-    }
+    const regionError = body.region ? await regionProblem(tx, body.region, provider, operationKey) : null;
+    if (regionError) errors.push({ path: "region", message: regionError });
     if (body.kind === "provider_pin" && provider && operationKey) {
       const listed = await providersOfOperation(tx, operationKey);
       if (listed && !listed.includes(provider.key)) {

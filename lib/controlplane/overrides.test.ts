@@ -54,6 +54,26 @@ describe("overrides", () => {
     expect(await prisma.override.count({ where: { providerKey: { in: ["provider_D", "nope"] } } })).toBe(0);
   });
 
+  it("refuses a region the catalogue does not know for the override's scope, for every kind, naming the field", async () => {
+    const payload = "<img src=x onerror=alert(1)>";
+    const bodies = [
+      { kind: "routing_kill_switch", operationKey: "SEND_SMS", region: payload, reason: "xss probe" },
+      { kind: "provider_kill", providerKey: "provider_A", region: payload, reason: "xss probe" },
+      { kind: "provider_kill", providerKey: "provider_D", operationKey: "SEND_SMS", region: "NA", reason: "D serves EU only" },
+      { kind: "provider_pin", operationKey: "SEND_SMS", providerKey: "provider_B", region: "eu", reason: "regions are exact" },
+      { kind: "routing_kill_switch", operationKey: "SEND_SMS", region: "MARS", reason: "no SEND_SMS provider serves it" },
+    ] as const;
+    for (const body of bodies) {
+      const err = await refusal(createOverride(prisma, onCall.actor, body));
+      expect([err.status, err.code, err.fields.map((f) => f.path)], JSON.stringify(body)).toEqual([422, "invalid", ["region"]]);
+    }
+    expect(await prisma.override.count({ where: { region: { in: [payload, "eu", "MARS"] } } })).toBe(0);
+    // Known regions still go through, for a scope without a provider too.
+    const kill = await createOverride(prisma, onCall.actor, { kind: "routing_kill_switch", operationKey: "SEND_SMS", region: "APAC", reason: "APAC adaptive off" });
+    expect(kill.region).toBe("APAC");
+    await endOverride(prisma, onCall.actor, kill.id, "done");
+  });
+
   it("pins a listed provider per region with an expiry", async () => {
     const pin = await createOverride(prisma, onCall.actor, { kind: "provider_pin", operationKey: "SEND_SMS", providerKey: "provider_B", region: "EU", reason: "A degraded in EU", expiresAt: inMinutes(30) });
     expect(pin.expiresAt).not.toBeNull();
