@@ -10,6 +10,9 @@ import { isDemoMode, markDemoMode } from "../auth/demo-mode";
 import { ensureAdminFromEnv } from "../auth/create-admin";
 import { endExpiredOverrides } from "../controlplane/end-expired-overrides";
 import { stampClientIp } from "../auth/client-ip";
+import { publicOrigin } from "../auth/same-origin";
+import { consoleGateOptionsFromEnv, gateConsoleRequest } from "./console-gate";
+import { API_CSP, applyCommonSecurityHeaders, applyConsoleCsp, commonSecurityHeaders } from "./security-headers";
 import { createFastPath } from "../dataplane/router";
 import { createHealthCheck } from "../dataplane/health";
 import { answerClientError, sendJson } from "../dataplane/http";
@@ -147,14 +150,20 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       ...tel.routes,
       ...gw.routes,
     ]);
+    const securityHeaders = [...commonSecurityHeaders({ dev: opts.dev, https: publicOrigin()?.startsWith("https://") ?? false }), ["content-security-policy", API_CSP] as [string, string]];
+    const gate = consoleGateOptionsFromEnv(process.env, getPrisma);
     handler = (req, res) => {
+      applyCommonSecurityHeaders(res, securityHeaders);
       if (fastPath(req, res)) return;
       if (!nextHandler) {
         sendJson(res, 404, { error: { code: "not_found", message: "this instance serves only the data-plane API (SWITCHYARD_DATAPLANE_ONLY=1)" } });
         return;
       }
       stampClientIp(req);
-      void nextHandler(req, res);
+      applyConsoleCsp(req, res, opts.dev);
+      void gateConsoleRequest(req, res, gate).then((pass) => {
+        if (pass) void nextHandler(req, res);
+      });
     };
 
     // Demo mode's synthetic services call this server over HTTP, like any client would.
