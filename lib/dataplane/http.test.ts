@@ -2,18 +2,19 @@ import http from "node:http";
 import net from "node:net";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { HttpError, readJsonBody } from "./http";
+import { createFastPath } from "./router";
 
-/** Echoes the parsed body, or the HttpError's status and code. */
+/** Echoes the parsed body, or the HttpError's status, code and field; `/big` takes up to 8 MB, `/` 64 bytes. */
 const server = http.createServer(async (req, res) => {
   try {
-    const value = await readJsonBody(req, 64);
+    const value = await readJsonBody(req, req.url === "/big" ? 8 * 1024 ** 2 : 64);
     res.end(JSON.stringify({ value }));
   } catch (err) {
     const e = err as HttpError;
     res.statusCode = e.status ?? 500;
-    res.end(JSON.stringify({ code: e.code }));
+    res.end(JSON.stringify({ code: e.code, field: e.field }));
   }
 });
 let port = 0;
@@ -64,7 +65,7 @@ async function onConnection(fn: (c: ReturnType<typeof connection>) => Promise<vo
   }
 }
 
-const post = (body: string) => `POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const post = (body: string, path = "/") => `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 
 describe("readJsonBody", () => {
   it("reads bodies that came with their head, and the connection goes on to the next request", async () => {
@@ -106,8 +107,73 @@ describe("readJsonBody", () => {
       expect(await c.next()).toEqual({ status: 413, body: '{"code":"payload_too_large"}' });
       c.write(post('{"n":'));
       expect(await c.next()).toEqual({ status: 400, body: '{"code":"invalid_json"}' });
+      // A malformed body with a repeated key is malformed first.
+      c.write(post('{"n":1,"n":'));
+      expect(await c.next()).toEqual({ status: 400, body: '{"code":"invalid_json"}' });
       c.write(post('{"n":1}'));
       expect(await c.next()).toEqual({ status: 200, body: '{"value":{"n":1}}' });
     });
+  });
+});
+
+describe("readJsonBody: duplicate keys and nesting", () => {
+  it("refuses a repeated key (400 duplicate_key naming its path) instead of keeping the last value", async () => {
+    await onConnection(async (c) => {
+      c.write(post('{"region":"EU","region":"NA"}'));
+      expect(await c.next()).toEqual({ status: 400, body: '{"code":"duplicate_key","field":"region"}' });
+      c.write(post('{"a":[{"k":1},{"k":1,"\\u006b":2}]}', "/big"));
+      expect(await c.next()).toEqual({ status: 400, body: '{"code":"duplicate_key","field":"a.1.k"}' });
+      c.write(post('{"a":{"k":1},"b":{"k":1}}'));
+      expect(await c.next()).toEqual({ status: 200, body: '{"value":{"a":{"k":1},"b":{"k":1}}}' });
+    });
+  });
+
+  it("refuses nesting past the limit within the size limit, read in pieces, and the connection stays usable", async () => {
+    await onConnection(async (c) => {
+      // 4 million levels in 8 MB: valid JSON that JSON.parse would take (and its walkers overflow on).
+      const deep = "[".repeat(4_000_000) + "]".repeat(4_000_000);
+      const request = post(deep, "/big");
+      for (let at = 0; at < request.length; at += 256 * 1024) c.write(request.slice(at, at + 256 * 1024));
+      expect(await c.next()).toEqual({ status: 400, body: '{"code":"nesting_too_deep"}' });
+      const ok = "[".repeat(64) + "]".repeat(64);
+      c.write(post(ok, "/big"));
+      expect((await c.next()).status).toBe(200);
+      c.write(post("[".repeat(65) + "]".repeat(65), "/big"));
+      expect(await c.next()).toEqual({ status: 400, body: '{"code":"nesting_too_deep"}' });
+    });
+  });
+});
+
+describe("a client that aborts its body", () => {
+  it("is not logged as an unexpected error", async () => {
+    let settled!: () => void;
+    const done = new Promise<void>((r) => (settled = r));
+    const fast = createFastPath([
+      {
+        method: "POST",
+        path: "/api/v1/echo",
+        handler: async (req, res) => {
+          res.once("close", () => setTimeout(settled, 50));
+          const value = await readJsonBody(req, 1024);
+          res.end(JSON.stringify(value));
+        },
+      },
+    ]);
+    const s = http.createServer((req, res) => void fast(req, res));
+    s.listen(0, "127.0.0.1");
+    await once(s, "listening");
+    const stderr = vi.spyOn(process.stderr, "write");
+    try {
+      const socket = net.connect((s.address() as AddressInfo).port, "127.0.0.1");
+      await once(socket, "connect");
+      socket.write('POST /api/v1/echo HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a":');
+      await new Promise((r) => setTimeout(r, 50));
+      socket.destroy();
+      await done;
+      expect(stderr.mock.calls.map((c) => String(c[0])).filter((line) => line.includes("unexpected error"))).toEqual([]);
+    } finally {
+      stderr.mockRestore();
+      s.close();
+    }
   });
 });

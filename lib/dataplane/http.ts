@@ -1,5 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
+import { countKeys, findDuplicateKey, JsonScan, MAX_JSON_DEPTH } from "./json-guard";
 
 export type TErrorBody = { error: { code: string; message: string; field?: string; issues?: Array<{ path: string; message: string }> } };
 
@@ -35,9 +36,28 @@ export function sendText(res: ServerResponse, status: number, body: string, cont
   res.end(body);
 }
 
+/**
+ * The client went away before its body arrived (node:http's `Error: aborted`, or a socket closed
+ * under a request timeout). Nobody is left to answer and it is not the server's fault, so it is
+ * not logged as an error.
+ */
+export class ClientAbortedError extends Error {
+  constructor() {
+    super("the client closed the connection before its request body arrived");
+  }
+}
+
+function isClientAbort(err: unknown): boolean {
+  return err instanceof ClientAbortedError || (err instanceof Error && (err as NodeJS.ErrnoException).code === "ECONNRESET" && err.message === "aborted");
+}
+
 export function sendError(res: ServerResponse, err: unknown): void {
   if (err instanceof HttpError) {
     sendJson(res, err.status, err.toBody());
+    return;
+  }
+  if (isClientAbort(err)) {
+    res.destroy();
     return;
   }
   process.stderr.write(`dataplane: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
@@ -52,11 +72,17 @@ export function sendError(res: ServerResponse, err: unknown): void {
 const DISCARD_LIMIT_BYTES = 64 * 1024 ** 2;
 const DISCARD_TIMEOUT_MS = 5_000;
 
-/** Reads the body to its end, keeping the chunks while the total is within `keepBytes` (the rest is discarded, within the bounds above). */
-function consumeBody(req: IncomingMessage, keepBytes: number, declaredBytes?: number): Promise<{ chunks: Buffer[]; size: number }> {
+/**
+ * Reads the body to its end, keeping the chunks while the total is within `keepBytes` and the
+ * scan (if any) has not found it too deep; the rest is discarded, within the bounds above. Each
+ * kept chunk goes through the scan as it arrives.
+ */
+function consumeBody(req: IncomingMessage, keepBytes: number, declaredBytes?: number, scan?: JsonScan): Promise<{ chunks: Buffer[]; size: number }> {
   const chunks: Buffer[] = [];
   let size = 0;
   if (req.readableEnded) return Promise.resolve({ chunks, size });
+  // Aborted before the handler got here: no "end" or "error" is coming any more.
+  if (req.destroyed) return Promise.reject(new ClientAbortedError());
   // The usual case on the hot path: the body arrived with the head and the stream holds all of
   // it (as many bytes as content-length says). Taken in one read, without listeners, a timer or a
   // pending promise per request. The stream ends by itself; the server does not dump a body that
@@ -64,10 +90,12 @@ function consumeBody(req: IncomingMessage, keepBytes: number, declaredBytes?: nu
   if (declaredBytes !== undefined && declaredBytes > 0 && declaredBytes <= keepBytes && req.readableLength === declaredBytes) {
     const chunk = req.read() as Buffer;
     chunks.push(chunk);
+    scan?.feed(chunk);
     return Promise.resolve({ chunks, size: chunk.length });
   }
   return new Promise((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
+    let refused = false;
     const stop = () => {
       clearTimeout(timer);
       req.off("data", onData);
@@ -80,14 +108,19 @@ function consumeBody(req: IncomingMessage, keepBytes: number, declaredBytes?: nu
     };
     // A client that gives up while its refused body is discarded still gets the refusal (if it listens).
     const onError = (err: unknown) => {
-      if (size > keepBytes) return finish();
+      if (refused) return finish();
       stop();
-      reject(err);
+      reject(isClientAbort(err) ? new ClientAbortedError() : err);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= keepBytes) chunks.push(chunk);
-      else if (size > keepBytes + DISCARD_LIMIT_BYTES) finish();
+      if (!refused) {
+        scan?.feed(chunk);
+        refused = size > keepBytes || scan?.tooDeep === true;
+        if (!refused) chunks.push(chunk);
+      }
+      if (!refused) return;
+      if (size > keepBytes + DISCARD_LIMIT_BYTES) finish();
       else timer ??= setTimeout(finish, DISCARD_TIMEOUT_MS);
     };
     req.on("data", onData);
@@ -96,8 +129,12 @@ function consumeBody(req: IncomingMessage, keepBytes: number, declaredBytes?: nu
   });
 }
 
-/** Reads a JSON body with a size cap; rejects other media types and malformed JSON with the right status. */
-export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+/**
+ * Reads a JSON body with a size cap; rejects other media types, malformed JSON, nesting deeper
+ * than `maxDepth` (while the body arrives, before JSON.parse) and duplicate keys with the right
+ * status.
+ */
+export async function readJsonBody(req: IncomingMessage, maxBytes: number, maxDepth = MAX_JSON_DEPTH): Promise<unknown> {
   const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json") {
     throw new HttpError(415, "unsupported_media_type", `content-type must be application/json, got ${type || "none"}`, "content-type");
@@ -107,8 +144,10 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
     await consumeBody(req, 0);
     throw new HttpError(413, "payload_too_large", `body is ${declared} bytes; the limit is ${maxBytes}`);
   }
-  const { chunks, size } = await consumeBody(req, maxBytes, Number.isFinite(declared) ? declared : undefined);
+  const scan = new JsonScan(maxDepth);
+  const { chunks, size } = await consumeBody(req, maxBytes, Number.isFinite(declared) ? declared : undefined, scan);
   if (size > maxBytes) throw new HttpError(413, "payload_too_large", `body exceeds the limit of ${maxBytes} bytes`);
+  if (scan.tooDeep) throw new HttpError(400, "nesting_too_deep", `body nests objects and arrays more than ${maxDepth} levels deep (the limit)`);
   let text: string;
   try {
     text = utf8.decode(Buffer.concat(chunks));
@@ -120,6 +159,12 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
     value = JSON.parse(text);
   } catch (err) {
     throw new HttpError(400, "invalid_json", `body is not valid JSON: ${(err as Error).message}`);
+  }
+  // JSON.parse keeps a repeated key's last value: {"region":"EU",…,"region":"NA"} would be routed
+  // for NA. A repeat leaves fewer keys than the body spelled out, and only then is it looked for.
+  if (scan.keys > 1 && countKeys(value) < scan.keys) {
+    const path = findDuplicateKey(text);
+    if (path !== null) throw new HttpError(400, "duplicate_key", `${path}: the key appears more than once in its object`, path);
   }
   // Only a \u escape can smuggle in what PostgreSQL refuses to store (NUL, lone surrogates);
   // one such value in a group-commit batch would fail every decision in it.
@@ -155,14 +200,21 @@ function unstorableString(value: unknown, path: string): string | null {
  * JSON error body as every other refusal and closes the connection after it is sent.
  */
 export function answerClientError(err: Error & { code?: string; reason?: string }, socket: Duplex): void {
-  if (err.code === "ECONNRESET" || !socket.writable) {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (err.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }
-  const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
-  const code = status === 431 ? "headers_too_large" : status === 408 ? "request_timeout" : "malformed_request";
-  const body = JSON.stringify({ error: { code, message: `the request is not valid HTTP/1.1 (${err.code ?? "parse error"}: ${err.reason ?? err.message})` } });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`,
-  );
+  const timeout = err.code === "ERR_HTTP_REQUEST_TIMEOUT";
+  const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : timeout ? 408 : 400;
+  const code = status === 431 ? "headers_too_large" : timeout ? "request_timeout" : "malformed_request";
+  const message = timeout
+    ? "the request's headers or body did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS)"
+    : `the request is not valid HTTP/1.1 (${err.code ?? "parse error"}: ${err.reason ?? err.message})`;
+  const body = JSON.stringify({ error: { code, message } });
+  const answer = `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`;
+  // A slow client may go on trickling its body after the answer: the socket is closed once the
+  // answer is out rather than left half-open, where it would hold the connection as long as before.
+  if (timeout) socket.end(answer, () => socket.destroy());
+  else socket.end(answer);
 }
