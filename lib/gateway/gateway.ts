@@ -91,7 +91,7 @@ export async function startGateway(opts: TGatewayOptions) {
       log,
       run: async (payload) => {
         const { operation, input } = payload as { operation: string; input: TExecuteRequest };
-        const r = await executeJson(ctx, operation, input, newRequestId(), null, null, false);
+        const r = await executeJson(ctx, operation, input, newRequestId(), null, null, null);
         return { answer: r.answer, retryAfterSeconds: r.definitive ? null : r.retryAfterSeconds };
       },
     }),

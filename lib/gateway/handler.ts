@@ -50,7 +50,7 @@ registerEndpoint({
   pathParams: { id: { description: "jobId from the 202 answer" } },
   responses: {
     200: { description: "{status: queued, position, retryAfterSeconds} | {status: running} | {status: done, httpStatus, answer}" },
-    404: { description: "Unknown job (never queued here, or its answer expired)", schema: ZErrorBody },
+    404: { description: "Unknown job (never queued here, its answer expired, or queued by another API key)", schema: ZErrorBody },
   },
 });
 
@@ -75,9 +75,9 @@ export async function executeJson(
   requestId: string,
   key: string | null,
   lease: TIdempotencyLease | null,
-  allowQueue: boolean,
+  queueOwner: string | null,
 ): Promise<TExecution> {
-  const prep = prepareExecution(ctx, operation, input, requestId, key, lease?.attempted ?? [], allowQueue);
+  const prep = prepareExecution(ctx, operation, input, requestId, key, lease?.attempted ?? [], queueOwner);
   if (!prep.ok) return { answer: prep.answer, definitive: false, retryAfterSeconds: prep.retryAfterSeconds };
   const exec = await runAttempts(ctx, prep.prepared, lease);
   return { ...exec, answer: await settleDecision(prep.prepared.decision, exec.answer) };
@@ -136,7 +136,7 @@ export function createExecuteHandler(ctx: TGatewayContext): TRouteHandler {
     const requestId = input.requestId ?? key ?? newRequestId();
 
     if (input.stream) {
-      const prep = prepareExecution(ctx, operation, input, requestId, null, [], false);
+      const prep = prepareExecution(ctx, operation, input, requestId, null, [], null);
       if (!prep.ok) {
         send(res, prep.answer);
         return;
@@ -147,13 +147,13 @@ export function createExecuteHandler(ctx: TGatewayContext): TRouteHandler {
     }
 
     if (key === null) {
-      send(res, (await executeJson(ctx, operation, input, requestId, null, null, true)).answer);
+      send(res, (await executeJson(ctx, operation, input, requestId, null, null, auth.principal.id)).answer);
       return;
     }
     const limits = ctx.config().limits.get(operation) ?? DEFAULT_OPERATION_LIMITS;
     const leaseMs = Math.min(limits.deadlineMs, input.deadlineMs ?? Infinity) + 10_000;
     const { answer, replayed } = await ctx.idempotency.run(operation, key, limits.idempotencyWindowSeconds * 1000, leaseMs, async (lease) => {
-      const r = await executeJson(ctx, operation, input, requestId, key, lease, true);
+      const r = await executeJson(ctx, operation, input, requestId, key, lease, auth.principal.id);
       return { answer: r.answer, definitive: r.definitive };
     });
     send(res, answer, replayed ? { "idempotent-replayed": "true" } : {});
@@ -167,7 +167,9 @@ export function createJobHandler(ctx: TGatewayContext): TRouteHandler {
       sendJson(res, auth.status, auth.body, auth.headers);
       return;
     }
-    const view = ctx.jobs.get(params.id!);
+    // Only the key that queued a job reads its answer (the bootstrap key, holding every scope,
+    // reads any); for another key the job does not exist.
+    const view = ctx.jobs.get(params.id!, auth.principal.kind === "environment_key" ? null : auth.principal.id);
     if (!view) {
       sendJson(res, 404, { error: { code: "unknown_job", message: `no queued request "${params.id}" on this instance (answers are kept 5 minutes)`, field: "id" } });
       return;

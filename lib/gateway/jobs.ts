@@ -10,7 +10,7 @@ import type { TAnswer } from "./context";
  */
 export type TJobRun = (payload: unknown) => Promise<{ answer: TAnswer; retryAfterSeconds: number | null }>;
 
-type TJob = { id: string; operation: string; payload: unknown; notBefore: number; createdAt: number; answer: TAnswer | null; finishedAt: number | null };
+type TJob = { id: string; operation: string; owner: string; payload: unknown; notBefore: number; createdAt: number; answer: TAnswer | null; finishedAt: number | null };
 
 export type TJobView =
   | { status: "queued"; position: number; retryAfterSeconds: number }
@@ -71,18 +71,20 @@ export function createJobQueue(opts: { run: TJobRun; now: () => number; maxQueue
 
   return {
     /** null when the queue is full (the caller answers 503 instead). */
-    enqueue(operation: string, payload: unknown, retryAfterSeconds: number): { id: string; position: number } | null {
+    /** `owner`: the principal that queued the job, the only one (besides an admin) that may read it. */
+    enqueue(operation: string, payload: unknown, retryAfterSeconds: number, owner: string): { id: string; position: number } | null {
       if (queue.length >= maxQueued) return null;
       const t = opts.now();
-      const job: TJob = { id: randomUUID(), operation, payload, notBefore: t + retryAfterSeconds * 1000, createdAt: t, answer: null, finishedAt: null };
+      const job: TJob = { id: randomUUID(), operation, owner, payload, notBefore: t + retryAfterSeconds * 1000, createdAt: t, answer: null, finishedAt: null };
       queue.push(job);
       byId.set(job.id, job);
       schedule();
       return { id: job.id, position: queue.length };
     },
-    get(id: string): TJobView | null {
+    /** The job as `reader` may see it: null when there is none or it is another's (`reader` null: an admin, sees every job). */
+    get(id: string, reader: string | null): TJobView | null {
       const job = byId.get(id);
-      if (!job) return null;
+      if (!job || (reader !== null && job.owner !== reader)) return null;
       if (job.answer) return { status: "done", answer: job.answer };
       if (running === job) return { status: "running" };
       return { status: "queued", position: queue.indexOf(job) + 1, retryAfterSeconds: Math.max(1, Math.ceil((job.notBefore - opts.now()) / 1000)) };

@@ -34,7 +34,8 @@ function fail(status: number, code: string, message: string, extra: Record<strin
  * Validation, budget guards, request-level gates and the decision, up to the first attempt:
  * everything an execute call does before a provider is called, shared by the JSON and the
  * streaming path. `requestId` is the caller's or generated; `previouslyAttempted` comes from an
- * idempotency takeover.
+ * idempotency takeover. `queueOwner` is the principal a queued job belongs to (only it may read
+ * the answer); null: nothing is queued (streams, a queued job's own run).
  */
 export function prepareExecution(
   ctx: TGatewayContext,
@@ -43,7 +44,7 @@ export function prepareExecution(
   requestId: string,
   idempotencyKey: string | null,
   previouslyAttempted: readonly string[],
-  allowQueue: boolean,
+  queueOwner: string | null,
 ): TPrepareResult {
   const state = ctx.state;
   const active = state.policyFor(operation);
@@ -82,7 +83,7 @@ export function prepareExecution(
     const action = FALLBACK_POLICIES[active.policy.fallback_policy as keyof typeof FALLBACK_POLICIES];
     const retryAfterSeconds = ctx.budget.retryAfterSeconds(operation, costBreach.kind);
     const fallback: TFallbackDecision = { action: action === "probe_only" ? "queue" : action, retryAfterSeconds, detail: `budget guard: ${costBreach.detail}` };
-    return degrade(ctx, operation, input, limits, null, fallback, allowQueue, { budget: costBreach.kind });
+    return degrade(ctx, operation, input, limits, null, fallback, queueOwner, { budget: costBreach.kind });
   }
   const fallbackBreach = ctx.budget.fallbackBreach(operation, limits);
   if (fallbackBreach) {
@@ -131,7 +132,7 @@ export function prepareExecution(
     if (fb.action === "probe_only" && fb.provider) {
       return ready(fb.provider);
     }
-    return degrade(ctx, operation, input, limits, decision.decisionId, fb, allowQueue, {});
+    return degrade(ctx, operation, input, limits, decision.decisionId, fb, queueOwner, {});
   }
 
   const eligible = record.candidates
@@ -174,7 +175,7 @@ export function degrade(
   limits: TOperationLimits,
   decisionId: string | null,
   fallback: TFallbackDecision,
-  allowQueue: boolean,
+  queueOwner: string | null,
   extra: Record<string, unknown>,
 ): TPrepareResult {
   const retryAfterSeconds = Math.max(1, Math.ceil(fallback.retryAfterSeconds ?? 30));
@@ -185,8 +186,8 @@ export function degrade(
       return { ok: false, retryAfterSeconds: null, answer: jsonAnswer(200, { ...cached, decisionId, attempts: [], cached: { ageSeconds: hit.ageSeconds } }, { "x-switchyard-cache": "hit" }) };
     }
   }
-  if (fallback.action === "queue" && allowQueue && !input.stream) {
-    const job = ctx.jobs.enqueue(operation, { operation, input }, retryAfterSeconds);
+  if (fallback.action === "queue" && queueOwner !== null && !input.stream) {
+    const job = ctx.jobs.enqueue(operation, { operation, input }, retryAfterSeconds, queueOwner);
     if (job) {
       return {
         ok: false,
