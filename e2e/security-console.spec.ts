@@ -64,7 +64,7 @@ test("signed out, no console route renders data: an empty redirect to /login, fo
     expect(await (await signedIn.get(`/factor-lists/${ids.version}`)).text()).toContain(MARKER);
     for (const route of routes) {
       const url = concrete(route);
-      for (const headers of [{}, { rsc: "1" }, { rsc: "1", "next-router-prefetch": "1" }]) {
+      for (const headers of [{}, { rsc: "1" }, { rsc: "1", "next-router-prefetch": "1" }] as Record<string, string>[]) {
         const res = await anonymous.get(url, { headers, maxRedirects: 0 });
         const body = await res.text();
         expect(res.status(), `${url} ${JSON.stringify(headers)}`).toBe(307);

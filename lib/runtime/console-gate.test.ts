@@ -50,7 +50,7 @@ async function send(path: string, init: RequestInit & { headers?: Record<string,
 
 describe("console gate", () => {
   it("sends a signed-out page request (HTML or RSC) to /login with an empty body", async () => {
-    for (const headers of [{}, { rsc: "1" }, { cookie: "sy_session=forged" }]) {
+    for (const headers of [{}, { rsc: "1" }, { cookie: "sy_session=forged" }] as Record<string, string>[]) {
       const r = await send("/decisions?_rsc=abc&status=x", { headers });
       expect(r.status).toBe(307);
       expect(r.location).toBe(`/login?next=${encodeURIComponent("/decisions?status=x")}`);
@@ -103,12 +103,12 @@ describe("console gate", () => {
 describe("isSameOrigin with SWITCHYARD_PUBLIC_URL", () => {
   const headers = (h: Record<string, string>) => new Headers(h);
   it("compares with the configured public origin, not the Host header, when one is set", () => {
-    const env = { SWITCHYARD_PUBLIC_URL: "https://switchyard.example.test" } as NodeJS.ProcessEnv;
+    const env = { SWITCHYARD_PUBLIC_URL: "https://switchyard.example.test" } as unknown as NodeJS.ProcessEnv;
     expect(isSameOrigin(headers({ origin: "https://switchyard.example.test", host: "10.0.0.5:3000" }), env)).toBe(true);
     // Host spoofed to match a foreign origin: refused, the configured URL decides.
     expect(isSameOrigin(headers({ origin: "http://attacker.invalid", host: "attacker.invalid" }), env)).toBe(false);
     // Same host, other scheme.
     expect(isSameOrigin(headers({ origin: "http://switchyard.example.test", host: "switchyard.example.test" }), env)).toBe(false);
-    expect(isSameOrigin(headers({ origin: "http://a.test:3000", host: "a.test:3000" }), {} as NodeJS.ProcessEnv)).toBe(true);
+    expect(isSameOrigin(headers({ origin: "http://a.test:3000", host: "a.test:3000" }), {} as unknown as NodeJS.ProcessEnv)).toBe(true);
   });
 });
