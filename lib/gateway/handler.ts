@@ -1,3 +1,4 @@
+import { hash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import { authenticateRequest, operationDenied } from "../dataplane/authenticate";
@@ -23,7 +24,7 @@ registerEndpoint({
     "the operation's deadline, max attempts and a retry budget of 20% extra attempts (minimum a few per second). A " +
     "permanent failure (other 4xx) is returned at once with the provider's status. Every attempt is recorded as a " +
     "provider_call outcome. Idempotency-Key (or requestId) executes at most once per provider within the window; a " +
-    "repeat returns the stored answer (header idempotent-replayed). With stream: true (LLM operations) the answer is " +
+    "repeat returns the stored answer (header idempotent-replayed), and the key with a different request is a 422. With stream: true (LLM operations) the answer is " +
     "Server-Sent Events: start, delta…, done or error. When nothing is eligible: a cached answer where the operation " +
     "allows it, else 202 queued with a poll URL or 503 with Retry-After, per the factor list's fallback_policy.",
   tags: ["execute"],
@@ -36,7 +37,10 @@ registerEndpoint({
     401: { description: "Missing or invalid API key", schema: ZErrorBody },
     403: { description: "API key not allowed for the operation", schema: ZErrorBody },
     404: { description: "Unknown operation", schema: ZErrorBody },
-    422: { description: "Too large for every provider's context window, or input lacks a field a provider template needs", schema: ZErrorBody },
+    422: {
+      description: "Too large for every provider's context window, input lacks a field a provider template needs, or idempotency_key_reused (the key was used for another request)",
+      schema: ZErrorBody,
+    },
     503: { description: "Every attempt failed transiently, retry budget exhausted, or nothing eligible (Retry-After)", schema: ZErrorBody },
     504: { description: "The deadline passed before an attempt succeeded", schema: ZErrorBody },
   },
@@ -152,7 +156,9 @@ export function createExecuteHandler(ctx: TGatewayContext): TRouteHandler {
     }
     const limits = ctx.config().limits.get(operation) ?? DEFAULT_OPERATION_LIMITS;
     const leaseMs = Math.min(limits.deadlineMs, input.deadlineMs ?? Infinity) + 10_000;
-    const { answer, replayed } = await ctx.idempotency.run(operation, key, limits.idempotencyWindowSeconds * 1000, leaseMs, async (lease) => {
+    // The request as parsed (whitespace aside, as sent): a repeat under the key must send the same one.
+    const fingerprint = hash("sha256", JSON.stringify(input), "base64url");
+    const { answer, replayed } = await ctx.idempotency.run(operation, key, fingerprint, limits.idempotencyWindowSeconds * 1000, leaseMs, async (lease) => {
       const r = await executeJson(ctx, operation, input, requestId, key, lease, auth.principal.id);
       return { answer: r.answer, definitive: r.definitive };
     });

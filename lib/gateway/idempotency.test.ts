@@ -31,7 +31,7 @@ describe("idempotency across instances", () => {
       await sleep(120);
       return { answer: answer(runs), definitive: true };
     };
-    const results = await Promise.all([a.run("OP", "k1", 60_000, 10_000, exec), b.run("OP", "k1", 60_000, 10_000, exec), a.run("OP", "k1", 60_000, 10_000, exec)]);
+    const results = await Promise.all([a.run("OP", "k1", "f", 60_000, 10_000, exec), b.run("OP", "k1", "f", 60_000, 10_000, exec), a.run("OP", "k1", "f", 60_000, 10_000, exec)]);
     expect(runs).toBe(1);
     expect(results.map((r) => r.answer.body)).toEqual([answer(1).body, answer(1).body, answer(1).body]);
     expect(results.filter((r) => r.replayed)).toHaveLength(2);
@@ -39,7 +39,7 @@ describe("idempotency across instances", () => {
 
   it("lets a repeat take over a key whose holder died, without calling the providers it already called", async () => {
     const dead = createIdempotencyStore({ pool: poolA, ownerId: "dead", now: Date.now, log: () => {} });
-    const pending = dead.run("OP", "k2", 60_000, 200, async (lease) => {
+    const pending = dead.run("OP", "k2", "f", 60_000, 200, async (lease) => {
       await lease.markAttempt("provider_A");
       // The holder "crashes": it never finishes within its lease.
       await sleep(5_000);
@@ -49,7 +49,7 @@ describe("idempotency across instances", () => {
     await sleep(50);
     const heir = createIdempotencyStore({ pool: poolB, ownerId: "heir", now: Date.now, log: () => {} });
     let seen: readonly string[] = [];
-    const r = await heir.run("OP", "k2", 60_000, 10_000, async (lease) => {
+    const r = await heir.run("OP", "k2", "f", 60_000, 10_000, async (lease) => {
       seen = lease.attempted;
       return { answer: answer(2), definitive: true };
     });
@@ -61,11 +61,11 @@ describe("idempotency across instances", () => {
     const s = createIdempotencyStore({ pool: poolA, ownerId: "a", now: Date.now, log: () => {} });
     let runs = 0;
     const exec = async () => ({ answer: { status: 503, body: "{}", headers: {} }, definitive: ++runs > 1 });
-    await s.run("OP", "k3", 60_000, 10_000, exec);
-    const second = await s.run("OP", "k3", 60_000, 10_000, exec);
+    await s.run("OP", "k3", "f", 60_000, 10_000, exec);
+    const second = await s.run("OP", "k3", "f", 60_000, 10_000, exec);
     expect(runs).toBe(2);
     expect(second.replayed).toBe(false);
-    const third = await s.run("OP", "k3", 60_000, 10_000, exec);
+    const third = await s.run("OP", "k3", "f", 60_000, 10_000, exec);
     expect(third.replayed).toBe(true);
     expect(runs).toBe(2);
   });

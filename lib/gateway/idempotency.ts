@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { HttpError } from "../dataplane/http";
 import { isConnectionError } from "../dataplane/telemetry/outcomes";
 
 /** A stored answer: what the caller got, replayed verbatim for a repeat. */
@@ -13,6 +14,19 @@ export type TIdempotencyLease = {
   /** The provider certainly did not execute the request (connection refused, 429): it may be called again. */
   unmarkAttempt(provider: string): Promise<void>;
 };
+
+/** A stored answer with the fingerprint of the request it answered (absent in rows stored before it was recorded). */
+type TStoredRow = TStoredAnswer & { request?: string };
+
+/** The key was used for another request: refused, as the IETF Idempotency-Key draft and Stripe do, instead of replaying another request's answer. */
+function keyReused(operation: string): HttpError {
+  return new HttpError(
+    422,
+    "idempotency_key_reused",
+    `this Idempotency-Key (or requestId) was used within the idempotency window for a different ${operation} request; send a new key for a new request`,
+    "idempotency-key",
+  );
+}
 
 /** Stored answers are definitive ones; `release` keeps the attempted providers but lets a later repeat run. */
 export type TRunResult = { answer: TStoredAnswer; definitive: boolean };
@@ -29,13 +43,15 @@ const POLL_MS = 25;
  * skipping the providers the row says were already called). Non-definitive answers (every
  * provider failed transiently) are not stored: the row returns to `open` so a later repeat may
  * run, again without the providers already called. With Postgres unreachable, only the
- * in-process layer holds.
+ * in-process layer holds. A repeat whose request fingerprint differs from the one that holds or
+ * answered the key gets 422 idempotency_key_reused (a key left `open` by a non-definitive answer
+ * may be taken over by another request: the table has no column for the fingerprint until then).
  */
 export function createIdempotencyStore(opts: { pool: pg.Pool; ownerId: string; now: () => number; log: (line: string) => void }) {
-  const inflight = new Map<string, Promise<TStoredAnswer>>();
+  const inflight = new Map<string, { fingerprint: string; answer: Promise<TStoredAnswer> }>();
   const { pool } = opts;
 
-  async function claim(operation: string, key: string, windowMs: number, leaseMs: number): Promise<{ attempted: string[] } | { done: TStoredAnswer } | { wait: true }> {
+  async function claim(operation: string, key: string, windowMs: number, leaseMs: number): Promise<{ attempted: string[] } | { done: TStoredRow } | { wait: true }> {
     const t = opts.now();
     const r = await pool.query<{ attempted: string[] }>({
       name: "idempotency_claim",
@@ -55,13 +71,14 @@ export function createIdempotencyStore(opts: { pool: pg.Pool; ownerId: string; n
       [operation, key],
     );
     const row = existing.rows[0];
-    if (row?.state === "done" && row.response !== null) return { done: JSON.parse(row.response) as TStoredAnswer };
+    if (row?.state === "done" && row.response !== null) return { done: JSON.parse(row.response) as TStoredRow };
     return { wait: true };
   }
 
   async function runOwned(
     operation: string,
     key: string,
+    fingerprint: string,
     windowMs: number,
     leaseMs: number,
     exec: (lease: TIdempotencyLease) => Promise<TRunResult>,
@@ -78,7 +95,10 @@ export function createIdempotencyStore(opts: { pool: pg.Pool; ownerId: string; n
         durable = false;
         break;
       }
-      if ("done" in c) return { answer: c.done, replayed: true };
+      if ("done" in c) {
+        if (c.done.request !== undefined && c.done.request !== fingerprint) throw keyReused(operation);
+        return { answer: c.done, replayed: true };
+      }
       if ("attempted" in c) {
         attempted = c.attempted;
         break;
@@ -117,7 +137,7 @@ export function createIdempotencyStore(opts: { pool: pg.Pool; ownerId: string; n
         ? pool.query({
             name: "idempotency_done",
             text: `update gateway_idempotency set state = 'done', http_status = $4, response = $5 where operation_key = $1 and key = $2 and owner_id = $3`,
-            values: [...params, result.answer.status, JSON.stringify(result.answer)],
+            values: [...params, result.answer.status, JSON.stringify({ ...result.answer, request: fingerprint } satisfies TStoredRow)],
           })
         : pool.query(`update gateway_idempotency set state = 'open' where operation_key = $1 and key = $2 and owner_id = $3`, params);
       await write.catch((err: unknown) => opts.log(`gateway idempotency: could not store the answer for ${operation}: ${(err as Error).message}`));
@@ -128,21 +148,28 @@ export function createIdempotencyStore(opts: { pool: pg.Pool; ownerId: string; n
   return {
     /**
      * Runs `exec` at most once for (operation, key) across this instance's concurrent callers and,
-     * through Postgres, across instances; repeats get the stored answer with `replayed: true`.
+     * through Postgres, across instances; repeats of the same request (`fingerprint`) get the
+     * stored answer with `replayed: true`, another request under the key a 422.
      */
     async run(
       operation: string,
       key: string,
+      fingerprint: string,
       windowMs: number,
       leaseMs: number,
       exec: (lease: TIdempotencyLease) => Promise<TRunResult>,
     ): Promise<{ answer: TStoredAnswer; replayed: boolean }> {
       const k = `${operation}\u001f${key}`;
       const pending = inflight.get(k);
-      if (pending) return { answer: await pending, replayed: true };
-      const p = runOwned(operation, key, windowMs, leaseMs, exec);
+      if (pending) {
+        if (pending.fingerprint !== fingerprint) throw keyReused(operation);
+        return { answer: await pending.answer, replayed: true };
+      }
+      const p = runOwned(operation, key, fingerprint, windowMs, leaseMs, exec);
       const answer = p.then((r) => r.answer);
-      inflight.set(k, answer);
+      // Waiters see a failure through their own await; with none, it must not surface as unhandled.
+      answer.catch(() => {});
+      inflight.set(k, { fingerprint, answer });
       try {
         return await p;
       } finally {

@@ -9,7 +9,7 @@ import { registerEndpoint, ZErrorBody } from "../openapi";
 import type { TRouteHandler } from "../router";
 import type { RoutingState } from "../routing-state";
 import { countDecision } from "../telemetry/counters";
-import { answerText, type IdempotencyCache, type TCachedAnswer } from "./idempotency";
+import { answerText, assertSameRequest, attributesDigest, existingAnswer, type IdempotencyCache, type TCachedAnswer, type TRequestIdentity } from "./idempotency";
 import { ZDecideRequest, ZDecideResponse } from "./schema";
 import { decisionBody, type TAnswerParts } from "./body";
 
@@ -21,7 +21,8 @@ registerEndpoint({
   summary: "Which provider to call for one request, with the full explanation",
   description:
     "Evaluates the operation's active factor list (and its shadow version, if any) against cached telemetry. " +
-    "Idempotent: the same (operation, requestId) within 5 minutes returns the same decision. With sync durability " +
+    "Idempotent: the same (operation, requestId) within 5 minutes returns the same decision; the same (operation, requestId) " +
+    "with another region or other attributes is refused with 422 idempotency_key_reused. With sync durability " +
     "(the default) the answer comes after the decision is committed to the decision log (or fsynced to the local spool " +
     "while Postgres is unreachable); header x-decision-durability says which.",
   tags: ["decisions"],
@@ -32,6 +33,7 @@ registerEndpoint({
     401: { description: "Missing or invalid API key", schema: ZErrorBody },
     404: { description: "Unknown operation", schema: ZErrorBody },
     413: { description: "Body larger than 16 KiB", schema: ZErrorBody },
+    422: { description: "idempotency_key_reused: the requestId was used within 5 minutes for another region or other attributes", schema: ZErrorBody },
     415: { description: "Content-Type is not application/json", schema: ZErrorBody },
     503: { description: "Decision log cannot take more right now (see Retry-After)", schema: ZErrorBody },
   },
@@ -133,9 +135,13 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     }
 
     const key = `${input.operation}\u001f${input.requestId}`;
+    const digest = attributesDigest(input.attributes);
+    const request: TRequestIdentity = { region: input.region, attributesDigest: digest };
     const cached = deps.cache.get(key);
     if (cached) {
-      sendReplay(res, answerText(await cached));
+      const answer = await cached;
+      assertSameRequest(answer, request, input.requestId);
+      sendReplay(res, answerText(answer));
       return;
     }
 
@@ -151,12 +157,16 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     );
     const degraded = !state.dbAvailable;
     const refreshedAt = state.lastRefreshAt;
-    const { text: body, parts, stored } = decisionBody(decisionId, record, { degraded, stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt) });
+    const { text: body, parts, stored } = decisionBody(decisionId, record, {
+      degraded,
+      stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt),
+      attributesDigest: digest,
+    });
     const row = decisionRowOf(record, { id: decisionId, degraded, body, durability: deps.log.durability, instanceId: deps.instanceId });
 
     const pending = deps.log.submit(row, stored).then((o: TWriteOutcome) => ({
       status: o.status,
-      answer: o.status === "existing" ? { decisionId: o.existing.id, text: o.existing.body, list: null } : { decisionId, text: stored.text, list: stored.list },
+      answer: o.status === "existing" ? existingAnswer(o.existing) : { decisionId, text: stored.text, list: stored.list, request },
     }));
     deps.cache.set(key, pending.then((p) => p.answer));
     let written: { status: TWriteOutcome["status"]; answer: TCachedAnswer };
@@ -170,6 +180,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
       throw err;
     }
     if (written.status === "existing") {
+      assertSameRequest(written.answer, request, input.requestId);
       sendReplay(res, answerText(written.answer));
       return;
     }

@@ -1,5 +1,7 @@
+import { hash } from "node:crypto";
 import { createInsertionOrderedMap } from "../../runtime/insertion-ordered-map";
-import type { TCandidateList } from "../decision-log/rows";
+import type { TCandidateList, TExistingDecision } from "../decision-log/rows";
+import { HttpError } from "../http";
 
 /**
  * Per-instance memory of recent decide answers by (operation, requestId): a retry on the same
@@ -15,9 +17,51 @@ import type { TCandidateList } from "../decision-log/rows";
  * about a tenth of the bytes per entry alive for the idempotency window (promoted by the young
  * generation's collections, then kept in the old), and the first answer is sent from the text
  * decide built, without a copy. `list` is null for an answer held whole (another instance's
- * decision, read back from the decision table).
+ * decision, read back from the decision table). `request` is what the decision was made for: a
+ * retry under the same requestId must ask the same (see sameRequest).
  */
-export type TCachedAnswer = { decisionId: string; text: string; list: TCandidateList | null };
+export type TCachedAnswer = { decisionId: string; text: string; list: TCandidateList | null; request: TRequestIdentity };
+
+/**
+ * What makes two decide calls under one (operation, requestId) the same request: the region and
+ * the attributes (the requestId is the caller's idempotency key, as in the IETF Idempotency-Key
+ * draft, and a reused key with another request is refused rather than answered with a decision
+ * made for another region or compliance). `attributesDigest` is undefined for a decision logged
+ * before it was recorded: only the region is compared then.
+ */
+export type TRequestIdentity = { region: string; attributesDigest?: string | null };
+
+/**
+ * SHA-256 of the attributes sorted by name, or null when there are none (an empty object is
+ * none). Sent in the answer and logged with it, so a retry answered from the decision table,
+ * maybe on another instance, is compared too.
+ */
+export function attributesDigest(attributes: Readonly<Record<string, string>> | undefined): string | null {
+  if (attributes === undefined) return null;
+  const names = Object.keys(attributes);
+  if (names.length === 0) return null;
+  names.sort();
+  return hash("sha256", JSON.stringify(names.map((n) => [n, attributes[n]])), "base64url");
+}
+
+/** Another instance's (or an evicted) decision, read back from the decision table; what it was made for is in its text. */
+export function existingAnswer(e: TExistingDecision): TCachedAnswer {
+  const r = JSON.parse(e.body) as { region: string; attributesDigest?: string | null };
+  return { decisionId: e.id, text: e.body, list: null, request: { region: r.region, attributesDigest: r.attributesDigest } };
+}
+
+/** Throws 422 idempotency_key_reused unless `request` is the one the answer was made for. */
+export function assertSameRequest(answer: TCachedAnswer, request: TRequestIdentity, requestId: string): void {
+  const made = answer.request;
+  if (made.region === request.region && (made.attributesDigest === undefined || made.attributesDigest === request.attributesDigest)) return;
+  const what = made.region !== request.region ? `region ${JSON.stringify(made.region)}` : "other attributes";
+  throw new HttpError(
+    422,
+    "idempotency_key_reused",
+    `requestId ${JSON.stringify(requestId)} was used within the idempotency window for a different request (${what}); send a new requestId for a new request`,
+    "requestId",
+  );
+}
 
 const NULL_LIST = '"candidates":null';
 

@@ -64,5 +64,9 @@ export const ZDecideResponse = z
       .nullable(),
     degraded: z.boolean().describe("True when answered from cached state while Postgres was unreachable"),
     stateAgeMs: z.number().nullable().describe("Age of the cached policy/catalogue/override state"),
+    attributesDigest: z
+      .string()
+      .nullable()
+      .describe("SHA-256 (base64url) of the request's attributes sorted by name, null without; a retry under the same requestId must match it and the region"),
   })
   .loose();
