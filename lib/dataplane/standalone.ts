@@ -2,7 +2,9 @@ import http from "node:http";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { seedDemo } from "../db/seed-demo";
 import { startDataPlane, type DataPlane, type TDataPlaneOptions } from "./dataplane";
+import { answerClientError } from "./http";
 import { createFastPath } from "./router";
+import { serverTimeoutsFromEnv, type TServerTimeouts } from "./server-timeouts";
 import type { TDataPlaneSettings } from "./settings";
 
 export type TStandaloneOptions = {
@@ -13,6 +15,8 @@ export type TStandaloneOptions = {
   port?: number;
   embeddedDatabase?: boolean;
   decisionLog?: TDataPlaneOptions["decisionLog"];
+  /** Default: from HEADERS_TIMEOUT_MS / REQUEST_TIMEOUT_MS, as server.ts. */
+  timeouts?: TServerTimeouts;
   log?: (line: string) => void;
 };
 
@@ -35,12 +39,13 @@ export async function startStandaloneDataPlane(opts: TStandaloneOptions): Promis
     decisionLog: opts.decisionLog,
   });
   const fastPath = createFastPath(dataPlane.routes);
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(opts.timeouts ?? serverTimeoutsFromEnv(process.env), (req, res) => {
     if (!fastPath(req, res)) {
       res.writeHead(404).end();
     }
   });
   server.keepAliveTimeout = 65_000;
+  server.on("clientError", answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());

@@ -16,6 +16,7 @@ import { API_CSP, applyCommonSecurityHeaders, applyConsoleCsp, commonSecurityHea
 import { createFastPath } from "../dataplane/router";
 import { createHealthCheck } from "../dataplane/health";
 import { answerClientError, sendJson } from "../dataplane/http";
+import { serverTimeoutsFromEnv } from "../dataplane/server-timeouts";
 import { startDataPlane, type DataPlane } from "../dataplane/dataplane";
 import { dataPlaneSettings } from "../dataplane/settings";
 import { startTelemetry, telemetryOptionsFromEnv, type Telemetry } from "../dataplane/telemetry/runtime";
@@ -60,7 +61,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
   const version = (JSON.parse(readFileSync(path.join(opts.dir, "package.json"), "utf8")) as { version: string }).version;
   const startedAt = Date.now();
   let handler: ((req: http.IncomingMessage, res: http.ServerResponse) => void) | null = null;
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(serverTimeoutsFromEnv(process.env), (req, res) => {
     if (handler) handler(req, res);
     else sendJson(res, 503, { error: { code: "starting", message: "Switchyard is starting" } }, { "retry-after": "1" });
   });

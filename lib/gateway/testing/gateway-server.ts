@@ -2,7 +2,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PrismaClient } from "../../db/client";
 import { startDataPlane, type DataPlane } from "../../dataplane/dataplane";
+import { answerClientError } from "../../dataplane/http";
 import { createFastPath } from "../../dataplane/router";
+import { serverTimeoutsFromEnv } from "../../dataplane/server-timeouts";
 import type { TDataPlaneSettings } from "../../dataplane/settings";
 import { startTelemetry, type Telemetry } from "../../dataplane/telemetry/runtime";
 import { startGateway, type Gateway, type TGatewayOptions } from "../gateway";
@@ -63,10 +65,11 @@ export async function startGatewayServer(opts: TGatewayServerOptions): Promise<T
     ...opts.gateway,
   });
   const fast = createFastPath([...dataPlane.routes, ...telemetry.routes, ...gateway.routes]);
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(serverTimeoutsFromEnv(process.env), (req, res) => {
     if (!fast(req, res)) res.writeHead(404).end();
   });
   server.keepAliveTimeout = 65_000;
+  server.on("clientError", answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve());
