@@ -4,6 +4,7 @@ import { createTestDatabase, type TTestDatabase } from "../testing/database";
 import { SYSTEM_ACTOR, type TActor } from "./actor";
 import { appendAudit } from "./append-audit";
 import { auditToCsv } from "./export-audit";
+import { asDatabaseOwner } from "./testing/tamper";
 import { verifyAuditChain } from "./verify-audit-chain";
 
 let db: TTestDatabase;
@@ -21,7 +22,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  await prisma.$executeRaw`truncate audit_entry`;
+  await asDatabaseOwner(prisma, "truncate audit_entry");
   for (let i = 1; i <= 5; i++) {
     await prisma.$transaction((tx) =>
       appendAudit(tx, i % 2 ? actor : SYSTEM_ACTOR, {
@@ -43,36 +44,38 @@ describe("hash-chained audit log", () => {
   });
 
   it("detects a modified row", async () => {
-    await prisma.$executeRaw`update audit_entry set reason = 'nothing to see' where seq = 3`;
+    await asDatabaseOwner(prisma, "update audit_entry set reason = 'nothing to see' where seq = 3");
     expect(await verifyAuditChain(prisma)).toMatchObject({ ok: false, entries: 2, firstBreak: { seq: 3, problem: "hash_mismatch" } });
   });
 
   it("detects a modified JSON value", async () => {
-    await prisma.$executeRaw`update audit_entry set after = jsonb_set(after, '{n}', '99') where seq = 4`;
+    await asDatabaseOwner(prisma, "update audit_entry set after = jsonb_set(after, '{n}', '99') where seq = 4");
     expect(await verifyAuditChain(prisma)).toMatchObject({ ok: false, firstBreak: { seq: 4, problem: "hash_mismatch" } });
   });
 
   it("detects a deleted row", async () => {
-    await prisma.$executeRaw`delete from audit_entry where seq = 2`;
+    await asDatabaseOwner(prisma, "delete from audit_entry where seq = 2");
     expect(await verifyAuditChain(prisma)).toMatchObject({ ok: false, firstBreak: { seq: 2, problem: "missing" } });
   });
 
   it("detects a deleted row whose successors were renumbered to hide the gap", async () => {
-    await prisma.$executeRaw`delete from audit_entry where seq = 2`;
-    await prisma.$executeRaw`update audit_entry set seq = seq - 1 where seq > 2`;
+    await asDatabaseOwner(prisma, "delete from audit_entry where seq = 2", "update audit_entry set seq = seq - 1 where seq > 2");
     expect(await verifyAuditChain(prisma)).toMatchObject({ ok: false, firstBreak: { seq: 2, problem: "prev_hash_mismatch" } });
   });
 
   it("detects reordered rows", async () => {
-    await prisma.$executeRaw`update audit_entry set seq = -1 where seq = 3`;
-    await prisma.$executeRaw`update audit_entry set seq = 3 where seq = 4`;
-    await prisma.$executeRaw`update audit_entry set seq = 4 where seq = -1`;
+    await asDatabaseOwner(
+      prisma,
+      "update audit_entry set seq = -1 where seq = 3",
+      "update audit_entry set seq = 3 where seq = 4",
+      "update audit_entry set seq = 4 where seq = -1",
+    );
     expect(await verifyAuditChain(prisma)).toMatchObject({ ok: false, firstBreak: { seq: 3, problem: "prev_hash_mismatch" } });
   });
 
   it("detects a row re-hashed after modification, at the next link", async () => {
     const row = await prisma.auditEntry.findUniqueOrThrow({ where: { seq: 3 } });
-    await prisma.$executeRaw`update audit_entry set hash = ${"f".repeat(64)} where seq = ${row.seq}`;
+    await asDatabaseOwner(prisma, `update audit_entry set hash = '${"f".repeat(64)}' where seq = ${row.seq}`);
     const result = await verifyAuditChain(prisma);
     expect(result.ok).toBe(false);
   });
@@ -103,7 +106,7 @@ describe("hash-chained audit log", () => {
     const csv = auditToCsv(rows);
     const lines = csv.trimEnd().split("\r\n");
     expect(lines).toHaveLength(6);
-    expect(lines[0]).toBe("seq,at,actor,actorId,action,targetType,targetId,reason,ip,before,after,prevHash,hash");
+    expect(lines[0]).toBe("seq,at,actor,actorId,action,targetType,targetId,reason,ip,before,after,prevHash,hash,mac");
     expect(lines[1]).toContain('"reason 1"');
     expect(lines[2]).toContain('"{""n"":1');
   });

@@ -1,6 +1,6 @@
 import type { AuditEntry } from "../db/generated/client";
 
-const COLUMNS = ["seq", "at", "actor", "actorId", "action", "targetType", "targetId", "reason", "ip", "before", "after", "prevHash", "hash"] as const;
+const COLUMNS = ["seq", "at", "actor", "actorId", "action", "targetType", "targetId", "reason", "ip", "before", "after", "prevHash", "hash", "mac"] as const;
 
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return "";
