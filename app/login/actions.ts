@@ -8,12 +8,29 @@ import { safeNextPath } from "@/lib/auth/current-user";
 import { isHttps } from "@/lib/auth/same-origin";
 import { SESSION_COOKIE, sessionCookieOptions } from "@/lib/auth/session";
 import { signInAsDemoUser, signInWithPassword, type TSignIn } from "@/lib/auth/sign-in";
+import { ControlPlaneError, busy, isTransactionStartTimeout } from "@/lib/controlplane/errors";
 import { signOut } from "@/lib/auth/sign-out";
 
 // Server actions: Next itself refuses an action whose Origin does not match the host, which
 // is the same CSRF rule the control-plane route handlers apply.
 
-async function startSession(session: TSignIn, next: string): Promise<never> {
+/**
+ * The sign-in, or how long the throttle (or a busy database) asks the browser to wait, which
+ * the login page shows. redirect() must run outside the try: it throws to do its work.
+ */
+async function attempt(signIn: () => Promise<TSignIn>): Promise<TSignIn | { waitSeconds: number }> {
+  try {
+    return await signIn();
+  } catch (caught) {
+    const err = isTransactionStartTimeout(caught) ? busy() : caught;
+    if (err instanceof ControlPlaneError && err.retryAfterSeconds !== undefined) return { waitSeconds: err.retryAfterSeconds };
+    throw err;
+  }
+}
+
+async function startSession(result: TSignIn | { waitSeconds: number }, next: string): Promise<never> {
+  if (result && "waitSeconds" in result) redirect(`/login?wait=${result.waitSeconds}&next=${encodeURIComponent(next)}`);
+  const session = result;
   if (!session) redirect(`/login?error=1&next=${encodeURIComponent(next)}`);
   const h = await headers();
   (await cookies()).set(SESSION_COOKIE, session.token, sessionCookieOptions(isHttps(h, h.get("origin") ?? ""), session.expiresAt));
@@ -27,13 +44,14 @@ async function requestMeta() {
 
 export async function signInAction(form: FormData): Promise<void> {
   const next = safeNextPath(form.get("next"));
-  const session = await signInWithPassword(getPrisma(), String(form.get("email") ?? ""), String(form.get("password") ?? ""), await requestMeta());
-  await startSession(session, next);
+  const meta = await requestMeta();
+  await startSession(await attempt(() => signInWithPassword(getPrisma(), String(form.get("email") ?? ""), String(form.get("password") ?? ""), meta)), next);
 }
 
 export async function demoSignInAction(form: FormData): Promise<void> {
   const next = safeNextPath(form.get("next"));
-  await startSession(await signInAsDemoUser(getPrisma(), String(form.get("email") ?? ""), await requestMeta()), next);
+  const meta = await requestMeta();
+  await startSession(await attempt(() => signInAsDemoUser(getPrisma(), String(form.get("email") ?? ""), meta)), next);
 }
 
 export async function signOutAction(): Promise<void> {

@@ -20,6 +20,8 @@ const ROLE_BLURB: Record<string, string> = {
 export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = await searchParams;
   const next = safeNextPath(params.next);
+  // The throttle's wait, as the sign-in action passed it on: a whole number of seconds or nothing.
+  const wait = typeof params.wait === "string" && /^\d{1,5}$/.test(params.wait) ? Number(params.wait) : null;
   const user = await resolveSession(getPrisma(), (await cookies()).get(SESSION_COOKIE)?.value);
   const demo = isDemoMode();
 
@@ -38,9 +40,14 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
           </form>
         </section>
       )}
-      {params.error && (
+      {params.error && !wait && (
         <p role="alert" style={{ color: "var(--bad)" }}>
           Wrong email or password.
+        </p>
+      )}
+      {wait && (
+        <p role="alert" style={{ color: "var(--bad)" }} data-testid="sign-in-wait">
+          Too many failed sign-ins. Try again in {wait} {wait === 1 ? "second" : "seconds"}.
         </p>
       )}
       {demo && (

@@ -2,7 +2,7 @@ import { cookies, headers } from "next/headers";
 import { getPrisma } from "../db/client";
 import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
-import { ControlPlaneError, type TFieldError } from "../controlplane/errors";
+import { ControlPlaneError, busy, isTransactionStartTimeout, type TFieldError } from "../controlplane/errors";
 import { rolesGrant, type TPermission } from "./permissions";
 import { registerHandler } from "./route-registry";
 import { SESSION_COOKIE, resolveSession, type TUserPrincipal } from "./session";
@@ -26,7 +26,8 @@ export function withActionPermission<A extends unknown[], R>(permission: TPermis
     }
     try {
       return { ok: true, value: await fn({ prisma, principal, actor: actorOf(principal, await headers()) }, ...args) };
-    } catch (err) {
+    } catch (caught) {
+      const err = isTransactionStartTimeout(caught) ? busy() : caught;
       if (err instanceof ControlPlaneError) return { ok: false, status: err.status, code: err.code, message: err.message, fields: err.fields };
       throw err;
     }

@@ -1,7 +1,7 @@
 import type { PrismaClient } from "../db/generated/client";
 import { getPrisma } from "../db/client";
 import type { TActor } from "../audit/actor";
-import { ControlPlaneError } from "../controlplane/errors";
+import { ControlPlaneError, busy, isTransactionStartTimeout } from "../controlplane/errors";
 import { clientIpOf } from "./client-ip";
 import { rolesGrant, type TPermission } from "./permissions";
 import { registerHandler } from "./route-registry";
@@ -20,8 +20,15 @@ type TNextContext = { params: Promise<Record<string, string | string[] | undefin
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-export function errorResponse(status: number, code: string, message: string, fields?: { path: string; message: string }[]): Response {
-  return Response.json({ error: { code, message, ...(fields && fields.length > 0 ? { fields } : {}) } }, { status });
+export function errorResponse(status: number, code: string, message: string, fields?: { path: string; message: string }[], retryAfterSeconds?: number): Response {
+  const headers = retryAfterSeconds === undefined ? undefined : { "retry-after": String(Math.max(1, Math.ceil(retryAfterSeconds))) };
+  return Response.json({ error: { code, message, ...(fields && fields.length > 0 ? { fields } : {}) } }, { status, headers });
+}
+
+/** A refusal as the API answers it; a transaction that could not start in time is a 503 to retry, not a 500. */
+export function refusalResponse(err: unknown): Response | null {
+  const e = isTransactionStartTimeout(err) ? busy() : err;
+  return e instanceof ControlPlaneError ? errorResponse(e.status, e.code, e.message, e.fields, e.retryAfterSeconds) : null;
 }
 
 export function actorOf(principal: TUserPrincipal, headers: Headers): TActor {
@@ -54,7 +61,8 @@ export function withPermission(permission: TPermission, handler: (ctx: TRouteCon
     try {
       return await handler({ req, prisma, principal, actor: actorOf(principal, req.headers), params: await flatParams(nextCtx) });
     } catch (err) {
-      if (err instanceof ControlPlaneError) return errorResponse(err.status, err.code, err.message, err.fields);
+      const refused = refusalResponse(err);
+      if (refused) return refused;
       const refusal = malformedIdRefusal(err, await flatParams(nextCtx));
       if (refusal) return refusal;
       throw err;

@@ -8,15 +8,27 @@ export type TFieldError = { path: string; message: string };
  */
 export class ControlPlaneError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 422,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 503,
     readonly code: string,
     message: string,
     readonly fields: TFieldError[] = [],
+    /** 429 and 503: when to try again, sent as Retry-After. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = "ControlPlaneError";
   }
 }
+
+/**
+ * Prisma could not start an interactive transaction in time (P2028: every pooled connection
+ * busy past maxWait). That is load, not a fault in the request: the caller should retry.
+ */
+export function isTransactionStartTimeout(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "P2028";
+}
+
+export const busy = () => new ControlPlaneError(503, "busy", "the database is busy; try again in a moment", [], 1);
 
 export const notFound = (what: string, id: string) => new ControlPlaneError(404, "not_found", `${what} ${id} does not exist`);
 

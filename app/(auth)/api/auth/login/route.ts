@@ -1,16 +1,19 @@
 import { z } from "zod";
 import { getPrisma } from "@/lib/db/client";
 import { clientIpOf } from "@/lib/auth/client-ip";
+import { safeNextPath } from "@/lib/auth/current-user";
 import { isHttps, isSameOrigin } from "@/lib/auth/same-origin";
 import { SESSION_COOKIE, readCookie, sessionSetCookie } from "@/lib/auth/session";
 import { signInAsDemoUser, signInWithPassword } from "@/lib/auth/sign-in";
-import { errorResponse } from "@/lib/auth/with-permission";
+import { errorResponse, refusalResponse } from "@/lib/auth/with-permission";
 import { zodFields } from "@/lib/controlplane/errors";
 
+/** Where the client means to go next; answered back only as a path on this site (safeNextPath). */
+const next = z.string().max(2048).optional();
 const ZLoginBody = z.union([
-  z.strictObject({ email: z.string().min(1), password: z.string().min(1) }),
+  z.strictObject({ email: z.string().min(1), password: z.string().min(1), next }),
   /** Demo mode only: sign in as a passwordless demo user. */
-  z.strictObject({ demoEmail: z.string().min(1) }),
+  z.strictObject({ demoEmail: z.string().min(1), next }),
 ]);
 
 /** JSON sign-in for scripts and e2e set-up; the login page uses the equivalent server actions. */
@@ -21,10 +24,18 @@ export async function POST(req: Request): Promise<Response> {
   if (!parsed.success) return errorResponse(422, "invalid", "give email and password (or demoEmail in demo mode)", zodFields(parsed.error));
   const meta = { ip: clientIpOf(req.headers), userAgent: req.headers.get("user-agent"), previousToken: readCookie(req.headers.get("cookie"), SESSION_COOKIE) };
   const prisma = getPrisma();
-  const session =
-    "demoEmail" in parsed.data
-      ? await signInAsDemoUser(prisma, parsed.data.demoEmail, meta)
-      : await signInWithPassword(prisma, parsed.data.email, parsed.data.password, meta);
+  let session;
+  try {
+    session =
+      "demoEmail" in parsed.data
+        ? await signInAsDemoUser(prisma, parsed.data.demoEmail, meta)
+        : await signInWithPassword(prisma, parsed.data.email, parsed.data.password, meta);
+  } catch (err) {
+    // 429 from the throttle (with Retry-After), 503 when the database cannot start a transaction in time.
+    const refused = refusalResponse(err);
+    if (refused) return refused;
+    throw err;
+  }
   if (!session) return errorResponse(401, "invalid_credentials", "wrong email or password");
-  return Response.json({ expiresAt: session.expiresAt }, { headers: { "set-cookie": sessionSetCookie(session.token, session.expiresAt, isHttps(req.headers, req.url)) } });
+  return Response.json({ expiresAt: session.expiresAt, next: safeNextPath(parsed.data.next) }, { headers: { "set-cookie": sessionSetCookie(session.token, session.expiresAt, isHttps(req.headers, req.url)) } });
 }
