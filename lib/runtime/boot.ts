@@ -125,6 +125,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
     publishGatewayRuntime(gw, dpSettings.instanceId);
     const admin = await ensureAdminFromEnv(getPrisma());
     if (admin) opts.log(`created admin ${admin} from SWITCHYARD_ADMIN_EMAIL`);
+    (await import("../audit/checkpointer")).startAuditCheckpoints({ prisma: getPrisma(), databaseUrl: db.url, log: opts.log }); // audit key check + periodic checkpoints (lib/audit/README.md)
 
     // SWITCHYARD_DATAPLANE_ONLY=1 serves /api/v1 without Next (no production build needed): multi-instance tests and benchmarks.
     const app = process.env.SWITCHYARD_DATAPLANE_ONLY === "1" ? null : next({ dev: opts.dev, dir: opts.dir, hostname: opts.host, port });
