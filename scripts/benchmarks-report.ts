@@ -85,6 +85,12 @@ export const BENCHMARKS: readonly TBenchmark[] = [
     what: "10,000+ malformed, oversized, wrongly typed and wrongly encoded requests at every endpoint: no 500, no rows written for rejected requests, memory flat.",
     results: ["fuzz"],
   },
+  {
+    title: "Security probe",
+    commands: ["npm run security:probe"],
+    what: "The attack review's findings (security issue items 1-17) tried against a production-mode instance on a fresh database: each attack, what a closed hole looks like, and what was observed. Stalls are /health's added latency against the same time just before the attack, on this machine.",
+    results: ["security-probe"],
+  },
 ];
 
 const fmtNumber = (v: number | null): string => {

@@ -9,6 +9,7 @@ import { seedDemo } from "../db/seed-demo";
 import { isDemoMode, markDemoMode } from "../auth/demo-mode";
 import { ensureAdminFromEnv } from "../auth/create-admin";
 import { endExpiredOverrides } from "../controlplane/end-expired-overrides";
+import { auditAnchorHealth, startAuditCheckpoints, stopAuditCheckpoints } from "../audit/checkpointer";
 import { stampClientIp } from "../auth/client-ip";
 import { publicOrigin } from "../auth/same-origin";
 import { consoleGateOptionsFromEnv, gateConsoleRequest } from "./console-gate";
@@ -125,7 +126,8 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
     publishGatewayRuntime(gw, dpSettings.instanceId);
     const admin = await ensureAdminFromEnv(getPrisma());
     if (admin) opts.log(`created admin ${admin} from SWITCHYARD_ADMIN_EMAIL`);
-    (await import("../audit/checkpointer")).startAuditCheckpoints({ prisma: getPrisma(), databaseUrl: db.url, log: opts.log }); // audit key check + periodic checkpoints (lib/audit/README.md)
+    // After the admin's entry, so the first checkpoint covers it (lib/audit/README.md).
+    startAuditCheckpoints({ prisma: getPrisma(), databaseUrl: db.url, log: opts.log });
 
     // SWITCHYARD_DATAPLANE_ONLY=1 serves /api/v1 without Next (no production build needed): multi-instance tests and benchmarks.
     const app = process.env.SWITCHYARD_DATAPLANE_ONLY === "1" ? null : next({ dev: opts.dev, dir: opts.dir, hostname: opts.host, port });
@@ -145,7 +147,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
           // Routing continues without Postgres (decide answers from cache and spools), so the
           // instance answers 200 and stays in a load balancer's rotation, saying "degraded".
           const status = h.status === "ok" && dataplane.dbAvailable ? "ok" : "degraded";
-          sendJson(res, 200, { ...h, status, dataplane, telemetry: tel.health(), gateway: gw.health() });
+          sendJson(res, 200, { ...h, status, dataplane, telemetry: tel.health(), gateway: gw.health(), audit: auditAnchorHealth() });
         },
       },
       ...dp.routes,
@@ -190,6 +192,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       port,
       url: `http://${opts.host}:${port}`,
       close: async () => {
+        stopAuditCheckpoints();
         await demoTraffic?.close().catch(() => {});
         await new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
