@@ -115,6 +115,29 @@ describe("authorisation matrix", () => {
     expect(await prisma.auditEntry.count()).toBe(auditBefore);
   });
 
+  it("the role-grant routes are in the matrix: reading grants is user.read, confirming and rejecting is user.set_roles", () => {
+    const declared = (method: string, pattern: RegExp) => routes.filter((r) => r.method === method && pattern.test(r.url)).map((r) => declaredPermission(r.handler));
+    expect(declared("GET", /^\/api\/control\/users\/grants$/)).toEqual(["user.read"]);
+    expect(declared("POST", /^\/api\/control\/users\/grants\/[^/]+\/confirm$/)).toEqual(["user.set_roles"]);
+    expect(declared("POST", /^\/api\/control\/users\/grants\/[^/]+\/reject$/)).toEqual(["user.set_roles"]);
+  });
+
+  it("holding user.set_roles does not let anyone change their own roles", async () => {
+    const route = routes.find((r) => r.method === "PUT" && /\/users\/[^/]+\/roles$/.test(r.url))!;
+    const admin = await makeUser(prisma, ["admin"], "self-granting-admin");
+    const cookie = await makeSessionCookie(prisma, admin.user.id);
+    const res = await route.handler(
+      new Request(`${ORIGIN}/api/control/users/${admin.user.id}/roles`, {
+        method: "PUT",
+        headers: { host: new URL(ORIGIN).host, origin: ORIGIN, cookie, "content-type": "application/json" },
+        body: JSON.stringify({ roles: ["admin", "policy_author", "approver"] }),
+      }),
+      { params: Promise.resolve({ id: admin.user.id }) },
+    );
+    expect([res.status, ((await res.json()) as { error: { code: string } }).error.code]).toEqual([403, "own_roles"]);
+    expect((await prisma.user.findUniqueOrThrow({ where: { id: admin.user.id } })).roles).toEqual(["admin"]);
+  });
+
   it("without a session every route answers 401", async () => {
     for (const route of routes) {
       const res = await call(route, { origin: ORIGIN });

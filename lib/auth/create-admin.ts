@@ -9,7 +9,7 @@ const BOOTSTRAP: TActor = { userId: null, label: "bootstrap", ip: null };
 /** Creates an admin account (the CLI, and the first admin from the environment at boot). */
 export async function createAdmin(prisma: PrismaClient, input: { email: string; password: string; name?: string }) {
   const body = parseInput(ZCreateUserBody, { email: input.email, name: input.name ?? input.email.split("@")[0], password: input.password, roles: ["admin"] });
-  return createUser(prisma, BOOTSTRAP, body);
+  return (await createUser(prisma, BOOTSTRAP, body, { bootstrap: true })).user;
 }
 
 /**

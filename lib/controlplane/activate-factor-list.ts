@@ -4,7 +4,7 @@ import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { notifyConfigChange } from "../db/notify";
 import { ControlPlaneError } from "./errors";
-import { diffAgainstActive, liveApprovals, lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
+import { authorsOf, diffAgainstActive, liveApprovals, lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
 import { movePolicyPointer } from "./policy-pointer";
 
 export const ZPointerBody = z.strictObject({
@@ -14,11 +14,15 @@ export const ZPointerBody = z.strictObject({
 });
 export type TPointerBody = z.output<typeof ZPointerBody>;
 
-/** Puts an approved (or shadowed) version live; the previous active version is superseded. */
+/** Puts an approved (or shadowed) version live; the previous active version is superseded. Not by its author. */
 export async function activateFactorList(prisma: PrismaClient, actor: TActor, id: string, body: TPointerBody = {}) {
   return prisma.$transaction(async (tx) => {
     const before = await lockVersion(tx, id);
     requireStatus(before, ["approved", "shadow"], "activate");
+    if (actor.userId && (await authorsOf(tx, before)).has(actor.userId)) {
+      // Otherwise an author who is also an approver could put their own change live once others approved it.
+      throw new ControlPlaneError(403, "four_eyes", "you wrote or edited this version; someone else must activate it");
+    }
     const diff = await diffAgainstActive(tx, before);
     if (diff.complianceRelevant && !(await liveApprovals(tx, id)).compliance) {
       // The active version moved since approval and this version now changes gates or

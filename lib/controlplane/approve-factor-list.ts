@@ -3,14 +3,14 @@ import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { ControlPlaneError } from "./errors";
-import { diffAgainstActive, liveApprovals, lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
+import { authorsOf, diffAgainstActive, liveApprovals, lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
 
 export const ZReviewBody = z.strictObject({ comment: z.string().max(2000).default("") });
 
 /**
- * Records an approval in the given capacity. Four-eyes: the author cannot approve, and one
- * person gives at most one review per version, so the approver and the compliance reviewer
- * of a gate change are two different people besides the author. The version becomes
+ * Records an approval in the given capacity. Four-eyes: the author (or anyone who edited the
+ * version) cannot approve, and one person gives at most one review per version, so the approver
+ * and the compliance reviewer of a gate change are two different people besides the author. The version becomes
  * approved once an approver has approved and, when it changes gates or regional rules
  * compared with the active version (re-checked now, since the active one may have moved),
  * compliance has too.
@@ -19,10 +19,10 @@ export async function approveFactorList(prisma: PrismaClient, actor: TActor, id:
   return prisma.$transaction(async (tx) => {
     const before = await lockVersion(tx, id);
     requireStatus(before, ["in_review"], "approve");
-    if (before.authorId !== null && before.authorId === actor.userId) {
-      throw new ControlPlaneError(403, "four_eyes", "you wrote this version; someone else must approve it");
-    }
     if (!actor.userId) throw new ControlPlaneError(403, "forbidden", "only a signed-in user can approve");
+    if ((await authorsOf(tx, before)).has(actor.userId)) {
+      throw new ControlPlaneError(403, "four_eyes", "you wrote or edited this version; someone else must approve it");
+    }
     const existing = await tx.factorListReview.findFirst({ where: { versionId: id, reviewerId: actor.userId, revokedAt: null } });
     if (existing) throw new ControlPlaneError(409, "already_reviewed", `you already reviewed this version (as ${existing.capacity})`);
     await tx.factorListReview.create({ data: { versionId: id, reviewerId: actor.userId, decision: "approved", capacity, comment } });

@@ -5,6 +5,7 @@ import { appendAudit } from "../audit/append-audit";
 import { MIN_PASSWORD_LENGTH, hashPassword } from "../auth/password";
 import { ROLES } from "../auth/permissions";
 import { ControlPlaneError, isUniqueViolation } from "./errors";
+import { countAdmins, lockUserRoles, splitGrant } from "./user-role-helpers";
 
 export const ZCreateUserBody = z.strictObject({
   email: z.email("email must be an email address").transform((e) => e.toLowerCase()),
@@ -13,16 +14,46 @@ export const ZCreateUserBody = z.strictObject({
   roles: z.array(z.enum(ROLES)).min(1, "give at least one role"),
 });
 
-export async function createUser(prisma: PrismaClient, actor: TActor, body: z.output<typeof ZCreateUserBody>) {
+/**
+ * Creates an account. As with setUserRoles, while two or more admins exist its privileged
+ * roles wait in a pending grant for a second admin; with one admin they apply at once and the
+ * audit entry says single_admin. `bootstrap` (the operator's CLI and the first admin from the
+ * environment, which run with database access anyway) applies every role at once.
+ */
+export async function createUser(prisma: PrismaClient, actor: TActor, body: z.output<typeof ZCreateUserBody>, opts: { bootstrap?: boolean } = {}) {
   const passwordHash = await hashPassword(body.password);
   try {
     return await prisma.$transaction(async (tx) => {
+      await lockUserRoles(tx);
+      const singleAdmin = (await countAdmins(tx)) < 2;
+      const split = splitGrant([], body.roles, !singleAdmin && !opts.bootstrap);
+      const now = new Date();
       const user = await tx.user.create({
-        data: { email: body.email, name: body.name, passwordHash, roles: [...new Set(body.roles)] },
+        data: { email: body.email, name: body.name, passwordHash, roles: split.now },
         omit: { passwordHash: true },
       });
-      await appendAudit(tx, actor, { action: "user.create", targetType: "user", targetId: user.id, after: user });
-      return user;
+      const pending = split.held.length > 0;
+      const grant =
+        split.added.length === 0
+          ? null
+          : await tx.roleGrant.create({
+              data: {
+                userId: user.id,
+                roles: split.added,
+                status: pending ? "pending" : "applied",
+                singleAdmin,
+                requestedById: actor.userId,
+                requestedAt: now,
+                ...(pending ? {} : { decidedAt: now }),
+              },
+            });
+      await appendAudit(tx, actor, {
+        action: "user.create",
+        targetType: "user",
+        targetId: user.id,
+        after: { ...user, ...(pending && grant ? { pendingGrant: { id: grant.id, roles: grant.roles } } : {}), ...(singleAdmin ? { single_admin: true } : {}) },
+      });
+      return { user, pendingGrant: pending ? grant : null };
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw new ControlPlaneError(409, "email_taken", `a user with email ${body.email} already exists`);

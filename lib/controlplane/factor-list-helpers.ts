@@ -13,6 +13,19 @@ export async function lockVersion(tx: Prisma.TransactionClient, id: string): Pro
   return version;
 }
 
+/**
+ * Who wrote a version: its author and everyone who edited it (an edit rewrites the content,
+ * so the editor is an author too). Read from the audit log, where every edit is recorded.
+ */
+export async function authorsOf(tx: Prisma.TransactionClient, version: Pick<FactorListVersion, "id" | "authorId">): Promise<Set<string>> {
+  const edits = await tx.auditEntry.findMany({
+    where: { targetType: "factor_list_version", targetId: version.id, action: "factor_list.edit", actorId: { not: null } },
+    select: { actorId: true },
+    distinct: ["actorId"],
+  });
+  return new Set([version.authorId, ...edits.map((e) => e.actorId)].filter((id): id is string => id !== null));
+}
+
 export function requireStatus(version: FactorListVersion, allowed: readonly FactorListVersion["status"][], doing: string): void {
   if (!allowed.includes(version.status)) {
     throw new ControlPlaneError(409, "invalid_state", `cannot ${doing} version ${version.version} of ${version.operationKey}: it is ${version.status} (needs ${allowed.join(" or ")})`);

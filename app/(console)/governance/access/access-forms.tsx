@@ -4,7 +4,7 @@ import { useActionState } from "react";
 import type { TActionResult } from "@/lib/auth/with-action-permission";
 import { API_KEY_SCOPES } from "@/lib/auth/api-key-scopes";
 import { ROLES } from "@/lib/auth/permissions";
-import { createApiKeyAction, createUserAction, revokeApiKeyAction, revokeUserSessionsAction, setUserRolesAction } from "./actions";
+import { confirmRoleGrantAction, createApiKeyAction, createUserAction, rejectRoleGrantAction, revokeApiKeyAction, revokeUserSessionsAction, setUserRolesAction } from "./actions";
 
 type TState<R> = TActionResult<R> | null;
 
@@ -23,6 +23,11 @@ function Problem({ state }: { state: TState<unknown> }) {
 }
 
 const inputStyle = { borderColor: "var(--border)" };
+
+function Pending({ roles }: { roles: string[] }) {
+  if (roles.length === 0) return null;
+  return <span data-testid="grant-pending"> {roles.join(", ")} waits for a second admin to confirm it.</span>;
+}
 
 export function CreateApiKeyForm() {
   const [state, action, pending] = useActionState(createApiKeyAction, null as TState<{ key: string; prefix: string }>);
@@ -64,7 +69,7 @@ export function RevokeApiKeyButton({ id }: { id: string }) {
 }
 
 export function CreateUserForm() {
-  const [state, action, pending] = useActionState(createUserAction, null as TState<{ email: string }>);
+  const [state, action, pending] = useActionState(createUserAction, null as TState<{ email: string; pendingRoles: string[] }>);
   return (
     <form action={action} className="flex flex-col gap-2 p-3" data-testid="create-user">
       <div className="flex flex-wrap items-center gap-3">
@@ -80,14 +85,18 @@ export function CreateUserForm() {
           Create user
         </button>
       </div>
-      {state?.ok && <p className="text-sm">Created {state.value.email}.</p>}
+      {state?.ok && (
+        <p className="text-sm">
+          Created {state.value.email}.<Pending roles={state.value.pendingRoles} />
+        </p>
+      )}
       <Problem state={state} />
     </form>
   );
 }
 
 export function UserRolesForm({ id, roles }: { id: string; roles: string[] }) {
-  const [state, action, pending] = useActionState(setUserRolesAction, null as TState<null>);
+  const [state, action, pending] = useActionState(setUserRolesAction, null as TState<{ pendingRoles: string[] }>);
   const [revokeState, revoke, revoking] = useActionState(revokeUserSessionsAction, null as TState<{ revoked: number }>);
   return (
     <div className="flex flex-wrap items-center gap-3">
@@ -101,6 +110,11 @@ export function UserRolesForm({ id, roles }: { id: string; roles: string[] }) {
         <button type="submit" disabled={pending} className="text-xs underline">
           Save roles
         </button>
+        {state?.ok && state.value.pendingRoles.length > 0 && (
+          <span className="text-xs">
+            <Pending roles={state.value.pendingRoles} />
+          </span>
+        )}
         <Problem state={state} />
       </form>
       <form action={revoke}>
@@ -110,6 +124,32 @@ export function UserRolesForm({ id, roles }: { id: string; roles: string[] }) {
         </button>
         {revokeState?.ok && <span className="text-xs"> {revokeState.value.revoked} sessions ended</span>}
         <Problem state={revokeState} />
+      </form>
+    </div>
+  );
+}
+
+/** Confirm or reject a pending grant of admin, approver or compliance (a second admin's decision). */
+export function RoleGrantDecision({ id, canConfirm }: { id: string; canConfirm: boolean }) {
+  const [confirmState, confirm, confirming] = useActionState(confirmRoleGrantAction, null as TState<null>);
+  const [rejectState, reject, rejecting] = useActionState(rejectRoleGrantAction, null as TState<null>);
+  return (
+    <div className="flex flex-wrap items-center gap-3">
+      {canConfirm && (
+        <form action={confirm}>
+          <input type="hidden" name="id" value={id} />
+          <button type="submit" disabled={confirming} className="text-xs underline" data-testid="grant-confirm">
+            Confirm
+          </button>
+          <Problem state={confirmState} />
+        </form>
+      )}
+      <form action={reject}>
+        <input type="hidden" name="id" value={id} />
+        <button type="submit" disabled={rejecting} className="text-xs underline" style={{ color: "var(--bad)" }} data-testid="grant-reject">
+          Reject
+        </button>
+        <Problem state={rejectState} />
       </form>
     </div>
   );

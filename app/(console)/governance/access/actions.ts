@@ -3,8 +3,10 @@
 import { revalidatePath } from "next/cache";
 import { withActionPermission } from "@/lib/auth/with-action-permission";
 import { ZCreateApiKeyBody, createApiKey } from "@/lib/controlplane/create-api-key";
+import { ZDecideRoleGrantBody, confirmRoleGrant } from "@/lib/controlplane/confirm-role-grant";
 import { ZCreateUserBody, createUser } from "@/lib/controlplane/create-user";
 import { parseInput } from "@/lib/controlplane/errors";
+import { rejectRoleGrant } from "@/lib/controlplane/reject-role-grant";
 import { revokeApiKey } from "@/lib/controlplane/revoke-api-key";
 import { revokeUserSessions } from "@/lib/controlplane/revoke-user-sessions";
 import { ZSetUserRolesBody, setUserRoles } from "@/lib/controlplane/set-user-roles";
@@ -32,19 +34,31 @@ export const revokeApiKeyAction = withActionPermission("api_key.revoke", async (
 
 export const createUserAction = withActionPermission("user.create", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
   const body = parseInput(ZCreateUserBody, { email: text(form, "email"), name: text(form, "name"), password: String(form.get("password") ?? ""), roles: list(form, "roles") });
-  const user = await createUser(prisma, actor, body);
+  const { user, pendingGrant } = await createUser(prisma, actor, body);
   revalidatePath("/governance/access");
-  return { email: user.email };
+  return { email: user.email, pendingRoles: pendingGrant?.roles ?? [] };
 });
 
 export const setUserRolesAction = withActionPermission("user.set_roles", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
-  await setUserRoles(prisma, actor, text(form, "id"), parseInput(ZSetUserRolesBody, { roles: list(form, "roles") }));
+  const { pendingGrant } = await setUserRoles(prisma, actor, text(form, "id"), parseInput(ZSetUserRolesBody, { roles: list(form, "roles") }));
   revalidatePath("/governance/access");
-  return null;
+  return { pendingRoles: pendingGrant?.roles ?? [] };
 });
 
 export const revokeUserSessionsAction = withActionPermission("user.revoke_sessions", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
   const { revoked } = await revokeUserSessions(prisma, actor, text(form, "id"), null);
   revalidatePath("/governance/access");
   return { revoked };
+});
+
+export const confirmRoleGrantAction = withActionPermission("user.set_roles", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
+  await confirmRoleGrant(prisma, actor, text(form, "id"), parseInput(ZDecideRoleGrantBody, {}));
+  revalidatePath("/governance/access");
+  return null;
+});
+
+export const rejectRoleGrantAction = withActionPermission("user.set_roles", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
+  await rejectRoleGrant(prisma, actor, text(form, "id"), parseInput(ZDecideRoleGrantBody, {}));
+  revalidatePath("/governance/access");
+  return null;
 });

@@ -2,11 +2,13 @@ import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { DataTable } from "@/components/data-table";
 import { getPrisma } from "@/lib/db/client";
+import { isDemoMode } from "@/lib/auth/demo-mode";
 import { rolesGrant } from "@/lib/auth/permissions";
 import { SESSION_COOKIE, resolveSession } from "@/lib/auth/session";
 import { listApiKeys } from "@/lib/controlplane/list-api-keys";
+import { listRoleGrants } from "@/lib/controlplane/list-role-grants";
 import { listUsers } from "@/lib/controlplane/list-users";
-import { CreateApiKeyForm, CreateUserForm, RevokeApiKeyButton, UserRolesForm } from "./access-forms";
+import { CreateApiKeyForm, CreateUserForm, RevokeApiKeyButton, RoleGrantDecision, UserRolesForm } from "./access-forms";
 
 export const dynamic = "force-dynamic";
 
@@ -17,8 +19,13 @@ export default async function AccessPage() {
   const prisma = getPrisma();
   const me = await resolveSession(prisma, (await cookies()).get(SESSION_COOKIE)?.value);
   if (!me) redirect("/login?next=/governance/access");
-  const [users, keys] = await Promise.all([listUsers(prisma), listApiKeys(prisma)]);
+  const [users, keys, grants] = await Promise.all([listUsers(prisma), listApiKeys(prisma), listRoleGrants(prisma)]);
   const admin = rolesGrant(me.roles, "user.set_roles");
+  const pending = grants.filter((g) => g.status === "pending");
+  const recent = grants.filter((g) => g.status !== "pending").slice(0, 20);
+  /** Users holding a privileged role that took effect while only one admin existed. */
+  const singleAdminGrants = new Set(grants.filter((g) => g.status === "applied" && g.singleAdmin).map((g) => g.userId));
+  const admins = users.filter((u) => u.roles.includes("admin") && !u.disabledAt && (!u.demo || isDemoMode())).length;
 
   return (
     <div className="flex flex-col gap-5">
@@ -42,6 +49,12 @@ export default async function AccessPage() {
       </section>
       <section className="panel">
         <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">Users</h2>
+        {admins < 2 && (
+          <p className="px-3 pb-2 text-xs" style={{ color: "var(--warn)" }} data-testid="single-admin-notice">
+            Only one admin: grants of admin, approver and compliance take effect at once and are marked &ldquo;single admin&rdquo; in the audit log. Once a
+            second admin exists, each such grant waits for another admin to confirm it.
+          </p>
+        )}
         {admin && <CreateUserForm />}
         <DataTable columns={["Email", "Name", "Roles"]} empty="No user yet." testId="users-table">
           {users.map((u) => (
@@ -51,7 +64,41 @@ export default async function AccessPage() {
                 {u.demo && " (demo)"}
               </td>
               <td>{u.name}</td>
-              <td>{admin ? <UserRolesForm id={u.id} roles={u.roles} /> : u.roles.join(", ")}</td>
+              <td>
+                {admin && u.id !== me.userId ? <UserRolesForm id={u.id} roles={u.roles} /> : u.roles.join(", ")}
+                {singleAdminGrants.has(u.id) && (
+                  <span className="ml-2 text-xs" style={{ color: "var(--muted)" }} data-testid="single-admin-mark" title="granted while only one admin existed">
+                    (single admin)
+                  </span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      </section>
+      <section className="panel">
+        <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">Role grants waiting for a second admin</h2>
+        <DataTable columns={["User", "Roles", "Asked by", "Asked", ""]} empty="No grant waiting." testId="pending-grants-table">
+          {pending.map((g) => (
+            <tr key={g.id}>
+              <td>{g.userEmail}</td>
+              <td>{g.roles.join(", ")}</td>
+              <td>{g.requestedBy ?? "—"}</td>
+              <td>{when(g.requestedAt)}</td>
+              <td>{admin && g.userId !== me.userId && <RoleGrantDecision id={g.id} canConfirm={g.requestedById !== me.userId} />}</td>
+            </tr>
+          ))}
+        </DataTable>
+        <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">Recent role grants</h2>
+        <DataTable columns={["User", "Roles", "Status", "Asked by", "Decided by", "When"]} empty="No grant yet." testId="role-grants-table">
+          {recent.map((g) => (
+            <tr key={g.id}>
+              <td>{g.userEmail}</td>
+              <td>{g.roles.join(", ")}</td>
+              <td>{g.status === "applied" && g.singleAdmin ? "applied (single admin)" : g.status}</td>
+              <td>{g.requestedBy ?? "—"}</td>
+              <td>{g.decidedBy ?? "—"}</td>
+              <td>{when(g.decidedAt ?? g.requestedAt)}</td>
             </tr>
           ))}
         </DataTable>

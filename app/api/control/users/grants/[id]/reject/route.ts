@@ -1,0 +1,9 @@
+import { readJson, withPermission } from "@/lib/auth/with-permission";
+import { ZDecideRoleGrantBody } from "@/lib/controlplane/confirm-role-grant";
+import { parseInput } from "@/lib/controlplane/errors";
+import { rejectRoleGrant } from "@/lib/controlplane/reject-role-grant";
+
+export const POST = withPermission("user.set_roles", async ({ req, prisma, actor, params }) => {
+  const body = parseInput(ZDecideRoleGrantBody, await readJson(req));
+  return Response.json({ grant: await rejectRoleGrant(prisma, actor, params.id ?? "", body) });
+});
