@@ -7,12 +7,13 @@ export type TYamlViolation = { invariant: "never_throws" | "errors_name_a_field"
 export type TYamlFuzzReport = { cases: number; accepted: number; rejected: number; errors: number; documentLevel: number; violations: TYamlViolation[]; violationCount: number; ms: number };
 
 /**
- * Errors about the document as a whole have no field to name: YAML that does not parse, and a
- * document that is not a mapping. Every other error must carry the path of the field at fault.
+ * Errors about the document as a whole have no field to name: YAML that does not parse, text
+ * over the size or nesting bounds (router-core/policy/text-bounds.ts), and a document that is
+ * not a mapping. Every other error must carry the path of the field at fault.
  */
 function isDocumentLevel(message: string): boolean {
   // An unknown key that is itself empty has the empty path, and the message says so.
-  return message.startsWith("invalid YAML") || message.startsWith("a factor list must be a mapping") || message.startsWith('unknown field ""');
+  return message.startsWith("invalid YAML") || message.startsWith("factor list ") || message.startsWith("a factor list must be a mapping") || message.startsWith('unknown field ""');
 }
 
 const SCALARS = fc.oneof(
