@@ -142,6 +142,16 @@ describe("readJsonBody: duplicate keys and nesting", () => {
       expect(await c.next()).toEqual({ status: 400, body: '{"code":"nesting_too_deep"}' });
     });
   });
+
+  it("refuses more keys and array elements than the limit (413) before parsing them", async () => {
+    await onConnection(async (c) => {
+      const attributes = Object.fromEntries(Array.from({ length: 87_000 }, (_, i) => [`k${i}`, "v"]));
+      c.write(post(JSON.stringify({ region: "EU", attributes }), "/big"));
+      expect(await c.next()).toEqual({ status: 413, body: '{"code":"too_many_members"}' });
+      c.write(post(JSON.stringify({ attributes: Object.fromEntries(Array.from({ length: 12_000 }, (_, i) => [`k${i}`, "v"])) }), "/big"));
+      expect((await c.next()).status).toBe(200);
+    });
+  });
 });
 
 describe("a client that aborts its body", () => {

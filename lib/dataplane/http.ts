@@ -1,6 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { countKeys, findDuplicateKey, JsonScan, MAX_JSON_DEPTH } from "./json-guard";
+import { countKeys, findDuplicateKey, JsonScan, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from "./json-guard";
 
 export type TErrorBody = { error: { code: string; message: string; field?: string; issues?: Array<{ path: string; message: string }> } };
 
@@ -116,7 +116,7 @@ function consumeBody(req: IncomingMessage, keepBytes: number, declaredBytes?: nu
       size += chunk.length;
       if (!refused) {
         scan?.feed(chunk);
-        refused = size > keepBytes || scan?.tooDeep === true;
+        refused = size > keepBytes || scan?.tooDeep === true || scan?.tooMany === true;
         if (!refused) chunks.push(chunk);
       }
       if (!refused) return;
@@ -131,10 +131,10 @@ function consumeBody(req: IncomingMessage, keepBytes: number, declaredBytes?: nu
 
 /**
  * Reads a JSON body with a size cap; rejects other media types, malformed JSON, nesting deeper
- * than `maxDepth` (while the body arrives, before JSON.parse) and duplicate keys with the right
- * status.
+ * than `maxDepth` or more than `maxMembers` keys and array elements (both while the body arrives,
+ * before JSON.parse) and duplicate keys with the right status.
  */
-export async function readJsonBody(req: IncomingMessage, maxBytes: number, maxDepth = MAX_JSON_DEPTH): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, maxBytes: number, maxDepth = MAX_JSON_DEPTH, maxMembers = MAX_JSON_MEMBERS): Promise<unknown> {
   const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json") {
     throw new HttpError(415, "unsupported_media_type", `content-type must be application/json, got ${type || "none"}`, "content-type");
@@ -144,10 +144,11 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number, maxDe
     await consumeBody(req, 0);
     throw new HttpError(413, "payload_too_large", `body is ${declared} bytes; the limit is ${maxBytes}`);
   }
-  const scan = new JsonScan(maxDepth);
+  const scan = new JsonScan(maxDepth, maxMembers);
   const { chunks, size } = await consumeBody(req, maxBytes, Number.isFinite(declared) ? declared : undefined, scan);
   if (size > maxBytes) throw new HttpError(413, "payload_too_large", `body exceeds the limit of ${maxBytes} bytes`);
   if (scan.tooDeep) throw new HttpError(400, "nesting_too_deep", `body nests objects and arrays more than ${maxDepth} levels deep (the limit)`);
+  if (scan.tooMany) throw new HttpError(413, "too_many_members", `body has more than ${maxMembers} keys and array elements (the limit)`);
   let text: string;
   try {
     text = utf8.decode(Buffer.concat(chunks));

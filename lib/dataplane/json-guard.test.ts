@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countKeys, findDuplicateKey, JsonScan } from "./json-guard";
+import { countKeys, findDuplicateKey, JsonScan, MAX_JSON_MEMBERS } from "./json-guard";
 
 /** The scan's verdict on `text` fed in the given pieces. */
 function scan(pieces: string[], maxDepth = 64): { tooDeep: boolean; keys: number } {
@@ -57,5 +57,22 @@ describe("JsonScan + countKeys + findDuplicateKey", () => {
     // Depth counts open containers, not how many were opened: siblings do not add up.
     expect(scan(["[", "[1],".repeat(10_000), "[2]]"], 2).tooDeep).toBe(false);
     expect(scan(["[".repeat(4_000_000)]).tooDeep).toBe(true);
+  });
+
+  it("refuses more keys and elements than the limit, but not the largest valid outcomes batch or a long string", () => {
+    const many = (n: number) => {
+      const s = new JsonScan();
+      s.feed(Buffer.from(`[${"0,".repeat(n - 1)}0]`));
+      return s.tooMany;
+    };
+    expect(many(MAX_JSON_MEMBERS + 1)).toBe(false);
+    expect(many(MAX_JSON_MEMBERS + 2)).toBe(true);
+    const call = { type: "provider_call", decisionId: "d", provider: "p", status: "failure", errorClass: "timeout", httpStatus: 504, latencyMs: 1, retryCount: 0, ttfbMs: 1 };
+    const batch = new JsonScan();
+    batch.feed(Buffer.from(JSON.stringify({ outcomes: Array.from({ length: 1_000 }, () => call) })));
+    expect(batch.tooMany).toBe(false);
+    const prompt = new JsonScan();
+    prompt.feed(Buffer.from(JSON.stringify({ input: { messages: [{ role: "user", content: "a, b: c, ".repeat(500_000) }] } })));
+    expect(prompt.tooMany).toBe(false);
   });
 });

@@ -5,14 +5,24 @@
  */
 export const MAX_JSON_DEPTH = 64;
 
+/**
+ * Keys and array elements together (colons and commas outside strings) past this are refused
+ * before JSON.parse: parsing and validating is linear in them, and a 1.7 MB execute body of
+ * 87,000 attribute keys held the event loop about a second here (parse, key count, zod). The
+ * largest valid body, an outcomes batch of 1,000 with every field, has about 18,000. Long strings
+ * (an LLM prompt) do not count.
+ */
+export const MAX_JSON_MEMBERS = 25_000;
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
+const COMMA = 0x2c;
 
 /**
  * A linear scan of a JSON body's bytes as they arrive, chunk by chunk, outside strings: it
- * tracks nesting, so a body too deep is refused while it is still being read, and counts the
- * colons, one per key in valid JSON. It does not validate (JSON.parse still does) and allocates
+ * tracks nesting and counts members (colons and commas), so a body too deep or too many-membered
+ * is refused while it is still being read, and counts the colons, one per key in valid JSON. It does not validate (JSON.parse still does) and allocates
  * nothing, so it stays cheap on decide's hot path: a repeated key is found by comparing `keys`
  * with the keys JSON.parse kept (`countKeys`), and only then named (`findDuplicateKey`).
  */
@@ -22,14 +32,20 @@ export class JsonScan {
   private escaped = false;
   /** Nesting passed the limit; the scan stopped there. */
   tooDeep = false;
+  /** Members passed the limit; the scan stopped there. */
+  tooMany = false;
   /** Keys in the body so far (colons outside strings). */
   keys = 0;
+  private commas = 0;
 
-  constructor(readonly maxDepth = MAX_JSON_DEPTH) {}
+  constructor(
+    readonly maxDepth = MAX_JSON_DEPTH,
+    readonly maxMembers = MAX_JSON_MEMBERS,
+  ) {}
 
   feed(chunk: Buffer): void {
-    if (this.tooDeep) return;
-    let { depth, inString, escaped, keys } = this;
+    if (this.tooDeep || this.tooMany) return;
+    let { depth, inString, escaped, keys, commas } = this;
     const max = this.maxDepth;
     for (let i = 0, n = chunk.length; i < n; i++) {
       const c = chunk[i]!;
@@ -39,6 +55,7 @@ export class JsonScan {
         else if (c === QUOTE) inString = false;
       } else if (c === QUOTE) inString = true;
       else if (c === COLON) keys++;
+      else if (c === COMMA) commas++;
       else if (c === 0x7b || c === 0x5b) {
         if (++depth > max) {
           this.tooDeep = true;
@@ -46,22 +63,30 @@ export class JsonScan {
         }
       } else if ((c === 0x7d || c === 0x5d) && depth > 0) depth--;
     }
+    if (keys + commas > this.maxMembers) this.tooMany = true;
     this.depth = depth;
     this.inString = inString;
     this.escaped = escaped;
     this.keys = keys;
+    this.commas = commas;
   }
 }
 
 /** The keys of every object in a parsed value (bounded in depth by the scan before the parse). */
 export function countKeys(value: unknown): number {
-  if (value === null || typeof value !== "object") return 0;
   let n = 0;
   if (Array.isArray(value)) {
-    for (const v of value) n += countKeys(v);
+    for (const v of value) if (v !== null && typeof v === "object") n += countKeys(v);
     return n;
   }
-  for (const k in value) n += 1 + countKeys((value as Record<string, unknown>)[k]);
+  // Object.keys rather than for-in: an object with thousands of keys is in dictionary mode, where for-in was several times slower.
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  n += keys.length;
+  for (const k of keys) {
+    const v = record[k];
+    if (v !== null && typeof v === "object") n += countKeys(v);
+  }
   return n;
 }
 
