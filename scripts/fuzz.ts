@@ -11,8 +11,10 @@ import { withDatabase } from "../lib/db/database-url";
 
 const HELP = `npm run fuzz [-- options]
 
-Throws malformed, oversized, wrongly-typed and wrongly-encoded requests at every data-plane
-endpoint (a real server, SWITCHYARD_DATAPLANE_ONLY=1, on a throwaway database) and every
+Throws malformed, oversized, deeply nested, wrongly-typed and wrongly-encoded requests, bodies
+with repeated keys and reused requestIds at every data-plane endpoint (a real server,
+SWITCHYARD_DATAPLANE_ONLY=1, on a throwaway database) while 200 slow clients trickle headers and
+bodies and /health is timed, then bursts of concurrent decides reusing one requestId; then every
 control-plane route handler (called in-process), and generated factor lists at router-core's
 parser. Exits 1 when an invariant breaks (see lib/reliability/README.md).
 
@@ -55,6 +57,13 @@ const yamlRuns = count("yaml-runs", values["yaml-runs"]);
 const seed = values.seed === undefined ? randomBytes(4).readUInt32BE() >>> 1 : count("seed", values.seed);
 const log = (line: string) => process.stdout.write(`fuzz: ${line}\n`);
 
+/** The server's timeouts in this run (passed to it), and what a slow client may be held at most: the request timeout, one check interval, a second of slack. */
+const HEADERS_TIMEOUT_MS = 5_000;
+const REQUEST_TIMEOUT_MS = 10_000;
+const SLOW_CLIENT_LIMIT_MS = REQUEST_TIMEOUT_MS + 2_000;
+/** The issue's bound: no request may stall /health by more than this. */
+const HEALTH_STALL_LIMIT_MS = 100;
+
 
 function memoryOf(server: ChildProcess): Promise<{ heapUsed: number; rss: number }> {
   return new Promise((resolve, reject) => {
@@ -76,7 +85,8 @@ async function main(): Promise<number> {
   const { freePort } = await import("../lib/runtime/free-port");
   const { createPrisma } = await import("../lib/db/client");
   const { createRowCounter } = await import("../lib/reliability/row-counts");
-  const { runFuzz, formatReport, violationTotal } = await import("../lib/reliability/fuzz-run");
+  const { runFuzz, formatReport, violationTotal, describeRequest } = await import("../lib/reliability/fuzz-run");
+  const { startSideLoad, formatHealthReport, formatSlowReport, runReuseBursts, formatBurstReport } = await import("../lib/reliability/fuzz-concurrent");
   const { dataPlaneEndpoints, sendToDataPlane } = await import("../lib/reliability/dataplane-targets");
   const { controlEndpoints, controlIntendedWrites, controlMustRefuse, sendToControlRoute } = await import("../lib/reliability/control-targets");
   const { prepareControlFixture, prepareDataPlaneFixture } = await import("../lib/reliability/fuzz-fixtures");
@@ -111,6 +121,8 @@ async function main(): Promise<number> {
       SWITCHYARD_API_KEY: apiKey,
       SWITCHYARD_DATAPLANE_ONLY: "1",
       SPOOL_DIR: spoolDir,
+      HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+      REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
       // Small, so a full idempotency cache is not mistaken for a leak.
       IDEMPOTENCY_CACHE_BYTES: String(1024 * 1024),
     },
@@ -132,12 +144,18 @@ async function main(): Promise<number> {
     const { endpoints, authenticated } = dataPlaneEndpoints(doc, fixture);
     log(`data-plane endpoints from the OpenAPI document: ${endpoints.map((e) => `${e.method} ${e.path}`).join(", ")}`);
     const serverMemory = [{ at: 0, ...(await memoryOf(server)) }];
+    // Beside the one-at-a-time fuzzer: /health timed every 20 ms, and 200 connections trickling headers or bodies.
+    const side = startSideLoad({ base, port, apiKey, slow: { count: 200, trickleMs: 500, limitMs: SLOW_CLIENT_LIMIT_MS } });
     const dp = await runFuzz({
       endpoints,
       runs,
       seed,
       rows,
-      send: (req) => sendToDataPlane(port, req),
+      refusesDuplicateKeys: true,
+      send: (req) => {
+        side.during(describeRequest(req));
+        return sendToDataPlane(port, req);
+      },
       mustRefuse: (req) => req.category === "bad_auth" && authenticated.has(req.endpoint),
       progressEvery: Math.max(100, Math.floor(runs / 10)),
       onProgress: async (done) => {
@@ -145,8 +163,25 @@ async function main(): Promise<number> {
         log(`data plane: ${done}/${runs}`);
       },
     });
+    side.during("concurrent requestId reuse bursts");
+    const decisionRegions = async (requestId: string) => (await pool.query<{ region: string }>("select region from decision where request_id = $1", [requestId])).rows.map((r) => r.region);
+    const burstOperation = fixture.decided[0]!.operation;
+    const burstRegions = fixture.decided.filter((d) => d.operation === burstOperation).map((d) => d.region);
+    if (burstRegions.length < 2) throw new Error(`${burstOperation} routes only ${burstRegions.join(", ")}: the reuse bursts need two regions`);
+    const bursts = await runReuseBursts({
+      base,
+      apiKey,
+      operation: burstOperation,
+      regions: [burstRegions[0]!, burstRegions[1]!],
+      rounds: 20,
+      size: 50,
+      loggedRegions: decisionRegions,
+    });
+    const { health: healthReport, slow: slowReport } = await side.stop();
     if (serverMemory.at(-1)!.at !== runs) serverMemory.push({ at: runs, ...(await memoryOf(server)) });
-    process.stdout.write(`\n${formatReport("data plane", dp)}\n${formatMemory("server", serverMemory)}\n`);
+    process.stdout.write(`\n${formatReport("data plane", dp)}\n${formatBurstReport(bursts)}\n${formatSlowReport(slowReport!)}\n${formatHealthReport(healthReport, HEALTH_STALL_LIMIT_MS)}\n${formatMemory("server", serverMemory)}\n`);
+    failed ||= bursts.violations.length > 0 || slowReport!.violations.length > 0 || slowReport!.answered408 === 0;
+    failed ||= healthReport.maxMs > HEALTH_STALL_LIMIT_MS || healthReport.failures > 0;
     const dpMemory = judgeMemory(serverMemory);
     process.stdout.write(`${dpMemory.leak ? "FAIL" : "ok  "} server memory flat: ${dpMemory.detail}\n\n`);
     if (server.exitCode !== null) throw new Error(`the server exited (code ${server.exitCode}) during the run`);

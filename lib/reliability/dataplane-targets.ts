@@ -12,6 +12,8 @@ export type TDataPlaneFixture = {
   keysLacking: Partial<Record<"decide" | "outcomes" | "read", string>>;
   /** Decisions that exist, so outcome and lookup mutations start from something valid. */
   decisionIds: string[];
+  /** The decide calls behind them, so a case can reuse a requestId for another request. */
+  decided: Array<{ operation: string; region: string; requestId: string }>;
   operations: string[];
   regions: string[];
 };
@@ -45,6 +47,23 @@ function bodyFor(path: string, f: TDataPlaneFixture): fc.Arbitrary<unknown> | un
 }
 
 /**
+ * decide bodies under a requestId already used: for another region, with attributes the first
+ * call did not send (both must be 422 idempotency_key_reused), or the same request (a replay).
+ */
+function reuseFor(path: string, f: TDataPlaneFixture): fc.Arbitrary<unknown> | undefined {
+  if (path !== "/api/v1/decide") return undefined;
+  return fc.tuple(fc.constantFrom(...f.decided), fc.nat(), fc.constantFrom("region", "attributes", "same")).map(([d, n, how]) => {
+    const others = f.regions.filter((r) => r !== d.region);
+    return {
+      operation: d.operation,
+      requestId: d.requestId,
+      region: how === "region" && others.length > 0 ? others[n % others.length]! : d.region,
+      ...(how === "attributes" ? { attributes: { compliance: "gdpr" } } : {}),
+    };
+  });
+}
+
+/**
  * One fuzz endpoint per operation in the server's own OpenAPI document, so an endpoint added
  * later (the gateway's execute) is fuzzed without touching this file.
  */
@@ -62,6 +81,7 @@ export function dataPlaneEndpoints(doc: TOpenApi, f: TDataPlaneFixture): { endpo
         method: upper,
         path,
         body: upper === "GET" ? undefined : bodyFor(path, f),
+        reuse: upper === "GET" ? undefined : reuseFor(path, f),
         params: { id: fc.constantFrom(...f.decisionIds), operation: fc.constantFrom(...f.operations) },
         goodHeaders: [["Authorization", `Bearer ${f.apiKey}`]],
         badAuth: bearerBadAuth(lacking ? [`Bearer ${lacking}`] : []),

@@ -7,6 +7,8 @@ export const FUZZ_CATEGORIES = [
   "invalid_utf8",
   "huge_body",
   "deep_nesting",
+  "duplicate_keys",
+  "idempotency_reuse",
   "prototype_keys",
   "wrong_types",
   "wrong_method",
@@ -45,6 +47,8 @@ export type TFuzzEndpoint = {
   badAuth: fc.Arbitrary<Array<[string, string | Buffer]>>;
   /** Categories that cannot reach this endpoint's code (in-process handlers never see another method). */
   exclude?: readonly TFuzzCategory[];
+  /** Bodies that reuse an idempotency key already used (with another request, or the same one replayed). */
+  reuse?: fc.Arbitrary<unknown>;
 };
 
 const utf8 = (s: string) => Buffer.from(s, "utf8");
@@ -172,14 +176,30 @@ export function fuzzRequestArbitrary(ep: TFuzzEndpoint): fc.Arbitrary<TFuzzReque
     return { ...base("huge_body", p, utf8(text)), ...(how === "chunked_big" ? { chunked: true } : {}) };
   });
 
-  const deep = fc.tuple(goodParams, goodBody, fc.constantFrom(100, 1_000, 10_000, 100_000), fc.boolean(), fc.boolean()).map(([p, b, depth, asArray, inside]) => {
-    const nested = nest(depth, asArray);
+  // Up to 4 million levels: as deep as execute's 8 MB (outcomes' 2 MB takes 1 million) allows.
+  const deep = fc.tuple(goodParams, goodBody, fc.constantFrom(100, 1_000, 10_000, 100_000, 1_000_000, 4_000_000), fc.boolean(), fc.boolean()).map(([p, b, depth, asArray, inside]) => {
+    const nested = nest(depth, asArray || depth > 100_000);
     const obj = b && typeof b === "object" && !Array.isArray(b) ? (b as Record<string, unknown>) : {};
     const key = Object.keys(obj)[0];
     // Inside: the nesting replaces a real field, so it gets past the envelope to the field check.
     const text = inside && key !== undefined ? jsonText({ ...obj, [key]: "\u0000NEST" }).replace('"\\u0000NEST"', nested) : nested;
     return base("deep_nesting", p, utf8(text));
   });
+
+  // A key of some object said twice with different values (JSON.parse would keep the last),
+  // spelled the same or with a \u escape.
+  const duplicate = fc.tuple(goodParams, goodBody, fc.nat(), anyJson, fc.boolean()).map(([p, b, n, v, escaped]) => {
+    const text = bodyText(b) || '{"a":1}';
+    const keys = [...text.matchAll(/\{"([A-Za-z][^"\\]*)":/g)];
+    if (keys.length === 0) return base("duplicate_keys", p, utf8(`{"a":${jsonText(v)},"a":1}`));
+    const m = keys[n % keys.length]!;
+    const key = m[1]!;
+    const spelled = escaped ? `\\u${key.charCodeAt(0).toString(16).padStart(4, "0")}${key.slice(1)}` : key;
+    const at = m.index! + 1;
+    return base("duplicate_keys", p, utf8(`${text.slice(0, at)}"${spelled}":${jsonText(v)},${text.slice(at)}`));
+  });
+
+  const reuse = fc.tuple(goodParams, ep.reuse ?? fc.constant(undefined)).map(([p, b]) => base("idempotency_reuse", p, utf8(jsonText(b))));
 
   const protoKeys = fc.tuple(goodParams, goodBody, fc.constantFrom("__proto__", "constructor", "prototype", "hasOwnProperty", "toString", "__defineGetter__"), fc.boolean()).map(
     ([p, b, key, nested]) => {
@@ -225,7 +245,20 @@ export function fuzzRequestArbitrary(ep: TFuzzEndpoint): fc.Arbitrary<TFuzzReque
 
   // Huge bodies cost megabytes each to build and send: one in about twenty cases.
   const all: Array<[TFuzzCategory, fc.Arbitrary<TFuzzRequest>]> = withBody
-    ? [["bad_json", badJson], ["wrong_content_type", wrongType], ["invalid_utf8", invalidUtf8], ["huge_body", huge], ["deep_nesting", deep], ["prototype_keys", protoKeys], ["wrong_types", wrongTypes], ["wrong_method", wrongMethod], ["bad_path", badPath], ["bad_auth", badAuth]]
+    ? [
+        ["bad_json", badJson],
+        ["wrong_content_type", wrongType],
+        ["invalid_utf8", invalidUtf8],
+        ["huge_body", huge],
+        ["deep_nesting", deep],
+        ["duplicate_keys", duplicate],
+        ...(ep.reuse ? [["idempotency_reuse", reuse] as [TFuzzCategory, fc.Arbitrary<TFuzzRequest>]] : []),
+        ["prototype_keys", protoKeys],
+        ["wrong_types", wrongTypes],
+        ["wrong_method", wrongMethod],
+        ["bad_path", badPath],
+        ["bad_auth", badAuth],
+      ]
     : [["wrong_method", wrongMethod], ["bad_path", badPath], ["bad_auth", badAuth], ["huge_body", huge]];
   const chosen = all.filter(([c]) => !ep.exclude?.includes(c));
   return fc.oneof(...chosen.map(([c, arbitrary]) => ({ arbitrary, weight: c === "huge_body" ? 1 : 2 })));

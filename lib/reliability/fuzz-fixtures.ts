@@ -17,17 +17,20 @@ export async function prepareDataPlaneFixture(opts: { port: number; prisma: Pris
   const outcomesOnly = await createApiKey(opts.prisma, SYSTEM_ACTOR, { name: "fuzz outcomes-only", scopes: ["outcomes"], operationKeys: [] });
   const operations = (await opts.prisma.operation.findMany({ select: { key: true }, orderBy: { key: "asc" } })).map((o) => o.key);
   const decisionIds: string[] = [];
+  const decided: TDataPlaneFixture["decided"] = [];
   const usable = { operations: new Set<string>(), regions: new Set<string>() };
   for (const operation of operations) {
     for (const region of REGIONS) {
+      const requestId = randomUUID();
       const res = await fetch(`http://127.0.0.1:${opts.port}/api/v1/decide`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${opts.apiKey}` },
-        body: JSON.stringify({ operation, region, requestId: randomUUID() }),
+        body: JSON.stringify({ operation, region, requestId }),
       });
       const body = (await res.json()) as { decisionId?: string };
       if (res.status === 200 && body.decisionId) {
         decisionIds.push(body.decisionId);
+        decided.push({ operation, region, requestId });
         usable.operations.add(operation);
         usable.regions.add(region);
       }
@@ -39,6 +42,7 @@ export async function prepareDataPlaneFixture(opts: { port: number; prisma: Pris
     apiKey: opts.apiKey,
     keysLacking: { decide: outcomesOnly.key, outcomes: decideOnly.key, read: outcomesOnly.key },
     decisionIds,
+    decided,
     operations: [...usable.operations],
     regions: [...usable.regions],
   };

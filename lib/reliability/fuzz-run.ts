@@ -9,7 +9,7 @@ export type TObserved =
   /** The request cannot exist on the wire or in a Request (e.g. a forbidden method in fetch), or the framework answers before the handler. */
   | { skipped: "unsendable" | "not_routed"; detail: string };
 
-export const INVARIANTS = ["no_5xx", "no_dropped_connection", "json_error_body", "no_rows_when_rejected", "credentials_enforced"] as const;
+export const INVARIANTS = ["no_5xx", "no_dropped_connection", "json_error_body", "no_rows_when_rejected", "credentials_enforced", "duplicate_keys_refused", "no_answer_for_another_request"] as const;
 export type TInvariant = (typeof INVARIANTS)[number];
 
 export type TViolation = { invariant: TInvariant; category: TFuzzCategory; endpoint: string; request: string; detail: string };
@@ -29,7 +29,7 @@ export type TFuzzReport = {
 
 const KEEP_PER_INVARIANT = 5;
 
-function describe(req: TFuzzRequest): string {
+export function describeRequest(req: TFuzzRequest): string {
   const body = req.body ? ` body ${req.body.length} B: ${req.body.subarray(0, 80).toString("utf8").replace(/\s+/g, " ")}` : "";
   const target = req.target.length > 100 ? `${req.target.slice(0, 100)}…` : req.target;
   return `${req.method} ${target}${body}`;
@@ -73,6 +73,8 @@ export type TFuzzRunOptions = {
   mustRefuse: (req: TFuzzRequest) => boolean;
   /** Runs before each request; returns true when it wrote rows itself (a new session), so counting starts after it. */
   prepare?: () => Promise<boolean>;
+  /** The endpoints refuse a body that repeats a key (the data plane); the control plane's handlers do not promise it. */
+  refusesDuplicateKeys?: boolean;
   /** Tables a refused request may write by design (a failed sign-in's audit entry). */
   intendedWrites?: (req: TFuzzRequest, status: number | null) => readonly string[];
   /** Called every `progressEvery` requests (memory samples, progress line). */
@@ -84,7 +86,9 @@ export type TFuzzRunOptions = {
  * Sends `runs` generated requests one at a time and checks every answer: no 5xx except 503, no
  * dropped connection, a JSON error body on every 4xx, no row written by a refused request
  * (row counts are taken after every request, so a write is pinned on the request that made
- * it) and no request without valid credentials accepted where they are required.
+ * it), no request without valid credentials accepted where they are required, no body with a
+ * repeated key accepted where `refusesDuplicateKeys`, and no requestId reused for another region
+ * answered with a decision (only the same request may be replayed).
  */
 export async function runFuzz(opts: TFuzzRunOptions): Promise<TFuzzReport> {
   const t0 = performance.now();
@@ -101,7 +105,7 @@ export async function runFuzz(opts: TFuzzRunOptions): Promise<TFuzzReport> {
   const violate = (invariant: TInvariant, req: TFuzzRequest, detail: string) => {
     report.violationCounts[invariant] += 1;
     if (report.violations.filter((v) => v.invariant === invariant).length < KEEP_PER_INVARIANT) {
-      report.violations.push({ invariant, category: req.category, endpoint: req.endpoint, request: describe(req), detail });
+      report.violations.push({ invariant, category: req.category, endpoint: req.endpoint, request: describeRequest(req), detail });
     }
   };
 
@@ -144,6 +148,12 @@ export async function runFuzz(opts: TFuzzRunOptions): Promise<TFuzzReport> {
           if (namesField(res.body)) stats.withField += 1;
         }
         if (res.status < 400 && opts.mustRefuse(req)) violate("credentials_enforced", req, `answered ${res.status} without valid credentials`);
+        if (res.status < 400 && req.category === "duplicate_keys" && opts.refusesDuplicateKeys) violate("duplicate_keys_refused", req, `answered ${res.status}`);
+        if (res.status < 400 && req.category === "idempotency_reuse") {
+          const asked = regionOf(req.body?.toString("utf8"));
+          const answered = regionOf(res.body);
+          if (asked !== answered) violate("no_answer_for_another_request", req, `asked for region ${asked}, answered with a decision for ${answered}`);
+        }
       }
       const rowsAfter = await opts.rows.count();
       const intended = opts.intendedWrites?.(req, res.ok ? res.status : null) ?? [];
@@ -158,6 +168,14 @@ export async function runFuzz(opts: TFuzzRunOptions): Promise<TFuzzReport> {
   );
   report.ms = performance.now() - t0;
   return report;
+}
+
+function regionOf(json: string | undefined): unknown {
+  try {
+    return (JSON.parse(json ?? "null") as { region?: unknown } | null)?.region;
+  } catch {
+    return undefined;
+  }
 }
 
 export function violationTotal(report: TFuzzReport): number {

@@ -12,6 +12,7 @@ import { controlEndpoints, controlIntendedWrites, controlMustRefuse, sendToContr
 import { dataPlaneEndpoints, sendToDataPlane } from "./dataplane-targets";
 import { prepareControlFixture, prepareDataPlaneFixture } from "./fuzz-fixtures";
 import { formatReport, runFuzz, violationTotal } from "./fuzz-run";
+import { formatBurstReport, formatHealthReport, formatSlowReport, runReuseBursts, startSideLoad } from "./fuzz-concurrent";
 import { judgeMemory, sampleMemory } from "./memory";
 import { createRowCounter, type RowCounter } from "./row-counts";
 import { formatYamlReport, runYamlFuzz } from "./yaml-fuzz";
@@ -34,7 +35,16 @@ const apiKey = `fuzz-${randomBytes(12).toString("hex")}`;
 beforeAll(async () => {
   db = await createTestDatabase();
   spoolDir = await mkdtemp(path.join(tmpdir(), "sy-fuzz-"));
-  Object.assign(process.env, { DATABASE_URL: db.url, SWITCHYARD_DATAPLANE_ONLY: "1", SWITCHYARD_API_KEY: apiKey, SPOOL_DIR: spoolDir, IDEMPOTENCY_CACHE_BYTES: String(1024 * 1024) });
+  // Request timeouts of a second or two, so the slow clients below are cut off quickly.
+  Object.assign(process.env, {
+    DATABASE_URL: db.url,
+    SWITCHYARD_DATAPLANE_ONLY: "1",
+    SWITCHYARD_API_KEY: apiKey,
+    SPOOL_DIR: spoolDir,
+    IDEMPOTENCY_CACHE_BYTES: String(1024 * 1024),
+    HEADERS_TIMEOUT_MS: "1000",
+    REQUEST_TIMEOUT_MS: "2000",
+  });
   server = await bootSwitchyard({ dev: false, port: 0, host: "127.0.0.1", dir: process.cwd(), seed: true, log: () => {} });
   prisma = createPrisma(db.url);
   pool = new pg.Pool({ connectionString: db.url, max: 2 });
@@ -47,7 +57,7 @@ afterAll(async () => {
   await prisma?.$disconnect();
   await db?.drop();
   await rm(spoolDir, { recursive: true, force: true });
-  for (const k of ["SWITCHYARD_DATAPLANE_ONLY", "SWITCHYARD_API_KEY", "SPOOL_DIR", "IDEMPOTENCY_CACHE_BYTES"]) delete process.env[k];
+  for (const k of ["SWITCHYARD_DATAPLANE_ONLY", "SWITCHYARD_API_KEY", "SPOOL_DIR", "IDEMPOTENCY_CACHE_BYTES", "HEADERS_TIMEOUT_MS", "REQUEST_TIMEOUT_MS"]) delete process.env[k];
 });
 
 describe("fuzzing, quick and seeded (npm run fuzz runs 10,000+)", () => {
@@ -62,6 +72,7 @@ describe("fuzzing, quick and seeded (npm run fuzz runs 10,000+)", () => {
       runs: 200,
       seed: SEED,
       rows,
+      refusesDuplicateKeys: true,
       send: (req) => sendToDataPlane(server.port, req),
       mustRefuse: (req) => req.category === "bad_auth" && authenticated.has(req.endpoint),
       progressEvery: 100,
@@ -74,6 +85,33 @@ describe("fuzzing, quick and seeded (npm run fuzz runs 10,000+)", () => {
     expect(report.byCategory.wrong_types.withField).toBeGreaterThan(0);
     expect(judgeMemory(memory).leak).toBe(false);
   }, 180_000);
+
+  it("data plane, concurrently: slow clients get 408 and are closed, a requestId reused by concurrent calls for two regions answers only its own region, /health keeps answering", async () => {
+    const fixture = await prepareDataPlaneFixture({ port: server.port, prisma, apiKey });
+    const side = startSideLoad({ base: server.url, port: server.port, apiKey, slow: { count: 30, trickleMs: 200, limitMs: 60_000 } });
+    const operation = fixture.decided[0]!.operation;
+    const regions = fixture.decided.filter((d) => d.operation === operation).map((d) => d.region);
+    side.during("concurrent requestId reuse bursts");
+    const bursts = await runReuseBursts({
+      base: server.url,
+      apiKey,
+      operation,
+      regions: [regions[0]!, regions[1]!],
+      rounds: 3,
+      size: 50,
+      loggedRegions: async (requestId) => (await pool.query<{ region: string }>("select region from decision where request_id = $1", [requestId])).rows.map((r) => r.region),
+    });
+    expect(bursts.violations, formatBurstReport(bursts)).toEqual([]);
+    expect(bursts.refused422).toBe(75);
+    // Every slow connection opened so far is cut off by the 2 s request timeout; wait for the first round.
+    await new Promise((r) => setTimeout(r, 3_500));
+    const { health: healthReport, slow: slowReport } = await side.stop();
+    expect(slowReport!.violations, formatSlowReport(slowReport!)).toEqual([]);
+    expect(slowReport!.answered408).toBeGreaterThanOrEqual(30);
+    // Timings are reported by npm run fuzz (limit 100 ms); here only that /health answered throughout.
+    expect(healthReport.failures, formatHealthReport(healthReport, 100)).toBe(0);
+    expect(healthReport.probes).toBeGreaterThan(10);
+  }, 120_000);
 
   it("control plane handlers: the same invariants, called in-process as Next would", async () => {
     const routes = await loadControlRoutes();

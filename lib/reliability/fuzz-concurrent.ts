@@ -1,0 +1,143 @@
+import { randomUUID } from "node:crypto";
+import { Worker } from "node:worker_threads";
+
+/**
+ * What runs beside the one-at-a-time fuzzer in `npm run fuzz`: a /health prober (a request that
+ * blocks the server's event loop shows up as a slow /health), slow clients that trickle headers
+ * or bodies (both on a worker thread, fuzz-side-worker.mjs, so the fuzzer's own pauses while it
+ * builds bodies of megabytes do not count), and bursts of concurrent decide calls reusing one
+ * requestId for two regions.
+ */
+
+const pct = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!);
+
+export type THealthReport = { probes: number; failures: number; p50Ms: number; p99Ms: number; maxMs: number; worst: Array<{ ms: number; during: string }> };
+
+export type TSlowReport = { sockets: number; answered408: number; heldMaxMs: number; violations: string[] };
+
+type TSample = { at: number; ms: number; ok: boolean };
+
+/**
+ * Starts the worker: GET /api/v1/health every `healthIntervalMs`, and with `slow`, `count`
+ * connections trickling one byte every `trickleMs` (half never finish their headers, half send
+ * them and then trickle a decide, outcomes or execute body), each of which must get a 408 with
+ * the JSON error body and be closed within `limitMs`, and is replaced when closed. `during(label)`
+ * notes the fuzz request being sent, so the slowest probes name what was in flight.
+ */
+export function startSideLoad(opts: { base: string; port: number; apiKey: string; healthIntervalMs?: number; slow?: { count: number; trickleMs: number; limitMs: number } }) {
+  const worker = new Worker(new URL("./fuzz-side-worker.mjs", import.meta.url), {
+    workerData: { base: opts.base, port: opts.port, apiKey: opts.apiKey, healthIntervalMs: opts.healthIntervalMs ?? 20, slow: opts.slow ?? null },
+  });
+  const marks: Array<{ at: number; label: string }> = [];
+  const inFlight = (from: number, to: number): string => {
+    let i = marks.length - 1;
+    while (i >= 0 && marks[i]!.at > to) i--;
+    const labels: string[] = [];
+    for (; i >= 0 && labels.length < 3; i--) {
+      labels.unshift(marks[i]!.label);
+      if (marks[i]!.at <= from) break;
+    }
+    return labels.join(" / ");
+  };
+  return {
+    during(label: string): void {
+      marks.push({ at: performance.timeOrigin + performance.now(), label });
+    },
+    async stop(): Promise<{ health: THealthReport; slow: TSlowReport | null }> {
+      const done = new Promise<{ samples: TSample[]; slow: TSlowReport | null }>((resolve, reject) => {
+        worker.once("message", resolve);
+        worker.once("error", reject);
+      });
+      worker.postMessage("stop");
+      const { samples: all, slow } = await done;
+      await worker.terminate();
+      // Probes before the first fuzz request time the start (worker, 200 slow connections opening), not a request.
+      const samples = all.filter((x) => marks.length > 0 && x.at >= marks[0]!.at);
+      const sorted = samples.map((x) => x.ms).sort((a, b) => a - b);
+      const worst = [...samples]
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 5)
+        .map((x) => ({ ms: x.ms, during: inFlight(x.at, x.at + x.ms) }));
+      return {
+        health: { probes: samples.length, failures: samples.filter((x) => !x.ok).length, p50Ms: pct(sorted, 50), p99Ms: pct(sorted, 99), maxMs: sorted.at(-1) ?? 0, worst },
+        slow,
+      };
+    },
+  };
+}
+
+export function formatHealthReport(r: THealthReport, limitMs: number): string {
+  const lines = [
+    `${r.maxMs <= limitMs && r.failures === 0 ? "ok  " : "FAIL"} no request stalls /health by more than ${limitMs} ms: ${r.probes} probes, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, max ${r.maxMs.toFixed(1)} ms, ${r.failures} failed`,
+  ];
+  for (const w of r.worst) lines.push(`       ${w.ms.toFixed(1)} ms during ${w.during.slice(0, 240)}`);
+  return lines.join("\n");
+}
+
+export function formatSlowReport(r: TSlowReport): string {
+  const ok = r.violations.length === 0 && r.answered408 > 0;
+  return [
+    `${ok ? "ok  " : "FAIL"} slow clients cut off: ${r.sockets} trickling connections, ${r.answered408} answered 408 and closed, longest held ${(r.heldMaxMs / 1000).toFixed(1)} s`,
+    ...r.violations.map((v) => `       ${v}`),
+  ].join("\n");
+}
+
+export type TBurstReport = { rounds: number; requests: number; matched: number; refused422: number; violations: string[] };
+
+/**
+ * Rounds of `size` concurrent decide calls under one new requestId, alternating two regions:
+ * exactly one decision may be logged, every call for its region gets that decision, every call
+ * for the other region 422 idempotency_key_reused.
+ */
+export async function runReuseBursts(opts: {
+  base: string;
+  apiKey: string;
+  operation: string;
+  regions: readonly [string, string];
+  rounds: number;
+  size: number;
+  loggedRegions: (requestId: string) => Promise<string[]>;
+}): Promise<TBurstReport> {
+  const report: TBurstReport = { rounds: opts.rounds, requests: 0, matched: 0, refused422: 0, violations: [] };
+  const violate = (v: string) => void (report.violations.length < 5 && report.violations.push(v));
+  for (let round = 0; round < opts.rounds; round++) {
+    const requestId = `burst-${randomUUID()}`;
+    const regions = Array.from({ length: opts.size }, (_, i) => opts.regions[(i + round) % 2]!);
+    const answers = await Promise.all(
+      regions.map(async (region) => {
+        const res = await fetch(`${opts.base}/api/v1/decide`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${opts.apiKey}` },
+          body: JSON.stringify({ operation: opts.operation, region, requestId }),
+        });
+        return { status: res.status, json: (await res.json()) as { region?: string; decisionId?: string; error?: { code?: string } } };
+      }),
+    );
+    report.requests += answers.length;
+    const logged = await opts.loggedRegions(requestId);
+    if (logged.length !== 1) {
+      violate(`${requestId}: ${logged.length} decisions logged`);
+      continue;
+    }
+    const winner = logged[0]!;
+    const ids = new Set<string>();
+    answers.forEach((a, i) => {
+      if (regions[i] === winner) {
+        if (a.status !== 200 || a.json.region !== winner) violate(`${requestId}: a ${winner} call got ${a.status} ${JSON.stringify(a.json).slice(0, 120)}`);
+        else ids.add(a.json.decisionId!);
+        report.matched++;
+      } else if (a.status !== 422 || a.json.error?.code !== "idempotency_key_reused") {
+        violate(`${requestId}: a ${regions[i]} call (decision made for ${winner}) got ${a.status} ${JSON.stringify(a.json).slice(0, 120)}`);
+      } else report.refused422++;
+    });
+    if (ids.size > 1) violate(`${requestId}: ${ids.size} different decisions answered`);
+  }
+  return report;
+}
+
+export function formatBurstReport(r: TBurstReport): string {
+  return [
+    `${r.violations.length === 0 ? "ok  " : "FAIL"} concurrent requestId reuse: ${r.rounds} rounds, ${r.requests} decide calls, ${r.matched} for the logged decision's region got it, ${r.refused422} for the other region got 422`,
+    ...r.violations.map((v) => `       ${v}`),
+  ].join("\n");
+}
