@@ -1,5 +1,3 @@
-import type { TPolicyError } from "./codec";
-
 /**
  * Bounds checked on factor-list text before the YAML parser sees it. The parser's cost grows
  * with nesting faster than linearly (1,000 nested `[` took 55 ms; 5,000 made it build a
@@ -16,7 +14,7 @@ export const MAX_POLICY_FLOW_OPENERS = 512;
  * quotes and comments, plus block nesting estimated from indentation and `- ` prefixes. The
  * estimate may only overstate the depth the parser would see, never understate it.
  */
-export function checkPolicyTextBounds(text: string): TPolicyError | null {
+export function checkPolicyTextBounds(text: string): { path: ""; message: string } | null {
   if (text.length > MAX_POLICY_TEXT_CHARS) {
     return { path: "", message: `factor list text is ${text.length} characters; the limit is ${MAX_POLICY_TEXT_CHARS}` };
   }
