@@ -33,8 +33,8 @@ registerEndpoint({
     401: { description: "Missing or invalid API key", schema: ZErrorBody },
     404: { description: "Unknown operation", schema: ZErrorBody },
     413: { description: "Body larger than 16 KiB", schema: ZErrorBody },
-    422: { description: "idempotency_key_reused: the requestId was used within 5 minutes for another region or other attributes", schema: ZErrorBody },
     415: { description: "Content-Type is not application/json", schema: ZErrorBody },
+    422: { description: "idempotency_key_reused: the requestId was used within 5 minutes for another region or other attributes", schema: ZErrorBody },
     503: { description: "Decision log cannot take more right now (see Retry-After)", schema: ZErrorBody },
   },
 });
