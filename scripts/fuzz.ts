@@ -159,6 +159,7 @@ async function main(): Promise<number> {
       mustRefuse: (req) => req.category === "bad_auth" && authenticated.has(req.endpoint),
       progressEvery: Math.max(100, Math.floor(runs / 10)),
       onProgress: async (done) => {
+        side.during("server memory sample (forced full GC)", true);
         serverMemory.push({ at: done, ...(await memoryOf(server)) });
         log(`data plane: ${done}/${runs}`);
       },
