@@ -8,23 +8,32 @@ const { base, port, apiKey, healthIntervalMs, slow } = workerData;
 const now = () => performance.timeOrigin + performance.now();
 let stopped = false;
 
-/** GET /api/v1/health on a kept-alive connection, timed: [{at, ms, ok}]. */
-const samples = [];
-const probing = (async () => {
-  while (!stopped) {
-    const at = now();
-    let ok = false;
-    try {
-      const res = await fetch(`${base}/api/v1/health`);
-      await res.arrayBuffer();
-      ok = res.status === 200;
-    } catch {
-      ok = false;
+/**
+ * GET `path` on a kept-alive connection every healthIntervalMs, timed: [{at, ms, ok}]. /health
+ * asks Postgres; an unknown path is answered 404 by the router alone, so it times the event loop
+ * without the database and tells a stalled loop from a slow query.
+ */
+function probe(path, expected) {
+  const samples = [];
+  const done = (async () => {
+    while (!stopped) {
+      const at = now();
+      let ok = false;
+      try {
+        const res = await fetch(`${base}${path}`);
+        await res.arrayBuffer();
+        ok = res.status === expected;
+      } catch {
+        ok = false;
+      }
+      samples.push({ at, ms: now() - at, ok });
+      await new Promise((r) => setTimeout(r, healthIntervalMs));
     }
-    samples.push({ at, ms: now() - at, ok });
-    await new Promise((r) => setTimeout(r, healthIntervalMs));
-  }
-})();
+  })();
+  return { samples, done };
+}
+const health = probe("/api/v1/health", 200);
+const loop = probe("/api/v1/no-such-endpoint", 404);
 
 /** Connections trickling one byte every slow.trickleMs; each closed one is judged and replaced. */
 const report = { sockets: 0, answered408: 0, heldMaxMs: 0, violations: [] };
@@ -71,6 +80,6 @@ if (slow) for (let i = 0; i < slow.count; i++) oneSlowClient();
 parentPort.once("message", async () => {
   stopped = true;
   for (const s of open) s.destroy();
-  await probing;
-  parentPort.postMessage({ samples, slow: slow ? report : null });
+  await Promise.all([health.done, loop.done]);
+  parentPort.postMessage({ samples: health.samples, loopSamples: loop.samples, slow: slow ? report : null });
 });
