@@ -1,7 +1,7 @@
 import http from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../testing/database";
 import { makeSessionCookie, makeUser } from "../controlplane/test-fixtures";
@@ -91,6 +91,29 @@ describe("console gate", () => {
       socket.on("error", reject);
     });
     expect(chunked).toMatch(/^HTTP\/1.1 411/);
+  });
+
+  it("answers 413 before the declared body is sent, not after waiting for it", async () => {
+    // The client declares 100 MB and sends none of it: the answer must not wait for the body.
+    // The gate's discard timer is frozen, so an answer that waits for it never comes.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect((server.address() as AddressInfo).port, "127.0.0.1", () => {
+        socket.write(`POST /api/control/factor-lists HTTP/1.1\r\nhost: ${base.slice(7)}\r\norigin: ${base}\r\ncontent-length: ${100 * 1024 ** 2}\r\n\r\n`);
+      });
+      let text = "";
+      socket.on("data", (b) => {
+        text += b.toString();
+        if (text.includes("payload_too_large")) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+    vi.useRealTimers();
+    expect(answer).toMatch(/^HTTP\/1.1 413/);
   });
 
   it("answers a signed-out write to a page with 401, not a rendered page", async () => {

@@ -66,23 +66,35 @@ function loginRedirect(req: IncomingMessage): string {
   return back === "/" ? "/login" : `/login?next=${encodeURIComponent(back)}`;
 }
 
-/** Answers after the refused body is drained (bounded), then closes the connection. */
+/**
+ * Answers at once, then keeps reading (and dropping) the refused body, bounded, before the
+ * connection closes: closing a socket with unread data makes the kernel reset it, and the reset
+ * can destroy the answer before the client reads it.
+ */
 function refuseBody(req: IncomingMessage, res: ServerResponse, status: number, code: string, message: string): void {
+  const payload = JSON.stringify({ error: { code, message } });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(payload),
+    "cache-control": "no-store",
+    connection: "close",
+  });
+  res.write(payload);
   let seen = 0;
-  let answered = false;
-  const answer = () => {
-    if (answered) return;
-    answered = true;
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
     clearTimeout(timer);
-    sendJson(res, status, { error: { code, message } }, { connection: "close" });
+    res.end();
   };
-  const timer = setTimeout(answer, DISCARD_MS);
+  const timer = setTimeout(close, DISCARD_MS);
   req.on("data", (chunk: Buffer) => {
     seen += chunk.length;
-    if (seen > DISCARD_BYTES) answer();
+    if (seen > DISCARD_BYTES) close();
   });
-  req.once("end", answer);
-  req.once("error", answer);
+  req.once("end", close);
+  req.once("error", close);
   req.resume();
 }
 

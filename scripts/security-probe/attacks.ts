@@ -32,6 +32,8 @@ const json = { "content-type": "application/json" };
 const withOrigin = (ctx: TProbeContext, cookie?: string) => ({ ...json, origin: ctx.base, ...(cookie ? { cookie } : {}) });
 const bearer = (ctx: TProbeContext, key = ctx.apiKey) => ({ ...json, authorization: `Bearer ${key}` });
 const seen = (a: TAnswer) => `${a.status}${errorCode(a) ? ` ${errorCode(a)}` : ""}`;
+/** Time to the first byte of the answer; null when none came. */
+const ms = (t: number | null) => (t === null ? "no answer" : `${Math.round(t)} ms`);
 
 function consoleRoutes(): string[] {
   const out: string[] = [];
@@ -197,8 +199,8 @@ export const ATTACKS: readonly TAttack[] = [
       );
       const status = (s: { answer: string }) => /^HTTP\/1.1 (\d+)/.exec(s.answer)?.[1] ?? "none";
       return {
-        observed: `login ${status(login)} after ${(login.openMs / 1000).toFixed(1)} s; import ${status(importAttempt)} after ${(importAttempt.openMs / 1000).toFixed(1)} s`,
-        ok: status(login) === "413" && status(importAttempt) === "413",
+        observed: `login ${status(login)} after ${ms(login.answerMs)}; import ${status(importAttempt)} after ${ms(importAttempt.answerMs)}`,
+        ok: status(login) === "413" && status(importAttempt) === "413" && (login.answerMs ?? Infinity) < 1_000 && (importAttempt.answerMs ?? Infinity) < 1_000,
       };
     },
   },
@@ -334,7 +336,7 @@ export const ATTACKS: readonly TAttack[] = [
       const answers = await Promise.all(
         Array.from({ length: 50 }, (_, i) => {
           const region = i % 2 === 0 ? "EU" : "NA";
-          return decide(ctx, JSON.stringify({ operation: "SEND_SMS", region, requestId: id })).then((a) => ({ region, a }));
+          return decide(ctx, JSON.stringify({ operation: "LLM_CHAT", region, requestId: id })).then((a) => ({ region, a }));
         }),
       );
       const wrong = answers.filter(({ region, a }) => a.status === 200 && (JSON.parse(a.body) as { region?: string }).region !== region).length;

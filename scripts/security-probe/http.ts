@@ -41,17 +41,18 @@ export const errorCode = (a: TAnswer): string => {
  * how long the server kept it open and what it answered. `abortAfterMs` closes it from the
  * client side instead (an aborted upload).
  */
-export function holdSocket(port: number, head: string, opts: { trickle?: string; everyMs?: number; giveUpMs: number; abortAfterMs?: number }): Promise<{ openMs: number; answer: string }> {
+export function holdSocket(port: number, head: string, opts: { trickle?: string; everyMs?: number; giveUpMs: number; abortAfterMs?: number }): Promise<{ openMs: number; answerMs: number | null; answer: string }> {
   const t0 = performance.now();
   return new Promise((resolve) => {
     const socket = net.connect(port, "127.0.0.1");
     let answer = "";
+    let answerMs: number | null = null;
     let sent = 0;
     let timer: NodeJS.Timeout | undefined;
     const done = () => {
       clearInterval(timer);
       clearTimeout(giveUp);
-      resolve({ openMs: performance.now() - t0, answer });
+      resolve({ openMs: performance.now() - t0, answerMs, answer });
     };
     const giveUp = setTimeout(() => {
       socket.destroy();
@@ -71,7 +72,10 @@ export function holdSocket(port: number, head: string, opts: { trickle?: string;
         }, opts.abortAfterMs);
       }
     });
-    socket.on("data", (b: Buffer) => (answer += b.toString("latin1")));
+    socket.on("data", (b: Buffer) => {
+      answerMs ??= performance.now() - t0;
+      answer += b.toString("latin1");
+    });
     socket.on("close", done);
     socket.on("error", () => {});
   });
