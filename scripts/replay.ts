@@ -35,7 +35,7 @@ import {
   type TRunResult,
   type TScenarioId,
 } from "../router-core/replay";
-import { writeBenchResult } from "../lib/reliability/bench-results";
+import { writeBenchResult } from "../bench/lib/bench-results";
 import { runReplayJobs, type TReplayJob } from "./replay-jobs";
 
 const DEFAULT_SENSITIVITY_SCENARIOS: readonly TScenarioId[] = ["latency"];

@@ -3,8 +3,8 @@ import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
-import { createTestDatabase, type TTestDatabase } from "../testing/database";
-import { makeSessionCookie, makeUser } from "../controlplane/test-fixtures";
+import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
+import { makeSessionCookie, makeUser } from "../../test/support/controlplane-fixtures";
 import { isSameOrigin } from "../auth/same-origin";
 import { gateConsoleRequest } from "./console-gate";
 
