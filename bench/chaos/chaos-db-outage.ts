@@ -17,7 +17,7 @@ void runFaultCli({
   },
   run: (v, log) =>
     runDbOutage({
-      dir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".."),
+      dir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".."),
       rate: v.rate!,
       steadySeconds: v.steady!,
       outageSeconds: v.outage!,

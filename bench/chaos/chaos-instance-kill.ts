@@ -16,7 +16,7 @@ void runFaultCli({
   },
   run: (v, log) =>
     runInstanceKill({
-      dir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".."),
+      dir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".."),
       rate: v.rate!,
       steadySeconds: v.steady!,
       downSeconds: v.down!,

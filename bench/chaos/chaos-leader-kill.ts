@@ -19,7 +19,7 @@ void runFaultCli({
   },
   run: (v, log) =>
     runLeaderKill({
-      dir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".."),
+      dir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".."),
       rate: v.rate!,
       steadySeconds: v.steady!,
       afterSeconds: v.after!,

@@ -15,7 +15,7 @@ void runFaultCli({
   },
   run: (v, log) =>
     runPropagation({
-      dir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".."),
+      dir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".."),
       trials: v.trials!,
       rate: v.rate!,
       trialTimeoutMs: v["trial-timeout"]!,

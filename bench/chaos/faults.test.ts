@@ -12,7 +12,7 @@ import { startScenario, type TScenario } from "./scenario";
  * server.ts processes sharing one database of the suite's server. Invariants are asserted;
  * timings are printed, never asserted.
  */
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 let s: TScenario | null = null;
 
 beforeAll(async () => {
