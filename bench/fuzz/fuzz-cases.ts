@@ -113,12 +113,18 @@ function replaceAt(value: unknown, pick: number, replacement: unknown, drop: boo
   return copy;
 }
 
-/**
- * All the ways this fuzzer gets a request wrong, for one endpoint. Each case changes one thing
- * about an otherwise well-formed call (so it reaches the check it is aimed at) or, for
- * wrong_types, replaces, drops or adds a field.
- */
-export function fuzzRequestArbitrary(ep: TFuzzEndpoint): fc.Arbitrary<TFuzzRequest> {
+/** What every case of one endpoint is built from: its well-formed parameters and body, and a request around them. */
+type TCaseKit = {
+  ep: TFuzzEndpoint;
+  paramNames: string[];
+  goodParams: fc.Arbitrary<Record<string, string>>;
+  goodBody: fc.Arbitrary<unknown>;
+  base: (category: TFuzzCategory, params: Record<string, string>, body: Buffer | undefined, extra?: Array<[string, string | Buffer]>) => TFuzzRequest;
+  bodyText: (v: unknown) => string;
+  withBody: boolean;
+};
+
+function caseKit(ep: TFuzzEndpoint): TCaseKit {
   const endpoint = `${ep.method} ${ep.path}`;
   const paramNames = [...ep.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const goodParams: fc.Arbitrary<Record<string, string>> = fc.record(
@@ -137,7 +143,11 @@ export function fuzzRequestArbitrary(ep: TFuzzEndpoint): fc.Arbitrary<TFuzzReque
   const bodyText = (v: unknown) => (ep.body ? jsonText(v) : "");
   const withBody = ep.body !== undefined;
 
-  const badJson = fc.tuple(goodParams, goodBody, fc.nat(), fc.constantFrom("truncate", "garbage", "trailing", "single_quotes", "nan", "empty", "bom", "comment", "two_docs")).map(
+  return { ep, paramNames, goodParams, goodBody, base, bodyText, withBody };
+}
+
+function badJsonCase({ goodParams, goodBody, base, bodyText }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
+  return fc.tuple(goodParams, goodBody, fc.nat(), fc.constantFrom("truncate", "garbage", "trailing", "single_quotes", "nan", "empty", "bom", "comment", "two_docs")).map(
     ([p, b, n, how]) => {
       const text = bodyText(b) || '{"a":1}';
       const cut = text.slice(0, n % Math.max(1, text.length));
@@ -155,16 +165,22 @@ export function fuzzRequestArbitrary(ep: TFuzzEndpoint): fc.Arbitrary<TFuzzReque
       return base("bad_json", p, utf8(bodies[how]!));
     },
   );
+}
 
-  const wrongType = fc.tuple(goodParams, goodBody, fc.constantFrom(...CONTENT_TYPES)).map(([p, b, ct]) =>
+function wrongContentTypeCase({ goodParams, goodBody, base, bodyText }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
+  return fc.tuple(goodParams, goodBody, fc.constantFrom(...CONTENT_TYPES)).map(([p, b, ct]) =>
     base("wrong_content_type", p, utf8(bodyText(b) || "{}"), ct === null ? [] : [["Content-Type", ct]]),
   );
+}
 
-  const invalidUtf8 = fc.tuple(goodParams, goodBody, fc.nat(), fc.constantFrom(...INVALID_UTF8), fc.boolean(), fc.constantFrom(...NASTY_ESCAPES)).map(([p, b, n, bytes, raw, escape]) =>
+function invalidUtf8Case({ goodParams, goodBody, base, bodyText }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
+  return fc.tuple(goodParams, goodBody, fc.nat(), fc.constantFrom(...INVALID_UTF8), fc.boolean(), fc.constantFrom(...NASTY_ESCAPES)).map(([p, b, n, bytes, raw, escape]) =>
     base("invalid_utf8", p, spliceIntoString(bodyText(b) || '{"a":"b"}', n, raw ? Buffer.from(bytes) : utf8(escape))),
   );
+}
 
-  const huge = fc.tuple(goodParams, goodBody, fc.constantFrom("big_field", "many_keys", "lying_length", "chunked_big", "long_array"), fc.constantFrom(20 * 1024, 2 * 1024 * 1024 + 17, 3 * 1024 * 1024)).map(([p, b, how, size]) => {
+function hugeBodyCase({ goodParams, goodBody, base, bodyText }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
+  return fc.tuple(goodParams, goodBody, fc.constantFrom("big_field", "many_keys", "lying_length", "chunked_big", "long_array"), fc.constantFrom(20 * 1024, 2 * 1024 * 1024 + 17, 3 * 1024 * 1024)).map(([p, b, how, size]) => {
     if (how === "lying_length") return { ...base("huge_body", p, utf8(bodyText(b) || "{}")), declaredLength: 10 ** 12 };
     const obj = (b && typeof b === "object" ? b : {}) as Record<string, unknown>;
     const text =
@@ -175,9 +191,11 @@ export function fuzzRequestArbitrary(ep: TFuzzEndpoint): fc.Arbitrary<TFuzzReque
           : jsonText({ ...obj, requestId: "x".repeat(size) });
     return { ...base("huge_body", p, utf8(text)), ...(how === "chunked_big" ? { chunked: true } : {}) };
   });
+}
 
-  // Up to 4 million levels: as deep as execute's 8 MB (outcomes' 2 MB takes 1 million) allows.
-  const deep = fc.tuple(goodParams, goodBody, fc.constantFrom(100, 1_000, 10_000, 100_000, 1_000_000, 4_000_000), fc.boolean(), fc.boolean()).map(([p, b, depth, asArray, inside]) => {
+// Up to 4 million levels: as deep as execute's 8 MB (outcomes' 2 MB takes 1 million) allows.
+function deepNestingCase({ goodParams, goodBody, base }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
+  return fc.tuple(goodParams, goodBody, fc.constantFrom(100, 1_000, 10_000, 100_000, 1_000_000, 4_000_000), fc.boolean(), fc.boolean()).map(([p, b, depth, asArray, inside]) => {
     const nested = nest(depth, asArray || depth > 100_000);
     const obj = b && typeof b === "object" && !Array.isArray(b) ? (b as Record<string, unknown>) : {};
     const key = Object.keys(obj)[0];
@@ -185,10 +203,12 @@ export function fuzzRequestArbitrary(ep: TFuzzEndpoint): fc.Arbitrary<TFuzzReque
     const text = inside && key !== undefined ? jsonText({ ...obj, [key]: "\u0000NEST" }).replace('"\\u0000NEST"', nested) : nested;
     return base("deep_nesting", p, utf8(text));
   });
+}
 
-  // A key of some object said twice with different values (JSON.parse would keep the last),
-  // spelled the same or with a \u escape.
-  const duplicate = fc.tuple(goodParams, goodBody, fc.nat(), anyJson, fc.boolean()).map(([p, b, n, v, escaped]) => {
+// A key of some object said twice with different values (JSON.parse would keep the last),
+// spelled the same or with a \u escape.
+function duplicateKeyCase({ goodParams, goodBody, base, bodyText }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
+  return fc.tuple(goodParams, goodBody, fc.nat(), anyJson, fc.boolean()).map(([p, b, n, v, escaped]) => {
     const text = bodyText(b) || '{"a":1}';
     const keys = [...text.matchAll(/\{"([A-Za-z][^"\\]*)":/g)];
     if (keys.length === 0) return base("duplicate_keys", p, utf8(`{"a":${jsonText(v)},"a":1}`));
@@ -198,10 +218,14 @@ export function fuzzRequestArbitrary(ep: TFuzzEndpoint): fc.Arbitrary<TFuzzReque
     const at = m.index! + 1;
     return base("duplicate_keys", p, utf8(`${text.slice(0, at)}"${spelled}":${jsonText(v)},${text.slice(at)}`));
   });
+}
 
-  const reuse = fc.tuple(goodParams, ep.reuse ?? fc.constant(undefined)).map(([p, b]) => base("idempotency_reuse", p, utf8(jsonText(b))));
+function reuseCase({ ep, goodParams, base }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
+  return fc.tuple(goodParams, ep.reuse ?? fc.constant(undefined)).map(([p, b]) => base("idempotency_reuse", p, utf8(jsonText(b))));
+}
 
-  const protoKeys = fc.tuple(goodParams, goodBody, fc.constantFrom("__proto__", "constructor", "prototype", "hasOwnProperty", "toString", "__defineGetter__"), fc.boolean()).map(
+function prototypeKeyCase({ goodParams, goodBody, base, bodyText }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
+  return fc.tuple(goodParams, goodBody, fc.constantFrom("__proto__", "constructor", "prototype", "hasOwnProperty", "toString", "__defineGetter__"), fc.boolean()).map(
     ([p, b, key, nested]) => {
       const text = bodyText(b) || "{}";
       const payload = `{"polluted":true,"isAdmin":true,"roles":["admin"]}`;
@@ -211,24 +235,30 @@ export function fuzzRequestArbitrary(ep: TFuzzEndpoint): fc.Arbitrary<TFuzzReque
       return base("prototype_keys", p, utf8(injected));
     },
   );
+}
 
-  const wrongTypes = fc.tuple(goodParams, goodBody, fc.nat(), anyJson, fc.constantFrom("replace", "drop", "add", "whole")).map(([p, b, n, v, how]) => {
+function wrongTypesCase({ goodParams, goodBody, base }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
+  return fc.tuple(goodParams, goodBody, fc.nat(), anyJson, fc.constantFrom("replace", "drop", "add", "whole")).map(([p, b, n, v, how]) => {
     const obj = b ?? {};
     const mutated =
       how === "whole" ? v : how === "add" ? { ...(typeof obj === "object" && obj !== null ? obj : {}), [KNOWN_FIELDS[n % KNOWN_FIELDS.length]! + (n % 2 ? "" : "_x")]: v } : replaceAt(obj, n, v, how === "drop");
     return base("wrong_types", p, utf8(jsonText(mutated)));
   });
+}
 
-  const wrongMethod = fc.tuple(goodParams, goodBody, fc.constantFrom(...WRONG_METHODS.filter((m) => m !== ep.method))).map(([p, b, m]) => ({
+function wrongMethodCase({ ep, goodParams, goodBody, base, bodyText, withBody }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
+  return fc.tuple(goodParams, goodBody, fc.constantFrom(...WRONG_METHODS.filter((m) => m !== ep.method))).map(([p, b, m]) => ({
     ...base("wrong_method", p, withBody ? utf8(bodyText(b)) : undefined),
     method: m,
   }));
+}
 
+function badPathCase({ ep, paramNames, goodParams, goodBody, base, bodyText, withBody }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
   const badPathValue = fc.oneof(
     fc.constantFrom("%zz", "%", "%00", "..%2f..%2fetc%2fpasswd", "null", "undefined", "-1", "0", "1e309", "NaN", "%E0%A4%A", "%C0%AF", "%ED%A0%80", "x".repeat(9000), "\u202e", "' or 1=1 --", "${jndi:x}"),
     fc.string({ unit: "binary", maxLength: 40 }).map((s) => encodeURIComponent(s)),
   );
-  const badPath = fc.tuple(goodParams, goodBody, badPathValue, fc.constantFrom("param", "query", "suffix", "double_slash", "unknown")).map(([p, b, bad, where]) => {
+  return fc.tuple(goodParams, goodBody, badPathValue, fc.constantFrom("param", "query", "suffix", "double_slash", "unknown")).map(([p, b, bad, where]) => {
     const req = base("bad_path", p, withBody ? utf8(bodyText(b)) : undefined);
     const firstParam = paramNames[0];
     const path = ep.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === firstParam && where === "param" ? bad : encodeURIComponent(p[name] ?? "x")));
@@ -236,25 +266,40 @@ export function fuzzRequestArbitrary(ep: TFuzzEndpoint): fc.Arbitrary<TFuzzReque
       where === "query" ? `${path}?${bad}=${bad}&limit=${bad}` : where === "suffix" ? `${path}/${bad}` : where === "double_slash" ? path.replace(/\//g, "//") : where === "unknown" ? `${path.replace(/[^/]+$/, "")}${bad}` : path;
     return { ...req, target };
   });
+}
 
-  const badAuth = fc.tuple(goodParams, goodBody, ep.badAuth).map(([p, b, auth]) => {
+function badAuthCase({ ep, goodParams, goodBody, base, bodyText, withBody }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
+  return fc.tuple(goodParams, goodBody, ep.badAuth).map(([p, b, auth]) => {
     const req = base("bad_auth", p, withBody ? utf8(bodyText(b)) : undefined);
     const credentialHeaders = new Set(["authorization", "cookie", "origin", "sec-fetch-site"]);
     return { ...req, headers: [...req.headers.filter(([name]) => !credentialHeaders.has(name.toLowerCase())), ...auth] };
   });
+}
 
+/**
+ * All the ways this fuzzer gets a request wrong, for one endpoint. Each case changes one thing
+ * about an otherwise well-formed call (so it reaches the check it is aimed at) or, for
+ * wrong_types, replaces, drops or adds a field.
+ */
+export function fuzzRequestArbitrary(ep: TFuzzEndpoint): fc.Arbitrary<TFuzzRequest> {
+  const k = caseKit(ep);
+  const withBody = k.withBody;
+  const wrongMethod = wrongMethodCase(k);
+  const badPath = badPathCase(k);
+  const badAuth = badAuthCase(k);
+  const huge = hugeBodyCase(k);
   // Huge bodies cost megabytes each to build and send: one in about twenty cases.
   const all: Array<[TFuzzCategory, fc.Arbitrary<TFuzzRequest>]> = withBody
     ? [
-        ["bad_json", badJson],
-        ["wrong_content_type", wrongType],
-        ["invalid_utf8", invalidUtf8],
+        ["bad_json", badJsonCase(k)],
+        ["wrong_content_type", wrongContentTypeCase(k)],
+        ["invalid_utf8", invalidUtf8Case(k)],
         ["huge_body", huge],
-        ["deep_nesting", deep],
-        ["duplicate_keys", duplicate],
-        ...(ep.reuse ? [["idempotency_reuse", reuse] as [TFuzzCategory, fc.Arbitrary<TFuzzRequest>]] : []),
-        ["prototype_keys", protoKeys],
-        ["wrong_types", wrongTypes],
+        ["deep_nesting", deepNestingCase(k)],
+        ["duplicate_keys", duplicateKeyCase(k)],
+        ...(ep.reuse ? [["idempotency_reuse", reuseCase(k)] as [TFuzzCategory, fc.Arbitrary<TFuzzRequest>]] : []),
+        ["prototype_keys", prototypeKeyCase(k)],
+        ["wrong_types", wrongTypesCase(k)],
         ["wrong_method", wrongMethod],
         ["bad_path", badPath],
         ["bad_auth", badAuth],

@@ -177,6 +177,147 @@ async function writeFinal(pool: pg.Pool, final: TFinalState, end: number): Promi
   );
 }
 
+type TLog = (line: string) => void;
+type TCounts = { decisions: number; calls: number; business: number; samples: number; events: number };
+type TSimulation = ReturnType<typeof createScaleSimulation>;
+
+/** The full demo catalogue (the email operation, the SMS shadow version, demo users): seedDemo writes it only in demo mode. */
+async function seedCatalogue(prisma: ReturnType<typeof createPrisma>, log: TLog): Promise<void> {
+  const demoFlag = process.env.SWITCHYARD_DEMO_MODE;
+  process.env.SWITCHYARD_DEMO_MODE = "1";
+  try {
+    // seedDemo's interactive transactions time out after 5 s; on a machine busy enough to miss that, try again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await seedDemo(prisma);
+        break;
+      } catch (err) {
+        if (attempt >= 3 || !/expired transaction|Transaction API error/.test(String((err as Error).message))) throw err;
+        log(`seeding the demo catalogue timed out (attempt ${attempt}); retrying`);
+      }
+    }
+  } finally {
+    if (demoFlag === undefined) delete process.env.SWITCHYARD_DEMO_MODE;
+    else process.env.SWITCHYARD_DEMO_MODE = demoFlag;
+  }
+}
+
+/** Refuses a non-empty log unless `reset`; with it, empties the seeded tables and drops daily tables a killed seed left detached (bulk-load.ts). */
+async function emptySeededTables(pool: pg.Pool, reset: boolean | undefined, log: TLog): Promise<void> {
+  const { rows: strays } = await pool.query<{ name: string }>(
+    `select relname as name from pg_class where relname ~ '^decision_p[0-9]{8}$' and relkind = 'r' and not relispartition
+        and relnamespace = current_schema()::regnamespace`,
+  );
+  const { rows: present } = await pool.query<{ n: boolean }>(
+    `select ${["decision", "provider_call_outcome", "business_outcome"].map((t) => `exists (select 1 from ${t})`).join(" or ")} as n`,
+  );
+  if (!present[0]!.n && strays.length === 0) return;
+  if (!reset) throw new Error("the decision log or the outcome tables already hold rows: pass --reset to empty the decision log and telemetry tables first");
+  log(`emptying ${SEEDED_TABLES.join(", ")}${strays.length > 0 ? `; dropping detached ${strays.map((s) => s.name).join(", ")}` : ""}`);
+  await pool.query(`truncate ${SEEDED_TABLES.join(", ")}`);
+  for (const s of strays) await pool.query(`drop table ${pg.escapeIdentifier(s.name)}`);
+}
+
+/**
+ * Two writers: one transaction commits while the generator fills the next, keeping both cores
+ * busy. write() waits for a free connection; drain() waits for every write and rethrows the first failure.
+ */
+async function createChunkWriter(pool: pg.Pool, partitionFor: (at: number) => string) {
+  const clients: pg.PoolClient[] = [];
+  for (let i = 0; i < 2; i++) {
+    const c = await pool.connect();
+    // A seed can be rerun (--reset): trading the last commits on a crash for not waiting on every WAL flush.
+    await c.query("set synchronous_commit = off");
+    clients.push(c);
+  }
+  const inFlight: Promise<void>[] = [];
+  const free = [...clients];
+  let failure: unknown = null;
+  const write = async (chunk: TChunk) => {
+    while (free.length === 0 && failure === null) await Promise.race(inFlight);
+    if (failure !== null) throw failure;
+    const client = free.pop()!;
+    const p: Promise<void> = writeChunk(client, chunk, partitionFor)
+      .catch((err: unknown) => {
+        failure ??= err;
+      })
+      .finally(() => {
+        free.push(client);
+        inFlight.splice(inFlight.indexOf(p), 1);
+      });
+    inFlight.push(p);
+  };
+  const drain = async () => {
+    await Promise.all(inFlight);
+    if (failure !== null) throw failure;
+  };
+  const release = async () => {
+    await Promise.all(inFlight);
+    for (const c of clients) c.release();
+  };
+  return { write, drain, release };
+}
+
+/** Runs the simulation epoch by epoch, writing a chunk every `batchSize` decisions; stops early when opts.shouldStop says so. */
+async function streamSimulation(sim: TSimulation, opts: TSeedScaleOptions, write: (chunk: TChunk) => Promise<void>, counts: TCounts, started: number) {
+  const batchSize = opts.batch ?? 5_000;
+  let chunk: TChunk = { decisions: 0, batches: [] };
+  const it = sim.run();
+  for (;;) {
+    const next = it.next();
+    if (next.done) {
+      if (chunk.batches.length > 0) await write(chunk);
+      return { final: next.value, stoppedEarly: false };
+    }
+    const b = next.value;
+    if (opts.shouldStop?.()) {
+      if (chunk.batches.length > 0) await write(chunk);
+      return { final: sim.finish(b.start), stoppedEarly: true };
+    }
+    chunk.batches.push(b);
+    chunk.decisions += b.decisions.length;
+    counts.decisions += b.decisions.length;
+    counts.calls += b.calls.length;
+    counts.business += b.business.length;
+    counts.samples += b.samples.length;
+    counts.events += b.events.length;
+    if (chunk.decisions >= batchSize) {
+      await write(chunk);
+      chunk = { decisions: 0, batches: [] };
+      opts.onProgress?.({ decisions: counts.decisions, total: opts.decisions, outcomes: counts.calls + counts.business, elapsedMs: Date.now() - started });
+    }
+    // The generator is synchronous: let the sockets of the writes in flight make progress.
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+/**
+ * VACUUM as well as ANALYZE: it sets the visibility map that index-only scans rely on (the shadow
+ * view's agreement counts), which autovacuum does for a live insert-only log soon after the fact.
+ */
+async function vacuumAndMeasure(pool: pg.Pool, log: TLog): Promise<{ analyzeMs: number; tableBytes: TSeedScaleResult["tableBytes"] }> {
+  log("vacuum analyze (planner statistics and visibility map for the new rows)");
+  const analyzeStarted = Date.now();
+  await pool.query(`vacuum (analyze) ${SEEDED_TABLES.join(", ")}`);
+  const analyzeMs = Date.now() - analyzeStarted;
+  const { rows: sizes } = await pool.query<{ decision: string; outcomes: string }>(
+    `select (select coalesce(sum(pg_total_relation_size(inhrelid)), 0) from pg_inherits where inhparent = 'decision'::regclass)::bigint as decision,
+            (pg_total_relation_size('provider_call_outcome') + pg_total_relation_size('business_outcome'))::bigint as outcomes`,
+  );
+  return { analyzeMs, tableBytes: { decision: Number(sizes[0]!.decision), outcomes: Number(sizes[0]!.outcomes) } };
+}
+
+/** The simulation over the routing state loaded from the seeded catalogue, and the window's daily partitions. */
+async function prepareSimulation(pool: pg.Pool, prisma: ReturnType<typeof createPrisma>, opts: TSeedScaleOptions, end: number, log: TLog) {
+  let now = end;
+  const state = createRoutingState({ now: () => now });
+  await loadConfig(prisma, state, end);
+  const sim = createScaleSimulation(state, { decisions: opts.decisions, days: opts.days, end, seed: opts.seed ?? 42, sampleMs: opts.sampleMs }, { set: (t) => (now = t) });
+  const partitions = await maintainPartitions(pool, { now: end, daysAhead: 3, retentionDays: 0, from: sim.start });
+  log(`window ${new Date(sim.start).toISOString()} – ${new Date(end).toISOString()}; ${sim.scopes.length} (operation, region) scopes; partitions created: ${partitions.created.length}`);
+  return { sim, partitions: partitions.created };
+}
+
 /**
  * Seeds the demo catalogue (providers, SEND_SMS and SEND_EMAIL with their active policies, the
  * SMS shadow version, the demo users) and then `decisions` decisions over `days` days ending
@@ -189,134 +330,32 @@ export async function seedScale(opts: TSeedScaleOptions): Promise<TSeedScaleResu
   const end = Math.floor((opts.end ?? Date.now()) / 1000) * 1000;
   await applyMigrations(opts.databaseUrl);
   const prisma = createPrisma(opts.databaseUrl);
-  // Two writers: one transaction commits while the generator fills the next, keeping both cores busy.
   const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 3 });
   try {
-    // The full demo catalogue (the email operation, the SMS shadow version, demo users) is seeded only in demo mode.
-    const demoFlag = process.env.SWITCHYARD_DEMO_MODE;
-    process.env.SWITCHYARD_DEMO_MODE = "1";
-    try {
-      // seedDemo's interactive transactions time out after 5 s; on a machine busy enough to miss that, try again.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await seedDemo(prisma);
-          break;
-        } catch (err) {
-          if (attempt >= 3 || !/expired transaction|Transaction API error/.test(String((err as Error).message))) throw err;
-          log(`seeding the demo catalogue timed out (attempt ${attempt}); retrying`);
-        }
-      }
-    } finally {
-      if (demoFlag === undefined) delete process.env.SWITCHYARD_DEMO_MODE;
-      else process.env.SWITCHYARD_DEMO_MODE = demoFlag;
-    }
+    await seedCatalogue(prisma, log);
     await checkDecisionColumns(pool);
-    // Daily tables left detached by a seed that was killed mid-load (bulk-load.ts): not part of the log.
-    const { rows: strays } = await pool.query<{ name: string }>(
-      `select relname as name from pg_class where relname ~ '^decision_p[0-9]{8}$' and relkind = 'r' and not relispartition
-          and relnamespace = current_schema()::regnamespace`,
-    );
-    const { rows: present } = await pool.query<{ n: boolean }>(
-      `select ${["decision", "provider_call_outcome", "business_outcome"].map((t) => `exists (select 1 from ${t})`).join(" or ")} as n`,
-    );
-    if (present[0]!.n || strays.length > 0) {
-      if (!opts.reset) throw new Error("the decision log or the outcome tables already hold rows: pass --reset to empty the decision log and telemetry tables first");
-      log(`emptying ${SEEDED_TABLES.join(", ")}${strays.length > 0 ? `; dropping detached ${strays.map((s) => s.name).join(", ")}` : ""}`);
-      await pool.query(`truncate ${SEEDED_TABLES.join(", ")}`);
-      for (const s of strays) await pool.query(`drop table ${pg.escapeIdentifier(s.name)}`);
-    }
-
-    let now = end;
-    const state = createRoutingState({ now: () => now });
-    await loadConfig(prisma, state, end);
-    const sim = createScaleSimulation(state, { decisions: opts.decisions, days: opts.days, end, seed: opts.seed ?? 42, sampleMs: opts.sampleMs }, { set: (t) => (now = t) });
-    const partitions = await maintainPartitions(pool, { now: end, daysAhead: 3, retentionDays: 0, from: sim.start });
-    log(`window ${new Date(sim.start).toISOString()} – ${new Date(end).toISOString()}; ${sim.scopes.length} (operation, region) scopes; partitions created: ${partitions.created.length}`);
+    await emptySeededTables(pool, opts.reset, log);
+    const { sim, partitions } = await prepareSimulation(pool, prisma, opts, end, log);
     const bulk = await beginBulkLoad(pool, { from: sim.start, to: end, tables: REINDEXED_TABLES });
     log("bulk-load mode: the window's partitions are detached and unindexed until the load ends");
-
-    const batchSize = opts.batch ?? 5_000;
-    const clients: pg.PoolClient[] = [];
-    for (let i = 0; i < 2; i++) {
-      const c = await pool.connect();
-      // A seed can be rerun (--reset): trading the last commits on a crash for not waiting on every WAL flush.
-      await c.query("set synchronous_commit = off");
-      clients.push(c);
-    }
-    const counts = { decisions: 0, calls: 0, business: 0, samples: 0, events: 0 };
+    const writer = await createChunkWriter(pool, bulk.partitionFor);
+    const counts: TCounts = { decisions: 0, calls: 0, business: 0, samples: 0, events: 0 };
     const started = Date.now();
-    const inFlight: Promise<void>[] = [];
-    const free = [...clients];
-    let failure: unknown = null;
-    const write = async (chunk: TChunk) => {
-      while (free.length === 0 && failure === null) await Promise.race(inFlight);
-      if (failure !== null) throw failure;
-      const client = free.pop()!;
-      const p: Promise<void> = writeChunk(client, chunk, bulk.partitionFor)
-        .catch((err: unknown) => {
-          failure ??= err;
-        })
-        .finally(() => {
-          free.push(client);
-          inFlight.splice(inFlight.indexOf(p), 1);
-        });
-      inFlight.push(p);
-    };
-    let chunk: TChunk = { decisions: 0, batches: [] };
-    const it = sim.run();
-    let final: TFinalState;
-    let stoppedEarly = false;
+    let streamed: Awaited<ReturnType<typeof streamSimulation>>;
     try {
-      for (;;) {
-        const next = it.next();
-        if (next.done) {
-          final = next.value;
-          break;
-        }
-        const b = next.value;
-        if (opts.shouldStop?.()) {
-          stoppedEarly = true;
-          final = sim.finish(b.start);
-          break;
-        }
-        chunk.batches.push(b);
-        chunk.decisions += b.decisions.length;
-        counts.decisions += b.decisions.length;
-        counts.calls += b.calls.length;
-        counts.business += b.business.length;
-        counts.samples += b.samples.length;
-        counts.events += b.events.length;
-        if (chunk.decisions >= batchSize) {
-          await write(chunk);
-          chunk = { decisions: 0, batches: [] };
-          opts.onProgress?.({ decisions: counts.decisions, total: opts.decisions, outcomes: counts.calls + counts.business, elapsedMs: Date.now() - started });
-        }
-        // The generator is synchronous: let the sockets of the writes in flight make progress.
-        await new Promise((r) => setImmediate(r));
-      }
-      if (chunk.batches.length > 0) await write(chunk);
-      await Promise.all(inFlight);
-      if (failure !== null) throw failure;
+      streamed = await streamSimulation(sim, opts, writer.write, counts, started);
+      await writer.drain();
     } finally {
-      await Promise.all(inFlight);
-      for (const c of clients) c.release();
+      await writer.release();
       // Also after a failure: the log gets its partitions and indexes back whatever was loaded.
       log("re-attaching partitions and building indexes");
       await bulk.finish(log);
     }
+    const { final, stoppedEarly } = streamed;
     opts.onProgress?.({ decisions: counts.decisions, total: opts.decisions, outcomes: counts.calls + counts.business, elapsedMs: Date.now() - started });
     await writeFinal(pool, final, end);
     const loadMs = Date.now() - started;
-    // VACUUM as well as ANALYZE: it sets the visibility map that index-only scans rely on (the shadow
-    // view's agreement counts), which autovacuum does for a live insert-only log soon after the fact.
-    log("vacuum analyze (planner statistics and visibility map for the new rows)");
-    const analyzeStarted = Date.now();
-    await pool.query(`vacuum (analyze) ${SEEDED_TABLES.join(", ")}`);
-    const analyzeMs = Date.now() - analyzeStarted;
-    const { rows: sizes } = await pool.query<{ decision: string; outcomes: string }>(
-      `select (select coalesce(sum(pg_total_relation_size(inhrelid)), 0) from pg_inherits where inhparent = 'decision'::regclass)::bigint as decision,
-              (pg_total_relation_size('provider_call_outcome') + pg_total_relation_size('business_outcome'))::bigint as outcomes`,
-    );
+    const { analyzeMs, tableBytes } = await vacuumAndMeasure(pool, log);
     const rows = counts.decisions + counts.calls + counts.business + counts.samples + counts.events;
     return {
       decisions: counts.decisions,
@@ -327,14 +366,14 @@ export async function seedScale(opts: TSeedScaleOptions): Promise<TSeedScaleResu
       shiftEvents: counts.events,
       breakerEvents: final.breakerEvents.length,
       metricBuckets: final.buckets.length,
-      partitions: partitions.created,
+      partitions,
       from: sim.start,
       to: end,
       loadMs,
       analyzeMs,
       decisionsPerSecond: counts.decisions / (loadMs / 1000),
       rowsPerSecond: rows / (loadMs / 1000),
-      tableBytes: { decision: Number(sizes[0]!.decision), outcomes: Number(sizes[0]!.outcomes) },
+      tableBytes,
     };
   } finally {
     await pool.end();
