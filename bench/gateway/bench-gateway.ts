@@ -149,6 +149,127 @@ function printTable(results: TLoadResult[], direct: TLoadResult): void {
 
 export type TSwitchyardTarget = { target: TTarget; close(): Promise<void> };
 
+type TRunOptions = { seconds: number; warmup: number; connections: number; latencyMs: number; rounds: number; only: Set<string> | null };
+type TMeasure = (t: TTarget) => Promise<TLoadResult>;
+const CHAT_HEADERS = { "content-type": "application/json" };
+
+/** A target's first warm-up is longer (its JIT and caches start cold); then the measured run with the target's CPU per request. */
+function createMeasure(o: TRunOptions): TMeasure {
+  const warmed = new Set<string>();
+  return async (t) => {
+    const spec = { url: t.url, headers: t.headers, body: t.body, connections: o.connections, label: t.label };
+    await runLoadInChild({ ...spec, seconds: warmed.has(t.label) ? o.warmup : Math.max(o.warmup, FIRST_WARMUP_SECONDS) });
+    warmed.add(t.label);
+    const measured = await withCpuPerUnit(t.pid, () => runLoadInChild({ ...spec, seconds: o.seconds }), (x) => x.requests, t.postgresPid);
+    const r: TLoadResult = { ...measured.result, cpuUsPerRequest: measured.cpuUsPerUnit, postgresCpuUsPerRequest: measured.postgresCpuUsPerUnit };
+    const cpu =
+      (r.cpuUsPerRequest == null ? "" : `, ${r.cpuUsPerRequest.toFixed(0)} µs CPU per request`) +
+      (r.postgresCpuUsPerRequest == null ? "" : ` (+ ${r.postgresCpuUsPerRequest.toFixed(0)} µs Postgres)`);
+    console.log(`  ${t.label}: ${r.perSecond.toFixed(0)} req/s, p50 ${us(r.p50Us)} ms, p99 ${us(r.p99Us)} ms${cpu}`);
+    return r;
+  };
+}
+
+/** Portkey and Switchyard in front of the upstream; both stay up (idle when not measured) so the rounds can alternate between them. */
+async function startGateways(upstreamUrl: string, only: Set<string> | null, children: ChildProcess[], closers: Array<() => Promise<void>>): Promise<TTarget[]> {
+  const gateways: TTarget[] = [];
+  if (!only || only.has("portkey")) {
+    const portkey = await startPortkey(upstreamUrl);
+    children.push(portkey.child);
+    gateways.push(portkey.target);
+  }
+  if (!only || only.has("switchyard")) {
+    const { startSwitchyardTarget } = await import("./bench-gateway-switchyard");
+    const sy = await startSwitchyardTarget(upstreamUrl, path.resolve(".data"));
+    closers.push(sy.close);
+    gateways.push(sy.target);
+  }
+  return gateways;
+}
+
+/**
+ * This machine's speed drifts within minutes: each round measures the upstream and both gateways
+ * back to back (in alternating order), and the ratios are taken per round.
+ */
+async function runRounds(o: TRunOptions, measure: TMeasure, directTarget: TTarget, gateways: readonly TTarget[]): Promise<TRound[]> {
+  const perRound: TRound[] = [];
+  const idlePids = gateways.flatMap((g) => [g.pid, g.postgresPid]).filter((p): p is number => p != null);
+  for (let i = 0; i < o.rounds; i++) {
+    console.log(`round ${i + 1} of ${o.rounds}`);
+    const round: TRound = { direct: await measure(directTarget), byLabel: new Map() };
+    for (const g of i % 2 === 0 ? gateways : [...gateways].reverse()) {
+      // A gateway can go on working after its load ends: the next target is measured once the
+      // others are quiet, not while they compete with it.
+      const waited = await untilQuiet(idlePids);
+      if (waited.busyPercent !== null) console.log(`  (still ${waited.busyPercent.toFixed(0)}% of a core busy after ${waited.seconds} s; measuring anyway)`);
+      else if (waited.seconds > 1) console.log(`  (waited ${waited.seconds} s for the other targets to go quiet)`);
+      round.byLabel.set(g.label, await measure(g));
+    }
+    perRound.push(round);
+  }
+  return perRound;
+}
+
+/** Medians over the rounds, the Switchyard-to-Portkey ratios, the result file; exit code 1 on non-2xx answers or connection errors. */
+function reportGateway(o: TRunOptions, perRound: readonly TRound[], passResult: TLoadResult | null, gateways: readonly TTarget[]): void {
+  const { rounds } = o;
+  const direct = medianResult(perRound.map((r) => r.direct));
+  const results = [direct, ...(passResult ? [passResult] : []), ...gateways.map((g) => medianResult(perRound.map((r) => r.byLabel.get(g.label)!)))];
+  console.log("");
+  console.log(rounds > 1 ? `medians of ${rounds} rounds:` : "");
+  printTable(results, direct);
+  const ratios = perRound.map(roundRatios).filter((x): x is TRatios => x !== null);
+  const ratio = ratios.length > 0 ? medianRatios(ratios) : null;
+  if (ratio) {
+    console.log("");
+    if (rounds > 1) {
+      for (const [i, r] of ratios.entries()) console.log(`  round ${i + 1}: added p50 ${r.p50.toFixed(2)}×, added p99 ${r.p99.toFixed(2)}×, throughput ${r.throughput.toFixed(1)}×`);
+    }
+    console.log(`switchyard vs portkey${rounds > 1 ? " (median of the rounds)" : ""}: added p50 ${ratio.p50.toFixed(2)}× (target ≤ 0.5), added p99 ${ratio.p99.toFixed(2)}× (target ≤ 0.5), throughput ${ratio.throughput.toFixed(1)}× (target ≥ 5)`);
+    if (ratio.cpu !== null) {
+      const pk = results.find((r) => r.label === "portkey")!;
+      const sy = results.find((r) => r.label === "switchyard")!;
+      console.log(`CPU per request: portkey ${pk.cpuUsPerRequest!.toFixed(0)} µs, switchyard ${cpuWithPostgres(sy).toFixed(0)} µs with its Postgres (${ratio.cpu.toFixed(1)}× less; the machine's two cores also run the upstream and the load generator)`);
+    }
+  }
+  writeGatewayResult(results, direct, ratio, ratios, { seconds: o.seconds, warmup: o.warmup, connections: o.connections, latencyMs: o.latencyMs, rounds });
+  const all = [...(passResult ? [passResult] : []), ...perRound.flatMap((r) => [r.direct, ...r.byLabel.values()])];
+  const failed = [...new Set(all.filter((r) => r.errors > 0 || Object.keys(r.status).some((s) => !s.startsWith("2"))).map((r) => r.label))];
+  if (failed.length > 0) {
+    console.error(`non-2xx answers or connection errors from: ${failed.join(", ")}`);
+    process.exitCode = 1;
+  }
+}
+
+async function runBenchmark(o: TRunOptions): Promise<void> {
+  const children: ChildProcess[] = [];
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    const upstream = await spawnRole(["--role", "upstream", "--latency-ms", String(o.latencyMs)]);
+    children.push(upstream.child);
+    const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
+    console.log(
+      `gateway benchmark: upstream latency ${o.latencyMs} ms, ${o.connections} connections, ${o.seconds} s per target after ${o.warmup} s warm-up (${FIRST_WARMUP_SECONDS} s the first time), ` +
+        `${o.rounds} round${o.rounds === 1 ? "" : "s"}, ${os.cpus().length} cores`,
+    );
+    const measure = createMeasure(o);
+    const directTarget: TTarget = { label: "direct", url: `${upstreamUrl}/v1/chat/completions`, headers: CHAT_HEADERS, body: JSON.stringify(CHAT_REQUEST), pid: upstream.child.pid };
+    let passResult: TLoadResult | null = null;
+    if (!o.only || o.only.has("pass-through")) {
+      const pass = await spawnRole(["--role", "pass-through", "--upstream", upstreamUrl]);
+      children.push(pass.child);
+      passResult = await measure({ label: "pass-through", url: `http://127.0.0.1:${pass.port}/v1/chat/completions`, headers: CHAT_HEADERS, body: JSON.stringify(CHAT_REQUEST), pid: pass.child.pid });
+      await stopChild(pass.child);
+    }
+    const gateways = await startGateways(upstreamUrl, o.only, children, closers);
+    const perRound = await runRounds(o, measure, directTarget, gateways);
+    reportGateway(o, perRound, passResult, gateways);
+  } finally {
+    for (const close of closers) await close();
+    for (const c of children) await stopChild(c);
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -164,113 +285,16 @@ async function main(): Promise<void> {
   });
   if (values.role === "upstream") return serveUpstream(Number(values["latency-ms"]));
   if (values.role === "pass-through") return servePassThrough(values.upstream!);
-
-  const seconds = Number(values.seconds);
-  const warmup = Number(values["warmup-seconds"]);
-  const connections = Number(values.connections);
-  const latencyMs = Number(values["latency-ms"]);
   const rounds = Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`--rounds must be a whole number of at least 1, got ${values.rounds}`);
-  const only = values.only ? new Set(values.only.split(",")) : null;
-  const children: ChildProcess[] = [];
-  const closers: Array<() => Promise<void>> = [];
-  try {
-    const upstream = await spawnRole(["--role", "upstream", "--latency-ms", String(latencyMs)]);
-    children.push(upstream.child);
-    const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
-    console.log(
-      `gateway benchmark: upstream latency ${latencyMs} ms, ${connections} connections, ${seconds} s per target after ${warmup} s warm-up (${FIRST_WARMUP_SECONDS} s the first time), ` +
-        `${rounds} round${rounds === 1 ? "" : "s"}, ${os.cpus().length} cores`,
-    );
-
-    // A target's first warm-up is longer: its JIT and caches start cold (first rounds measured
-    // up to a third slower with 3 s).
-    const warmed = new Set<string>();
-    const measure = async (t: TTarget): Promise<TLoadResult> => {
-      const spec = { url: t.url, headers: t.headers, body: t.body, connections, label: t.label };
-      await runLoadInChild({ ...spec, seconds: warmed.has(t.label) ? warmup : Math.max(warmup, FIRST_WARMUP_SECONDS) });
-      warmed.add(t.label);
-      const measured = await withCpuPerUnit(t.pid, () => runLoadInChild({ ...spec, seconds }), (x) => x.requests, t.postgresPid);
-      const r: TLoadResult = { ...measured.result, cpuUsPerRequest: measured.cpuUsPerUnit, postgresCpuUsPerRequest: measured.postgresCpuUsPerUnit };
-      const cpu =
-        (r.cpuUsPerRequest == null ? "" : `, ${r.cpuUsPerRequest.toFixed(0)} µs CPU per request`) +
-        (r.postgresCpuUsPerRequest == null ? "" : ` (+ ${r.postgresCpuUsPerRequest.toFixed(0)} µs Postgres)`);
-      console.log(`  ${t.label}: ${r.perSecond.toFixed(0)} req/s, p50 ${us(r.p50Us)} ms, p99 ${us(r.p99Us)} ms${cpu}`);
-      return r;
-    };
-
-    const chat = { "content-type": "application/json" };
-    const directTarget: TTarget = { label: "direct", url: `${upstreamUrl}/v1/chat/completions`, headers: chat, body: JSON.stringify(CHAT_REQUEST), pid: upstream.child.pid };
-    let passResult: TLoadResult | null = null;
-    if (!only || only.has("pass-through")) {
-      const pass = await spawnRole(["--role", "pass-through", "--upstream", upstreamUrl]);
-      children.push(pass.child);
-      passResult = await measure({ label: "pass-through", url: `http://127.0.0.1:${pass.port}/v1/chat/completions`, headers: chat, body: JSON.stringify(CHAT_REQUEST), pid: pass.child.pid });
-      await stopChild(pass.child);
-    }
-
-    // Both gateways stay up (idle when not measured) so the rounds can alternate between them.
-    const gateways: TTarget[] = [];
-    if (!only || only.has("portkey")) {
-      const portkey = await startPortkey(upstreamUrl);
-      children.push(portkey.child);
-      gateways.push(portkey.target);
-    }
-    if (!only || only.has("switchyard")) {
-      const { startSwitchyardTarget } = await import("./bench-gateway-switchyard");
-      const sy = await startSwitchyardTarget(upstreamUrl, path.resolve(".data"));
-      closers.push(sy.close);
-      gateways.push(sy.target);
-    }
-
-    // This machine's speed drifts by a third within minutes: each round measures the upstream
-    // and both gateways back to back (in alternating order), and the ratios are taken per round.
-    const perRound: TRound[] = [];
-    const idlePids = gateways.flatMap((g) => [g.pid, g.postgresPid]).filter((p): p is number => p != null);
-    for (let i = 0; i < rounds; i++) {
-      console.log(`round ${i + 1} of ${rounds}`);
-      const round: TRound = { direct: await measure(directTarget), byLabel: new Map() };
-      for (const g of i % 2 === 0 ? gateways : [...gateways].reverse()) {
-        // A gateway can go on working after its load ends (Portkey was seen busy for seconds):
-        // the next target is measured once the others are quiet, not while they compete with it.
-        const waited = await untilQuiet(idlePids);
-        if (waited.busyPercent !== null) console.log(`  (still ${waited.busyPercent.toFixed(0)}% of a core busy after ${waited.seconds} s; measuring anyway)`);
-        else if (waited.seconds > 1) console.log(`  (waited ${waited.seconds} s for the other targets to go quiet)`);
-        round.byLabel.set(g.label, await measure(g));
-      }
-      perRound.push(round);
-    }
-
-    const direct = medianResult(perRound.map((r) => r.direct));
-    const results = [direct, ...(passResult ? [passResult] : []), ...gateways.map((g) => medianResult(perRound.map((r) => r.byLabel.get(g.label)!)))];
-    console.log("");
-    console.log(rounds > 1 ? `medians of ${rounds} rounds:` : "");
-    printTable(results, direct);
-    const ratios = perRound.map(roundRatios).filter((x): x is TRatios => x !== null);
-    const ratio = ratios.length > 0 ? medianRatios(ratios) : null;
-    if (ratio) {
-      console.log("");
-      if (rounds > 1) {
-        for (const [i, r] of ratios.entries()) console.log(`  round ${i + 1}: added p50 ${r.p50.toFixed(2)}×, added p99 ${r.p99.toFixed(2)}×, throughput ${r.throughput.toFixed(1)}×`);
-      }
-      console.log(`switchyard vs portkey${rounds > 1 ? " (median of the rounds)" : ""}: added p50 ${ratio.p50.toFixed(2)}× (target ≤ 0.5), added p99 ${ratio.p99.toFixed(2)}× (target ≤ 0.5), throughput ${ratio.throughput.toFixed(1)}× (target ≥ 5)`);
-      if (ratio.cpu !== null) {
-        const pk = results.find((r) => r.label === "portkey")!;
-        const sy = results.find((r) => r.label === "switchyard")!;
-        console.log(`CPU per request: portkey ${pk.cpuUsPerRequest!.toFixed(0)} µs, switchyard ${cpuWithPostgres(sy).toFixed(0)} µs with its Postgres (${ratio.cpu.toFixed(1)}× less; the machine's two cores also run the upstream and the load generator)`);
-      }
-    }
-    writeGatewayResult(results, direct, ratio, ratios, { seconds, warmup, connections, latencyMs, rounds });
-    const all = [...(passResult ? [passResult] : []), ...perRound.flatMap((r) => [r.direct, ...r.byLabel.values()])];
-    const failed = [...new Set(all.filter((r) => r.errors > 0 || Object.keys(r.status).some((s) => !s.startsWith("2"))).map((r) => r.label))];
-    if (failed.length > 0) {
-      console.error(`non-2xx answers or connection errors from: ${failed.join(", ")}`);
-      process.exitCode = 1;
-    }
-  } finally {
-    for (const close of closers) await close();
-    for (const c of children) await stopChild(c);
-  }
+  return runBenchmark({
+    seconds: Number(values.seconds),
+    warmup: Number(values["warmup-seconds"]),
+    connections: Number(values.connections),
+    latencyMs: Number(values["latency-ms"]),
+    rounds,
+    only: values.only ? new Set(values.only.split(",")) : null,
+  });
 }
 
 /**
