@@ -58,8 +58,7 @@ const CASES: { n: number; options: TDriverOptions; label: string; target: boolea
  * Each case runs in a process of its own (this script again, with the case's index): V8 adapts
  * to a workload (inline caches, and allocation sites whose objects lived long get their objects
  * allocated in the old generation straight away), so a case run after another measures partly
- * the one before. Seen here: a new routing state every decision ran at 150,000/s alone and at
- * 18,000/s after the cases above, where contributions live as long as a routing state.
+ * the one before (bench/README.md, "Investigations").
  */
 function runCase(index: number): Promise<TRun[]> {
   return new Promise((resolve, reject) => {

@@ -8,7 +8,7 @@ import { RawHttpConnection, requestHead, requestText, textAfter } from "./raw-ht
  * its next request when the last answer is read, over keep-alive raw sockets
  * (raw-http-connection.ts). Latency is taken per request with the high-resolution clock
  * (autocannon rounds to whole milliseconds, too coarse for a gateway's added latency on loopback,
- * and spent about 150 µs of CPU per decide on this project's 2-core machine, a quarter of it).
+ * and its CPU per request is taken from the server it measures on a 2-core machine).
  */
 export type TLoadSpec = {
   url: string;

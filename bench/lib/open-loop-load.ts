@@ -49,12 +49,11 @@ type TConnection = { http: RawHttpConnection; index: number };
 /**
  * The generator talks HTTP/1.1 over raw sockets (raw-http-connection.ts) rather than through
  * node:http's client: with that client it spent about as much CPU per request as the server
- * under test and fell behind its own schedule (a third of the requests sent late at 1,500/s), so
- * its lateness was most of the measured tail.
+ * under test and fell behind its own schedule, so its lateness was most of the measured tail.
  */
 export async function openLoop(spec: TOpenLoopSpec): Promise<TOpenLoopResult> {
   // The warm-up's requests are due first: new connections and a cold generator and server paid
-  // for in them, not in the measured tail (a first second weighed on 5 s of measurement).
+  // for in them, not in the measured tail.
   const warmup = Math.round(spec.rate * (spec.warmupSeconds ?? 0));
   const total = warmup + Math.round(spec.rate * spec.seconds);
   const latencies = new Float64Array(total);

@@ -7,8 +7,8 @@ import { Http1ResponseParser } from "../../lib/gateway/http1-client";
  * framed by content-length or by chunked transfer-encoding.
  *
  * The generators do not use node:http's client: it spent about as much CPU per request as the
- * servers under test (some 120 µs against 48 here), and on a 2-core machine the generator's CPU
- * is taken from the server it measures, so it capped exactly the fastest targets. Answers are
+ * servers under test, and on a 2-core machine the generator's CPU is taken from the server it
+ * measures, so it capped exactly the fastest targets. Answers are
  * read by the gateway's own HTTP/1.1 response parser (lib/gateway/http1-client.ts); `body` holds
  * the answer's bytes when the connection keeps them, else nothing.
  */
