@@ -49,6 +49,54 @@ const bump = (m: Record<string, number>, k: string) => void (m[k] = (m[k] ?? 0) 
 const statusKey = (r: THttpResult) => (r.ok ? String(r.status) : r.error);
 
 /**
+ * Calls the selected provider; when it fails, the next eligible one in priority order, as a
+ * service with use_secondary_then_queue would. Returns the provider_call outcome of each call.
+ */
+async function callProviders(opts: TLoadOptions, d: TDecideAnswer): Promise<Array<Record<string, unknown>>> {
+  const outcomes: Array<Record<string, unknown>> = [];
+  const fallbacks = d.candidates.filter((c) => c.eligible && c.provider !== d.selected).sort((a, b) => a.priority - b.priority);
+  for (const provider of [d.selected!, ...fallbacks.map((c) => c.provider)]) {
+    const call = await request("POST", `${opts.providersUrl}/${encodeURIComponent(provider)}`, { body: "{}", timeoutMs: opts.timeoutMs });
+    const success = call.ok && call.status === 200;
+    outcomes.push({
+      type: "provider_call",
+      decisionId: d.decisionId,
+      provider,
+      status: success ? "success" : "failure",
+      ...(success ? {} : call.ok ? { errorClass: "http_5xx", httpStatus: call.status } : { errorClass: "timeout" }),
+      latencyMs: Math.round(call.ms * 10) / 10,
+      retryCount: outcomes.length,
+    });
+    if (success) break;
+  }
+  return outcomes;
+}
+
+/** Sends a flow's outcomes as one batch to `to` and counts each item's answer. */
+async function reportOutcomes(
+  opts: TLoadOptions,
+  to: TLoadTarget,
+  headers: Record<string, string>,
+  decisionId: string,
+  outcomes: Array<Record<string, unknown>>,
+  p: TPhaseStats,
+  acknowledged: TAcknowledgedOutcome[],
+): Promise<void> {
+  const o = await request("POST", `${to.url}/api/v1/outcomes`, { body: JSON.stringify({ outcomes }), headers, timeoutMs: opts.timeoutMs });
+  if (!o.ok || o.status !== 200) {
+    p.outcomes += outcomes.length;
+    for (let k = 0; k < outcomes.length; k++) bump(p.outcomeStatus, statusKey(o));
+    return;
+  }
+  const results = (JSON.parse(o.body) as { results: Array<{ status: number }> }).results;
+  results.forEach((r, k) => {
+    p.outcomes++;
+    bump(p.outcomeStatus, String(r.status));
+    if (r.status === 201 || r.status === 202) acknowledged.push({ decisionId, provider: outcomes[k]!.provider as string });
+  });
+}
+
+/**
  * An open-loop load generator on loopback: `rate` flows per second, each one decide (round robin
  * over the targets), a call to the mock provider it selected (and, when that fails, to the next
  * eligible one), and the provider_call outcomes as one batch sent to the next instance (as a load balancer would spread them, so outcomes often reach an instance
@@ -92,37 +140,9 @@ export function startLoad(opts: TLoadOptions) {
     lastOk.set(target.name, atMs);
     if (!d.selected) return;
 
-    // Call the selected provider; when it fails, fall back to the next eligible one in priority
-    // order, as a service with use_secondary_then_queue would, and report both calls.
-    const outcomes: Array<Record<string, unknown>> = [];
-    const fallbacks = d.candidates.filter((c) => c.eligible && c.provider !== d.selected).sort((a, b) => a.priority - b.priority);
-    for (const provider of [d.selected, ...fallbacks.map((c) => c.provider)]) {
-      const call = await request("POST", `${opts.providersUrl}/${encodeURIComponent(provider)}`, { body: "{}", timeoutMs: opts.timeoutMs });
-      const success = call.ok && call.status === 200;
-      outcomes.push({
-        type: "provider_call",
-        decisionId: d.decisionId,
-        provider,
-        status: success ? "success" : "failure",
-        ...(success ? {} : call.ok ? { errorClass: "http_5xx", httpStatus: call.status } : { errorClass: "timeout" }),
-        latencyMs: Math.round(call.ms * 10) / 10,
-        retryCount: outcomes.length,
-      });
-      if (success) break;
-    }
+    const outcomes = await callProviders(opts, d);
     const to = opts.targets[(i + 1) % opts.targets.length]!;
-    const o = await request("POST", `${to.url}/api/v1/outcomes`, { body: JSON.stringify({ outcomes }), headers, timeoutMs: opts.timeoutMs });
-    if (!o.ok || o.status !== 200) {
-      p.outcomes += outcomes.length;
-      for (let k = 0; k < outcomes.length; k++) bump(p.outcomeStatus, statusKey(o));
-      return;
-    }
-    const results = (JSON.parse(o.body) as { results: Array<{ status: number }> }).results;
-    results.forEach((r, k) => {
-      p.outcomes++;
-      bump(p.outcomeStatus, String(r.status));
-      if (r.status === 201 || r.status === 202) outcomesAcknowledged.push({ decisionId: d.decisionId, provider: outcomes[k]!.provider as string });
-    });
+    await reportOutcomes(opts, to, headers, d.decisionId, outcomes, p, outcomesAcknowledged);
   }
 
   const timer = setInterval(() => {
