@@ -9,7 +9,7 @@ import { applyMigrations } from "../../lib/db/migrate";
 import { seedLlmChat } from "../../lib/db/seed-demo";
 import { freePort } from "../../lib/runtime/free-port";
 import { waitForHealth } from "../../lib/runtime/wait-for-health";
-import type { TSwitchyardTarget } from "./bench-gateway";
+import type { TSwitchyardTarget } from "./target";
 import { stopChild } from "../lib/child-process";
 import { postgresServerPid } from "../lib/process-cpu";
 

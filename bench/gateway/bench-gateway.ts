@@ -10,6 +10,7 @@ import { processTreeCpuSeconds, withCpuPerUnit } from "../lib/process-cpu";
 import { freePort } from "../../lib/runtime/free-port";
 import { non2xxCount, runLoadInChild, type TLoadResult } from "../lib/closed-loop-load";
 import { announcePort, startServerChild, stopChild } from "../lib/child-process";
+import type { TTarget } from "./target";
 
 // `npm run bench:gateway`: what a gateway adds on top of the provider call. One mock upstream
 // (an OpenAI-compatible chat-completions endpoint with a fixed latency) is called four ways, one
@@ -105,7 +106,6 @@ async function waitForHttp(url: string, init: RequestInit, timeoutMs: number): P
 }
 
 /** pid: the process serving the target, for its CPU per request; postgresPid: its database server's, when it has one on this machine. */
-type TTarget = { label: string; url: string; headers: Record<string, string>; body: string; pid?: number; postgresPid?: number | null };
 
 async function startPortkey(upstream: string): Promise<{ child: ChildProcess; target: TTarget }> {
   const port = await freePort();
@@ -146,8 +146,6 @@ function printTable(results: TLoadResult[], direct: TLoadResult): void {
   console.log(line(header));
   for (const r of rows) console.log(line(r));
 }
-
-export type TSwitchyardTarget = { target: TTarget; close(): Promise<void> };
 
 type TRunOptions = { seconds: number; warmup: number; connections: number; latencyMs: number; rounds: number; only: Set<string> | null };
 type TMeasure = (t: TTarget) => Promise<TLoadResult>;
