@@ -105,7 +105,6 @@ async function waitForHttp(url: string, init: RequestInit, timeoutMs: number): P
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (last: ${last})`);
 }
 
-/** pid: the process serving the target, for its CPU per request; postgresPid: its database server's, when it has one on this machine. */
 
 async function startPortkey(upstream: string): Promise<{ child: ChildProcess; target: TTarget }> {
   const port = await freePort();

@@ -1,4 +1,7 @@
-/** One thing bench:gateway loads: where to send, what, and the processes whose CPU counts for it. */
+/**
+ * One thing bench:gateway loads. pid: the process serving the target, for its CPU per request;
+ * postgresPid: its database server's, when it has one on this machine.
+ */
 export type TTarget = { label: string; url: string; headers: Record<string, string>; body: string; pid?: number; postgresPid?: number | null };
 
 /** Switchyard started as a gateway target, with what stops it. */
