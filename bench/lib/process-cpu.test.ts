@@ -3,9 +3,12 @@ import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { processCpuSeconds, processTreeCpuSeconds, withCpuPerUnit } from "./process-cpu";
 
-/** A shell whose child burns about `ms` of CPU and exits, then the shell waits for a line on stdin. */
+/**
+ * A shell whose child burns `ms` of its own CPU (not of wall time: on a loaded machine the wall
+ * clock runs ahead of the CPU a process gets) and exits, then the shell waits for a line on stdin.
+ */
 function burner(ms: number) {
-  const script = `node -e "const t=Date.now(); while (Date.now()-t<${ms}) {}" && echo done && read x`;
+  const script = `node -e "const s=process.cpuUsage(); for (;;) { const u=process.cpuUsage(s); if (u.user+u.system >= ${ms * 1000}) break; }" && echo done && read x`;
   return spawn("sh", ["-c", script], { stdio: ["pipe", "pipe", "inherit"] });
 }
 
