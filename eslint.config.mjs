@@ -1,6 +1,71 @@
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
+// Import boundaries (README, "Layout"). Flat config gives a file the rule options of the last
+// block that matches it, so each block below repeats the restrictions of the wider ones.
+// Specifiers are matched as written: `@/x` or any run of `../` before a top-level folder.
+const UP = String.raw`(@/|(\.\./)+)`;
+const TESTS = ["**/*.test.ts", "**/*.test.tsx"];
+const RULE = "@typescript-eslint/no-restricted-imports";
+
+const NO_TOOLING = { regex: String.raw`^${UP}(bench|test)(/|$)`, message: "Product code never imports bench/ or test/." };
+const NO_APP = { regex: String.raw`^${UP}app(/|$)`, message: "Only app/ imports app/: pass what a component or lib needs in from the page or layout." };
+const NO_UI = { regex: String.raw`^${UP}components(/|$)`, message: "lib/ never imports components/." };
+// Client components may take runtime values from these pure lib modules (no server-only code, no I/O).
+const PURE_LIB = ["console/ranges", "console/factor-list-yaml-edit", "demo/fault-model", "auth/demo-mode", "auth/demo-users"];
+const LIB_TYPES_ONLY = {
+  regex: String.raw`^${UP}lib/(?!(${PURE_LIB.join("|")})$)`,
+  allowTypeImports: true,
+  message: "Components take only types from lib/ (runtime values only from the pure modules listed in eslint.config.mjs).",
+};
+const NO_PRISMA = [
+  { regex: String.raw`^@prisma/`, message: "Pages and route handlers reach the database only through lib/." },
+  { regex: String.raw`^${UP}lib/db/generated(/|$)`, message: "Pages and route handlers reach the database only through lib/." },
+  {
+    regex: String.raw`^${UP}lib/db/client$`,
+    allowImportNames: ["getPrisma"],
+    message: "Pages and route handlers reach the database only through lib/ (getPrisma() may only be handed to a lib function).",
+  },
+];
+const DB_ONLY = { regex: String.raw`^(\.\./|@/(?!lib/db/))`, message: "lib/db is the bottom layer: it imports only lib/db." };
+const RUNTIME_LEAF = { regex: String.raw`^(\.\./|@/)`, message: "lib/runtime holds leaf utilities: it imports nothing else of the project (composition goes to lib/server)." };
+const CORE_PACKAGES = {
+  regex: String.raw`^(?!\.|@/router-core/|node:|zod$|yaml$|vitest$|fast-check$)`,
+  message: "router-core imports only router-core and its declared libraries (zod, yaml).",
+};
+const coreEscape = (depth) => ({ regex: String.raw`^(\.\./){${depth}}`, message: "router-core imports nothing outside router-core." });
+
+const restrict = (files, patterns, ignores = []) => ({ files, ignores, rules: { [RULE]: ["error", { patterns }] } });
+
+const boundaries = [
+  restrict(["app/**", "components/**", "lib/**", "router-core/**", "server.ts"], [NO_TOOLING], TESTS),
+  restrict(["lib/**"], [NO_TOOLING, NO_APP, NO_UI], TESTS),
+  // moved by arch-dataplane: seed-demo.ts goes to lib/demo/seed-demo.ts.
+  restrict(["lib/db/**"], [NO_TOOLING, NO_APP, NO_UI, DB_ONLY], [...TESTS, "lib/db/seed-demo.ts"]),
+  // moved by arch-dataplane: boot.ts (the composition root) goes to lib/server/boot.ts.
+  restrict(["lib/runtime/**"], [NO_TOOLING, NO_APP, NO_UI, RUNTIME_LEAF], [...TESTS, "lib/runtime/boot.ts"]),
+  restrict(["components/**"], [NO_TOOLING, NO_APP, LIB_TYPES_ONLY]),
+  restrict(["app/**"], [NO_TOOLING, ...NO_PRISMA]),
+  ...[1, 2, 3, 4].map((depth) => restrict([`router-core/${"*/".repeat(depth - 1)}*.{ts,tsx}`], [NO_TOOLING, CORE_PACKAGES, coreEscape(depth)])),
+  {
+    // A page or route handler never queries Prisma itself, even through getPrisma(): the query belongs in lib/.
+    files: ["app/**"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: String.raw`CallExpression[callee.object.type='MemberExpression'][callee.property.name=/^(findMany|findUnique|findUniqueOrThrow|findFirst|findFirstOrThrow|create|createMany|createManyAndReturn|update|updateMany|updateManyAndReturn|upsert|delete|deleteMany|count|aggregate|groupBy)$/]`,
+          message: "Pages and route handlers reach the database only through lib/: move this query into a lib/console (or area) function.",
+        },
+        {
+          selector: String.raw`MemberExpression[property.name=/^\$(queryRaw|queryRawUnsafe|executeRaw|executeRawUnsafe|transaction)$/]`,
+          message: "Pages and route handlers reach the database only through lib/.",
+        },
+      ],
+    },
+  },
+];
+
 const config = [
   ...nextVitals,
   ...nextTs,
@@ -12,6 +77,7 @@ const config = [
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
+  ...boundaries,
 ];
 
 export default config;

@@ -6,7 +6,9 @@ import { Nav } from "@/components/nav";
 import { QueryProvider } from "@/components/query-provider";
 import { ThemeToggle } from "@/components/theme-toggle";
 import { UserMenu } from "@/components/user-menu";
+import { getViewer } from "@/lib/console/get-viewer";
 import { NONCE_HEADER } from "@/lib/runtime/security-headers";
+import { signOutAction } from "./login/actions";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -19,7 +21,7 @@ const themeScript = `try{var t=localStorage.getItem("sy-theme")||(matchMedia("(p
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   // The server sets a fresh nonce on every request; the content security policy runs only scripts that carry it.
-  const nonce = (await headers()).get(NONCE_HEADER) ?? undefined;
+  const [nonce, viewer] = await Promise.all([headers().then((h) => h.get(NONCE_HEADER) ?? undefined), getViewer()]);
   return (
     <html lang="en" suppressHydrationWarning>
       <head>
@@ -32,7 +34,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           </Link>
           <Nav />
           <div className="ml-auto flex items-center gap-3">
-            <UserMenu />
+            <UserMenu viewer={viewer} signOut={signOutAction} />
             <ThemeToggle />
           </div>
         </header>

@@ -1,9 +1,10 @@
-import { getViewer } from "@/lib/console/get-viewer";
-import { signOutAction } from "@/app/login/actions";
+import type { TViewer } from "@/lib/console/get-viewer";
 
-/** Who is signed in and with which roles (what on-call needs to know before pressing anything). */
-export async function UserMenu() {
-  const viewer = await getViewer();
+/**
+ * Who is signed in and with which roles (what on-call needs to know before pressing anything).
+ * The layout passes the viewer and the sign-out action in, so components import nothing from app/.
+ */
+export function UserMenu({ viewer, signOut }: { viewer: TViewer; signOut: () => Promise<void> }) {
   if (!viewer) return null;
   return (
     <div className="flex items-center gap-2 text-xs" style={{ color: "var(--muted)" }} data-testid="user-menu">
@@ -13,7 +14,7 @@ export async function UserMenu() {
           {r}
         </span>
       ))}
-      <form action={signOutAction}>
+      <form action={signOut}>
         <button type="submit" className="rounded border px-2 py-1" style={{ borderColor: "var(--border)" }}>
           Sign out
         </button>

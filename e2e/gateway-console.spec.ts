@@ -6,7 +6,7 @@ import { expect, test, type APIResponse } from "@playwright/test";
 import { createPrisma, type PrismaClient } from "../lib/db/client";
 import { notifyConfigChange } from "../lib/db/notify";
 import { seedLlmChat } from "../lib/db/seed-demo";
-import { startMockProvider, type TMockProvider } from "../lib/gateway/testing/mock-provider";
+import { startMockProvider, type TMockProvider } from "../test/support/mock-provider";
 import { ensureAccounts, signIn } from "./support/accounts";
 
 /**

@@ -3,10 +3,10 @@ import { createRequire } from "node:module";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { assertReachable, withDatabase } from "../lib/db/database-url";
-import { startThrowawayCluster } from "../lib/testing/throwaway-cluster";
+import { startThrowawayCluster } from "../test/support/throwaway-cluster";
 import { freePort } from "../lib/runtime/free-port";
 import { buildIsStale } from "../lib/runtime/build-freshness";
-import { createSecretScanner, formatFindings, secretsFromEnv, type TSecret } from "../lib/reliability/secret-scan";
+import { createSecretScanner, formatFindings, secretsFromEnv, type TSecret } from "../bench/security/secret-scan";
 import { waitForHealth } from "../lib/runtime/wait-for-health";
 
 const require = createRequire(import.meta.url);

@@ -35,7 +35,7 @@ import {
   type TRunResult,
   type TScenarioId,
 } from "../router-core/replay";
-import { writeBenchResult } from "../lib/reliability/bench-results";
+import { writeBenchResult } from "../bench/lib/bench-results";
 import { runReplayJobs, type TReplayJob } from "./replay-jobs";
 
 const DEFAULT_SENSITIVITY_SCENARIOS: readonly TScenarioId[] = ["latency"];
@@ -66,7 +66,19 @@ function progress(done: number, total: number, label: string): void {
   if (done === total && process.stderr.isTTY) process.stderr.write("\n");
 }
 
-async function main(): Promise<void> {
+type TReplayOptions = {
+  values: { scenarios?: string; policies?: string; "factor-list"?: string; "no-sensitivity"?: boolean; "sensitivity-scenarios"?: string; threads?: string };
+  scenarios: TScenarioId[];
+  policies: (typeof POLICY_IDS)[number][];
+  seed: number;
+  factorList: TFactorList;
+  sensitivityScenarios: TScenarioId[];
+  out: string;
+};
+type TSensitivity = ReturnType<typeof sensitivityRows> | null;
+type TReplayOutcome = { cells: TResultCell[]; runs: Map<string, TRunResult>; sensitivity: TSensitivity; done: number; threads: number; elapsedMs: number };
+
+function readOptions(): TReplayOptions {
   const { values } = parseArgs({
     options: {
       scenarios: { type: "string" },
@@ -84,29 +96,40 @@ async function main(): Promise<void> {
   const policies = pickList("policies", values.policies, POLICY_IDS, POLICY_IDS);
   const seed = Number(values.seed);
   if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
-  const factorList = loadFactorList(values["factor-list"]);
-  const sensitivityScenarios = values["no-sensitivity"]
-    ? []
-    : pickList("sensitivity-scenarios", values["sensitivity-scenarios"], SCENARIO_IDS, DEFAULT_SENSITIVITY_SCENARIOS);
-  const out = values.out;
+  return {
+    values,
+    scenarios,
+    policies,
+    seed,
+    factorList: loadFactorList(values["factor-list"]),
+    sensitivityScenarios: values["no-sensitivity"] ? [] : pickList("sensitivity-scenarios", values["sensitivity-scenarios"], SCENARIO_IDS, DEFAULT_SENSITIVITY_SCENARIOS),
+    out: values.out,
+  };
+}
 
-  const started = performance.now();
-  // The sensitivity baseline is the factor-list run itself; it is reused when already in the main grid.
+/** Every scenario × policy run, then the sensitivity variants; the baseline variant is the factor-list run itself, reused when already in the main grid. */
+function replayJobs(o: TReplayOptions): TReplayJob[] {
   const jobs: TReplayJob[] = [];
-  for (const scenario of scenarios) for (const policy of policies) jobs.push({ scenario, policy, variant: null });
-  for (const scenario of sensitivityScenarios) {
+  for (const scenario of o.scenarios) for (const policy of o.policies) jobs.push({ scenario, policy, variant: null });
+  for (const scenario of o.sensitivityScenarios) {
     SENSITIVITY_VARIANTS.forEach((_, i) => {
-      if (i > 0 || !(scenarios.includes(scenario) && policies.includes("factor_list"))) jobs.push({ scenario, policy: "factor_list", variant: i });
+      if (i > 0 || !(o.scenarios.includes(scenario) && o.policies.includes("factor_list"))) jobs.push({ scenario, policy: "factor_list", variant: i });
     });
   }
-  const wanted = values.threads === undefined ? availableParallelism() : Number(values.threads);
-  if (!Number.isInteger(wanted) || wanted < 1) throw new Error(`--threads must be a positive integer, got ${values.threads}`);
+  return jobs;
+}
+
+/** Runs the jobs on worker threads and sorts the results into the main grid and the sensitivity rows. */
+async function runReplay(o: TReplayOptions): Promise<TReplayOutcome> {
+  const started = performance.now();
+  const jobs = replayJobs(o);
+  const wanted = o.values.threads === undefined ? availableParallelism() : Number(o.values.threads);
+  if (!Number.isInteger(wanted) || wanted < 1) throw new Error(`--threads must be a positive integer, got ${o.values.threads}`);
   const threads = Math.min(jobs.length, wanted);
   let finished = 0;
-  const results = await runReplayJobs(jobs, { seed, factorList }, threads, (job) =>
+  const results = await runReplayJobs(jobs, { seed: o.seed, factorList: o.factorList }, threads, (job) =>
     progress(++finished, jobs.length, job.variant === null ? `${job.scenario} × ${job.policy}` : `sensitivity ${SENSITIVITY_VARIANTS[job.variant]!.id} × ${job.scenario}`),
   );
-
   const cells: TResultCell[] = [];
   const runs = new Map<string, TRunResult>();
   const sensitivityRuns: TRunResult[][] = SENSITIVITY_VARIANTS.map(() => []);
@@ -117,54 +140,60 @@ async function main(): Promise<void> {
       cells.push({ scenario: job.scenario, scenarioLabel: SCENARIOS[job.scenario].label, policy: job.policy, metrics: result.metrics });
     }
   });
-  for (const scenario of sensitivityScenarios) {
+  for (const scenario of o.sensitivityScenarios) {
     SENSITIVITY_VARIANTS.forEach((_, v) => {
       const i = jobs.findIndex((j) => j.scenario === scenario && j.variant === v);
       sensitivityRuns[v]!.push(i >= 0 ? results[i]! : runs.get(`${scenario}/factor_list`)!);
     });
   }
-  const done = jobs.length;
-  const sensitivity = sensitivityScenarios.length > 0 ? sensitivityRows(SENSITIVITY_VARIANTS, sensitivityRuns) : null;
-  const elapsedMs = performance.now() - started;
+  const sensitivity = o.sensitivityScenarios.length > 0 ? sensitivityRows(SENSITIVITY_VARIANTS, sensitivityRuns) : null;
+  return { cells, runs, sensitivity, done: jobs.length, threads, elapsedMs: performance.now() - started };
+}
 
+/** CSV, JSON and per-minute traces under --out. */
+function writeOutputFiles(o: TReplayOptions, r: TReplayOutcome): void {
+  const { out } = o;
   mkdirSync(join(out, "trace"), { recursive: true });
-  writeFileSync(join(out, "results.csv"), resultCsv(cells));
-  for (const [key, result] of runs) writeFileSync(join(out, "trace", `${key.replace("/", "_")}.csv`), traceCsv(result.trace));
-  if (sensitivity) writeFileSync(join(out, "sensitivity.csv"), sensitivityCsv(sensitivity));
+  writeFileSync(join(out, "results.csv"), resultCsv(r.cells));
+  for (const [key, result] of r.runs) writeFileSync(join(out, "trace", `${key.replace("/", "_")}.csv`), traceCsv(result.trace));
+  if (r.sensitivity) writeFileSync(join(out, "sensitivity.csv"), sensitivityCsv(r.sensitivity));
   writeFileSync(
     join(out, "results.json"),
     JSON.stringify(
       {
-        seed,
-        factorList,
-        elapsedMs: Math.round(elapsedMs),
-        results: cells.map((c) => ({ ...c, trace: runs.get(`${c.scenario}/${c.policy}`)?.trace ?? [] })),
-        sensitivity: sensitivity && { scenarios: sensitivityScenarios, rows: sensitivity },
+        seed: o.seed,
+        factorList: o.factorList,
+        elapsedMs: Math.round(r.elapsedMs),
+        results: r.cells.map((c) => ({ ...c, trace: r.runs.get(`${c.scenario}/${c.policy}`)?.trace ?? [] })),
+        sensitivity: r.sensitivity && { scenarios: o.sensitivityScenarios, rows: r.sensitivity },
       },
       null,
       2,
     ),
   );
+}
 
+/** Tables 14 and 15 and the notes on stdout; returns the notes for the result file. */
+function printTables(o: TReplayOptions, r: TReplayOutcome): string[] {
   const print = (s: string) => process.stdout.write(`${s}\n`);
-  print(`Table 14 (synthetic replay, seed ${seed}, ${REPLAY_TRAFFIC.minutes * REPLAY_TRAFFIC.requestsPerMinute} requests per scenario and policy): success rate / degraded minutes`);
-  print(formatTable14(cells, policies));
+  print(`Table 14 (synthetic replay, seed ${o.seed}, ${REPLAY_TRAFFIC.minutes * REPLAY_TRAFFIC.requestsPerMinute} requests per scenario and policy): success rate / degraded minutes`);
+  print(formatTable14(r.cells, o.policies));
   print("");
-  print(formatDetails(cells));
-  if (sensitivity) {
+  print(formatDetails(r.cells));
+  if (r.sensitivity) {
     print("");
-    print(`Table 15 (factor list on ${sensitivityScenarios.join(", ")}; indices relative to scen_01_baseline = 100)`);
-    print(formatTable15(sensitivity));
+    print(`Table 15 (factor list on ${o.sensitivityScenarios.join(", ")}; indices relative to scen_01_baseline = 100)`);
+    print(formatTable15(r.sensitivity));
   }
   const stale = SCENARIOS.stale;
   const notes = [
-    latencyTradeoffNote(cells, sensitivity),
-    staleTelemetryNote(cells, {
+    latencyTradeoffNote(r.cells, r.sensitivity),
+    staleTelemetryNote(r.cells, {
       degradedFrom: stale.degradedFrom,
       delaySeconds: stale.telemetryDelaySeconds,
       bucketSeconds: DEFAULT_ROUTER_WIRING.bucketSeconds,
-      maxShiftPerMinute: factorList.safety.max_traffic_shift_per_minute,
-      probeShare: factorList.safety.primary_probe_share,
+      maxShiftPerMinute: o.factorList.safety.max_traffic_shift_per_minute,
+      probeShare: o.factorList.safety.primary_probe_share,
       providers: REPLAY_PROVIDERS.length,
     }),
   ];
@@ -174,9 +203,13 @@ async function main(): Promise<void> {
     print(note);
   }
   print("");
-  print(`${done} runs in ${(elapsedMs / 1000).toFixed(2)} s wall on ${threads} thread(s); files in ${out}/`);
+  print(`${r.done} runs in ${(r.elapsedMs / 1000).toFixed(2)} s wall on ${r.threads} thread(s); files in ${o.out}/`);
+  return notes.filter((n): n is string => n !== null);
+}
 
-  // Table 14 and 15 as bench-results/replay.json, for BENCHMARKS.md.
+/** Table 14 and 15 as bench-results/replay.json, for BENCHMARKS.md. */
+function writeReplayResult(o: TReplayOptions, r: TReplayOutcome, notes: string[]): void {
+  const { values, seed } = o;
   const pct = (x: number) => Math.round(x * 10_000) / 100;
   const r1 = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
   const flag = (name: string, v: string | undefined) => (v === undefined ? "" : ` --${name} ${v}`);
@@ -184,29 +217,37 @@ async function main(): Promise<void> {
     name: "replay",
     title: "Replay evaluation (Tables 14 and 15)",
     command: `npm run replay --${flag("scenarios", values.scenarios)}${flag("policies", values.policies)} --seed ${seed}${flag("factor-list", values["factor-list"])}${values["no-sensitivity"] ? " --no-sensitivity" : ""}${flag("sensitivity-scenarios", values["sensitivity-scenarios"])}`,
-    parameters: { seed, scenarios, policies, requestsPerScenario: REPLAY_TRAFFIC.minutes * REPLAY_TRAFFIC.requestsPerMinute, sensitivityScenarios, threads, factorList: values["factor-list"] ?? "listing1" },
+    parameters: { seed, scenarios: o.scenarios, policies: o.policies, requestsPerScenario: REPLAY_TRAFFIC.minutes * REPLAY_TRAFFIC.requestsPerMinute, sensitivityScenarios: o.sensitivityScenarios, threads: r.threads, factorList: values["factor-list"] ?? "listing1" },
     figures: [
-      { label: "runs", value: done, unit: "runs" },
-      { label: "wall time", value: Math.round(elapsedMs) / 1000, unit: "s" },
+      { label: "runs", value: r.done, unit: "runs" },
+      { label: "wall time", value: Math.round(r.elapsedMs) / 1000, unit: "s" },
     ],
     tables: [
       {
         title: "Table 14: success rate (%) and degraded minutes per scenario and policy",
         columns: ["scenario", "policy", "success %", "degraded min", "p95 ms", "switches", "oscillations", "shift-away min"],
-        rows: cells.map((c) => [c.scenarioLabel, c.policy, pct(c.metrics.successRate), c.metrics.degradedMinutes, r1(c.metrics.p95Ms), c.metrics.switches, c.metrics.oscillations, r1(c.metrics.shiftAwayMinutes)]),
+        rows: r.cells.map((c) => [c.scenarioLabel, c.policy, pct(c.metrics.successRate), c.metrics.degradedMinutes, r1(c.metrics.p95Ms), c.metrics.switches, c.metrics.oscillations, r1(c.metrics.shiftAwayMinutes)]),
       },
-      ...(sensitivity
+      ...(r.sensitivity
         ? [
             {
-              title: `Table 15: factor list on ${sensitivityScenarios.join(", ")}, indices relative to the baseline variant = 100`,
+              title: `Table 15: factor list on ${o.sensitivityScenarios.join(", ")}, indices relative to the baseline variant = 100`,
               columns: ["variant", "parameter", "completion idx", "failed idx", "p95 idx", "switches", "oscillations", "shift-away min"],
-              rows: sensitivity.map((r) => [r.id, r.parameter, r1(r.completionIdx), r1(r.failedIdx), r1(r.p95Idx), r.switches, r.oscillations, r1(r.shiftAwayMinutes)]),
+              rows: r.sensitivity.map((x) => [x.id, x.parameter, r1(x.completionIdx), r1(x.failedIdx), r1(x.p95Idx), x.switches, x.oscillations, r1(x.shiftAwayMinutes)]),
             },
           ]
         : []),
     ],
-    notes: notes.filter((n): n is string => n !== null),
+    notes,
   });
+}
+
+async function main(): Promise<void> {
+  const o = readOptions();
+  const r = await runReplay(o);
+  writeOutputFiles(o, r);
+  const notes = printTables(o, r);
+  writeReplayResult(o, r, notes);
 }
 
 main().catch((e: unknown) => {

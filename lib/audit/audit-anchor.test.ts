@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
-import { createTestDatabase, type TTestDatabase } from "../testing/database";
+import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import type { TActor } from "./actor";
 import { appendAudit } from "./append-audit";
 import { createAuditCheckpointer } from "./checkpointer";
 import { auditCheckpointFile, readAuditCheckpoints } from "./checkpoints";
-import { asDatabaseOwner, rewriteChainFrom } from "./testing/tamper";
+import { asDatabaseOwner, rewriteChainFrom } from "../../test/support/audit-tamper";
 import { verifyAuditChain } from "./verify-audit-chain";
 
 // Issue 25, item 7: an attacker with write access to the database (not to the audit key, not

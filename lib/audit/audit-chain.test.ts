@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
-import { createTestDatabase, type TTestDatabase } from "../testing/database";
+import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { SYSTEM_ACTOR, type TActor } from "./actor";
 import { appendAudit } from "./append-audit";
 import { auditToCsv } from "./export-audit";
-import { asDatabaseOwner } from "./testing/tamper";
+import { asDatabaseOwner } from "../../test/support/audit-tamper";
 import { verifyAuditChain } from "./verify-audit-chain";
 
 let db: TTestDatabase;

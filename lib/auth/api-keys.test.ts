@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { freePort } from "../runtime/free-port";
-import { createTestDatabase, type TTestDatabase } from "../testing/database";
+import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { createApiKey } from "../controlplane/create-api-key";
 import { listApiKeys } from "../controlplane/list-api-keys";
 import { revokeApiKey } from "../controlplane/revoke-api-key";
 import { ControlPlaneError } from "../controlplane/errors";
-import { makeUser, seedCatalog } from "../controlplane/test-fixtures";
+import { makeUser, seedCatalog } from "../../test/support/controlplane-fixtures";
 import { CACHE_TTL_MS, REFRESH_AFTER_MS, forgetApiKey, verifyApiKey } from "./verify-api-key";
 
 let db: TTestDatabase;

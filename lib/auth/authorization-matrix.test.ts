@@ -3,8 +3,8 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
-import { createTestDatabase, type TTestDatabase } from "../testing/database";
-import { makeSessionCookie, makeUser, seedCatalog } from "../controlplane/test-fixtures";
+import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
+import { makeSessionCookie, makeUser, seedCatalog } from "../../test/support/controlplane-fixtures";
 import { ROLES, roleGrants, type TRole } from "./permissions";
 import { declaredPermission } from "./route-registry";
 

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
-import { createTestDatabase, type TTestDatabase } from "../testing/database";
+import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { revokeUserSessions } from "../controlplane/revoke-user-sessions";
 import { setUserRoles } from "../controlplane/set-user-roles";
-import { makeUser } from "../controlplane/test-fixtures";
+import { makeUser } from "../../test/support/controlplane-fixtures";
 import { createAdmin, ensureAdminFromEnv } from "./create-admin";
 import { isDemoMode, markDemoMode } from "./demo-mode";
 import { DEMO_USERS, seedDemoUsers } from "./demo-users";

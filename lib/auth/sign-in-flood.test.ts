@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
-import { createTestDatabase, type TTestDatabase } from "../testing/database";
-import { makeSessionCookie, makeUser, seedCatalog } from "../controlplane/test-fixtures";
+import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
+import { makeSessionCookie, makeUser, seedCatalog } from "../../test/support/controlplane-fixtures";
 import { verifyAuditChain } from "../audit/verify-audit-chain";
 import { CLIENT_IP_HEADER } from "./client-ip";
 import { hashPassword } from "./password";

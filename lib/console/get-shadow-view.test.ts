@@ -1,8 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
-import { createTestDatabase, type TTestDatabase } from "../testing/database";
-import { seedCatalog } from "../controlplane/test-fixtures";
+import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
+import { seedCatalog } from "../../test/support/controlplane-fixtures";
 import { maintainPartitions } from "../dataplane/decision-log/partitions";
 import { getShadowView } from "./get-shadow-view";
 

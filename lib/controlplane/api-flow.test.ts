@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
-import { createTestDatabase, type TTestDatabase } from "../testing/database";
+import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { verifyApiKey } from "../auth/verify-api-key";
 import * as factorLists from "../../app/api/control/factor-lists/route";
 import * as version from "../../app/api/control/factor-lists/[id]/route";
@@ -12,7 +12,7 @@ import * as overrides from "../../app/api/control/overrides/route";
 import * as apiKeys from "../../app/api/control/api-keys/route";
 import * as auditExport from "../../app/api/control/audit/export/route";
 import * as auditVerify from "../../app/api/control/audit/verify/route";
-import { WEIGHTS_YAML, makeSessionCookie, makeUser, seedCatalog } from "./test-fixtures";
+import { WEIGHTS_YAML, makeSessionCookie, makeUser, seedCatalog } from "../../test/support/controlplane-fixtures";
 
 const ORIGIN = "http://switchyard.test";
 type THandler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;

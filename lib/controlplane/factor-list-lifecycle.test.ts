@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
-import { createTestDatabase, type TTestDatabase } from "../testing/database";
+import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { verifyAuditChain } from "../audit/verify-audit-chain";
 import { activateFactorList } from "./activate-factor-list";
 import { approveFactorList } from "./approve-factor-list";
@@ -14,7 +14,7 @@ import { rollbackFactorList } from "./rollback-factor-list";
 import { shadowFactorList } from "./shadow-factor-list";
 import { submitFactorList } from "./submit-factor-list";
 import { updateFactorListDraft } from "./update-factor-list-draft";
-import { BASE_YAML, GATES_YAML, WEIGHTS_YAML, makeUser, seedCatalog, refusal } from "./test-fixtures";
+import { BASE_YAML, GATES_YAML, WEIGHTS_YAML, makeUser, seedCatalog, refusal } from "../../test/support/controlplane-fixtures";
 
 let db: TTestDatabase;
 let prisma: PrismaClient;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
-import { createTestDatabase, type TTestDatabase } from "../testing/database";
+import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { verifyAuditChain } from "../audit/verify-audit-chain";
 import { createOverride } from "./create-override";
 import { endExpiredOverrides } from "./end-expired-overrides";
 import { endOverride } from "./end-override";
 import { listOverrides } from "./list-overrides";
-import { makeUser, seedCatalog, refusal } from "./test-fixtures";
+import { makeUser, seedCatalog, refusal } from "../../test/support/controlplane-fixtures";
 
 let db: TTestDatabase;
 let prisma: PrismaClient;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
-import { createTestDatabase, type TTestDatabase } from "../testing/database";
+import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { verifyAuditChain } from "../audit/verify-audit-chain";
 import type { TActor } from "../audit/actor";
 import { activateFactorList } from "./activate-factor-list";
@@ -12,7 +12,7 @@ import { rejectRoleGrant } from "./reject-role-grant";
 import { setUserRoles } from "./set-user-roles";
 import { submitFactorList } from "./submit-factor-list";
 import { updateFactorListDraft } from "./update-factor-list-draft";
-import { GATES_YAML, WEIGHTS_YAML, makeSessionCookie, makeUser, refusal, seedCatalog } from "./test-fixtures";
+import { GATES_YAML, WEIGHTS_YAML, makeSessionCookie, makeUser, refusal, seedCatalog } from "../../test/support/controlplane-fixtures";
 import { PUT as putRoles } from "@/app/api/control/users/[id]/roles/route";
 import { POST as postUser } from "@/app/api/control/users/route";
 import { GET as getGrants } from "@/app/api/control/users/grants/route";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createTestDatabase, type TTestDatabase } from "@/lib/testing/database";
+import { createTestDatabase, type TTestDatabase } from "@/test/support/database";
 import { createApiKey } from "@/lib/controlplane/create-api-key";
 import { revokeApiKey } from "@/lib/controlplane/revoke-api-key";
 import { forgetApiKey } from "@/lib/auth/verify-api-key";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TTestDatabase } from "@/lib/testing/database";
+import { createTestDatabase, type TTestDatabase } from "@/test/support/database";
 import { startStandaloneDataPlane, type TStandaloneServer } from "./standalone";
 import { dataPlaneSettings } from "./settings";
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SYSTEM_ACTOR } from "@/lib/audit/actor";
 import { createApiKey } from "@/lib/controlplane/create-api-key";
-import { createGatewayEnv, type TGatewayEnv } from "../gateway/testing/fixtures";
+import { createGatewayEnv, type TGatewayEnv } from "../../test/support/gateway-fixtures";
 import { dataPlaneSettings } from "./settings";
 import { startStandaloneDataPlane } from "./standalone";
 

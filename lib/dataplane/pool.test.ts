@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TTestDatabase } from "../testing/database";
+import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { createPool } from "./pool";
 
 let db: TTestDatabase;

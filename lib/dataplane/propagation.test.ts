@@ -3,7 +3,7 @@ import { notifyConfigChange } from "../db/notify";
 import { loadConfig } from "./load-config";
 import { createPropagation, createShareLoader, type Propagation } from "./propagation";
 import type { RoutingState } from "./routing-state";
-import { createTelemetryDatabase, loadedState, waitFor } from "./telemetry/test-fixtures";
+import { createTelemetryDatabase, loadedState, waitFor } from "../../test/support/telemetry-fixtures";
 
 let env: Awaited<ReturnType<typeof createTelemetryDatabase>>;
 const running: Propagation[] = [];

@@ -101,24 +101,16 @@ function resolveDataDir(requested: string): string {
 }
 
 /**
- * New WAL segments are not zero-filled. A new cluster (and one whose WAL outgrew what its
- * checkpoints recycle) creates a 16 MB segment every 2–6 s under decide load, and writing and
- * syncing 16 MB of zeros held the commit in progress for 40–70 ms each time: in bench:api runs
- * (30 s at 128 connections, then 2,200 decides/s), 14 of 26 group-commit transactions over 25 ms
- * started within a few ms of a segment's creation. Interleaved, two runs each: transactions over
- * 40 ms 8 and 25 with zero-filling, 2 and 4 without; over 25 ms 35 and 39, 14 and 18. The cost:
- * blocks are allocated as WAL is written, so a full disk fails a WAL write (Postgres stops)
- * instead of a segment's creation (which stops it too).
+ * New WAL segments are not zero-filled: under decide load a new segment is created every few
+ * seconds, and zero-filling it held the commit in progress (bench/README.md, "Investigations").
+ * The cost: a full disk fails a WAL write instead of a segment's creation; Postgres stops either way.
  */
 const WAL_TUNING = ["wal_init_zero=off"];
 
 /**
- * Settings for the decision log's write load (a few MB of rows per second). With the defaults
- * (128 MB of shared buffers, backends writing evicted pages without asking the kernel to flush
- * them), dirty pages piled up in the page cache and were written back in bursts every 30 s,
- * stalling WAL flushes behind them: decide's commits took up to 0.4–2 s now and then. Measured
- * with bench:api, two runs each, back to back: 6,888 and 6,250 decides/s with p99 52 and 51 ms
- * and max 244 and 124 ms, against 5,717 and 5,660/s with p99 65 and 70 ms and max 574 and 250 ms.
+ * Settings for the decision log's write load (a few MB of rows per second). With the defaults,
+ * dirty pages pile up in the page cache and are written back in bursts that stall WAL flushes
+ * behind them; larger buffers and backend flushing spread the writes out (bench/README.md, "Investigations").
  */
 const WRITE_TUNING = ["shared_buffers=512MB", "wal_buffers=16MB", "backend_flush_after=256kB", ...WAL_TUNING];
 

@@ -1,4 +1,4 @@
-import { adminDatabaseUrl } from "../testing/database";
+import { adminDatabaseUrl } from "../../test/support/database";
 import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DecisionLogBusyError } from "../dataplane/decision-log/writer";
-import { createGatewayEnv, TEST_SECRETS, type TGatewayEnv } from "./testing/fixtures";
+import { createGatewayEnv, TEST_SECRETS, type TGatewayEnv } from "../../test/support/gateway-fixtures";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response shapes are asserted field by field
 type TJson = any;

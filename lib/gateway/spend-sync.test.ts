@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TTestDatabase } from "@/lib/testing/database";
+import { createTestDatabase, type TTestDatabase } from "@/test/support/database";
 import { createBudgetGuard } from "./budget";
 import type { TOperationLimits } from "./config";
 import { createSpendSync } from "./spend-sync";

@@ -12,7 +12,7 @@ import { endExpiredOverrides } from "../controlplane/end-expired-overrides";
 import { auditAnchorHealth, startAuditCheckpoints, stopAuditCheckpoints } from "../audit/checkpointer";
 import { stampClientIp } from "../auth/client-ip";
 import { publicOrigin } from "../auth/same-origin";
-import { consoleGateOptionsFromEnv, gateConsoleRequest } from "./console-gate";
+import { consoleGateOptionsFromEnv, gateConsoleRequest } from "../server/console-gate";
 import { API_CSP, applyCommonSecurityHeaders, applyConsoleCsp, commonSecurityHeaders } from "./security-headers";
 import { createFastPath } from "../dataplane/router";
 import { createHealthCheck } from "../dataplane/health";

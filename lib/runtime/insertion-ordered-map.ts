@@ -2,14 +2,13 @@
  * A Map that also yields its oldest entry in amortised O(1), for caches that evict oldest first.
  * Not by evicting from a Map's front (`map.keys().next()`, or a for-of that breaks early): V8's
  * Map iteration walks the slots of every key deleted since the table last rehashed, so evicting
- * from its front on every insert costs time in proportion to the entries evicted before (about
- * 6 µs per insert at 10,000 entries, 35 µs at 150,000, measured with node 20; decide's
- * idempotency cache spent 40% of the server's CPU there at 6,300 decides/s).
+ * from its front on every insert costs time in proportion to the entries evicted before
+ * (bench/README.md, "Investigations").
  *
  * The order is a queue of (key, value) pairs beside the Map, kept in chunks of CHUNK pairs: the
  * front chunk is dropped once read past, so evicting oldest first never copies the queue (a
- * single array, sliced when its consumed front dominated, copied all 65,000 pairs of a full
- * idempotency cache at once: 20–30 ms of event loop every few seconds). A replaced or deleted
+ * single array sliced when its consumed front dominated copied a full cache at once, blocking
+ * the event loop). A replaced or deleted
  * entry stays queued until it reaches the front, or until stale pairs outnumber live ones, when
  * the queue is rebuilt from the live ones. Setting a key again makes it the newest. Values must
  * be distinct objects per set() (the queue tells a stale pair from the live one by identity).

@@ -1,7 +1,7 @@
 import Link from "next/link";
-import { getPrisma } from "@/lib/db/client";
 import { isDemoMode } from "@/lib/auth/demo-mode";
 import { can, getViewer } from "@/lib/console/get-viewer";
+import { listChaosProviders } from "@/lib/console/list-chaos-providers";
 import { ChaosPanel } from "@/components/demo/chaos-panel";
 
 export const dynamic = "force-dynamic";
@@ -22,6 +22,5 @@ export default async function ChaosPage() {
       </p>
     );
   }
-  const providers = await getPrisma().provider.findMany({ select: { key: true, supportedRegions: true }, orderBy: { key: "asc" } });
-  return <ChaosPanel providers={providers.map((p) => ({ key: p.key, regions: p.supportedRegions.filter((r) => r !== "*") }))} />;
+  return <ChaosPanel providers={await listChaosProviders()} />;
 }

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminDatabaseUrl } from "@/lib/testing/database";
+import { adminDatabaseUrl } from "@/test/support/database";
 import { boolParam, dateParam, float8Param, int4Param, int8Scalar, textParam, timestamptzParam, timestamptzScalar, toBuffer, uuidParam, type TBinaryParam } from "./columns";
 
 let client: pg.Client;

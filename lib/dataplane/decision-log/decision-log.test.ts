@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { adminDatabaseUrl, createTestDatabase, type TTestDatabase } from "@/lib/testing/database";
+import { adminDatabaseUrl, createTestDatabase, type TTestDatabase } from "@/test/support/database";
 import { dataPlaneSettings, type TDataPlaneSettings } from "../settings";
 import { startStandaloneDataPlane, type TStandaloneServer } from "../standalone";
 import { announceBacklog, readBacklog, withdrawBacklog, type TSpoolRange } from "./backlog";

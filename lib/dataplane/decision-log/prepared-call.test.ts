@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { adminDatabaseUrl } from "@/lib/testing/database";
+import { adminDatabaseUrl } from "@/test/support/database";
 import { int4Param, textParam } from "./columns";
 import { callPrepared } from "./prepared-call";
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TTestDatabase } from "../../testing/database";
+import { createTestDatabase, type TTestDatabase } from "../../../test/support/database";
 import { decisionIdAt } from "../decision-id";
 import { createPool } from "../pool";
 import { createSpool } from "../spool";

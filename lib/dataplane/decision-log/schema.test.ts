@@ -4,7 +4,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkDrift, DEFAULT_SCHEMA_PATH } from "@/lib/db/drift";
-import { adminDatabaseUrl, createTestDatabase } from "@/lib/testing/database";
+import { adminDatabaseUrl, createTestDatabase } from "@/test/support/database";
 
 // The migration makes "decision" a partitioned table, which prisma/schema.prisma cannot say. The
 // drift check (lib/db/drift.test.ts) stays honest about it because it diffs a scratch database

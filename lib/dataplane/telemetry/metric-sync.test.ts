@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetricStore } from "../../../router-core/index";
 import { createMetricSync, METRIC_BUCKET_SECONDS, readBuckets } from "./metric-sync";
-import { createTelemetryDatabase, loadedState } from "./test-fixtures";
+import { createTelemetryDatabase, loadedState } from "../../../test/support/telemetry-fixtures";
 
 let env: Awaited<ReturnType<typeof createTelemetryDatabase>>;
 beforeAll(async () => {

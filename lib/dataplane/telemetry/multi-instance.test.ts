@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { notifyConfigChange } from "../../db/notify";
-import { createTelemetryDatabase, waitFor } from "./test-fixtures";
+import { createTelemetryDatabase, waitFor } from "../../../test/support/telemetry-fixtures";
 
 /**
  * Two real server processes (server.ts, data plane only) on different ports sharing one

@@ -15,7 +15,7 @@ import { createSpool } from "../spool";
 import { createOutcomeService, type TPendingOutcome } from "./outcomes";
 import { startTelemetry, type Telemetry } from "./runtime";
 import { MAX_OUTCOME_BATCH, type TOutcome } from "./schemas";
-import { createTelemetryDatabase, insertDecision, loadedState, waitFor } from "./test-fixtures";
+import { createTelemetryDatabase, insertDecision, loadedState, waitFor } from "../../../test/support/telemetry-fixtures";
 
 const KEY = "test-key-outcomes";
 let env: Awaited<ReturnType<typeof createTelemetryDatabase>>;

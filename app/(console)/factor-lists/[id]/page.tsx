@@ -6,38 +6,20 @@ import { ComplianceBadge, StatusBadge } from "@/components/factor-lists/status-b
 import { VersionActions } from "@/components/factor-lists/version-actions";
 import { WhatIfPanel } from "@/components/factor-lists/what-if-panel";
 import { YamlView } from "@/components/factor-lists/yaml-view";
-import { ControlPlaneError } from "@/lib/controlplane/errors";
-import { getFactorListVersion } from "@/lib/controlplane/get-factor-list-version";
-import { getPrisma } from "@/lib/db/client";
 import { can, getViewer } from "@/lib/console/get-viewer";
+import { getVersionDetail } from "@/lib/console/get-version-detail";
 
 export const dynamic = "force-dynamic";
 
 /** Versions still to be decided on: the approval page shows what each would have done with recent traffic. */
 const WHAT_IF_STATUSES = new Set(["draft", "in_review", "approved", "shadow"]);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-async function load(id: string) {
-  if (!UUID.test(id)) return null;
-  try {
-    return await getFactorListVersion(getPrisma(), id);
-  } catch (err) {
-    if (err instanceof ControlPlaneError && err.status === 404) return null;
-    throw err;
-  }
-}
-
 export default async function FactorListVersionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const [data, viewer] = await Promise.all([load(id), getViewer()]);
-  if (!data) notFound();
+  const [detail, viewer] = await Promise.all([getVersionDetail(id), getViewer()]);
+  if (!detail) notFound();
+  const { data, author, active } = detail;
   const { version: v, diff, reviews, policy } = data;
-  const prisma = getPrisma();
-  const [author, active] = await Promise.all([
-    v.authorId ? prisma.user.findUnique({ where: { id: v.authorId }, select: { email: true } }) : null,
-    diff.activeVersionId ? prisma.factorListVersion.findUnique({ where: { id: diff.activeVersionId }, select: { version: true } }) : null,
-  ]);
   const isActive = policy.activeVersionId === v.id;
   return (
     <div className="flex flex-col gap-4" data-testid="version-detail">

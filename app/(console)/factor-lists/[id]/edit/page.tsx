@@ -3,16 +3,14 @@ import { notFound } from "next/navigation";
 import { YamlEditor } from "@/components/factor-lists/yaml-editor";
 import { getActiveFactorList } from "@/lib/console/get-active-factor-list";
 import { can, getViewer } from "@/lib/console/get-viewer";
-import { getPrisma } from "@/lib/db/client";
+import { getVersionForEdit } from "@/lib/console/get-version-detail";
 import type { TFactorList } from "@/router-core/index";
 
 export const dynamic = "force-dynamic";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export default async function EditFactorListPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const version = UUID.test(id) ? await getPrisma().factorListVersion.findUnique({ where: { id }, select: { id: true, operationKey: true, version: true, status: true, yaml: true, changeNote: true } }) : null;
+  const version = await getVersionForEdit(id);
   if (!version) notFound();
   const [viewer, active] = await Promise.all([getViewer(), getActiveFactorList(version.operationKey)]);
   const editable = ["draft", "in_review", "rejected"].includes(version.status);

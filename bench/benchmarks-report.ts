@@ -1,0 +1,186 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { benchResultsDir, readBenchResults, type TBenchResult } from "./lib/bench-results";
+
+// `npm run benchmarks:report [-- --check]`: BENCHMARKS.md from bench-results/*.json. Every number
+// in it comes from a result file a benchmark wrote; a benchmark with no file yet says so.
+// --check exits 1 when BENCHMARKS.md differs from what the current results render to.
+
+export type TBenchmark = {
+  title: string;
+  /** How to run it, one command per line. */
+  commands: string[];
+  what: string;
+  /** Names of the result files (bench-results/<name>.json) it writes. */
+  results: string[];
+};
+
+/** Every benchmark in the project, in the order BENCHMARKS.md lists them. */
+export const BENCHMARKS: readonly TBenchmark[] = [
+  {
+    title: "Decision engine (router-core)",
+    commands: ["npm run bench:core"],
+    what: "Decisions per second and per-decision latency of router-core's decide() with full explanation records, 3 and 10 candidates, on one core (bench/core).",
+    results: ["core"],
+  },
+  {
+    title: "Decide over HTTP",
+    commands: ["npm run bench:api -- --duration 15 --connections 128"],
+    what: "server.ts in data-plane-only mode (telemetry, controller and gateway running) in its own process on 127.0.0.1, sync durability (every answer committed first): first the reference, the issue's yardstick of a bare node:http handler with a group-committed insert (bench/api/bench-api-reference.ts), on the same database and load, so decide can be read against what this machine does at the time of the run; then decide in a closed loop with 128 connections (the raw-socket generator of bench/lib/closed-loop-load.ts, in a process of its own), then shorter closed loops at 16, 24, 32, 48 and 64 connections, each after 2 s of warm-up (decide and the reference each), for throughput against p99 and the highest throughput whose p99 is under 20 ms, then open-loop arrivals at fixed rates of 30% and 60% of that maximum, each after 2 s of warm-up at its rate (bench/lib/open-loop-load.ts, in a process of its own; latency from each request's due time; the reference is run at the same rates), then outcome ingestion; afterwards every acknowledged decision and recorded outcome must be a row. The database is the product's default embedded PostgreSQL unless `database` says otherwise.",
+    results: ["api"],
+  },
+  {
+    title: "Gateway vs Portkey",
+    commands: ["npm run bench:gateway"],
+    what: "The execute path against Portkey's open-source gateway on the same mock providers: overhead and throughput side by side. The upstream alone (direct), Portkey and Switchyard are measured back to back in each of three rounds, in alternating order, and the ratios are taken per round: this machine's speed drifts by a third within minutes. Figures are the rounds' medians.",
+    results: ["gateway"],
+  },
+  {
+    title: "Replay evaluation (paper section 8, Tables 14 and 15)",
+    commands: ["npm run replay"],
+    what: "Four routing policies over six scenarios on router-core's simulator: completion, degraded minutes, shifts; and the sensitivity table.",
+    results: ["replay"],
+  },
+  {
+    title: "Scale: 10 million decisions",
+    commands: ["npm run seed:scale -- --decisions 10000000 --days 7", "npm run bench:scale"],
+    what: "A week of simulated traffic (the product's own controller and decide(), a degradation episode, outcomes for about 95% of decisions) in the daily partitions; then p50/p95/p99 of every console read model in process (drilldown, each decision-list filter on page 1 and a deep keyset page, 24 h and 7 d share charts, overview, why, shadow, providers) against a 200 ms p95 target, and decide throughput with that table in place. See bench/scale/README.md.",
+    results: ["scale", "api-scale", "scale-1m", "api-scale-1m"],
+  },
+  {
+    title: "Console over HTTP",
+    commands: ["npm run seed:scale -- --decisions 1000000 --days 7", "npm run bench:console"],
+    what: "Every console page and console/control-plane GET route on the production server, signed in, 20 requests each: no request may take 500 ms or more with a million decisions in the table.",
+    results: ["console"],
+  },
+  {
+    title: "Database outage under load",
+    commands: ["npm run chaos:db-outage"],
+    what: "Two instances on one Postgres under decide and outcome load; Postgres stopped for 30 s: decides answered from cache, errors by status, acknowledged decisions missing afterwards (must be 0), time to recovery.",
+    results: ["chaos-db-outage"],
+  },
+  {
+    title: "Controller leader killed",
+    commands: ["npm run chaos:leader-kill"],
+    what: "The controller's leader instance is killed under load: another takes over and shares keep moving.",
+    results: ["chaos-leader-kill"],
+  },
+  {
+    title: "App instance killed mid-load",
+    commands: ["npm run chaos:instance-kill"],
+    what: "One of two instances is killed under load: no acknowledged decision may be lost.",
+    results: ["chaos-instance-kill"],
+  },
+  {
+    title: "Override propagation",
+    commands: ["npm run chaos:propagation"],
+    what: "Kill switch and provider kill set through instance 1: time until instance 2's decisions reflect them (target p99 under 1 s).",
+    results: ["chaos-propagation"],
+  },
+  {
+    title: "Fuzzing",
+    commands: ["npm run fuzz"],
+    what: "10,000+ malformed, oversized, wrongly typed and wrongly encoded requests at every endpoint: no 500, no rows written for rejected requests, memory flat.",
+    results: ["fuzz"],
+  },
+  {
+    title: "Security probe",
+    commands: ["npm run security:probe"],
+    what: "The attack review's findings (security issue items 1-17) tried against a production-mode instance on a fresh database: each attack, what a closed hole looks like, and what was observed. Stalls are /health's added latency against the same time just before the attack, on this machine.",
+    results: ["security-probe"],
+  },
+];
+
+const fmtNumber = (v: number | null): string => {
+  if (v === null) return "–";
+  if (Number.isInteger(v)) return v.toLocaleString("en-US");
+  const abs = Math.abs(v);
+  return abs >= 100 ? Math.round(v).toLocaleString("en-US") : abs >= 1 ? v.toFixed(1) : v.toPrecision(3);
+};
+
+const cell = (v: string | number | boolean | null): string => (typeof v === "number" ? fmtNumber(v) : v === null ? "–" : String(v)).replaceAll("|", "\\|");
+
+function machine(r: TBenchResult): string {
+  const m = r.machine;
+  return `${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB RAM, Node ${m.node}, ${m.platform}${m.loadAverage !== undefined ? `, load average ${m.loadAverage} at the end of the run` : ""}`;
+}
+
+function renderResult(r: TBenchResult): string[] {
+  const out: string[] = [];
+  out.push(`**${r.title}** — \`${r.name}.json\`, ${r.date.replace("T", " ").slice(0, 16)} UTC, commit \`${r.commit.slice(0, 12)}${r.commit.endsWith("+dirty") ? "+dirty" : ""}\`, ${machine(r)}.`);
+  out.push("", `Command: \`${r.command}\``);
+  const params = Object.entries(r.parameters);
+  if (params.length > 0) out.push("", `Parameters: ${params.map(([k, v]) => `${k} = ${typeof v === "string" ? v : JSON.stringify(v)}`).join(", ")}.`);
+  if (r.figures.length > 0) {
+    out.push("", "| figure | value | target |", "| --- | ---: | --- |");
+    for (const f of r.figures) out.push(`| ${cell(f.label)} | ${fmtNumber(f.value)} ${cell(f.unit)} | ${f.target ? cell(f.target) : ""} |`);
+  }
+  for (const t of r.tables ?? []) {
+    out.push("", `${t.title}:`, "", `| ${t.columns.map(cell).join(" | ")} |`, `| ${t.columns.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`);
+    for (const row of t.rows) out.push(`| ${row.map(cell).join(" | ")} |`);
+  }
+  if (r.invariants && r.invariants.length > 0) {
+    out.push("", "| invariant | holds | detail |", "| --- | --- | --- |");
+    for (const i of r.invariants) out.push(`| ${cell(i.label)} | ${i.ok ? "yes" : "**NO**"} | ${cell(i.detail ?? "")} |`);
+  }
+  for (const n of r.notes ?? []) out.push("", `Note: ${n}`);
+  return out;
+}
+
+/** BENCHMARKS.md for these results: how to run each benchmark, then its latest figures (or that there are none). */
+export function renderBenchmarks(benchmarks: readonly TBenchmark[], results: readonly TBenchResult[]): string {
+  const byName = new Map(results.map((r) => [r.name, r]));
+  const listed = new Set(benchmarks.flatMap((b) => b.results));
+  const out: string[] = [
+    "# Benchmarks",
+    "",
+    "Generated by `npm run benchmarks:report` from `bench-results/*.json`; do not edit by hand. Each benchmark",
+    "writes its own result file when it runs (`bench/lib/bench-results.ts`), with the date, the commit and",
+    "the machine it ran on, so every number below comes from a run, and rerunning a command and then the report",
+    "replaces it. Speeds are printed against their targets, never asserted; the invariants (lost decisions, 500s)",
+    "make a benchmark exit non-zero.",
+    "",
+  ];
+  for (const b of benchmarks) {
+    out.push(`## ${b.title}`, "", b.what, "", "```sh", ...b.commands, "```", "");
+    const found = b.results.map((n) => byName.get(n)).filter((r): r is TBenchResult => r !== undefined);
+    if (found.length === 0) out.push(`No results yet (\`bench-results/${b.results[0]}.json\` is written by the command above).`, "");
+    for (const r of found) out.push(...renderResult(r), "");
+  }
+  const others = results.filter((r) => !listed.has(r.name));
+  if (others.length > 0) {
+    out.push("## Other results", "");
+    for (const r of others) out.push(...renderResult(r), "");
+  }
+  return `${out.join("\n").trimEnd()}\n`;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { check: { type: "boolean", default: false } } });
+  const { results, invalid } = readBenchResults(benchResultsDir());
+  for (const i of invalid) process.stderr.write(`benchmarks:report: bench-results/${i.file} is not a benchmark result: ${i.error}\n`);
+  const text = renderBenchmarks(BENCHMARKS, results);
+  const file = path.join(path.dirname(benchResultsDir()), "BENCHMARKS.md");
+  if (values.check) {
+    if ((existsSync(file) ? readFileSync(file, "utf8") : "") !== text) {
+      process.stderr.write("benchmarks:report: BENCHMARKS.md is out of date; run npm run benchmarks:report\n");
+      return 1;
+    }
+    return invalid.length > 0 ? 1 : 0;
+  }
+  writeFileSync(file, text);
+  process.stdout.write(`wrote BENCHMARKS.md from ${results.length} result file(s)\n`);
+  return invalid.length > 0 ? 1 : 0;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`benchmarks:report: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,264 @@
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { getDecision } from "../../lib/console/get-decision";
+import { getMoment } from "../../lib/console/get-moment";
+import { getOverview } from "../../lib/console/get-overview";
+import { getProvidersView } from "../../lib/console/get-providers-view";
+import { getShadowView } from "../../lib/console/get-shadow-view";
+import { getShareSeries } from "../../lib/console/get-share-series";
+import { getShiftEvent } from "../../lib/console/get-shift-event";
+import { listDecisionFacets } from "../../lib/console/list-decision-facets";
+import { listDecisions } from "../../lib/console/list-decisions";
+import type { TDecisionFilters } from "../../lib/console/decision-filters";
+import { listShiftEvents } from "../../lib/console/list-shift-events";
+import { getPrisma } from "../../lib/db/client";
+import { applyMigrations } from "../../lib/db/migrate";
+import { benchResultsDir, readBenchResults, writeBenchResult, type TBenchFigure } from "../lib/bench-results";
+import { DEFAULT_SCALE_DATA_DIR, openScaleDatabase } from "./database";
+import { formatTiming, timeIt, type TTiming } from "./measure";
+import { SEED_INSTANCE_ID } from "./simulate";
+
+// `npm run bench:scale [-- --runs 50 --database-url URL | --data-dir DIR] [--skip-decide] [--only NAME]`
+// On the database `npm run seed:scale` filled: p50/p95/p99 of every console read model the pages
+// call, in this process (lib/console), then decide throughput over HTTP with that table in place
+// (bench:api against the same database). Prints the figures and writes bench-results/scale.json.
+// Speed is reported against the 200 ms p95 target, never asserted.
+
+const TARGET_MS = 200;
+const DEEP_PAGES = 20;
+const HOUR = 3_600_000;
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+type TCase = { name: string; run: (i: number) => Promise<unknown> };
+type TOptions = { runs: number; databaseUrl?: string; dataDir?: string; skipDecide: boolean; decideSeconds: string; resultName: string; only?: string };
+type TSeedFacts = {
+  now: number;
+  decisions: number;
+  sample: { id: string; at: Date }[];
+  rareReason: string | undefined;
+  shift: { id: string; at: Date; operation_key: string; region: string } | undefined;
+};
+
+const log = (line: string) => process.stderr.write(`bench:scale: ${line}\n`);
+const OP = "SEND_SMS";
+const REGION = "EU";
+
+function readOptions(): TOptions {
+  const { values } = parseArgs({
+    options: {
+      runs: { type: "string", default: "50" },
+      "database-url": { type: "string" },
+      "data-dir": { type: "string" },
+      "skip-decide": { type: "boolean", default: false },
+      "decide-seconds": { type: "string", default: "15" },
+      /** bench-results/<name>.json; e.g. scale-1m for the 1-million-decision run beside the 10-million one. */
+      "result-name": { type: "string", default: "scale" },
+      /** Only the read models whose name contains this (e.g. "shadow"); the result file is not written. */
+      only: { type: "string" },
+    },
+  });
+  const runs = Number(values.runs);
+  if (!Number.isInteger(runs) || runs < 1) throw new RangeError(`--runs must be a positive integer, got ${JSON.stringify(values.runs)}`);
+  return {
+    runs,
+    databaseUrl: values["database-url"],
+    dataDir: values["data-dir"],
+    skipDecide: values["skip-decide"] === true,
+    decideSeconds: values["decide-seconds"]!,
+    resultName: values["result-name"]!,
+    only: values.only,
+  };
+}
+
+/**
+ * The seed's window ends when it ran: "now" for every read model is the end of the seeded data
+ * (not of rows a decide benchmark added since), so a run hours later still reads a busy last hour.
+ */
+async function readSeedFacts(client: pg.Client, runs: number): Promise<TSeedFacts> {
+  const { rows: span } = await client.query<{ last: Date | null }>("select max(created_at) as last from decision where instance_id = $1", [SEED_INSTANCE_ID]);
+  if (!span[0]!.last) throw new Error("the decision table is empty: run `npm run seed:scale` first");
+  const now = span[0]!.last.getTime() + 1_000;
+  const { rows: counted } = await client.query<{ n: string }>(
+    "select coalesce(sum(reltuples), 0)::bigint as n from pg_class c join pg_inherits i on i.inhrelid = c.oid where i.inhparent = 'decision'::regclass",
+  );
+  const decisions = Number(counted[0]!.n);
+  log(`${decisions.toLocaleString("en-US")} decisions (planner estimate), data up to ${new Date(now).toISOString()}`);
+  const { rows: sample } = await client.query<{ id: string; at: Date }>(
+    `select id::text as id, created_at as at from decision tablesample system (0.05) repeatable (7) limit $1`,
+    [runs + 10],
+  );
+  if (sample.length === 0) throw new Error("could not sample decision ids");
+  const { rows: rare } = await client.query<{ reason_code: string }>(
+    `select reason_code from decision where created_at > $1 group by 1 order by count(*) asc limit 1`,
+    [new Date(now - 24 * HOUR)],
+  );
+  const { rows: shift } = await client.query<{ id: string; at: Date; operation_key: string; region: string }>(
+    `select id::text, at, operation_key, region from shift_event where type <> 'probe_floor_held' order by at desc limit 1`,
+  );
+  return { now, decisions, sample, rareReason: rare[0]?.reason_code, shift: shift[0] };
+}
+
+/** Every decision-list filter the page offers, on page 1 and a deep keyset page, over the last hour and the last 7 days. */
+async function decisionListCases(facts: TSeedFacts, cases: TCase[], notes: string[]): Promise<void> {
+  const { now, rareReason } = facts;
+  const facets = await listDecisionFacets();
+  const filters: [string, Partial<TDecisionFilters>][] = [
+    ["no filter", {}],
+    ["time range (6 h, a day ago)", { from: new Date(now - 30 * HOUR).toISOString(), to: new Date(now - 24 * HOUR).toISOString() }],
+    ["operation SEND_EMAIL", { operation: "SEND_EMAIL" }],
+    ["region LATAM", { region: "LATAM" }],
+    ["provider provider_C", { provider: "provider_C" }],
+    [`reason ${rareReason ?? "share_weighted"}`, { reason: rareReason ?? "share_weighted" }],
+    [`policy ${facets.policies[0] ?? "v1"}`, { policy: facets.policies[0] ?? "v1" }],
+    ["outcome completed", { outcome: "completed" }],
+    ["outcome failed", { outcome: "failed" }],
+    ["outcome pending", { outcome: "pending" }],
+    ["stale true", { stale: "true" }],
+  ];
+  for (const [label, f] of filters) {
+    for (const window of ["1h", "7d"] as const) {
+      // A time-range filter brings its own window.
+      if (f.from && window === "7d") continue;
+      const base: TDecisionFilters = { ...f, ...(f.from ? {} : window === "7d" ? { from: new Date(now - 7 * 24 * HOUR).toISOString() } : {}) } as TDecisionFilters;
+      const span = f.from ? "" : window === "1h" ? ", last hour" : ", last 7 days";
+      cases.push({ name: `decision list: ${label}${span}, page 1`, run: () => listDecisions(base, 50, now) });
+      let cursor: string | null = null;
+      let page = await listDecisions(base, 50, now);
+      for (let p = 1; p < DEEP_PAGES && page.next; p++) {
+        cursor = page.next;
+        page = await listDecisions({ ...base, after: cursor }, 50, now);
+      }
+      if (page.next) {
+        const deep = page.next;
+        cases.push({ name: `decision list: ${label}${span}, page ${DEEP_PAGES + 1}`, run: () => listDecisions({ ...base, after: deep }, 50, now) });
+      } else notes.push(`decision list: ${label}${span}: fewer than ${DEEP_PAGES + 1} pages, no deep page measured`);
+    }
+  }
+}
+
+/** Every console read model the pages call, in the order they are printed. */
+async function readModelCases(facts: TSeedFacts): Promise<{ cases: TCase[]; notes: string[] }> {
+  const { now, sample } = facts;
+  const cases: TCase[] = [
+    { name: "drilldown by id (with the row's time)", run: (i) => getDecision(sample[i % sample.length]!.id, sample[i % sample.length]!.at.getTime()) },
+    { name: "drilldown by id (id only, direct link)", run: (i) => getDecision(sample[i % sample.length]!.id) },
+  ];
+  const notes: string[] = [];
+  await decisionListCases(facts, cases, notes);
+  cases.push(
+    { name: "traffic-share chart, 24 h", run: () => getShareSeries(OP, REGION, "24h", now) },
+    { name: "traffic-share chart, 7 d", run: () => getShareSeries(OP, REGION, "7d", now) },
+    { name: "overview (1 h range)", run: () => getOverview(OP, REGION, "1h", now) },
+    { name: "overview (24 h range)", run: () => getOverview(OP, REGION, "24h", now) },
+    { name: "overview (7 d range)", run: () => getOverview(OP, REGION, "7d", now) },
+    { name: "why: shift-event timeline", run: () => listShiftEvents({ operation: OP, region: REGION, significantOnly: true, limit: 100 }) },
+    { name: "providers view", run: () => getProvidersView(now) },
+    { name: "shadow view, 1 h", run: () => getShadowView(OP, "1h", now) },
+    { name: "shadow view, 24 h", run: () => getShadowView(OP, "24h", now) },
+    { name: "shadow view, 7 d", run: () => getShadowView(OP, "7d", now) },
+    { name: "decision-log filter menus", run: () => listDecisionFacets() },
+  );
+  const s = facts.shift;
+  if (s) {
+    cases.push(
+      { name: "why: one shift event", run: () => getShiftEvent(s.id) },
+      { name: "why: explain this moment", run: () => getMoment(s.operation_key, s.region, s.at.getTime()) },
+    );
+  } else notes.push("no shift event in the data: the shift-event and moment cases were not measured");
+  return { cases, notes };
+}
+
+async function timeCases(cases: readonly TCase[], notes: readonly string[], opts: TOptions): Promise<TTiming[]> {
+  console.log(`console read models, ${opts.runs} runs each (ms)`);
+  console.log(`${"".padEnd(58)} ${"p50".padStart(8)} ${"p95".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(8)}`);
+  const timings: TTiming[] = [];
+  for (const c of cases) {
+    if (opts.only && !c.name.includes(opts.only)) continue;
+    const t = await timeIt(c.name, opts.runs, c.run);
+    timings.push(t);
+    console.log(formatTiming(t, TARGET_MS));
+  }
+  for (const n of notes) console.log(`note: ${n}`);
+  const slow = timings.filter((t) => t.p95 >= TARGET_MS);
+  console.log(`${timings.length - slow.length} of ${timings.length} under the ${TARGET_MS} ms p95 target${slow.length ? `; slow: ${slow.map((t) => t.name).join("; ")}` : ""}`);
+  return timings;
+}
+
+/** bench:api against the same database, its figures prefixed "decide: ". */
+function decideFigures(opts: TOptions, databaseUrl: string): TBenchFigure[] {
+  log("decide throughput with this table in place (bench:api on the same database)");
+  const apiName = opts.resultName === "scale" ? "api-scale" : `api-${opts.resultName}`;
+  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(here, "..", "api", "bench-api.ts"), "--use-database", databaseUrl, "--duration", opts.decideSeconds, "--result-name", apiName], {
+    stdio: "inherit",
+    env: process.env,
+  });
+  if (r.status !== 0) throw new Error(`bench:api on the scale database exited with ${r.status}`);
+  const api = readBenchResults().results.find((x) => x.name === apiName);
+  return (api?.figures ?? []).map((f) => ({ ...f, label: `decide: ${f.label}` }));
+}
+
+function writeScaleResult(opts: TOptions, facts: TSeedFacts, timings: readonly TTiming[], figures: TBenchFigure[], notes: string[]): void {
+  const { decisions, now } = facts;
+  const file = writeBenchResult({
+    name: opts.resultName,
+    title: "Console read models on a large decision log",
+    command: `npm run seed:scale -- --decisions ${decisions >= 9_500_000 ? "10000000" : decisions >= 950_000 && decisions < 1_100_000 ? "1000000" : String(decisions)} --days 7 && npm run bench:scale -- --runs ${opts.runs}${opts.resultName === "scale" ? "" : ` --result-name ${opts.resultName}`}`,
+    parameters: { decisions, runs: opts.runs, targetMs: TARGET_MS, deepPage: DEEP_PAGES + 1, scope: `${OP}/${REGION}`, dataEnd: new Date(now).toISOString() },
+    figures,
+    tables: [
+      {
+        title: `lib/console read models, in process, ${opts.runs} runs each (ms)`,
+        columns: ["read model", "p50", "p95", "p99", "max"],
+        rows: timings.map((t) => [t.name, round(t.p50), round(t.p95), round(t.p99), round(t.max)]),
+      },
+    ],
+    notes,
+  });
+  log(`wrote ${path.relative(process.cwd(), file)} (${benchResultsDir()})`);
+}
+
+async function main(): Promise<number> {
+  const opts = readOptions();
+  const db = await openScaleDatabase({ databaseUrl: opts.databaseUrl ?? process.env.DATABASE_URL, dataDir: opts.dataDir ?? DEFAULT_SCALE_DATA_DIR, log });
+  // The schema may have moved on since the seed ran (new columns the read models select).
+  await applyMigrations(db.url);
+  process.env.DATABASE_URL = db.url;
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    const facts = await readSeedFacts(client, opts.runs);
+    const { cases, notes } = await readModelCases(facts);
+    const timings = await timeCases(cases, notes, opts);
+    if (opts.only) return 0;
+    const slow = timings.filter((t) => t.p95 >= TARGET_MS);
+    const figures: TBenchFigure[] = [
+      { label: "decisions in the table", value: facts.decisions, unit: "rows" },
+      { label: "read models under the p95 target", value: timings.length - slow.length, unit: `of ${timings.length}` },
+      { label: "slowest p95", value: Math.max(...timings.map((t) => t.p95)), unit: "ms", target: `< ${TARGET_MS}` },
+    ];
+    if (!opts.skipDecide) {
+      await client.end().catch(() => {});
+      figures.push(...decideFigures(opts, db.url));
+    }
+    writeScaleResult(opts, facts, timings, figures, notes);
+    return 0;
+  } finally {
+    await client.end().catch(() => {});
+    await getPrisma().$disconnect();
+    await db.stop();
+  }
+}
+
+const round = (v: number) => Math.round(v * 10) / 10;
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench:scale: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);
