@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { TAnswer } from "./context";
+import type { TAnswer } from "./answer";
 
 /**
  * seeds/003's "degrade to queue": a request no provider can take now waits here, in arrival
