@@ -110,7 +110,7 @@ export type TRouterState = {
   /**
    * Per provider key, for the request's operation and region. These four maps, and the snapshots
    * and views in them, are treated as immutable like the catalogue: each decision's lookups and
-   * evaluation are cached per map object (see decision/evaluate.ts), so an update must come as a
+   * evaluation are cached per map object (see decision/lookups.ts), so an update must come as a
    * new object, as the data plane's setters do.
    */
   metrics: Readonly<Record<string, TMetricSnapshot>>;

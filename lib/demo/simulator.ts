@@ -70,193 +70,225 @@ function pick(list: readonly TWeighted[], random: () => number): string {
 
 export function createSimulator(opts: TSimulatorOptions) {
   if (!(opts.rate > 0) || !Number.isFinite(opts.rate)) throw new RangeError(`rate must be a positive number of requests per second, got ${opts.rate}`);
-  const random = opts.random ?? Math.random;
   const now = opts.now ?? Date.now;
-  const log = opts.log ?? (() => {});
-  const maxInFlight = opts.maxInFlight ?? 64;
-  const base = opts.baseUrl.replace(/\/$/, "");
-  const headers: Record<string, string> = { "content-type": "application/json", ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) };
-  const regions = opts.regions ?? DEFAULT_REGIONS;
-  let operations = [...(opts.operations ?? DEFAULT_OPERATIONS)];
-  const executeOperations = new Set(opts.executeOperations ?? DEFAULT_EXECUTE_OPERATIONS);
-  const runId = randomBytes(4).toString("hex");
-
-  let faults: TFault[] = [];
-  let outcomes: unknown[] = [];
-  let seq = 0;
-  let credit = 0;
-  let lastBeat = now();
-  let inFlight = 0;
-  let flushing: Promise<void> | null = null;
+  const sim: TSim = {
+    rate: opts.rate,
+    random: opts.random ?? Math.random,
+    now,
+    log: opts.log ?? (() => {}),
+    maxInFlight: opts.maxInFlight ?? 64,
+    base: opts.baseUrl.replace(/\/$/, ""),
+    headers: { "content-type": "application/json", ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) },
+    regions: opts.regions ?? DEFAULT_REGIONS,
+    operations: [...(opts.operations ?? DEFAULT_OPERATIONS)],
+    executeOperations: new Set(opts.executeOperations ?? DEFAULT_EXECUTE_OPERATIONS),
+    runId: randomBytes(4).toString("hex"),
+    faults: [],
+    outcomes: [],
+    seq: 0,
+    credit: 0,
+    lastBeat: now(),
+    inFlight: 0,
+    flushing: null,
+    pending: new Set(),
+    lastErrorLog: new Map(),
+    stats: { decided: 0, decideErrors: 0, outcomesSent: 0, outcomeErrors: 0, skipped: 0, selected: {} },
+  };
   let beat: ReturnType<typeof setInterval> | null = null;
   let flusher: ReturnType<typeof setInterval> | null = null;
-  const lastErrorLog = new Map<string, number>();
-  const stats: TSimulatorStats = { decided: 0, decideErrors: 0, outcomesSent: 0, outcomeErrors: 0, skipped: 0, selected: {} };
-
-  const logError = (key: string, line: string) => {
-    const t = now();
-    if ((lastErrorLog.get(key) ?? 0) + ERROR_LOG_EVERY_MS > t) return;
-    lastErrorLog.set(key, t);
-    log(line);
-  };
-
-  function dropOperation(operation: string, why: string): void {
-    operations = operations.filter((o) => o.key !== operation);
-    log(`simulator: ${operation} ${why}; simulating ${operations.map((o) => o.key).join(", ")} only`);
-  }
-
-  async function executeOnce(operation: string, region: string, requestId: string): Promise<void> {
-    const input = { messages: [{ role: "user", content: `[${region}] Summarise support ticket #${seq} in one line.` }], maxTokens: 64 };
-    const res = await fetch(`${base}/api/v1/execute/${encodeURIComponent(operation)}`, { method: "POST", headers, body: JSON.stringify({ region, requestId, input }) });
-    const body = (await res.json().catch(() => null)) as {
-      decisionId?: string;
-      provider?: string;
-      attempts?: Array<{ called?: boolean; latencyMs?: number }>;
-      error?: { code?: string };
-    } | null;
-    if (res.status === 404 && body?.error?.code === "unknown_operation" && operations.length > 1) return dropOperation(operation, "is not configured");
-    if (res.status !== 200 || !body?.decisionId || !body.provider) {
-      // No provider was even called: this server has no credentials for them (not demo mode).
-      if (body?.attempts && body.attempts.length > 0 && body.attempts.every((a) => a.called === false) && operations.length > 1) {
-        return dropOperation(operation, "has no provider this server can call");
-      }
-      stats.decideErrors++;
-      logError(`execute-${res.status}`, `simulator: execute answered ${res.status} ${JSON.stringify(body?.error ?? body)}`);
-      return;
-    }
-    stats.decided++;
-    stats.selected[body.provider] = (stats.selected[body.provider] ?? 0) + 1;
-    // The user waited for every attempt, failed ones included.
-    const latencyMs = (body.attempts ?? []).reduce((sum, a) => sum + (a.latencyMs ?? 0), 0);
-    const flow = simulateFlow(body.provider, effectOf(faults, body.provider, region, now()), random, latencyMs);
-    outcomes.push({ type: "business", decisionId: body.decisionId, provider: body.provider, completed: flow.completed, ...(flow.failureStage ? { failureStage: flow.failureStage } : {}), withinSla: flow.withinSla });
-    if (outcomes.length >= MAX_BATCH) void flush();
-  }
-
-  async function decideOnce(): Promise<void> {
-    const operation = pick(operations, random);
-    const region = pick(regions, random);
-    const requestId = `sim-${runId}-${++seq}`;
-    if (executeOperations.has(operation)) return executeOnce(operation, region, requestId);
-    const res = await fetch(`${base}/api/v1/decide`, { method: "POST", headers, body: JSON.stringify({ operation, region, requestId }) });
-    const body = (await res.json().catch(() => null)) as { decisionId?: string; selected?: string | null; error?: { code?: string } } | null;
-    if (res.status === 404 && body?.error?.code === "unknown_operation" && operations.length > 1) {
-      // A database without this operation (e.g. not seeded in demo mode): keep simulating the others.
-      return dropOperation(operation, "is not configured");
-    }
-    if (res.status !== 200 || !body?.decisionId) {
-      stats.decideErrors++;
-      logError(`decide-${res.status}`, `simulator: decide answered ${res.status} ${JSON.stringify(body?.error ?? body)}`);
-      return;
-    }
-    stats.decided++;
-    const provider = body.selected;
-    // The fallback policy answered: the service queues the message; nothing reached a provider.
-    if (!provider) return;
-    stats.selected[provider] = (stats.selected[provider] ?? 0) + 1;
-    const call = simulateCall(provider, effectOf(faults, provider, region, now()), random);
-    const { decisionId } = body;
-    outcomes.push(
-      {
-        type: "provider_call",
-        decisionId,
-        provider,
-        status: call.status,
-        ...(call.errorClass ? { errorClass: call.errorClass } : {}),
-        ...(call.httpStatus ? { httpStatus: call.httpStatus } : {}),
-        latencyMs: call.latencyMs,
-        retryCount: 0,
-      },
-      { type: "business", decisionId, completed: call.completed, ...(call.failureStage ? { failureStage: call.failureStage } : {}), withinSla: call.withinSla },
-    );
-    if (outcomes.length >= MAX_BATCH) void flush();
-  }
-
-  async function sendBatch(batch: unknown[]): Promise<void> {
-    try {
-      const res = await fetch(`${base}/api/v1/outcomes`, { method: "POST", headers, body: JSON.stringify({ outcomes: batch }) });
-      if (res.status >= 300) {
-        stats.outcomeErrors += batch.length;
-        logError(`outcomes-${res.status}`, `simulator: outcomes answered ${res.status} ${await res.text().catch(() => "")}`);
-        return;
-      }
-      const body = (await res.json()) as { rejected?: number };
-      stats.outcomeErrors += body.rejected ?? 0;
-      stats.outcomesSent += batch.length - (body.rejected ?? 0);
-    } catch (err) {
-      stats.outcomeErrors += batch.length;
-      logError("outcomes-network", `simulator: outcomes failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
-
-  function flush(): Promise<void> {
-    if (flushing) return flushing;
-    flushing = (async () => {
-      while (outcomes.length > 0) {
-        const batch = outcomes.slice(0, MAX_BATCH);
-        outcomes = outcomes.slice(batch.length);
-        await sendBatch(batch);
-      }
-    })().finally(() => {
-      flushing = null;
-    });
-    return flushing;
-  }
-
-  const pending = new Set<Promise<void>>();
-  function onBeat(): void {
-    const t = now();
-    // Credits accrue with wall time, so a late timer catches up instead of lowering the rate; capped at one second's worth.
-    credit = Math.min(opts.rate, credit + (opts.rate * (t - lastBeat)) / 1000);
-    lastBeat = t;
-    while (credit >= 1) {
-      credit -= 1;
-      if (inFlight >= maxInFlight) {
-        stats.skipped++;
-        continue;
-      }
-      inFlight++;
-      const p = decideOnce()
-        .catch((err: unknown) => {
-          stats.decideErrors++;
-          logError("decide-network", `simulator: decide failed: ${err instanceof Error ? err.message : String(err)}`);
-        })
-        .finally(() => {
-          inFlight--;
-          pending.delete(p);
-        });
-      pending.add(p);
-    }
-  }
 
   return {
     start(): void {
       if (beat) return;
-      lastBeat = now();
-      beat = setInterval(onBeat, BEAT_MS);
-      flusher = setInterval(() => void flush(), FLUSH_MS);
+      sim.lastBeat = now();
+      beat = setInterval(() => onBeat(sim), BEAT_MS);
+      flusher = setInterval(() => void flush(sim), FLUSH_MS);
     },
     /** Stops sending, waits for the calls in flight and reports their outcomes. */
     async stop(): Promise<void> {
       if (beat) clearInterval(beat);
       if (flusher) clearInterval(flusher);
       beat = flusher = null;
-      await Promise.allSettled([...pending]);
-      await flush();
+      await Promise.allSettled([...sim.pending]);
+      await flush(sim);
     },
     /** Replaces the fault list (the chaos panel's table is the source of truth in the demo). */
     setFaults(list: readonly TFault[]): void {
-      faults = [...list];
+      sim.faults = [...list];
     },
     inject(fault: TFault): void {
-      faults = [...faults.filter((f) => f.id !== fault.id), fault];
+      sim.faults = [...sim.faults.filter((f) => f.id !== fault.id), fault];
     },
     endFault(id: string, at = now()): void {
-      faults = faults.map((f) => (f.id === id ? { ...f, endsAt: Math.min(f.endsAt, at) } : f));
+      sim.faults = sim.faults.map((f) => (f.id === id ? { ...f, endsAt: Math.min(f.endsAt, at) } : f));
     },
-    faults: (): readonly TFault[] => faults,
-    stats: (): TSimulatorStats => ({ ...stats, selected: { ...stats.selected } }),
+    faults: (): readonly TFault[] => sim.faults,
+    stats: (): TSimulatorStats => ({ ...sim.stats, selected: { ...sim.stats.selected } }),
   };
+}
+
+/** A simulator's settings and running state. */
+type TSim = {
+  rate: number;
+  random: () => number;
+  now: () => number;
+  log: (line: string) => void;
+  maxInFlight: number;
+  base: string;
+  headers: Record<string, string>;
+  regions: readonly TWeighted[];
+  operations: TWeighted[];
+  executeOperations: Set<string>;
+  runId: string;
+  faults: TFault[];
+  /** Outcomes not yet sent. */
+  outcomes: unknown[];
+  seq: number;
+  /** Calls owed: accrues with wall time at `rate` per second. */
+  credit: number;
+  lastBeat: number;
+  inFlight: number;
+  flushing: Promise<void> | null;
+  pending: Set<Promise<void>>;
+  lastErrorLog: Map<string, number>;
+  stats: TSimulatorStats;
+};
+
+function logError(sim: TSim, key: string, line: string): void {
+  const t = sim.now();
+  if ((sim.lastErrorLog.get(key) ?? 0) + ERROR_LOG_EVERY_MS > t) return;
+  sim.lastErrorLog.set(key, t);
+  sim.log(line);
+}
+
+function dropOperation(sim: TSim, operation: string, why: string): void {
+  sim.operations = sim.operations.filter((o) => o.key !== operation);
+  sim.log(`simulator: ${operation} ${why}; simulating ${sim.operations.map((o) => o.key).join(", ")} only`);
+}
+
+async function executeOnce(sim: TSim, operation: string, region: string, requestId: string): Promise<void> {
+  const input = { messages: [{ role: "user", content: `[${region}] Summarise support ticket #${sim.seq} in one line.` }], maxTokens: 64 };
+  const res = await fetch(`${sim.base}/api/v1/execute/${encodeURIComponent(operation)}`, { method: "POST", headers: sim.headers, body: JSON.stringify({ region, requestId, input }) });
+  const body = (await res.json().catch(() => null)) as {
+    decisionId?: string;
+    provider?: string;
+    attempts?: Array<{ called?: boolean; latencyMs?: number }>;
+    error?: { code?: string };
+  } | null;
+  if (res.status === 404 && body?.error?.code === "unknown_operation" && sim.operations.length > 1) return dropOperation(sim, operation, "is not configured");
+  if (res.status !== 200 || !body?.decisionId || !body.provider) {
+    // No provider was even called: this server has no credentials for them (not demo mode).
+    if (body?.attempts && body.attempts.length > 0 && body.attempts.every((a) => a.called === false) && sim.operations.length > 1) {
+      return dropOperation(sim, operation, "has no provider this server can call");
+    }
+    sim.stats.decideErrors++;
+    logError(sim, `execute-${res.status}`, `simulator: execute answered ${res.status} ${JSON.stringify(body?.error ?? body)}`);
+    return;
+  }
+  sim.stats.decided++;
+  sim.stats.selected[body.provider] = (sim.stats.selected[body.provider] ?? 0) + 1;
+  // The user waited for every attempt, failed ones included.
+  const latencyMs = (body.attempts ?? []).reduce((sum, a) => sum + (a.latencyMs ?? 0), 0);
+  const flow = simulateFlow(body.provider, effectOf(sim.faults, body.provider, region, sim.now()), sim.random, latencyMs);
+  sim.outcomes.push({ type: "business", decisionId: body.decisionId, provider: body.provider, completed: flow.completed, ...(flow.failureStage ? { failureStage: flow.failureStage } : {}), withinSla: flow.withinSla });
+  if (sim.outcomes.length >= MAX_BATCH) void flush(sim);
+}
+
+async function decideOnce(sim: TSim): Promise<void> {
+  const { stats } = sim;
+  const operation = pick(sim.operations, sim.random);
+  const region = pick(sim.regions, sim.random);
+  const requestId = `sim-${sim.runId}-${++sim.seq}`;
+  if (sim.executeOperations.has(operation)) return executeOnce(sim, operation, region, requestId);
+  const res = await fetch(`${sim.base}/api/v1/decide`, { method: "POST", headers: sim.headers, body: JSON.stringify({ operation, region, requestId }) });
+  const body = (await res.json().catch(() => null)) as { decisionId?: string; selected?: string | null; error?: { code?: string } } | null;
+  if (res.status === 404 && body?.error?.code === "unknown_operation" && sim.operations.length > 1) {
+    // A database without this operation (e.g. not seeded in demo mode): keep simulating the others.
+    return dropOperation(sim, operation, "is not configured");
+  }
+  if (res.status !== 200 || !body?.decisionId) {
+    stats.decideErrors++;
+    logError(sim, `decide-${res.status}`, `simulator: decide answered ${res.status} ${JSON.stringify(body?.error ?? body)}`);
+    return;
+  }
+  stats.decided++;
+  const provider = body.selected;
+  // The fallback policy answered: the service queues the message; nothing reached a provider.
+  if (!provider) return;
+  stats.selected[provider] = (stats.selected[provider] ?? 0) + 1;
+  const call = simulateCall(provider, effectOf(sim.faults, provider, region, sim.now()), sim.random);
+  const { decisionId } = body;
+  sim.outcomes.push(
+    {
+      type: "provider_call",
+      decisionId,
+      provider,
+      status: call.status,
+      ...(call.errorClass ? { errorClass: call.errorClass } : {}),
+      ...(call.httpStatus ? { httpStatus: call.httpStatus } : {}),
+      latencyMs: call.latencyMs,
+      retryCount: 0,
+    },
+    { type: "business", decisionId, completed: call.completed, ...(call.failureStage ? { failureStage: call.failureStage } : {}), withinSla: call.withinSla },
+  );
+  if (sim.outcomes.length >= MAX_BATCH) void flush(sim);
+}
+
+async function sendBatch(sim: TSim, batch: unknown[]): Promise<void> {
+  const { stats } = sim;
+  try {
+    const res = await fetch(`${sim.base}/api/v1/outcomes`, { method: "POST", headers: sim.headers, body: JSON.stringify({ outcomes: batch }) });
+    if (res.status >= 300) {
+      stats.outcomeErrors += batch.length;
+      logError(sim, `outcomes-${res.status}`, `simulator: outcomes answered ${res.status} ${await res.text().catch(() => "")}`);
+      return;
+    }
+    const body = (await res.json()) as { rejected?: number };
+    stats.outcomeErrors += body.rejected ?? 0;
+    stats.outcomesSent += batch.length - (body.rejected ?? 0);
+  } catch (err) {
+    stats.outcomeErrors += batch.length;
+    logError(sim, "outcomes-network", `simulator: outcomes failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function flush(sim: TSim): Promise<void> {
+  if (sim.flushing) return sim.flushing;
+  sim.flushing = (async () => {
+    while (sim.outcomes.length > 0) {
+      const batch = sim.outcomes.slice(0, MAX_BATCH);
+      sim.outcomes = sim.outcomes.slice(batch.length);
+      await sendBatch(sim, batch);
+    }
+  })().finally(() => {
+    sim.flushing = null;
+  });
+  return sim.flushing;
+}
+
+function onBeat(sim: TSim): void {
+  const t = sim.now();
+  // Credits accrue with wall time, so a late timer catches up instead of lowering the rate; capped at one second's worth.
+  sim.credit = Math.min(sim.rate, sim.credit + (sim.rate * (t - sim.lastBeat)) / 1000);
+  sim.lastBeat = t;
+  while (sim.credit >= 1) {
+    sim.credit -= 1;
+    if (sim.inFlight >= sim.maxInFlight) {
+      sim.stats.skipped++;
+      continue;
+    }
+    sim.inFlight++;
+    const p = decideOnce(sim)
+      .catch((err: unknown) => {
+        sim.stats.decideErrors++;
+        logError(sim, "decide-network", `simulator: decide failed: ${err instanceof Error ? err.message : String(err)}`);
+      })
+      .finally(() => {
+        sim.inFlight--;
+        sim.pending.delete(p);
+      });
+    sim.pending.add(p);
+  }
 }
 
 export type Simulator = ReturnType<typeof createSimulator>;

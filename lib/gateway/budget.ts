@@ -33,88 +33,46 @@ export function spendWindowsAt(t: number): { minuteStart: number; dayStart: numb
   return { minuteStart: t - (t % MINUTE_MS), dayStart: t - (t % DAY_MS) };
 }
 
+/** One guard's spend per operation and the spend not yet shared. */
+type TBudgetState = { now: () => number; spend: Map<string, TSpend>; pending: Map<string, TSpendDelta> };
+
+/** Others' spend per operation as the sync read it (see setOthers). */
+type TOthersRead = {
+  minuteStart: number;
+  dayStart: number;
+  others: ReadonlyMap<string, { minute: number; day: number; mineMinute?: number; mineDay?: number }>;
+};
+
 export function createBudgetGuard(now: () => number) {
-  const spend = new Map<string, TSpend>();
-
-  function entry(operation: string): TSpend {
-    const w = spendWindowsAt(now());
-    let s = spend.get(operation);
-    if (!s) {
-      s = { minuteStart: w.minuteStart, minute: 0, minuteOthers: 0, dayStart: w.dayStart, day: 0, dayOthers: 0, fallbackSince: null };
-      spend.set(operation, s);
-    }
-    if (w.minuteStart > s.minuteStart) {
-      s.minuteStart = w.minuteStart;
-      s.minute = 0;
-      s.minuteOthers = 0;
-    }
-    if (w.dayStart > s.dayStart) {
-      s.dayStart = w.dayStart;
-      s.day = 0;
-      s.dayOthers = 0;
-    }
-    return s;
-  }
-
-  let pending = new Map<string, TSpendDelta>();
-  function addPending(operation: string, kind: "minute" | "day", windowStart: number, amount: number): void {
-    const key = `${operation}\u001f${kind}\u001f${windowStart}`;
-    const d = pending.get(key);
-    if (d) d.amount += amount;
-    else pending.set(key, { operation, kind, windowStart, amount });
-  }
-
+  const b: TBudgetState = { now, spend: new Map(), pending: new Map() };
   return {
     /** The cost cap breached right now, if any (checked before a call is made). */
     costBreach(operation: string, limits: TOperationLimits): TBudgetBreach | null {
-      if (limits.costCapPerMinute === null && limits.costCapPerDay === null) return null;
-      const s = entry(operation);
-      const minute = s.minute + s.minuteOthers;
-      const day = s.day + s.dayOthers;
-      if (limits.costCapPerMinute !== null && minute >= limits.costCapPerMinute) {
-        return {
-          kind: "cost_cap_minute",
-          detail: `spend this minute ${round(minute)} (all instances) reached the cap of ${limits.costCapPerMinute}`,
-          evidence: {
-            spentMinute: round(minute),
-            spentMinuteThisInstance: round(s.minute),
-            capPerMinute: limits.costCapPerMinute,
-            resetsAt: new Date(s.minuteStart + MINUTE_MS).toISOString(),
-          },
-        };
-      }
-      if (limits.costCapPerDay !== null && day >= limits.costCapPerDay) {
-        return {
-          kind: "cost_cap_day",
-          detail: `spend today ${round(day)} (all instances) reached the cap of ${limits.costCapPerDay}`,
-          evidence: { spentDay: round(day), spentDayThisInstance: round(s.day), capPerDay: limits.costCapPerDay, resetsAt: new Date(s.dayStart + DAY_MS).toISOString() },
-        };
-      }
-      return null;
+      return costBreach(b, operation, limits);
     },
     /** Seconds until the breached window resets. */
     retryAfterSeconds(operation: string, kind: TBudgetBreach["kind"]): number {
-      const s = entry(operation);
+      const s = entry(b, operation);
       const t = now();
       const end = kind === "cost_cap_day" ? s.dayStart + DAY_MS : s.minuteStart + MINUTE_MS;
       return Math.max(1, Math.ceil((end - t) / 1000));
     },
     charge(operation: string, cost: number): void {
       if (!(cost > 0)) return;
-      const s = entry(operation);
+      const s = entry(b, operation);
       s.minute += cost;
       s.day += cost;
-      addPending(operation, "minute", s.minuteStart, cost);
-      addPending(operation, "day", s.dayStart, cost);
+      addPending(b, operation, "minute", s.minuteStart, cost);
+      addPending(b, operation, "day", s.dayStart, cost);
     },
     /** Takes the spend not yet shared (the sync writes it; on failure it gives it back with `restore`). */
     takePending(): TSpendDelta[] {
-      const out = [...pending.values()];
-      pending = new Map();
+      const out = [...b.pending.values()];
+      b.pending = new Map();
       return out;
     },
     restore(deltas: readonly TSpendDelta[]): void {
-      for (const d of deltas) addPending(d.operation, d.kind, d.windowStart, d.amount);
+      for (const d of deltas) addPending(b, d.operation, d.kind, d.windowStart, d.amount);
     },
     /** The current windows' starts, for the sync's read. */
     windows(): { minuteStart: number; dayStart: number } {
@@ -125,47 +83,22 @@ export function createBudgetGuard(now: () => number) {
      * spent nothing), and this instance's own rows: more than it counted means it restarted under
      * the same instance id, and the rows are its spend so far.
      */
-    setOthers(read: {
-      minuteStart: number;
-      dayStart: number;
-      others: ReadonlyMap<string, { minute: number; day: number; mineMinute?: number; mineDay?: number }>;
-    }): void {
-      const operations = new Set([...spend.keys(), ...read.others.keys()]);
-      for (const operation of operations) {
-        const s = entry(operation);
-        const o = read.others.get(operation);
-        if (s.minuteStart === read.minuteStart) {
-          s.minuteOthers = o?.minute ?? 0;
-          if ((o?.mineMinute ?? 0) > s.minute) s.minute = o!.mineMinute!;
-        }
-        if (s.dayStart === read.dayStart) {
-          s.dayOthers = o?.day ?? 0;
-          if ((o?.mineDay ?? 0) > s.day) s.day = o!.mineDay!;
-        }
-      }
+    setOthers(read: TOthersRead): void {
+      setOthers(b, read);
     },
     /** Records who served: the primary ends a fallback period, anyone else starts or continues one. */
     served(operation: string, byPrimary: boolean): void {
-      const s = entry(operation);
+      const s = entry(b, operation);
       if (byPrimary) s.fallbackSince = null;
       else if (s.fallbackSince === null) s.fallbackSince = now();
     },
     /** A fallback period longer than the limit: only the primary may serve until it recovers. */
     fallbackBreach(operation: string, limits: TOperationLimits): TBudgetBreach | null {
-      if (limits.maxFallbackSeconds === null) return null;
-      const s = entry(operation);
-      if (s.fallbackSince === null) return null;
-      const seconds = (now() - s.fallbackSince) / 1000;
-      if (seconds <= limits.maxFallbackSeconds) return null;
-      return {
-        kind: "max_fallback_duration",
-        detail: `served by fallback providers for ${Math.round(seconds)} s, over the limit of ${limits.maxFallbackSeconds} s`,
-        evidence: { fallbackSince: new Date(s.fallbackSince).toISOString(), fallbackSeconds: Math.round(seconds), maxFallbackSeconds: limits.maxFallbackSeconds },
-      };
+      return fallbackBreach(b, operation, limits);
     },
     /** Spend in the current windows, all instances (as of the last sync), and this instance's part. */
     snapshot(operation: string): { spentMinute: number; spentDay: number; spentMinuteThisInstance: number; spentDayThisInstance: number; fallbackSince: number | null } {
-      const s = entry(operation);
+      const s = entry(b, operation);
       return {
         spentMinute: s.minute + s.minuteOthers,
         spentDay: s.day + s.dayOthers,
@@ -174,6 +107,90 @@ export function createBudgetGuard(now: () => number) {
         fallbackSince: s.fallbackSince,
       };
     },
+  };
+}
+
+/** The operation's spend, its windows moved on to the ones containing now. */
+function entry(b: TBudgetState, operation: string): TSpend {
+  const w = spendWindowsAt(b.now());
+  let s = b.spend.get(operation);
+  if (!s) {
+    s = { minuteStart: w.minuteStart, minute: 0, minuteOthers: 0, dayStart: w.dayStart, day: 0, dayOthers: 0, fallbackSince: null };
+    b.spend.set(operation, s);
+  }
+  if (w.minuteStart > s.minuteStart) {
+    s.minuteStart = w.minuteStart;
+    s.minute = 0;
+    s.minuteOthers = 0;
+  }
+  if (w.dayStart > s.dayStart) {
+    s.dayStart = w.dayStart;
+    s.day = 0;
+    s.dayOthers = 0;
+  }
+  return s;
+}
+
+function addPending(b: TBudgetState, operation: string, kind: "minute" | "day", windowStart: number, amount: number): void {
+  const key = `${operation}\u001f${kind}\u001f${windowStart}`;
+  const d = b.pending.get(key);
+  if (d) d.amount += amount;
+  else b.pending.set(key, { operation, kind, windowStart, amount });
+}
+
+function costBreach(b: TBudgetState, operation: string, limits: TOperationLimits): TBudgetBreach | null {
+  if (limits.costCapPerMinute === null && limits.costCapPerDay === null) return null;
+  const s = entry(b, operation);
+  const minute = s.minute + s.minuteOthers;
+  const day = s.day + s.dayOthers;
+  if (limits.costCapPerMinute !== null && minute >= limits.costCapPerMinute) {
+    return {
+      kind: "cost_cap_minute",
+      detail: `spend this minute ${round(minute)} (all instances) reached the cap of ${limits.costCapPerMinute}`,
+      evidence: {
+        spentMinute: round(minute),
+        spentMinuteThisInstance: round(s.minute),
+        capPerMinute: limits.costCapPerMinute,
+        resetsAt: new Date(s.minuteStart + MINUTE_MS).toISOString(),
+      },
+    };
+  }
+  if (limits.costCapPerDay !== null && day >= limits.costCapPerDay) {
+    return {
+      kind: "cost_cap_day",
+      detail: `spend today ${round(day)} (all instances) reached the cap of ${limits.costCapPerDay}`,
+      evidence: { spentDay: round(day), spentDayThisInstance: round(s.day), capPerDay: limits.costCapPerDay, resetsAt: new Date(s.dayStart + DAY_MS).toISOString() },
+    };
+  }
+  return null;
+}
+
+function setOthers(b: TBudgetState, read: TOthersRead): void {
+  const operations = new Set([...b.spend.keys(), ...read.others.keys()]);
+  for (const operation of operations) {
+    const s = entry(b, operation);
+    const o = read.others.get(operation);
+    if (s.minuteStart === read.minuteStart) {
+      s.minuteOthers = o?.minute ?? 0;
+      if ((o?.mineMinute ?? 0) > s.minute) s.minute = o!.mineMinute!;
+    }
+    if (s.dayStart === read.dayStart) {
+      s.dayOthers = o?.day ?? 0;
+      if ((o?.mineDay ?? 0) > s.day) s.day = o!.mineDay!;
+    }
+  }
+}
+
+function fallbackBreach(b: TBudgetState, operation: string, limits: TOperationLimits): TBudgetBreach | null {
+  if (limits.maxFallbackSeconds === null) return null;
+  const s = entry(b, operation);
+  if (s.fallbackSince === null) return null;
+  const seconds = (b.now() - s.fallbackSince) / 1000;
+  if (seconds <= limits.maxFallbackSeconds) return null;
+  return {
+    kind: "max_fallback_duration",
+    detail: `served by fallback providers for ${Math.round(seconds)} s, over the limit of ${limits.maxFallbackSeconds} s`,
+    evidence: { fallbackSince: new Date(s.fallbackSince).toISOString(), fallbackSeconds: Math.round(seconds), maxFallbackSeconds: limits.maxFallbackSeconds },
   };
 }
 

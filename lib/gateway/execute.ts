@@ -1,7 +1,8 @@
 import type { DecisionLogBusyError } from "../dataplane/decision-log/writer";
 import { AttemptError, callProvider, MissingInputError, NotCalledError } from "./call-provider";
 import type { TProviderAdapterConfig } from "./config";
-import { jsonAnswer, type TAnswer, type TGatewayContext } from "./context";
+import { jsonAnswer, type TAnswer } from "./answer";
+import type { TGatewayContext } from "./context";
 import { nextAttempt } from "./next-attempt";
 import type { TIdempotencyLease } from "./idempotency";
 import type { TPrepared } from "./prepare";

@@ -50,26 +50,10 @@ export async function startGateway(opts: TGatewayOptions) {
   const log = opts.log ?? (() => {});
   const env = opts.env ?? process.env;
   const random = opts.random ?? { next: Math.random };
-  let config = EMPTY;
-  let lastErrors = "";
-  let started = 0;
-  let applied = 0;
-
-  const reload = async (): Promise<TGatewayConfig> => {
-    // Periodic and notified reloads may overlap: a read that started earlier must not overwrite a later one.
-    const generation = ++started;
-    const next = await loadGatewayConfig(opts.pool);
-    if (generation < applied) return config;
-    applied = generation;
-    const errors = next.errors.map((e) => `${e.provider}: ${e.message}`).join("; ");
-    if (errors !== lastErrors && errors !== "") log(`gateway: provider_adapter rows skipped: ${errors}`);
-    lastErrors = errors;
-    config = next;
-    return next;
-  };
+  const configs = createConfigReloader(opts.pool, log);
+  const reload = configs.reload;
   await reload().catch((err: unknown) => log(`gateway: initial config load failed: ${(err as Error).message}`));
 
-  const budgets = new Map<string, { budget: RetryBudget; ratio: number; min: number }>();
   const inflight = new Set<Promise<unknown>>();
   const quotas = createQuotaFeed(opts.state, now);
   const idempotency = createIdempotencyStore({ pool: opts.pool, ownerId: opts.instanceId, now, log });
@@ -79,7 +63,7 @@ export async function startGateway(opts: TGatewayOptions) {
   const ctx: TGatewayContext = {
     state: opts.state,
     decide: createDecider({ state: opts.state, log: opts.decisionLog, instanceId: opts.instanceId, now, random }),
-    config: () => config,
+    config: configs.current,
     outcomes: opts.outcomes,
     budget,
     quotas,
@@ -95,13 +79,7 @@ export async function startGateway(opts: TGatewayOptions) {
         return { answer: r.answer, retryAfterSeconds: r.definitive ? null : r.retryAfterSeconds };
       },
     }),
-    retryBudget(operation: string, limits: TOperationLimits): RetryBudget {
-      const b = budgets.get(operation);
-      if (b && b.ratio === limits.retryBudgetRatio && b.min === limits.retryBudgetMinPerSecond) return b.budget;
-      const budget = createRetryBudget({ ratio: limits.retryBudgetRatio, minPerSecond: limits.retryBudgetMinPerSecond }, now);
-      budgets.set(operation, { budget, ratio: limits.retryBudgetRatio, min: limits.retryBudgetMinPerSecond });
-      return budget;
-    },
+    retryBudget: retryBudgetsBy(now),
     backoff: opts.backoff ?? { baseMs: 25, capMs: 1_000 },
     now,
     random: () => random.next(),
@@ -131,6 +109,7 @@ export async function startGateway(opts: TGatewayOptions) {
     spendSync,
     /** For /api/v1/health: what execute mode can call and what it holds. */
     health() {
+      const config = configs.current();
       return {
         adapters: config.adapters.size,
         adapterErrors: config.errors,
@@ -155,6 +134,41 @@ export async function startGateway(opts: TGatewayOptions) {
 }
 
 export type Gateway = Awaited<ReturnType<typeof startGateway>>;
+
+/** The gateway configuration as last loaded, and the reload that refreshes it (periodic and on notices). */
+function createConfigReloader(pool: pg.Pool, log: (line: string) => void): { reload(): Promise<TGatewayConfig>; current(): TGatewayConfig } {
+  let config = EMPTY;
+  let lastErrors = "";
+  let started = 0;
+  let applied = 0;
+  return {
+    async reload(): Promise<TGatewayConfig> {
+      // Periodic and notified reloads may overlap: a read that started earlier must not overwrite a later one.
+      const generation = ++started;
+      const next = await loadGatewayConfig(pool);
+      if (generation < applied) return config;
+      applied = generation;
+      const errors = next.errors.map((e) => `${e.provider}: ${e.message}`).join("; ");
+      if (errors !== lastErrors && errors !== "") log(`gateway: provider_adapter rows skipped: ${errors}`);
+      lastErrors = errors;
+      config = next;
+      return next;
+    },
+    current: () => config,
+  };
+}
+
+/** One retry budget per operation, replaced when the operation's limits change. */
+function retryBudgetsBy(now: () => number): (operation: string, limits: TOperationLimits) => RetryBudget {
+  const budgets = new Map<string, { budget: RetryBudget; ratio: number; min: number }>();
+  return (operation, limits) => {
+    const b = budgets.get(operation);
+    if (b && b.ratio === limits.retryBudgetRatio && b.min === limits.retryBudgetMinPerSecond) return b.budget;
+    const budget = createRetryBudget({ ratio: limits.retryBudgetRatio, minPerSecond: limits.retryBudgetMinPerSecond }, now);
+    budgets.set(operation, { budget, ratio: limits.retryBudgetRatio, min: limits.retryBudgetMinPerSecond });
+    return budget;
+  };
+}
 
 /** GATEWAY_CONFIG_REFRESH_MS: how often adapters and limits are re-read; a bad value stops the start. */
 export function gatewayRefreshMsFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {

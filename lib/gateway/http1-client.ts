@@ -8,11 +8,9 @@ import tls from "node:tls";
  * request written in one piece and the answer framed by content-length, chunked
  * transfer-encoding or the end of the connection.
  *
- * Why not node:http's client: on this project's 2-core benchmark machine it cost about 90 µs of
- * CPU per call more than this (bench:gateway's pass-through: 177–249 µs per proxied request with
- * node:http's client, 96–107 µs with a raw keep-alive connection), and the call is most of what
- * execute mode does besides deciding. undici measured no better in execute mode. Streamed answers
- * (SSE) still go through node:http (upstream.ts), where the per-chunk work dominates.
+ * Why not node:http's client: it costs markedly more CPU per call than a raw keep-alive
+ * connection, and the call is most of what execute mode does besides deciding (figures: README.md).
+ * Streamed answers (SSE) still go through node:http (upstream.ts), where the per-chunk work dominates.
  */
 export type THttp1Response = { status: number; headers: IncomingHttpHeaders; body: Buffer };
 
@@ -317,141 +315,162 @@ class Connection {
 type TPool = { origin: TOrigin; idle: Connection[]; open: Set<Connection>; waiting: Array<(c: Connection) => void> };
 
 export function createHttp1Client(opts: THttp1ClientOptions = {}) {
-  const maxConnections = opts.maxConnectionsPerOrigin ?? 512;
-  const idleTimeoutMs = opts.idleTimeoutMs ?? 4_000;
-  const maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
-  const pools = new Map<string, TPool>();
-  /** Provider URL → its origin's pool and the request path: one lookup per request. */
-  const parsedUrls = new Map<string, { pool: TPool; path: string }>();
-
-  function target(url: string): { pool: TPool; path: string } {
-    const known = parsedUrls.get(url);
-    if (known) return known;
-    const u = new URL(url);
-    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Http1Error(`unsupported protocol ${u.protocol} in ${url}`, "ERR_INVALID_PROTOCOL");
-    const secure = u.protocol === "https:";
-    const port = u.port ? Number(u.port) : secure ? 443 : 80;
-    const host = u.hostname.startsWith("[") ? u.hostname.slice(1, -1) : u.hostname;
-    const t = { pool: poolFor(`${u.protocol}//${u.host}`, { secure, host, port, hostHeader: u.host }), path: `${u.pathname}${u.search}` };
-    // Provider URLs are few and fixed; a bound keeps templated ones from growing the map without end.
-    if (parsedUrls.size >= 1_000) parsedUrls.clear();
-    parsedUrls.set(url, t);
-    return t;
-  }
-
-  function poolFor(key: string, origin: TOrigin): TPool {
-    let p = pools.get(key);
-    if (!p) {
-      p = { origin, idle: [], open: new Set(), waiting: [] };
-      pools.set(key, p);
-    }
-    return p;
-  }
-
-  function connect(pool: TPool): Connection {
-    const c = new Connection(pool.origin, opts, (conn, reusable) => freed(pool, conn, reusable));
-    pool.open.add(c);
-    return c;
-  }
-
-  function freed(pool: TPool, c: Connection, reusable: boolean): void {
-    if (!reusable || c.socket.destroyed) {
-      pool.open.delete(c);
-      const at = pool.idle.indexOf(c);
-      if (at >= 0) pool.idle.splice(at, 1);
-      const next = pool.waiting.shift();
-      if (next) next(connect(pool));
-      return;
-    }
-    const next = pool.waiting.shift();
-    if (next) {
-      next(c);
-      return;
-    }
-    c.socket.setTimeout(idleTimeoutMs);
-    pool.idle.push(c);
-  }
-
-  function acquire(pool: TPool): Promise<Connection> | Connection {
-    while (pool.idle.length > 0) {
-      const c = pool.idle.pop()!;
-      if (!c.socket.destroyed) return c;
-      pool.open.delete(c);
-    }
-    if (pool.open.size < maxConnections) return connect(pool);
-    return new Promise((resolve) => pool.waiting.push(resolve));
-  }
-
+  const cl: TClient = {
+    opts,
+    maxConnections: opts.maxConnectionsPerOrigin ?? 512,
+    idleTimeoutMs: opts.idleTimeoutMs ?? 4_000,
+    maxBodyBytes: opts.maxBodyBytes ?? 32 * 1024 * 1024,
+    pools: new Map(),
+    parsedUrls: new Map(),
+  };
   return {
     /**
      * One exchange within `timeoutMs` (connect, send, whole answer); rejects with an Http1Error
      * (or `onTimeout()`'s error when the time ran out, the connection then closed).
      */
     async request(req: THttp1Request, timeoutMs: number, onTimeout: () => Error): Promise<THttp1Response> {
-      const { pool, path } = target(req.url);
-      let head = `${req.method} ${path} HTTP/1.1\r\nhost: ${pool.origin.hostHeader}\r\n`;
-      for (const name in req.headers) {
-        const value = req.headers[name]!;
-        if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) throw new Http1Error(`header ${JSON.stringify(name)} holds a line break`, "ERR_INVALID_CHAR");
-        const lower = name.toLowerCase();
-        if (lower === "host" || lower === "content-length" || lower === "transfer-encoding" || lower === "connection") continue;
-        head += `${name}: ${value}\r\n`;
-      }
-      const text = req.body === null ? `${head}\r\n` : `${head}content-length: ${Buffer.byteLength(req.body)}\r\n\r\n${req.body}`;
-      return new Promise<THttp1Response>((resolve, reject) => {
-        let settled = false;
-        let conn: Connection | null = null;
-        /** Timed out before a connection came free: the connection goes back unused. */
-        let abandoned = false;
-        const timer = setTimeout(() => {
-          if (settled) return;
-          settled = true;
-          const err = onTimeout();
-          reject(err);
-          // The answer may still be on its way: this connection cannot serve another request.
-          if (conn) conn.fail(err);
-          else abandoned = true;
-        }, timeoutMs);
-        const exchange: TExchange = {
-          parser: new Http1ResponseParser(req.method === "HEAD", maxBodyBytes),
-          resolve: (res) => {
-            clearTimeout(timer);
-            if (settled) return;
-            settled = true;
-            resolve(res);
-          },
-          reject: (err) => {
-            clearTimeout(timer);
-            if (settled) return;
-            settled = true;
-            reject(err);
-          },
-        };
-        const start = (c: Connection) => {
-          if (abandoned) {
-            freed(pool, c, !c.socket.destroyed);
-            return;
-          }
-          conn = c;
-          c.send(text, exchange);
-        };
-        const got = acquire(pool);
-        if (got instanceof Connection) start(got);
-        else void got.then(start);
-      });
+      const { pool, path } = target(cl, req.url);
+      return exchange(cl, pool, req, requestText(req, path, pool.origin.hostHeader), timeoutMs, onTimeout);
     },
 
     /** Open connections per origin (idle ones included), for tests and diagnostics. */
     connections(): Record<string, number> {
-      return Object.fromEntries([...pools].map(([k, p]) => [k, p.open.size]));
+      return Object.fromEntries([...cl.pools].map(([k, p]) => [k, p.open.size]));
     },
 
     close(): void {
-      for (const p of pools.values()) for (const c of p.open) c.socket.destroy();
-      pools.clear();
-      parsedUrls.clear();
+      for (const p of cl.pools.values()) for (const c of p.open) c.socket.destroy();
+      cl.pools.clear();
+      cl.parsedUrls.clear();
     },
   };
+}
+
+/** A client's settings and its pools. */
+type TClient = {
+  opts: THttp1ClientOptions;
+  maxConnections: number;
+  idleTimeoutMs: number;
+  maxBodyBytes: number;
+  pools: Map<string, TPool>;
+  /** Provider URL → its origin's pool and the request path: one lookup per request. */
+  parsedUrls: Map<string, { pool: TPool; path: string }>;
+};
+
+function target(cl: TClient, url: string): { pool: TPool; path: string } {
+  const known = cl.parsedUrls.get(url);
+  if (known) return known;
+  const u = new URL(url);
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw new Http1Error(`unsupported protocol ${u.protocol} in ${url}`, "ERR_INVALID_PROTOCOL");
+  const secure = u.protocol === "https:";
+  const port = u.port ? Number(u.port) : secure ? 443 : 80;
+  const host = u.hostname.startsWith("[") ? u.hostname.slice(1, -1) : u.hostname;
+  const t = { pool: poolFor(cl, `${u.protocol}//${u.host}`, { secure, host, port, hostHeader: u.host }), path: `${u.pathname}${u.search}` };
+  // Provider URLs are few and fixed; a bound keeps templated ones from growing the map without end.
+  if (cl.parsedUrls.size >= 1_000) cl.parsedUrls.clear();
+  cl.parsedUrls.set(url, t);
+  return t;
+}
+
+function poolFor(cl: TClient, key: string, origin: TOrigin): TPool {
+  let p = cl.pools.get(key);
+  if (!p) {
+    p = { origin, idle: [], open: new Set(), waiting: [] };
+    cl.pools.set(key, p);
+  }
+  return p;
+}
+
+function connect(cl: TClient, pool: TPool): Connection {
+  const c = new Connection(pool.origin, cl.opts, (conn, reusable) => freed(cl, pool, conn, reusable));
+  pool.open.add(c);
+  return c;
+}
+
+function freed(cl: TClient, pool: TPool, c: Connection, reusable: boolean): void {
+  if (!reusable || c.socket.destroyed) {
+    pool.open.delete(c);
+    const at = pool.idle.indexOf(c);
+    if (at >= 0) pool.idle.splice(at, 1);
+    const next = pool.waiting.shift();
+    if (next) next(connect(cl, pool));
+    return;
+  }
+  const next = pool.waiting.shift();
+  if (next) {
+    next(c);
+    return;
+  }
+  c.socket.setTimeout(cl.idleTimeoutMs);
+  pool.idle.push(c);
+}
+
+function acquire(cl: TClient, pool: TPool): Promise<Connection> | Connection {
+  while (pool.idle.length > 0) {
+    const c = pool.idle.pop()!;
+    if (!c.socket.destroyed) return c;
+    pool.open.delete(c);
+  }
+  if (pool.open.size < cl.maxConnections) return connect(cl, pool);
+  return new Promise((resolve) => pool.waiting.push(resolve));
+}
+
+/** The request as written on the wire, in one piece. */
+function requestText(req: THttp1Request, path: string, hostHeader: string): string {
+  let head = `${req.method} ${path} HTTP/1.1\r\nhost: ${hostHeader}\r\n`;
+  for (const name in req.headers) {
+    const value = req.headers[name]!;
+    if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) throw new Http1Error(`header ${JSON.stringify(name)} holds a line break`, "ERR_INVALID_CHAR");
+    const lower = name.toLowerCase();
+    if (lower === "host" || lower === "content-length" || lower === "transfer-encoding" || lower === "connection") continue;
+    head += `${name}: ${value}\r\n`;
+  }
+  return req.body === null ? `${head}\r\n` : `${head}content-length: ${Buffer.byteLength(req.body)}\r\n\r\n${req.body}`;
+}
+
+/** Sends `text` on a connection of the pool and settles with its answer, or on the timeout. */
+function exchange(cl: TClient, pool: TPool, req: THttp1Request, text: string, timeoutMs: number, onTimeout: () => Error): Promise<THttp1Response> {
+  return new Promise<THttp1Response>((resolve, reject) => {
+    let settled = false;
+    let conn: Connection | null = null;
+    /** Timed out before a connection came free: the connection goes back unused. */
+    let abandoned = false;
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      const err = onTimeout();
+      reject(err);
+      // The answer may still be on its way: this connection cannot serve another request.
+      if (conn) conn.fail(err);
+      else abandoned = true;
+    }, timeoutMs);
+    const x: TExchange = {
+      parser: new Http1ResponseParser(req.method === "HEAD", cl.maxBodyBytes),
+      resolve: (res) => {
+        clearTimeout(timer);
+        if (settled) return;
+        settled = true;
+        resolve(res);
+      },
+      reject: (err) => {
+        clearTimeout(timer);
+        if (settled) return;
+        settled = true;
+        reject(err);
+      },
+    };
+    const start = (c: Connection) => {
+      if (abandoned) {
+        freed(cl, pool, c, !c.socket.destroyed);
+        return;
+      }
+      conn = c;
+      c.send(text, x);
+    };
+    const got = acquire(cl, pool);
+    if (got instanceof Connection) start(got);
+    else void got.then(start);
+  });
 }
 
 export type Http1Client = ReturnType<typeof createHttp1Client>;

@@ -47,104 +47,8 @@ const POLL_MS = 25;
  * answered the key gets 422 idempotency_key_reused (a key left `open` by a non-definitive answer
  * may be taken over by another request: the table has no column for the fingerprint until then).
  */
-export function createIdempotencyStore(opts: { pool: pg.Pool; ownerId: string; now: () => number; log: (line: string) => void }) {
+export function createIdempotencyStore(opts: TStoreOptions) {
   const inflight = new Map<string, { fingerprint: string; answer: Promise<TStoredAnswer> }>();
-  const { pool } = opts;
-
-  async function claim(operation: string, key: string, windowMs: number, leaseMs: number): Promise<{ attempted: string[] } | { done: TStoredRow } | { wait: true }> {
-    const t = opts.now();
-    const r = await pool.query<{ attempted: string[] }>({
-      name: "idempotency_claim",
-      text: `insert into gateway_idempotency as g (operation_key, key, state, attempted, owner_id, lease_until, expires_at)
-       values ($1, $2, 'running', '{}', $3, $4, $5)
-       on conflict (operation_key, key) do update
-         set state = 'running', owner_id = $3, lease_until = $4, http_status = null, response = null,
-             attempted = case when g.expires_at <= $6 then '{}' else g.attempted end,
-             expires_at = case when g.expires_at <= $6 then $5 else g.expires_at end
-         where g.expires_at <= $6 or g.state = 'open' or (g.state = 'running' and g.lease_until <= $6)
-       returning attempted`,
-      values: [operation, key, opts.ownerId, new Date(t + leaseMs), new Date(t + windowMs), new Date(t)],
-    });
-    if (r.rowCount === 1) return { attempted: r.rows[0]!.attempted };
-    const existing = await pool.query<{ state: string; http_status: number | null; response: string | null }>(
-      `select state, http_status, response from gateway_idempotency where operation_key = $1 and key = $2`,
-      [operation, key],
-    );
-    const row = existing.rows[0];
-    if (row?.state === "done" && row.response !== null) return { done: JSON.parse(row.response) as TStoredRow };
-    return { wait: true };
-  }
-
-  async function runOwned(
-    operation: string,
-    key: string,
-    fingerprint: string,
-    windowMs: number,
-    leaseMs: number,
-    exec: (lease: TIdempotencyLease) => Promise<TRunResult>,
-  ): Promise<{ answer: TStoredAnswer; replayed: boolean }> {
-    let durable = true;
-    let attempted: string[] = [];
-    for (;;) {
-      let c: Awaited<ReturnType<typeof claim>>;
-      try {
-        c = await claim(operation, key, windowMs, leaseMs);
-      } catch (err) {
-        if (!isConnectionError(err)) throw err;
-        opts.log(`gateway idempotency: Postgres unreachable, key ${operation}/${key.slice(0, 8)}… holds on this instance only`);
-        durable = false;
-        break;
-      }
-      if ("done" in c) {
-        if (c.done.request !== undefined && c.done.request !== fingerprint) throw keyReused(operation);
-        return { answer: c.done, replayed: true };
-      }
-      if ("attempted" in c) {
-        attempted = c.attempted;
-        break;
-      }
-      await new Promise((r) => setTimeout(r, POLL_MS));
-    }
-    const params = [operation, key, opts.ownerId];
-    const lease: TIdempotencyLease = {
-      attempted,
-      markAttempt: async (provider) => {
-        if (!durable) return;
-        await pool
-          .query({
-            name: "idempotency_mark_attempt",
-            text: `update gateway_idempotency set attempted = array_append(attempted, $4) where operation_key = $1 and key = $2 and owner_id = $3`,
-            values: [...params, provider],
-          })
-          .catch((err: unknown) => opts.log(`gateway idempotency: could not mark ${provider}: ${(err as Error).message}`));
-      },
-      unmarkAttempt: async (provider) => {
-        if (!durable) return;
-        await pool
-          .query(`update gateway_idempotency set attempted = array_remove(attempted, $4) where operation_key = $1 and key = $2 and owner_id = $3`, [...params, provider])
-          .catch(() => {});
-      },
-    };
-    let result: TRunResult;
-    try {
-      result = await exec(lease);
-    } catch (err) {
-      if (durable) await pool.query(`update gateway_idempotency set state = 'open' where operation_key = $1 and key = $2 and owner_id = $3`, params).catch(() => {});
-      throw err;
-    }
-    if (durable) {
-      const write = result.definitive
-        ? pool.query({
-            name: "idempotency_done",
-            text: `update gateway_idempotency set state = 'done', http_status = $4, response = $5 where operation_key = $1 and key = $2 and owner_id = $3`,
-            values: [...params, result.answer.status, JSON.stringify({ ...result.answer, request: fingerprint } satisfies TStoredRow)],
-          })
-        : pool.query(`update gateway_idempotency set state = 'open' where operation_key = $1 and key = $2 and owner_id = $3`, params);
-      await write.catch((err: unknown) => opts.log(`gateway idempotency: could not store the answer for ${operation}: ${(err as Error).message}`));
-    }
-    return { answer: result.answer, replayed: false };
-  }
-
   return {
     /**
      * Runs `exec` at most once for (operation, key) across this instance's concurrent callers and,
@@ -165,7 +69,7 @@ export function createIdempotencyStore(opts: { pool: pg.Pool; ownerId: string; n
         if (pending.fingerprint !== fingerprint) throw keyReused(operation);
         return { answer: await pending.answer, replayed: true };
       }
-      const p = runOwned(operation, key, fingerprint, windowMs, leaseMs, exec);
+      const p = runOwned(opts, { operation, key, fingerprint, windowMs, leaseMs }, exec);
       const answer = p.then((r) => r.answer);
       // Waiters see a failure through their own await; with none, it must not surface as unhandled.
       answer.catch(() => {});
@@ -178,8 +82,111 @@ export function createIdempotencyStore(opts: { pool: pg.Pool; ownerId: string; n
     },
     /** Deletes keys past their window. */
     async prune(): Promise<number> {
-      const r = await pool.query(`delete from gateway_idempotency where expires_at < $1 and state <> 'running'`, [new Date(opts.now())]);
+      const r = await opts.pool.query(`delete from gateway_idempotency where expires_at < $1 and state <> 'running'`, [new Date(opts.now())]);
       return r.rowCount ?? 0;
+    },
+  };
+}
+
+type TStoreOptions = { pool: pg.Pool; ownerId: string; now: () => number; log: (line: string) => void };
+
+/** One keyed request: which operation and key, the request's fingerprint, and the window and lease lengths. */
+type TKeyed = { operation: string; key: string; fingerprint: string; windowMs: number; leaseMs: number };
+
+/** What waiting for the durable claim ended with: a stored answer to replay, or the key held (durably or on this instance only). */
+type TClaimed = { replayed: TStoredAnswer } | { attempted: string[]; durable: boolean };
+
+async function claim(opts: TStoreOptions, operation: string, key: string, windowMs: number, leaseMs: number): Promise<{ attempted: string[] } | { done: TStoredRow } | { wait: true }> {
+  const { pool } = opts;
+  const t = opts.now();
+  const r = await pool.query<{ attempted: string[] }>({
+    name: "idempotency_claim",
+    text: `insert into gateway_idempotency as g (operation_key, key, state, attempted, owner_id, lease_until, expires_at)
+       values ($1, $2, 'running', '{}', $3, $4, $5)
+       on conflict (operation_key, key) do update
+         set state = 'running', owner_id = $3, lease_until = $4, http_status = null, response = null,
+             attempted = case when g.expires_at <= $6 then '{}' else g.attempted end,
+             expires_at = case when g.expires_at <= $6 then $5 else g.expires_at end
+         where g.expires_at <= $6 or g.state = 'open' or (g.state = 'running' and g.lease_until <= $6)
+       returning attempted`,
+    values: [operation, key, opts.ownerId, new Date(t + leaseMs), new Date(t + windowMs), new Date(t)],
+  });
+  if (r.rowCount === 1) return { attempted: r.rows[0]!.attempted };
+  const existing = await pool.query<{ state: string; http_status: number | null; response: string | null }>(
+    `select state, http_status, response from gateway_idempotency where operation_key = $1 and key = $2`,
+    [operation, key],
+  );
+  const row = existing.rows[0];
+  if (row?.state === "done" && row.response !== null) return { done: JSON.parse(row.response) as TStoredRow };
+  return { wait: true };
+}
+
+/** Claims the key, polling while another holder runs; with Postgres unreachable the key holds on this instance only. */
+async function claimOrWait(opts: TStoreOptions, q: TKeyed): Promise<TClaimed> {
+  for (;;) {
+    let c: Awaited<ReturnType<typeof claim>>;
+    try {
+      c = await claim(opts, q.operation, q.key, q.windowMs, q.leaseMs);
+    } catch (err) {
+      if (!isConnectionError(err)) throw err;
+      opts.log(`gateway idempotency: Postgres unreachable, key ${q.operation}/${q.key.slice(0, 8)}… holds on this instance only`);
+      return { attempted: [], durable: false };
+    }
+    if ("done" in c) {
+      if (c.done.request !== undefined && c.done.request !== q.fingerprint) throw keyReused(q.operation);
+      return { replayed: c.done };
+    }
+    if ("attempted" in c) return { attempted: c.attempted, durable: true };
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+async function runOwned(opts: TStoreOptions, q: TKeyed, exec: (lease: TIdempotencyLease) => Promise<TRunResult>): Promise<{ answer: TStoredAnswer; replayed: boolean }> {
+  const claimed = await claimOrWait(opts, q);
+  if ("replayed" in claimed) return { answer: claimed.replayed, replayed: true };
+  const { pool } = opts;
+  const { durable } = claimed;
+  const params = [q.operation, q.key, opts.ownerId];
+  let result: TRunResult;
+  try {
+    result = await exec(leaseOf(opts, params, claimed.attempted, durable));
+  } catch (err) {
+    if (durable) await pool.query(`update gateway_idempotency set state = 'open' where operation_key = $1 and key = $2 and owner_id = $3`, params).catch(() => {});
+    throw err;
+  }
+  if (durable) {
+    const write = result.definitive
+      ? pool.query({
+          name: "idempotency_done",
+          text: `update gateway_idempotency set state = 'done', http_status = $4, response = $5 where operation_key = $1 and key = $2 and owner_id = $3`,
+          values: [...params, result.answer.status, JSON.stringify({ ...result.answer, request: q.fingerprint } satisfies TStoredRow)],
+        })
+      : pool.query(`update gateway_idempotency set state = 'open' where operation_key = $1 and key = $2 and owner_id = $3`, params);
+    await write.catch((err: unknown) => opts.log(`gateway idempotency: could not store the answer for ${q.operation}: ${(err as Error).message}`));
+  }
+  return { answer: result.answer, replayed: false };
+}
+
+/** The lease handed to the executing caller; `params`: operation, key and owner, the row's identity. */
+function leaseOf(opts: TStoreOptions, params: readonly string[], attempted: string[], durable: boolean): TIdempotencyLease {
+  const { pool } = opts;
+  return {
+    attempted,
+    markAttempt: async (provider) => {
+      if (!durable) return;
+      await pool
+        .query({
+          name: "idempotency_mark_attempt",
+          text: `update gateway_idempotency set attempted = array_append(attempted, $4) where operation_key = $1 and key = $2 and owner_id = $3`,
+          values: [...params, provider],
+        })
+        .catch((err: unknown) => opts.log(`gateway idempotency: could not mark ${provider}: ${(err as Error).message}`));
+    },
+    unmarkAttempt: async (provider) => {
+      if (!durable) return;
+      await pool
+        .query(`update gateway_idempotency set attempted = array_remove(attempted, $4) where operation_key = $1 and key = $2 and owner_id = $3`, [...params, provider])
+        .catch(() => {});
     },
   };
 }

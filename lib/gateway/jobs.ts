@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { TAnswer } from "./context";
+import type { TAnswer } from "./answer";
 
 /**
  * seeds/003's "degrade to queue": a request no provider can take now waits here, in arrival
@@ -70,8 +70,10 @@ export function createJobQueue(opts: { run: TJobRun; now: () => number; maxQueue
   }
 
   return {
-    /** null when the queue is full (the caller answers 503 instead). */
-    /** `owner`: the principal that queued the job, the only one (besides an admin) that may read it. */
+    /**
+     * null when the queue is full (the caller answers 503 instead). `owner`: the principal that
+     * queued the job, the only one (besides an admin) that may read it.
+     */
     enqueue(operation: string, payload: unknown, retryAfterSeconds: number, owner: string): { id: string; position: number } | null {
       if (queue.length >= maxQueued) return null;
       const t = opts.now();

@@ -3,7 +3,8 @@ import { uuidV7At } from "../dataplane/decision-id";
 import type { TActivePolicy } from "../dataplane/routing-state";
 import { estimateTokens, toChat, ZChatInput } from "./chat-input";
 import { DEFAULT_OPERATION_LIMITS, type TOperationLimits, type TProviderAdapterConfig } from "./config";
-import { jsonAnswer, type TAnswer, type TGatewayContext } from "./context";
+import { jsonAnswer, type TAnswer } from "./answer";
+import type { TGatewayContext } from "./context";
 import type { TLoggedDecision, TRequestGate } from "./decide-and-log";
 import type { TExecuteRequest } from "./schema";
 import type { TGatewayRequest } from "./types";
@@ -61,21 +62,8 @@ export function prepareExecution(
   const limits = cfg.limits.get(operation) ?? DEFAULT_OPERATION_LIMITS;
   const candidates = active.policy.providers.length > 0 ? active.policy.providers : routerState.providers.map((p) => p.key);
   const primary = candidates[0] ?? null;
-
-  let chat: TGatewayRequest["chat"] = null;
-  const anyChat = candidates.some((p) => cfg.adapters.get(p)?.adapter.chat === true);
-  if (anyChat) {
-    const parsed = ZChatInput.safeParse(input.input);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const path = issue.code === "unrecognized_keys" ? `input.${issue.keys.join(",")}` : ["input", ...issue.path.map(String)].join(".");
-      return fail(400, "invalid_request", `${path}: ${issue.message}`, { field: path });
-    }
-    chat = toChat(parsed.data);
-    if (chat.messages.length === 0) return fail(400, "invalid_request", "input.messages: at least one user or assistant message is required", { field: "input.messages" });
-  } else if (input.stream) {
-    return fail(400, "invalid_request", `stream: ${operation} has no LLM provider; streaming is for LLM adapters`, { field: "stream" });
-  }
+  const chat = chatOf(cfg.adapters, candidates, operation, input);
+  if (chat !== null && "ok" in chat) return chat;
 
   const costBreach = ctx.budget.costBreach(operation, limits);
   if (costBreach) {
@@ -89,13 +77,81 @@ export function prepareExecution(
   if (fallbackBreach) {
     ctx.events.record({ operation, region: input.region, type: "max_fallback_duration", provider: primary, detail: fallbackBreach.detail, evidence: fallbackBreach.evidence, policyVersion: active.version });
   }
+  const gated = requestGates(cfg.adapters, candidates, chat, fallbackBreach && `budget guard: ${fallbackBreach.detail}; only the primary may serve`, previouslyAttempted, `already called for idempotency key ${idempotencyKey ?? requestId}`);
 
+  const decision = ctx.decide({ operation, region: input.region, requestId, attributes: input.attributes }, active, routerState, gated.excluded);
+  const record = decision.record;
+  // Swallowed here; the attempt path awaits it and reports a failed write.
+  decision.written.catch(() => {});
+  const routed: TRouted = { ctx, operation, input, limits, active, chat, requestId, idempotencyKey, decision, adapters: cfg.adapters };
+
+  if (record.selected === null) {
+    if (chat && gated.tooLarge > 0 && gated.tooLarge === candidates.filter((p) => cfg.adapters.get(p)?.adapter.chat).length) {
+      return {
+        ok: false,
+        retryAfterSeconds: null,
+        answer: jsonAnswer(422, {
+          error: { code: "context_window_exceeded", message: `the request needs about ${gated.estimated} tokens, more than any provider's context window`, field: "input.messages" },
+          decisionId: decision.decisionId,
+        }),
+      };
+    }
+    const fb = record.fallback ?? { action: "degraded_message", retryAfterSeconds: active.policy.refresh_interval_seconds, detail: "no eligible provider" };
+    if (fb.action === "probe_only" && fb.provider) {
+      return ready(routed, [fb.provider]);
+    }
+    return degrade(ctx, operation, input, limits, decision.decisionId, fb, queueOwner, {});
+  }
+
+  const eligible = record.candidates
+    .filter((c) => c.eligible && c.provider !== record.selected)
+    .sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity) || a.priority - b.priority)
+    .map((c) => c.provider);
+  return ready(routed, [record.selected, ...eligible]);
+}
+
+/**
+ * The request's chat form when any candidate's adapter takes chat: null when none does, a failed
+ * result when the input is not a valid chat (or asks to stream without an LLM provider).
+ */
+function chatOf(adapters: ReadonlyMap<string, TProviderAdapterConfig>, candidates: readonly string[], operation: string, input: TExecuteRequest): TGatewayRequest["chat"] | TPrepareResult {
+  const anyChat = candidates.some((p) => adapters.get(p)?.adapter.chat === true);
+  if (!anyChat) {
+    if (input.stream) return fail(400, "invalid_request", `stream: ${operation} has no LLM provider; streaming is for LLM adapters`, { field: "stream" });
+    return null;
+  }
+  const parsed = ZChatInput.safeParse(input.input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = issue.code === "unrecognized_keys" ? `input.${issue.keys.join(",")}` : ["input", ...issue.path.map(String)].join(".");
+    return fail(400, "invalid_request", `${path}: ${issue.message}`, { field: path });
+  }
+  const chat = toChat(parsed.data);
+  if (chat.messages.length === 0) return fail(400, "invalid_request", "input.messages: at least one user or assistant message is required", { field: "input.messages" });
+  return chat;
+}
+
+/**
+ * The request-level gates per candidate: an adapter that can take the request, the context
+ * window, the fallback-duration guard (`fallbackOnly`: its detail when it binds) and providers
+ * already called for the idempotency key. Returns the failing gates by provider, the token
+ * estimate and how many candidates the request is too large for.
+ */
+function requestGates(
+  adapters: ReadonlyMap<string, TProviderAdapterConfig>,
+  candidates: readonly string[],
+  chat: TGatewayRequest["chat"],
+  fallbackOnly: string | null,
+  previouslyAttempted: readonly string[],
+  calledDetail: string,
+): { excluded: Map<string, TRequestGate[]>; estimated: number; tooLarge: number } {
   const excluded = new Map<string, TRequestGate[]>();
   const estimated = chat ? estimateTokens(chat) : 0;
+  const primary = candidates[0] ?? null;
   let tooLarge = 0;
   for (const p of candidates) {
     const gates: TRequestGate[] = [];
-    const a = cfg.adapters.get(p);
+    const a = adapters.get(p);
     if (!a) gates.push({ gate: "adapter_configured", passed: false, detail: `no adapter configured for ${p} (provider_adapter)` });
     else if (chat) {
       if (!a.adapter.chat) gates.push({ gate: "adapter_configured", passed: false, detail: `${p}'s ${a.kind} adapter cannot take a chat request` });
@@ -107,60 +163,47 @@ export function prepareExecution(
         }
       }
     }
-    if (fallbackBreach && p !== primary) gates.push({ gate: "max_fallback_duration", passed: false, detail: `budget guard: ${fallbackBreach.detail}; only the primary may serve` });
-    if (previouslyAttempted.includes(p)) gates.push({ gate: "not_called_for_key", passed: false, detail: `already called for idempotency key ${idempotencyKey ?? requestId}` });
+    if (fallbackOnly !== null && p !== primary) gates.push({ gate: "max_fallback_duration", passed: false, detail: fallbackOnly });
+    if (previouslyAttempted.includes(p)) gates.push({ gate: "not_called_for_key", passed: false, detail: calledDetail });
     if (gates.length > 0) excluded.set(p, gates);
   }
+  return { excluded, estimated, tooLarge };
+}
 
-  const decision = ctx.decide({ operation, region: input.region, requestId, attributes: input.attributes }, active, routerState, excluded);
-  const record = decision.record;
-  // Swallowed here; the attempt path awaits it and reports a failed write.
-  decision.written.catch(() => {});
+/** What a routed execution carries into its TPrepared. */
+type TRouted = {
+  ctx: TGatewayContext;
+  operation: string;
+  input: TExecuteRequest;
+  limits: TOperationLimits;
+  active: TActivePolicy;
+  chat: TGatewayRequest["chat"];
+  requestId: string;
+  idempotencyKey: string | null;
+  decision: TLoggedDecision;
+  adapters: ReadonlyMap<string, TProviderAdapterConfig>;
+};
 
-  if (record.selected === null) {
-    if (chat && tooLarge > 0 && tooLarge === candidates.filter((p) => cfg.adapters.get(p)?.adapter.chat).length) {
-      return {
-        ok: false,
-        retryAfterSeconds: null,
-        answer: jsonAnswer(422, {
-          error: { code: "context_window_exceeded", message: `the request needs about ${estimated} tokens, more than any provider's context window`, field: "input.messages" },
-          decisionId: decision.decisionId,
-        }),
-      };
-    }
-    const fb = record.fallback ?? { action: "degraded_message", retryAfterSeconds: active.policy.refresh_interval_seconds, detail: "no eligible provider" };
-    if (fb.action === "probe_only" && fb.provider) {
-      return ready(fb.provider);
-    }
-    return degrade(ctx, operation, input, limits, decision.decisionId, fb, queueOwner, {});
-  }
-
-  const eligible = record.candidates
-    .filter((c) => c.eligible && c.provider !== record.selected)
-    .sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity) || a.priority - b.priority)
-    .map((c) => c.provider);
-  return ready(record.selected, ...eligible);
-
-  function ready(...order: string[]): TPrepareResult {
-    const startedAt = ctx.now();
-    const deadlineMs = Math.min(limits.deadlineMs, input.deadlineMs ?? Infinity);
-    return {
-      ok: true,
-      prepared: {
-        operation,
-        region: input.region,
-        limits,
-        active: active!,
-        request: { input: input.input, chat, requestId, idempotencyKey },
-        input,
-        decision,
-        order,
-        adapters: cfg.adapters,
-        startedAt,
-        deadlineAt: startedAt + deadlineMs,
-      },
-    };
-  }
+function ready(r: TRouted, order: string[]): TPrepareResult {
+  const { ctx, input, limits } = r;
+  const startedAt = ctx.now();
+  const deadlineMs = Math.min(limits.deadlineMs, input.deadlineMs ?? Infinity);
+  return {
+    ok: true,
+    prepared: {
+      operation: r.operation,
+      region: input.region,
+      limits,
+      active: r.active,
+      request: { input: input.input, chat: r.chat, requestId: r.requestId, idempotencyKey: r.idempotencyKey },
+      input,
+      decision: r.decision,
+      order,
+      adapters: r.adapters,
+      startedAt,
+      deadlineAt: startedAt + deadlineMs,
+    },
+  };
 }
 
 /**

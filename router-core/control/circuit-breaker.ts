@@ -139,158 +139,17 @@ export function breakerKey(provider: string, region?: string | null): string {
 export function createCircuitBreaker(options: Partial<TBreakerConfig> = {}): TCircuitBreaker {
   const config = Object.freeze(resolveCircuitBreakerConfig(options));
   const windowMs = config.window_seconds * 1000;
-  const bucketMs = windowMs / WINDOW_BUCKETS;
-
-  const openDurationMs = (openings: number): number =>
-    Math.min(config.open_seconds * Math.pow(config.backoff_multiplier, Math.max(0, openings - 1)), config.max_open_seconds) *
-    1000;
-
-  function transition(
-    s: TCircuitBreakerState,
-    to: TBreakerState,
-    reason: TBreakerTransitionReason,
-    at: number,
-    detail: string,
-  ): TCircuitBreakerState {
-    const history = [...s.history, { from: s.state, to, reason, at, detail }].slice(-BREAKER_HISTORY_LIMIT);
-    return { ...s, state: to, since: at, history };
-  }
-
-  function openBreaker(s: TCircuitBreakerState, reason: TBreakerTransitionReason, at: number, detail: string): TCircuitBreakerState {
-    // A full window of closed time means the provider earned a fresh start on the backoff.
-    const earned = s.state === "closed" && at - s.since >= windowMs;
-    const openings = (earned ? 0 : s.openings) + 1;
-    const openUntil = at + openDurationMs(openings);
-    const next = transition(s, "open", reason, at, `${detail}; open for ${(openUntil - at) / 1000} s (opening ${openings})`);
-    return {
-      ...next,
-      openings,
-      openedAt: at,
-      openUntil,
-      consecutiveFailures: 0,
-      buckets: [],
-      probeLimit: config.half_open_probes,
-      probesStarted: 0,
-      probeSuccesses: 0,
-      probeSlotsFreeAt: null,
-    };
-  }
-
-  /** Time-driven edges happen lazily, at the moment they were due, on the next event. */
-  function advance(s: TCircuitBreakerState, now: number): TCircuitBreakerState {
-    if (s.state === "open" && s.openUntil !== null && now >= s.openUntil) {
-      return transition(s, "half_open", "open_elapsed", s.openUntil, `open time elapsed; ${s.probeLimit} probe slots`);
-    }
-    if (s.state === "half_open" && s.probeSlotsFreeAt !== null && now >= s.probeSlotsFreeAt) {
-      return { ...s, probesStarted: s.probeSuccesses, probeSlotsFreeAt: null };
-    }
-    return s;
-  }
-
-  function record(s: TCircuitBreakerState, now: number, failed: boolean): TBreakerBucket[] {
-    const start = Math.floor(now / bucketMs) * bucketMs;
-    // Slices are oldest first: when the oldest is still inside the window, all are (the common
-    // case, once per call on the hot path), and the copy below is the only allocation needed.
-    const oldest = s.buckets[0];
-    const kept = oldest === undefined || oldest.start > start - windowMs ? s.buckets.slice() : s.buckets.filter((b) => b.start > start - windowMs);
-    const last = kept[kept.length - 1];
-    if (last && last.start >= start) {
-      // Same slice, or a clock that stepped back: count it in the newest slice.
-      kept[kept.length - 1] = { start: last.start, successes: last.successes + (failed ? 0 : 1), failures: last.failures + (failed ? 1 : 0) };
-      return kept;
-    }
-    kept.push({ start, successes: failed ? 0 : 1, failures: failed ? 1 : 0 });
-    return kept;
-  }
-
-  function stepClosed(s: TCircuitBreakerState, event: TBreakerEvent, now: number): TCircuitBreakerState {
-    if (event.type === "probe_started") return s;
-    if (event.type === "tick") {
-      const start = Math.floor(now / bucketMs) * bucketMs;
-      const buckets = s.buckets.filter((b) => b.start > start - windowMs);
-      return buckets.length === s.buckets.length ? s : { ...s, buckets };
-    }
-    const failed = event.type === "failure";
-    const buckets = record(s, now, failed);
-    const consecutiveFailures = failed ? s.consecutiveFailures + 1 : 0;
-    const next = { ...s, buckets, consecutiveFailures };
-    if (!failed) return next;
-    const cause = event.detail ? ` (last: ${event.detail})` : "";
-    if (consecutiveFailures >= config.consecutive_failures) {
-      return openBreaker(next, "consecutive_failures", now, `${consecutiveFailures} consecutive failures${cause}`);
-    }
-    let calls = 0;
-    let failures = 0;
-    for (const b of buckets) {
-      calls += b.successes + b.failures;
-      failures += b.failures;
-    }
-    const rate = failures / calls;
-    if (calls >= config.min_calls && rate > config.failure_rate_threshold) {
-      return openBreaker(
-        next,
-        "failure_rate",
-        now,
-        `failure rate ${(rate * 100).toFixed(1)}% > ${(config.failure_rate_threshold * 100).toFixed(1)}% over ${calls} calls in ${config.window_seconds} s${cause}`,
-      );
-    }
-    return next;
-  }
-
-  function stepHalfOpen(s: TCircuitBreakerState, event: TBreakerEvent, now: number): TCircuitBreakerState {
-    if (event.type === "tick") return s;
-    if (event.type === "probe_started") {
-      if (s.probesStarted >= s.probeLimit) return s;
-      const probesStarted = s.probesStarted + 1;
-      const probeSlotsFreeAt = probesStarted >= s.probeLimit ? now + config.open_seconds * 1000 : null;
-      return { ...s, probesStarted, probeSlotsFreeAt };
-    }
-    if (event.type === "failure") {
-      const cause = event.detail ? `: ${event.detail}` : "";
-      return openBreaker(s, "probe_failure", now, `probe failed in half_open${cause}`);
-    }
-    const probeSuccesses = s.probeSuccesses + 1;
-    // A success reported without a probe_started still used a slot.
-    const probesStarted = Math.max(s.probesStarted, probeSuccesses);
-    if (probeSuccesses >= config.half_open_successes_to_close) {
-      const closedState = transition(s, "closed", "probe_successes", now, `${probeSuccesses} probe successes`);
-      return {
-        ...closedState,
-        openedAt: null,
-        openUntil: null,
-        consecutiveFailures: 0,
-        buckets: [],
-        probesStarted: 0,
-        probeSuccesses: 0,
-        probeSlotsFreeAt: null,
-      };
-    }
-    return { ...s, probeSuccesses, probesStarted, probeSlotsFreeAt: null };
-  }
-
+  const m: TMachine = { config, windowMs, bucketMs: windowMs / WINDOW_BUCKETS };
   return {
     config,
     initial(now) {
       checkTime("now", now);
-      return {
-        state: "closed",
-        since: now,
-        consecutiveFailures: 0,
-        buckets: [],
-        openings: 0,
-        openedAt: null,
-        openUntil: null,
-        probeLimit: config.half_open_probes,
-        probesStarted: 0,
-        probeSuccesses: 0,
-        probeSlotsFreeAt: null,
-        history: [],
-      };
+      return initialState(config, now);
     },
     trip(state, now, detail) {
       checkTime("now", now);
       const s = advance(state, now);
-      return s.state === "closed" ? openBreaker(s, "correlated_failures", now, detail) : s;
+      return s.state === "closed" ? openBreaker(m, s, "correlated_failures", now, detail) : s;
     },
     step(state, event, now) {
       checkTime("now", now);
@@ -300,14 +159,165 @@ export function createCircuitBreaker(options: Partial<TBreakerConfig> = {}): TCi
       }
       switch (s.state) {
         case "closed":
-          return stepClosed(s, event, now);
+          return stepClosed(m, s, event, now);
         case "half_open":
-          return stepHalfOpen(s, event, now);
+          return stepHalfOpen(m, s, event, now);
         case "open":
           return s;
       }
     },
   };
+}
+
+/** A breaker's resolved configuration with the window figures its steps derive from it. */
+type TMachine = { config: Readonly<TBreakerConfig>; windowMs: number; bucketMs: number };
+
+function initialState(config: Readonly<TBreakerConfig>, now: number): TCircuitBreakerState {
+  return {
+    state: "closed",
+    since: now,
+    consecutiveFailures: 0,
+    buckets: [],
+    openings: 0,
+    openedAt: null,
+    openUntil: null,
+    probeLimit: config.half_open_probes,
+    probesStarted: 0,
+    probeSuccesses: 0,
+    probeSlotsFreeAt: null,
+    history: [],
+  };
+}
+
+function openDurationMs(config: Readonly<TBreakerConfig>, openings: number): number {
+  return Math.min(config.open_seconds * Math.pow(config.backoff_multiplier, Math.max(0, openings - 1)), config.max_open_seconds) * 1000;
+}
+
+function transition(
+  s: TCircuitBreakerState,
+  to: TBreakerState,
+  reason: TBreakerTransitionReason,
+  at: number,
+  detail: string,
+): TCircuitBreakerState {
+  const history = [...s.history, { from: s.state, to, reason, at, detail }].slice(-BREAKER_HISTORY_LIMIT);
+  return { ...s, state: to, since: at, history };
+}
+
+function openBreaker(m: TMachine, s: TCircuitBreakerState, reason: TBreakerTransitionReason, at: number, detail: string): TCircuitBreakerState {
+  // A full window of closed time means the provider earned a fresh start on the backoff.
+  const earned = s.state === "closed" && at - s.since >= m.windowMs;
+  const openings = (earned ? 0 : s.openings) + 1;
+  const openUntil = at + openDurationMs(m.config, openings);
+  const next = transition(s, "open", reason, at, `${detail}; open for ${(openUntil - at) / 1000} s (opening ${openings})`);
+  return {
+    ...next,
+    openings,
+    openedAt: at,
+    openUntil,
+    consecutiveFailures: 0,
+    buckets: [],
+    probeLimit: m.config.half_open_probes,
+    probesStarted: 0,
+    probeSuccesses: 0,
+    probeSlotsFreeAt: null,
+  };
+}
+
+/** Time-driven edges happen lazily, at the moment they were due, on the next event. */
+function advance(s: TCircuitBreakerState, now: number): TCircuitBreakerState {
+  if (s.state === "open" && s.openUntil !== null && now >= s.openUntil) {
+    return transition(s, "half_open", "open_elapsed", s.openUntil, `open time elapsed; ${s.probeLimit} probe slots`);
+  }
+  if (s.state === "half_open" && s.probeSlotsFreeAt !== null && now >= s.probeSlotsFreeAt) {
+    return { ...s, probesStarted: s.probeSuccesses, probeSlotsFreeAt: null };
+  }
+  return s;
+}
+
+function record(m: TMachine, s: TCircuitBreakerState, now: number, failed: boolean): TBreakerBucket[] {
+  const { windowMs, bucketMs } = m;
+  const start = Math.floor(now / bucketMs) * bucketMs;
+  // Slices are oldest first: when the oldest is still inside the window, all are (the common
+  // case, once per call on the hot path), and the copy below is the only allocation needed.
+  const oldest = s.buckets[0];
+  const kept = oldest === undefined || oldest.start > start - windowMs ? s.buckets.slice() : s.buckets.filter((b) => b.start > start - windowMs);
+  const last = kept[kept.length - 1];
+  if (last && last.start >= start) {
+    // Same slice, or a clock that stepped back: count it in the newest slice.
+    kept[kept.length - 1] = { start: last.start, successes: last.successes + (failed ? 0 : 1), failures: last.failures + (failed ? 1 : 0) };
+    return kept;
+  }
+  kept.push({ start, successes: failed ? 0 : 1, failures: failed ? 1 : 0 });
+  return kept;
+}
+
+function stepClosed(m: TMachine, s: TCircuitBreakerState, event: TBreakerEvent, now: number): TCircuitBreakerState {
+  const { config, windowMs, bucketMs } = m;
+  if (event.type === "probe_started") return s;
+  if (event.type === "tick") {
+    const start = Math.floor(now / bucketMs) * bucketMs;
+    const buckets = s.buckets.filter((b) => b.start > start - windowMs);
+    return buckets.length === s.buckets.length ? s : { ...s, buckets };
+  }
+  const failed = event.type === "failure";
+  const buckets = record(m, s, now, failed);
+  const consecutiveFailures = failed ? s.consecutiveFailures + 1 : 0;
+  const next = { ...s, buckets, consecutiveFailures };
+  if (!failed) return next;
+  const cause = event.detail ? ` (last: ${event.detail})` : "";
+  if (consecutiveFailures >= config.consecutive_failures) {
+    return openBreaker(m, next, "consecutive_failures", now, `${consecutiveFailures} consecutive failures${cause}`);
+  }
+  let calls = 0;
+  let failures = 0;
+  for (const b of buckets) {
+    calls += b.successes + b.failures;
+    failures += b.failures;
+  }
+  const rate = failures / calls;
+  if (calls >= config.min_calls && rate > config.failure_rate_threshold) {
+    return openBreaker(
+      m,
+      next,
+      "failure_rate",
+      now,
+      `failure rate ${(rate * 100).toFixed(1)}% > ${(config.failure_rate_threshold * 100).toFixed(1)}% over ${calls} calls in ${config.window_seconds} s${cause}`,
+    );
+  }
+  return next;
+}
+
+function stepHalfOpen(m: TMachine, s: TCircuitBreakerState, event: TBreakerEvent, now: number): TCircuitBreakerState {
+  const config = m.config;
+  if (event.type === "tick") return s;
+  if (event.type === "probe_started") {
+    if (s.probesStarted >= s.probeLimit) return s;
+    const probesStarted = s.probesStarted + 1;
+    const probeSlotsFreeAt = probesStarted >= s.probeLimit ? now + config.open_seconds * 1000 : null;
+    return { ...s, probesStarted, probeSlotsFreeAt };
+  }
+  if (event.type === "failure") {
+    const cause = event.detail ? `: ${event.detail}` : "";
+    return openBreaker(m, s, "probe_failure", now, `probe failed in half_open${cause}`);
+  }
+  const probeSuccesses = s.probeSuccesses + 1;
+  // A success reported without a probe_started still used a slot.
+  const probesStarted = Math.max(s.probesStarted, probeSuccesses);
+  if (probeSuccesses >= config.half_open_successes_to_close) {
+    const closedState = transition(s, "closed", "probe_successes", now, `${probeSuccesses} probe successes`);
+    return {
+      ...closedState,
+      openedAt: null,
+      openUntil: null,
+      consecutiveFailures: 0,
+      buckets: [],
+      probesStarted: 0,
+      probeSuccesses: 0,
+      probeSlotsFreeAt: null,
+    };
+  }
+  return { ...s, probeSuccesses, probesStarted, probeSlotsFreeAt: null };
 }
 
 /**

@@ -3,11 +3,11 @@ import { constantOutcome, type TGateFn, type TGateInput, type TGateOutcome } fro
 import type { TGateName } from "../policy/names";
 import type { TFactorList } from "../policy/schema";
 import { INDEX_SPECS } from "../scoring/indices";
-import type { TContribution, TStaleTreatment, TWeightedSpec } from "../scoring/contributions";
+import type { TWeightedSpec } from "../scoring/contributions";
 import { STRATEGIES } from "../strategies/registry";
 import type { RoutingStrategy } from "../strategies/strategy";
-import type { TBreakerView, TMetricSnapshot, TProviderInfo, TQuotaView } from "../types";
-import type { TEvaluation } from "./evaluate";
+import type { TProviderInfo } from "../types";
+import type { TCandidateLookups } from "./evaluation";
 import type { TScoreName } from "../policy/names";
 
 type TNamedGate = { name: TGateName; fn: TGateFn };
@@ -24,49 +24,8 @@ export type TRegionPlan = {
    * gate, null for gates that run per request.
    */
   fixed: readonly (readonly (TGateOutcome | null)[])[];
-  /** The last routing state's per-candidate lookups (evaluate.ts), reused while its maps are the same objects. */
+  /** The last routing state's per-candidate lookups (lookups.ts), reused while its maps are the same objects. */
   lookups: TCandidateLookups | null;
-};
-
-/** A routing state's metrics, breaker, quota and share per candidate, index-aligned with the plan's candidates. */
-export type TCandidateLookups = {
-  metricsOf: object;
-  breakersOf: object;
-  quotasOf: object;
-  sharesOf: object | null | undefined;
-  metrics: (TMetricSnapshot | undefined)[];
-  breakers: (TBreakerView | undefined)[];
-  quotas: (TQuotaView | undefined)[];
-  shares: (number | null)[];
-  /** Per candidate × score spec (candidate i's spec j at i × specs + j): raw metric and own-metric index (scoring/contributions.ts). */
-  raw: (number | null)[];
-  index: Float64Array;
-  /**
-   * Per candidate, the last gate outcomes and scoring given to a record, shared (never mutated): the next
-   * decision on the same state reuses them while they come out the same (evaluate.ts), so a
-   * decision does not allocate a record's explanation arrays and contribution objects again.
-   */
-  outcomes: (readonly TGateOutcome[] | undefined)[];
-  scored: (TScored | undefined)[];
-  /**
-   * The last evaluation without request attributes, reused by later decisions on this state while
-   * the killed-provider list is the same array and the time is from `evaluationFrom` to `evaluationUntil`
-   * (evaluate.ts says when an evaluation may be kept).
-   */
-  evaluation: TEvaluation | null;
-  evaluationKilled: readonly string[];
-  evaluationFrom: number;
-  evaluationUntil: number;
-};
-
-/** A candidate's contributions and score for one normalisation and stale treatment. */
-export type TScored = {
-  minP95: number;
-  minP99: number;
-  minCost: number;
-  treatment: TStaleTreatment;
-  contributions: readonly TContribution[];
-  score: number;
 };
 
 /**

@@ -5,7 +5,8 @@ import type { TFactorList } from "../policy/schema";
 import type { Random } from "../random";
 import type { TRequestContext, TRouterState, TShares } from "../types";
 import { compilePolicy, type TCompiledPolicy } from "./compile";
-import { evaluateCandidates, type TEvaluation } from "./evaluate";
+import { evaluateCandidates } from "./evaluate";
+import type { TEvaluation } from "./evaluation";
 import type { TReasonCode } from "./reason-codes";
 import { metricAgeSecondsAt, type TCandidateRecord, type TCandidateWork, type TDecisionRecord, type TOverrideApplied, type TShadowResult } from "./record";
 

@@ -1,52 +1,52 @@
 import { isConstantOutcome, validFrom, validUntil, type TGateInput, type TGateOutcome } from "../gates/gate";
-import { precomputeInto, scoreInto, type TContribution, type TPrecomputed, type TStaleTreatment, type TWeightedSpec } from "../scoring/contributions";
+import { scoreInto, type TContribution, type TPrecomputed, type TStaleTreatment } from "../scoring/contributions";
 import { checkGuardrails } from "../scoring/guardrails";
 import type { TNormalization } from "../scoring/indices";
 import type { TProviderInfo, TRequestContext, TRouterState, TShares } from "../types";
-import type { TCandidateLookups, TCompiledPolicy, TRegionPlan } from "./compile";
+import type { TCompiledPolicy, TRegionPlan } from "./compile";
+import type { TCandidateLookups, TEvaluation } from "./evaluation";
+import { buildLookups, lookupsFor, NO_TAGS, sharedOutcomes } from "./lookups";
 import { metricAgeSecondsAt, type TCandidateRecord, type TCandidateWork } from "./record";
 
 /** A record while evaluateCandidates fills it in; it is handed out as an immutable TCandidateRecord. */
 type TRecordDraft = { -readonly [K in keyof TCandidateRecord]: TCandidateRecord[K] };
 
-export type TEvaluation = {
-  /**
-   * Per candidate, in priority order. The records have selectionProbability 0 until the first
-   * decision made from this evaluation writes its probabilities into them (decide.ts); later
-   * decisions' records differ from these in selectionProbability at most.
-   */
-  work: readonly TCandidateWork[];
-  /** Eligible candidates in priority order. */
-  eligible: readonly TCandidateWork[];
-  /** True when every gate-passing candidate broke a guardrail and the least-bad rule chose. */
-  leastBad: boolean;
-  /** The shares object the records' `share` was read from (TStrategyInput.recordedShares). */
-  shares: TShares | null | undefined;
-  /**
-   * The records the last decision made from this evaluation gave out (with its selection
-   * probabilities) and the array of them: decide.ts reuses both while the probabilities come out
-   * the same. Before the first decision, the records in `work`, still writable.
-   */
-  given: TCandidateRecord[];
-  givenList: readonly TCandidateRecord[] | null;
+/**
+ * What one evaluation's phases share. One instance (PASS) serves every evaluation: evaluations
+ * never nest and keep no reference to it, so the phases allocate nothing to talk to each other.
+ */
+type TPass = {
+  compiled: TCompiledPolicy | null;
+  lookups: TCandidateLookups | null;
+  candidates: readonly TProviderInfo[];
+  fixed: readonly (readonly (TGateOutcome | null)[])[];
+  killed: readonly string[];
+  /** Gate position run per request despite a plan outcome (request compliance tags), or -1. */
+  complianceAt: number;
+  penalised: boolean;
+  now: number;
+  /** Whether this evaluation may be kept for later decisions, and from when until when. */
+  keepable: boolean;
+  from: number;
+  until: number;
+  /** Whether every outcome of the last runGates() was a constant. */
+  constant: boolean;
 };
 
-const NO_TAGS: readonly string[] = [];
-
-/**
- * Whether any breaker is keyed per region. Building `provider|region` keys costs a string
- * concatenation and flattening per candidate, so it is skipped when no such key exists; breaker
- * maps are replaced, not mutated, by the controller, so caching per object is safe.
- */
-const regionalCache = new WeakMap<object, boolean>();
-function hasRegionalBreakers(breakers: Readonly<Record<string, unknown>>): boolean {
-  let v = regionalCache.get(breakers);
-  if (v === undefined) {
-    v = Object.keys(breakers).some((k) => k.includes("|"));
-    regionalCache.set(breakers, v);
-  }
-  return v;
-}
+const PASS: TPass = {
+  compiled: null,
+  lookups: null,
+  candidates: [],
+  fixed: [],
+  killed: NO_TAGS,
+  complianceAt: -1,
+  penalised: false,
+  now: 0,
+  keepable: false,
+  from: -Infinity,
+  until: Infinity,
+  constant: true,
+};
 
 /**
  * Reused by every evaluation: gates and scoring read them synchronously and keep no reference,
@@ -73,86 +73,6 @@ const PRE: TPrecomputed = { raw: [], index: new Float64Array(0), at: 0 };
 let gateScratch: TGateOutcome[] = [];
 const NO_CONTRIBUTIONS: readonly TContribution[] = Object.freeze([]);
 
-/**
- * The candidate's gate outcomes as an array records share: the one the previous decision on this
- * state got when every outcome is the same object (constant outcomes), otherwise a new one, kept
- * for the next decision. Not frozen (freezing costs more than building it); nothing writes to it.
- */
-function sharedOutcomes(lookups: TCandidateLookups, i: number, scratch: readonly TGateOutcome[], n: number): readonly TGateOutcome[] {
-  const prev = lookups.outcomes[i];
-  if (prev !== undefined && prev.length === n) {
-    let same = true;
-    for (let g = 0; g < n; g++) {
-      if (prev[g] !== scratch[g]) {
-        same = false;
-        break;
-      }
-    }
-    if (same) return prev;
-  }
-  const next = scratch.slice(0, n);
-  lookups.outcomes[i] = next;
-  return next;
-}
-
-/**
- * The state's metrics, breaker, quota and share of each candidate, with its raw metrics and
- * own-metric indices (scoring/contributions.ts), index-aligned with `candidates`.
- */
-function buildLookups(candidates: readonly TProviderInfo[], state: TRouterState, region: string, specs: readonly TWeightedSpec[]): TCandidateLookups {
-  const regional = hasRegionalBreakers(state.breakers);
-  const n = candidates.length;
-  const out: TCandidateLookups = {
-    metricsOf: state.metrics,
-    breakersOf: state.breakers,
-    quotasOf: state.quotas,
-    sharesOf: state.shares,
-    metrics: new Array(n),
-    breakers: new Array(n),
-    quotas: new Array(n),
-    shares: new Array(n),
-    raw: new Array(n * specs.length),
-    index: new Float64Array(n * specs.length),
-    outcomes: new Array(n),
-    scored: new Array(n),
-    evaluation: null,
-    evaluationKilled: NO_TAGS,
-    evaluationFrom: Infinity,
-    evaluationUntil: -Infinity,
-  };
-  for (let i = 0; i < n; i++) {
-    const key = candidates[i]!.key;
-    out.metrics[i] = state.metrics[key];
-    out.breakers[i] = (regional ? state.breakers[key + "|" + region] : undefined) ?? state.breakers[key];
-    out.quotas[i] = state.quotas[key];
-    out.shares[i] = state.shares?.[key] ?? null;
-    precomputeInto(out.raw, out.index, i * specs.length, specs, out.metrics[i], candidates[i]!.costPerRequest);
-  }
-  return out;
-}
-
-/**
- * buildLookups for the plan's candidates, once per state rather than once per decision: keyed
- * loads with a provider key on these maps are megamorphic (a hash probe each, four per
- * candidate), and the maps change only when the data plane replaces them (every refresh
- * interval), so the arrays are rebuilt then and reused by every decision in between. Kept on the
- * plan; a plan alternately used with two states rebuilds.
- */
-function lookupsFor(plan: TRegionPlan, state: TRouterState, region: string, specs: readonly TWeightedSpec[]): TCandidateLookups {
-  const cached = plan.lookups;
-  if (
-    cached !== null &&
-    cached.metricsOf === state.metrics &&
-    cached.breakersOf === state.breakers &&
-    cached.quotasOf === state.quotas &&
-    cached.sharesOf === state.shares
-  ) {
-    return cached;
-  }
-  plan.lookups = buildLookups(plan.candidates, state, region, specs);
-  return plan.lookups;
-}
-
 function splitList(value: string | undefined): readonly string[] {
   if (value === undefined || value === "") return NO_TAGS;
   return value.split(",").map((s) => s.trim()).filter((s) => s !== "");
@@ -178,17 +98,14 @@ export function evaluateCandidates(
   ctx: Pick<TRequestContext, "region" | "attributes">,
   now: number,
 ): TEvaluation {
-  const policy = compiled.policy;
+  const pass = PASS;
   const region = ctx.region;
   const plan = compiled.plan(state.providers, region);
-  let candidates = plan.candidates;
-  let fixed = plan.fixed;
   const only = ctx.attributes?.providers;
   const compliance = ctx.attributes?.compliance;
   const killedProviders = state.overrides?.killedProviders ?? NO_TAGS;
-  let lookups: TCandidateLookups;
   if (only === undefined) {
-    lookups = lookupsFor(plan, state, region, compiled.scores);
+    const lookups = lookupsFor(plan, state, region, compiled.scores);
     const kept = lookups.evaluation;
     if (
       kept !== null &&
@@ -199,19 +116,48 @@ export function evaluateCandidates(
     ) {
       return kept;
     }
+    pass.candidates = plan.candidates;
+    pass.fixed = plan.fixed;
+    pass.lookups = lookups;
   } else {
-    const allowed = splitList(only);
-    const keep = candidates.map((p) => allowed.includes(p.key));
-    candidates = candidates.filter((_, i) => keep[i]);
-    fixed = fixed.filter((_, i) => keep[i]);
-    // A caller-restricted candidate list is a new array per request: its lookups are not cached.
-    lookups = buildLookups(candidates, state, region, compiled.scores);
+    restrictCandidates(pass, plan, splitList(only), state, region, compiled);
   }
   const requested = splitList(compliance);
+  beginPass(pass, compiled, plan, region, requested, killedProviders, now);
+  pass.keepable = only === undefined && requested.length === 0;
+
+  const candidates = pass.candidates;
+  const work: TCandidateWork[] = new Array(candidates.length);
+  for (let i = 0; i < candidates.length; i++) work[i] = gateCandidate(pass, i);
+  const eligible: TCandidateWork[] = [];
+  const anyPassed = scoreGated(pass, work, eligible);
+  const leastBad = eligible.length === 0 && anyPassed;
+  if (leastBad) admitLeastBad(work, eligible);
+  return finishPass(pass, work, eligible, leastBad);
+}
+
+/** The caller's `providers` attribute keeps only the listed candidates, with lookups of their own. */
+function restrictCandidates(pass: TPass, plan: TRegionPlan, allowed: readonly string[], state: TRouterState, region: string, compiled: TCompiledPolicy): void {
+  const keep = plan.candidates.map((p) => allowed.includes(p.key));
+  pass.candidates = plan.candidates.filter((_, i) => keep[i]);
+  pass.fixed = plan.fixed.filter((_, i) => keep[i]);
+  // A caller-restricted candidate list is a new array per request: its lookups are not cached.
+  pass.lookups = buildLookups(pass.candidates, state, region, compiled.scores);
+}
+
+/** Resets the shared gate input, normalisation and pass state for one evaluation. */
+function beginPass(pass: TPass, compiled: TCompiledPolicy, plan: TRegionPlan, region: string, requested: readonly string[], killed: readonly string[], now: number): void {
+  const policy = compiled.policy;
   const ruleTags = plan.ruleCompliance;
   const requiredCompliance = requested.length === 0 ? ruleTags : [...new Set([...ruleTags, ...requested])];
   // Request-level compliance tags make compliance_allowed request-dependent: run it, not the plan's outcome.
-  const complianceAt = requested.length === 0 ? -1 : compiled.complianceGate;
+  pass.complianceAt = requested.length === 0 ? -1 : compiled.complianceGate;
+  pass.compiled = compiled;
+  pass.killed = killed;
+  pass.penalised = policy.stale_policy === "penalty";
+  pass.now = now;
+  pass.from = -Infinity;
+  pass.until = Infinity;
   const gateInput = GATE_INPUT;
   gateInput.region = region;
   gateInput.requiredCompliance = requiredCompliance;
@@ -223,94 +169,123 @@ export function evaluateCandidates(
   norm.minP95 = Infinity;
   norm.minP99 = Infinity;
   norm.minCost = Infinity;
-  const penalised = policy.stale_policy === "penalty";
-  const specCount = compiled.scores.length;
-  const penaltySlot = penalised && policy.stale_penalty_points > 0 ? 1 : 0;
-  const work: TCandidateWork[] = new Array(candidates.length);
-  const gates = compiled.gates;
-  // Whether this evaluation may be kept for later decisions, and until when (see above).
-  let keepable = only === undefined && requested.length === 0;
-  let from = -Infinity;
-  let until = Infinity;
+}
 
-  for (let i = 0; i < candidates.length; i++) {
-    const info = candidates[i]!;
-    const row = fixed[i]!;
-    const key = info.key;
-    const metrics = lookups.metrics[i];
-    const updatedAt = metrics?.updatedAt ?? null;
-    const ageMs = updatedAt === null ? null : now - updatedAt;
-    const stale = ageMs === null || ageMs > compiled.maxMetricAgeMs;
-    if (updatedAt !== null) {
-      // Stale from the first millisecond after the maximum age on.
-      const edge = updatedAt + compiled.maxMetricAgeMs;
-      if (stale) from = Math.max(from, edge + 1);
-      else until = Math.min(until, edge);
-    }
-    const breaker = lookups.breakers[i];
-    const quota = lookups.quotas[i];
-    gateInput.provider = info;
-    gateInput.breaker = breaker;
-    gateInput.quota = quota;
-    gateInput.killed = killedProviders.length !== 0 && killedProviders.includes(key);
-    gateInput.metrics = metrics;
-    gateInput.metricAgeSeconds = ageMs === null ? null : ageMs / 1000;
-    gateInput.stale = stale;
-    if (gateScratch.length < gates.length) gateScratch = new Array(gates.length);
-    const scratch = gateScratch;
-    let passed = true;
-    // The plan's outcomes are constants; the others decide what may be kept, and until when.
-    let constant = true;
-    for (let g = 0; g < gates.length; g++) {
-      let o = row[g];
-      if (o == null || g === complianceAt) {
-        o = gates[g]!.fn(gateInput);
-        if (!isConstantOutcome(o)) {
-          constant = false;
-          const a = validFrom(o);
-          const b = validUntil(o);
-          if (a === undefined || b === undefined) keepable = false;
-          else {
-            if (a > from) from = a;
-            if (b < until) until = b;
-          }
+/**
+ * Step 2 for candidate i: its staleness, its hard gates and its record so far; a gate-passing
+ * candidate's latency and cost join the normalisation.
+ */
+function gateCandidate(pass: TPass, i: number): TCandidateWork {
+  const compiled = pass.compiled!;
+  const lookups = pass.lookups!;
+  const now = pass.now;
+  const info = pass.candidates[i]!;
+  const key = info.key;
+  const metrics = lookups.metrics[i];
+  const updatedAt = metrics?.updatedAt ?? null;
+  const ageMs = updatedAt === null ? null : now - updatedAt;
+  const stale = ageMs === null || ageMs > compiled.maxMetricAgeMs;
+  if (updatedAt !== null) {
+    // Stale from the first millisecond after the maximum age on.
+    const edge = updatedAt + compiled.maxMetricAgeMs;
+    if (stale) pass.from = Math.max(pass.from, edge + 1);
+    else pass.until = Math.min(pass.until, edge);
+  }
+  const breaker = lookups.breakers[i];
+  const quota = lookups.quotas[i];
+  const gateInput = GATE_INPUT;
+  gateInput.provider = info;
+  gateInput.breaker = breaker;
+  gateInput.quota = quota;
+  gateInput.killed = pass.killed.length !== 0 && pass.killed.includes(key);
+  gateInput.metrics = metrics;
+  gateInput.metricAgeSeconds = ageMs === null ? null : ageMs / 1000;
+  gateInput.stale = stale;
+  const passed = runGates(pass, pass.fixed[i]!);
+  const n = compiled.gates.length;
+  // A timed or other new outcome makes an array no later evaluation can share: not kept on the
+  // (long-lived) lookups, where each such array would outlive the young generation.
+  const outcomes = pass.constant ? sharedOutcomes(lookups, i, gateScratch, n) : gateScratch.slice(0, n);
+  if (passed) {
+    const norm = NORM;
+    const p95 = metrics?.p95Ms;
+    const p99 = metrics?.p99Ms;
+    if (p95 != null && p95 < norm.minP95) norm.minP95 = p95;
+    if (p99 != null && p99 < norm.minP99) norm.minP99 = p99;
+    if (info.costPerRequest < norm.minCost) norm.minCost = info.costPerRequest;
+  }
+  const treatment: TStaleTreatment = !stale ? "fresh" : pass.penalised && ageMs !== null ? "penalty" : "safe_default";
+  if (treatment === "penalty") pass.keepable = false;
+  const record: TRecordDraft = {
+    provider: key,
+    priority: i,
+    gates: outcomes,
+    passedGates: passed,
+    guardrail: null,
+    eligible: false,
+    contributions: NO_CONTRIBUTIONS,
+    score: null,
+    share: lookups.shares[i]!,
+    selectionProbability: 0,
+    metricsAt: updatedAt,
+    stale,
+    sampleCount: metrics?.sampleCount ?? 0,
+    metricScope: metrics?.scope ?? "none",
+  };
+  return { index: i, info, metrics, breaker, quota, treatment, record };
+}
+
+/**
+ * Runs the gates on GATE_INPUT into gateScratch (the plan's outcome where it has one) and
+ * returns whether all passed. The plan's outcomes are constants; the others decide what may be
+ * kept, and until when; `pass.constant` says whether every outcome was a constant.
+ */
+function runGates(pass: TPass, row: readonly (TGateOutcome | null)[]): boolean {
+  const gates = pass.compiled!.gates;
+  if (gateScratch.length < gates.length) gateScratch = new Array(gates.length);
+  const scratch = gateScratch;
+  const complianceAt = pass.complianceAt;
+  let passed = true;
+  let constant = true;
+  let keepable = pass.keepable;
+  let from = pass.from;
+  let until = pass.until;
+  for (let g = 0; g < gates.length; g++) {
+    let o = row[g];
+    if (o == null || g === complianceAt) {
+      o = gates[g]!.fn(GATE_INPUT);
+      if (!isConstantOutcome(o)) {
+        constant = false;
+        const a = validFrom(o);
+        const b = validUntil(o);
+        if (a === undefined || b === undefined) keepable = false;
+        else {
+          if (a > from) from = a;
+          if (b < until) until = b;
         }
       }
-      scratch[g] = o;
-      if (!o.passed) passed = false;
     }
-    // A timed or other new outcome makes an array no later evaluation can share: not kept on the
-    // (long-lived) lookups, where each such array would outlive the young generation.
-    const outcomes = constant ? sharedOutcomes(lookups, i, scratch, gates.length) : scratch.slice(0, gates.length);
-    if (passed) {
-      const p95 = metrics?.p95Ms;
-      const p99 = metrics?.p99Ms;
-      if (p95 != null && p95 < norm.minP95) norm.minP95 = p95;
-      if (p99 != null && p99 < norm.minP99) norm.minP99 = p99;
-      if (info.costPerRequest < norm.minCost) norm.minCost = info.costPerRequest;
-    }
-    const treatment: TStaleTreatment = !stale ? "fresh" : penalised && ageMs !== null ? "penalty" : "safe_default";
-    if (treatment === "penalty") keepable = false;
-    const record: TRecordDraft = {
-      provider: key,
-      priority: i,
-      gates: outcomes,
-      passedGates: passed,
-      guardrail: null,
-      eligible: false,
-      contributions: NO_CONTRIBUTIONS,
-      score: null,
-      share: lookups.shares[i]!,
-      selectionProbability: 0,
-      metricsAt: updatedAt,
-      stale,
-      sampleCount: metrics?.sampleCount ?? 0,
-      metricScope: metrics?.scope ?? "none",
-    };
-    work[i] = { index: i, info, metrics, breaker, quota, treatment, record };
+    scratch[g] = o;
+    if (!o.passed) passed = false;
   }
+  pass.keepable = keepable;
+  pass.from = from;
+  pass.until = until;
+  pass.constant = constant;
+  return passed;
+}
 
-  const eligible: TCandidateWork[] = [];
+/**
+ * Step 3 for every gate-passing candidate: contributions, score and soft guardrails; those
+ * passing the guardrails join `eligible`. Returns whether any candidate passed the gates.
+ */
+function scoreGated(pass: TPass, work: readonly TCandidateWork[], eligible: TCandidateWork[]): boolean {
+  const compiled = pass.compiled!;
+  const lookups = pass.lookups!;
+  const policy = compiled.policy;
+  const norm = NORM;
+  const specCount = compiled.scores.length;
+  const penaltySlot = pass.penalised && policy.stale_penalty_points > 0 ? 1 : 0;
   let anyPassed = false;
   const pre = PRE;
   pre.raw = lookups.raw;
@@ -337,7 +312,7 @@ export function evaluateCandidates(
       pre.at = i * specCount;
       // Sized up front: growing an empty array as contributions arrive reallocates it.
       const out: TContribution[] = new Array(c.treatment === "penalty" ? specCount + penaltySlot : specCount);
-      const score = scoreInto(out, compiled.scores, c.metrics, c.info.costPerRequest, norm, c.treatment, policy.stale_penalty_points, metricAgeSecondsAt(r.metricsAt, now), pre);
+      const score = scoreInto(out, compiled.scores, c.metrics, c.info.costPerRequest, norm, c.treatment, policy.stale_penalty_points, metricAgeSecondsAt(r.metricsAt, pass.now), pre);
       r.contributions = out;
       r.score = score;
       if (c.treatment !== "penalty") {
@@ -351,36 +326,39 @@ export function evaluateCandidates(
       eligible.push(c);
     }
   }
+  return anyPassed;
+}
 
-  let leastBad = false;
-  if (eligible.length === 0 && anyPassed) {
-    // Least-bad rule: smallest total relative excess; ties go to the higher score, then priority.
-    let best: TCandidateWork | null = null;
-    for (const c of work) {
-      const g = c.record.guardrail;
-      if (g === null) continue;
-      const b = best?.record;
-      if (
-        b === undefined ||
-        g.excess < b.guardrail!.excess ||
-        (g.excess === b.guardrail!.excess && c.record.score! > b.score!)
-      ) {
-        best = c;
-      }
+/** Least-bad rule: smallest total relative excess; ties go to the higher score, then priority. */
+function admitLeastBad(work: readonly TCandidateWork[], eligible: TCandidateWork[]): void {
+  let best: TCandidateWork | null = null;
+  for (const c of work) {
+    const g = c.record.guardrail;
+    if (g === null) continue;
+    const b = best?.record;
+    if (
+      b === undefined ||
+      g.excess < b.guardrail!.excess ||
+      (g.excess === b.guardrail!.excess && c.record.score! > b.score!)
+    ) {
+      best = c;
     }
-    (best!.record as TRecordDraft).eligible = true;
-    eligible.push(best!);
-    leastBad = true;
   }
+  (best!.record as TRecordDraft).eligible = true;
+  eligible.push(best!);
+}
 
+/** The evaluation, kept on the lookups for later decisions when nothing in it depends on this request or moment. */
+function finishPass(pass: TPass, work: TCandidateWork[], eligible: TCandidateWork[], leastBad: boolean): TEvaluation {
+  const lookups = pass.lookups!;
   const given: TCandidateRecord[] = new Array(work.length);
   for (let i = 0; i < work.length; i++) given[i] = work[i]!.record;
   const evaluation: TEvaluation = { work, eligible, leastBad, shares: lookups.sharesOf as TShares | null | undefined, given, givenList: null };
-  if (keepable && from <= until) {
+  if (pass.keepable && pass.from <= pass.until) {
     lookups.evaluation = evaluation;
-    lookups.evaluationKilled = killedProviders;
-    lookups.evaluationFrom = from;
-    lookups.evaluationUntil = until;
+    lookups.evaluationKilled = pass.killed;
+    lookups.evaluationFrom = pass.from;
+    lookups.evaluationUntil = pass.until;
   }
   return evaluation;
 }

@@ -69,27 +69,69 @@ export type TRunResult = { metrics: TRunMetrics; trace: TTraceMinute[]; latency:
 export const SLOT_SECONDS = 10;
 
 export function runReplay(setup: TRunSetup, policy: ReplayPolicy): TRunResult {
-  const { model, traffic } = setup;
-  const P = model.providers.length;
-  const R = model.regions.length;
-  const M = traffic.minutes;
-  const primary = setup.primary ?? 0;
+  const tally = createTally(setup);
+  replayTraffic(setup, policy, tally);
+  return {
+    metrics: summarise(setup, tally),
+    trace: buildTrace(setup.model, tally),
+    latency: tally.latency,
+  };
+}
+
+/** What a run counts, per minute (M), region (R), provider (P) and shift-away slot. */
+type TTally = {
+  P: number;
+  R: number;
+  M: number;
+  slots: number;
+  /** Requests per minute × region × provider. */
+  served: Int32Array;
+  /** Completions per minute × provider. */
+  succeeded: Int32Array;
+  exposed: Int32Array;
+  total: Int32Array;
+  okPerMinute: Int32Array;
+  unroutedPerMinute: Int32Array;
+  /** Per slot, requests in the affected regions and those the primary took. */
+  slotAll: Int32Array;
+  slotPrimary: Int32Array;
+  latency: TLatencyHistogram;
+  minuteLatency: TLatencyHistogram[];
+  shares: TTraceMinute["shares"][];
+};
+
+function createTally(setup: TRunSetup): TTally {
+  const P = setup.model.providers.length;
+  const R = setup.model.regions.length;
+  const M = setup.traffic.minutes;
   const slots = Math.ceil((M * 60) / SLOT_SECONDS);
-  const served = new Int32Array(M * R * P);
-  const succeeded = new Int32Array(M * P);
-  const exposed = new Int32Array(M);
-  const total = new Int32Array(M);
-  const okPerMinute = new Int32Array(M);
-  const unroutedPerMinute = new Int32Array(M);
-  const slotAll = new Int32Array(slots);
-  const slotPrimary = new Int32Array(slots);
+  return {
+    P,
+    R,
+    M,
+    slots,
+    served: new Int32Array(M * R * P),
+    succeeded: new Int32Array(M * P),
+    exposed: new Int32Array(M),
+    total: new Int32Array(M),
+    okPerMinute: new Int32Array(M),
+    unroutedPerMinute: new Int32Array(M),
+    slotAll: new Int32Array(slots),
+    slotPrimary: new Int32Array(slots),
+    latency: createHistogram(),
+    minuteLatency: Array.from({ length: M * P }, () => createHistogram()),
+    shares: new Array<TTraceMinute["shares"]>(M).fill(null),
+  };
+}
+
+/** Feeds every request to the policy in time order, with its ticks, and counts what the simulated calls did. */
+function replayTraffic(setup: TRunSetup, policy: ReplayPolicy, t: TTally): void {
+  const { model, traffic } = setup;
+  const { P, R, M } = t;
+  const primary = setup.primary ?? 0;
   const affected = new Uint8Array(R);
   for (const r of setup.affectedRegions) affected[r] = 1;
-  const latency = createHistogram();
-  const minuteLatency: TLatencyHistogram[] = Array.from({ length: M * P }, () => createHistogram());
-  const shares: (TTraceMinute["shares"])[] = new Array<TTraceMinute["shares"]>(M).fill(null);
   const rt = createProviderRuntime(model);
-
   let nextTick = 0;
   let minuteEnd = 60_000;
   let minute = 0;
@@ -103,40 +145,44 @@ export function runReplay(setup: TRunSetup, policy: ReplayPolicy): TRunResult {
       }
     }
     while (now >= minuteEnd) {
-      shares[minute] = snapshotShares(policy, model);
+      t.shares[minute] = snapshotShares(policy, model);
       minute++;
       minuteEnd += 60_000;
     }
     const r = traffic.region[i]!;
-    total[minute]!++;
+    t.total[minute]!++;
     const p = policy.route(now, r, traffic.uRoute[i]!);
     const slot = Math.floor(now / (SLOT_SECONDS * 1000));
     if (affected[r] === 1) {
-      slotAll[slot]!++;
-      if (p === primary) slotPrimary[slot]!++;
+      t.slotAll[slot]!++;
+      if (p === primary) t.slotPrimary[slot]!++;
     }
     if (p < 0) {
-      unroutedPerMinute[minute]!++;
+      t.unroutedPerMinute[minute]!++;
       continue;
     }
     const res = simulateCall(model, rt, p, r, minute, traffic.uCall[i]!, traffic.uComplete[i]!, traffic.zLatency[i]!);
-    served[(minute * R + r) * P + p]!++;
-    if (res.exposed) exposed[minute]!++;
+    t.served[(minute * R + r) * P + p]!++;
+    if (res.exposed) t.exposed[minute]!++;
     if (res.completed) {
-      okPerMinute[minute]!++;
-      succeeded[minute * P + p]!++;
+      t.okPerMinute[minute]!++;
+      t.succeeded[minute * P + p]!++;
     }
-    recordLatency(latency, res.latencyMs);
-    recordLatency(minuteLatency[minute * P + p]!, res.latencyMs);
+    recordLatency(t.latency, res.latencyMs);
+    recordLatency(t.minuteLatency[minute * P + p]!, res.latencyMs);
     policy.observe(now, r, p, res);
   }
-  for (; minute < M; minute++) shares[minute] = snapshotShares(policy, model);
+  for (; minute < M; minute++) t.shares[minute] = snapshotShares(policy, model);
+}
 
+function summarise(setup: TRunSetup, t: TTally): TRunMetrics {
+  const { P, R, M, slots, served } = t;
+  const n = setup.traffic.at.length;
   let successes = 0;
   let unrouted = 0;
   for (let m = 0; m < M; m++) {
-    successes += okPerMinute[m]!;
-    unrouted += unroutedPerMinute[m]!;
+    successes += t.okPerMinute[m]!;
+    unrouted += t.unroutedPerMinute[m]!;
   }
   let switches = 0;
   let oscillations = 0;
@@ -148,9 +194,24 @@ export function runReplay(setup: TRunSetup, policy: ReplayPolicy): TRunResult {
     oscillations += countOscillations(leaders);
   }
   const primaryShare = new Float64Array(slots);
-  for (let s = 0; s < slots; s++) primaryShare[s] = slotAll[s]! > 0 ? slotPrimary[s]! / slotAll[s]! : NaN;
+  for (let s = 0; s < slots; s++) primaryShare[s] = t.slotAll[s]! > 0 ? t.slotPrimary[s]! / t.slotAll[s]! : NaN;
   const startSlot = Math.floor((setup.degradedFrom * 60) / SLOT_SECONDS);
+  return {
+    requests: n,
+    successes,
+    successRate: successRate(successes, n),
+    failures: n - successes,
+    unrouted,
+    p95Ms: histogramQuantile(t.latency, 0.95),
+    degradedMinutes: degradedMinutes(t.exposed, t.total),
+    switches,
+    oscillations,
+    shiftAwayMinutes: shiftAwayMinutes(primaryShare, startSlot, SLOT_SECONDS),
+  };
+}
 
+function buildTrace(model: ProviderModel, t: TTally): TTraceMinute[] {
+  const { P, R, M, served } = t;
   const trace: TTraceMinute[] = [];
   for (let m = 0; m < M; m++) {
     const providers: TProviderMinute[] = [];
@@ -160,36 +221,21 @@ export function runReplay(setup: TRunSetup, policy: ReplayPolicy): TRunResult {
       providers.push({
         provider: model.providers[p]!,
         requests: req,
-        successes: succeeded[m * P + p]!,
-        p95Ms: histogramQuantile(minuteLatency[m * P + p]!, 0.95),
+        successes: t.succeeded[m * P + p]!,
+        p95Ms: histogramQuantile(t.minuteLatency[m * P + p]!, 0.95),
       });
     }
     trace.push({
       minute: m,
-      requests: total[m]!,
-      successes: okPerMinute[m]!,
-      exposed: exposed[m]!,
-      unrouted: unroutedPerMinute[m]!,
+      requests: t.total[m]!,
+      successes: t.okPerMinute[m]!,
+      exposed: t.exposed[m]!,
+      unrouted: t.unroutedPerMinute[m]!,
       providers,
-      shares: shares[m] ?? null,
+      shares: t.shares[m] ?? null,
     });
   }
-  return {
-    metrics: {
-      requests: n,
-      successes,
-      successRate: successRate(successes, n),
-      failures: n - successes,
-      unrouted,
-      p95Ms: histogramQuantile(latency, 0.95),
-      degradedMinutes: degradedMinutes(exposed, total),
-      switches,
-      oscillations,
-      shiftAwayMinutes: shiftAwayMinutes(primaryShare, startSlot, SLOT_SECONDS),
-    },
-    trace,
-    latency,
-  };
+  return trace;
 }
 
 function snapshotShares(policy: ReplayPolicy, model: ProviderModel): TTraceMinute["shares"] {

@@ -1,4 +1,4 @@
-import { createSimulatedClock } from "../clock";
+import { createSimulatedClock, type SimulatedClock } from "../clock";
 import {
   breakerKey,
   breakerView,
@@ -14,6 +14,7 @@ import {
   releaseHeldBreakers,
   resolveBreakerCorrelation,
   type TBreakerCorrelationConfig,
+  type TProviderFailureRun,
 } from "../control/breaker-correlation";
 import {
   createControllerState,
@@ -31,6 +32,7 @@ import type { TFactorList } from "../policy/schema";
 import type { Random } from "../random";
 import type { TBreakerView, TProviderInfo, TQuotaView, TRequestContext, TRouterState } from "../types";
 import type { ReplayPolicy } from "./engine";
+import type { TCallResult } from "./model";
 
 /**
  * How the replay wires router-core around a factor list. These are properties of the router
@@ -83,11 +85,64 @@ export function createFactorListPolicy(
   wiring: Partial<TRouterWiring> = {},
 ): TFactorListPolicy {
   const w = { ...DEFAULT_ROUTER_WIRING, ...wiring };
+  const r = createReplayRouter(policy, providers, regions, costPerRequest, w);
+  return {
+    tickMs: w.tickSeconds * 1000,
+    events: r.events,
+    decisions: () => r.decisions,
+    tick: (now) => tickRouter(r, now),
+    route: (now, region, u) => routeRequest(r, now, region, u),
+    observe: (now, region, provider, result) => observeOutcome(r, now, region, provider, result),
+    shares(region) {
+      const s = r.controllers[region]!.shares;
+      return providers.map((p) => s[p] ?? 0);
+    },
+  };
+}
+
+/** One replayed router instance: its metric pipeline, breakers, quotas and per-region controllers. */
+type TReplayRouter = {
+  policy: TFactorList;
+  op: string;
+  providers: readonly string[];
+  regions: readonly string[];
+  clock: SimulatedClock;
+  /** decide() takes exactly one draw per call: `random` hands it the request's pre-drawn routing uniform. */
+  draw: number;
+  random: Random;
+  index: Map<string, number>;
+  controllerConfig: TControllerConfig;
+  store: MetricStore;
+  /** Delta buckets by start time, per provider × region, not yet delivered to the store. */
+  open: Map<number, TMetricBucket[]>;
+  widthMs: number;
+  delayMs: number;
+  breaker: TCircuitBreaker;
+  correlation: TBreakerCorrelationConfig;
+  correlate: boolean;
+  breakerKeys: string[][];
+  breakerStates: Map<string, TCircuitBreakerState>;
+  /** Per provider, its failures since its last success in any region (correlation's provider-wide run). */
+  failureRuns: TProviderFailureRun[];
+  breakerViews: Record<string, TBreakerView>;
+  breakerViewsUntil: number;
+  quotaStates: TQuotaState[];
+  quotaViewsUntil: number;
+  controllers: TControllerState[];
+  states: TRouterState[];
+  contexts: TRequestContext[];
+  events: TControllerEvent[];
+  decisions: number;
+};
+
+function createReplayRouter(
+  policy: TFactorList,
+  providers: readonly string[],
+  regions: readonly string[],
+  costPerRequest: number,
+  w: TRouterWiring,
+): TReplayRouter {
   const op = policy.operation;
-  const clock = createSimulatedClock(0);
-  let draw = 0;
-  // decide() takes exactly one draw per call: hand it the request's pre-drawn routing uniform.
-  const random: Random = { next: () => draw };
   const catalog: TProviderInfo[] = providers.map((key) => ({
     key,
     regions: ["*"],
@@ -96,7 +151,6 @@ export function createFactorListPolicy(
     credentialStatus: "valid",
     enabled: true,
   }));
-  const index = new Map(providers.map((p, i) => [p, i]));
   const priority = policy.providers.length > 0 ? policy.providers : providers;
   const controllerConfig: TControllerConfig = {
     priority,
@@ -104,176 +158,194 @@ export function createFactorListPolicy(
     safety: policy.safety,
     min_sample_size: policy.min_sample_size,
   };
-  const windowOpts = (now: number) => ({ now, windowMinutes: policy.metric_window_minutes, minSampleSize: policy.min_sample_size });
   const retainMinutes = policy.metric_window_minutes + w.telemetryDelaySeconds / 60 + 1;
-  const store: MetricStore = createMetricStore({ bucketSeconds: w.bucketSeconds, retainMinutes });
-
   const breaker: TCircuitBreaker = createCircuitBreaker(policy.circuit_breaker);
   const correlation = resolveBreakerCorrelation(w.breakerCorrelation);
-  const correlate = w.regionScopedBreakers && correlation.min_regions > 0 && regions.length > 1;
   const breakerKeys: string[][] = providers.map((p) => regions.map((r) => (w.regionScopedBreakers ? breakerKey(p, r) : breakerKey(p))));
   const breakerStates = new Map<string, TCircuitBreakerState>();
   for (const row of breakerKeys) for (const k of row) breakerStates.set(k, breaker.initial(0));
-  /** Per provider, its failures since its last success in any region (correlation's provider-wide run). */
-  const failureRuns = providers.map(() => NO_FAILURE_RUN);
-  let breakerViews: Record<string, TBreakerView> = {};
-  let breakerViewsUntil = -1;
+  const router: TReplayRouter = {
+    policy,
+    op,
+    providers,
+    regions,
+    clock: createSimulatedClock(0),
+    draw: 0,
+    random: { next: () => router.draw },
+    index: new Map(providers.map((p, i) => [p, i])),
+    controllerConfig,
+    store: createMetricStore({ bucketSeconds: w.bucketSeconds, retainMinutes }),
+    open: new Map(),
+    widthMs: w.bucketSeconds * 1000,
+    delayMs: w.telemetryDelaySeconds * 1000,
+    breaker,
+    correlation,
+    correlate: w.regionScopedBreakers && correlation.min_regions > 0 && regions.length > 1,
+    breakerKeys,
+    breakerStates,
+    failureRuns: providers.map(() => NO_FAILURE_RUN),
+    breakerViews: {},
+    breakerViewsUntil: -1,
+    quotaStates: providers.map((p) => createQuotaState(p, {}, 0)),
+    quotaViewsUntil: -1,
+    controllers: regions.map((r) => {
+      const s = createControllerState(op, r, controllerConfig, 0);
+      return w.probeSecondaries ? { ...s, probeFloor: priority.slice(1) } : s;
+    }),
+    states: regions.map(() => ({ providers: catalog, metrics: {}, breakers: {}, quotas: {}, shares: null })),
+    contexts: regions.map((region) => ({ operation: op, region, requestId: "replay" })),
+    events: [],
+    decisions: 0,
+  };
+  refreshBreakerViews(router, 0);
+  refreshQuotaViews(router, 0);
+  return router;
+}
 
-  const quotaStates: TQuotaState[] = providers.map((p) => createQuotaState(p, {}, 0));
-  let quotaViewsUntil = -1;
+/*
+ * This replay is one router instance: it counts its outcomes in delta buckets and the shared
+ * store merges them, as instances flush deltas to Postgres (DESIGN.md "Scale past one
+ * machine"). A bucket is delivered once it is complete and older than the telemetry delay, so
+ * the router sees exactly the metrics a delayed pipeline would show it.
+ */
+function deltaFor(r: TReplayRouter, provider: number, region: number, at: number): TMetricBucket {
+  const { widthMs, regions } = r;
+  const start = Math.floor(at / widthMs) * widthMs;
+  let row = r.open.get(start);
+  if (row === undefined) {
+    row = new Array<TMetricBucket>(r.providers.length * regions.length);
+    r.open.set(start, row);
+  }
+  const i = provider * regions.length + region;
+  let b = row[i];
+  if (b === undefined) {
+    b = createBucket(r.providers[provider]!, r.op, regions[region]!, at, widthMs);
+    row[i] = b;
+  }
+  return b;
+}
 
-  const controllers: TControllerState[] = regions.map((r) => {
-    const s = createControllerState(op, r, controllerConfig, 0);
-    return w.probeSecondaries ? { ...s, probeFloor: priority.slice(1) } : s;
+function deliver(r: TReplayRouter, now: number): void {
+  for (const [start, row] of r.open) {
+    // Delayed telemetry arrives per complete bucket once the delay has passed; undelayed, all counted so far.
+    if (r.delayMs > 0 && start + r.widthMs > now - r.delayMs) continue;
+    r.store.merge(row.filter((b) => b !== undefined));
+    r.open.delete(start);
+  }
+}
+
+function refreshBreakerViews(r: TReplayRouter, now: number): void {
+  const views: Record<string, TBreakerView> = {};
+  let until = Infinity;
+  for (const [k, s] of r.breakerStates) {
+    views[k] = breakerView(s, now);
+    // A view changes with time only while open (→ half_open) or while probe slots await release.
+    if (s.state === "open" && s.openUntil !== null && s.openUntil > now) until = Math.min(until, s.openUntil);
+    if (s.probeSlotsFreeAt !== null && s.probeSlotsFreeAt > now) until = Math.min(until, s.probeSlotsFreeAt);
+  }
+  r.breakerViews = views;
+  r.breakerViewsUntil = until;
+  for (const s of r.states) s.breakers = views;
+}
+
+function refreshQuotaViews(r: TReplayRouter, now: number): void {
+  const views: Record<string, TQuotaView> = {};
+  let until = Infinity;
+  r.quotaStates.forEach((q, i) => {
+    views[r.providers[i]!] = quotaView(q, now);
+    if (q.throttledUntil !== null && q.throttledUntil > now) until = Math.min(until, q.throttledUntil);
   });
-  const states: TRouterState[] = regions.map(() => ({ providers: catalog, metrics: {}, breakers: {}, quotas: {}, shares: null }));
-  const contexts: TRequestContext[] = regions.map((region) => ({ operation: op, region, requestId: "replay" }));
-  const events: TControllerEvent[] = [];
-  let decisions = 0;
+  r.quotaViewsUntil = until;
+  for (const s of r.states) s.quotas = views;
+}
 
-  /*
-   * This replay is one router instance: it counts its outcomes in delta buckets and the shared
-   * store merges them, as instances flush deltas to Postgres (DESIGN.md "Scale past one
-   * machine"). A bucket is delivered once it is complete and older than the telemetry delay, so
-   * the router sees exactly the metrics a delayed pipeline would show it.
-   */
-  const widthMs = w.bucketSeconds * 1000;
-  const delayMs = w.telemetryDelaySeconds * 1000;
-  const open = new Map<number, TMetricBucket[]>();
-  const deltaFor = (provider: number, region: number, at: number): TMetricBucket => {
-    const start = Math.floor(at / widthMs) * widthMs;
-    let row = open.get(start);
-    if (row === undefined) {
-      row = new Array<TMetricBucket>(providers.length * regions.length);
-      open.set(start, row);
-    }
-    const i = provider * regions.length + region;
-    let b = row[i];
-    if (b === undefined) {
-      b = createBucket(providers[provider]!, op, regions[region]!, at, widthMs);
-      row[i] = b;
-    }
-    return b;
-  };
-  const deliver = (now: number) => {
-    for (const [start, row] of open) {
-      // Delayed telemetry arrives per complete bucket once the delay has passed; undelayed, all counted so far.
-      if (delayMs > 0 && start + widthMs > now - delayMs) continue;
-      store.merge(row.filter((b) => b !== undefined));
-      open.delete(start);
-    }
-  };
+/** Delivers telemetry, then steps every region's controller on the scores decide() would use. */
+function tickRouter(r: TReplayRouter, now: number): void {
+  const { policy, clock, op } = r;
+  clock.set(Math.max(clock.now(), now));
+  deliver(r, now);
+  r.store.prune(now);
+  if (now >= r.breakerViewsUntil) refreshBreakerViews(r, now);
+  if (now >= r.quotaViewsUntil) refreshQuotaViews(r, now);
+  for (let i = 0; i < r.regions.length; i++) {
+    const state = r.states[i]!;
+    state.metrics = r.store.snapshots(op, r.regions[i]!, r.providers, { now, windowMinutes: policy.metric_window_minutes, minSampleSize: policy.min_sample_size });
+    const scored = scoreCandidates(policy, state, r.contexts[i]!, clock);
+    const result = stepController(
+      r.controllers[i]!,
+      {
+        candidates: scored.map((c) => ({
+          provider: c.provider,
+          eligible: c.passedGates,
+          score: c.score,
+          sampleCount: c.sampleCount,
+          failedGates: c.failedGates,
+        })),
+      },
+      r.controllerConfig,
+      now,
+    );
+    r.controllers[i] = result.state;
+    r.states[i] = { ...state, shares: result.shares };
+    for (const e of result.events) r.events.push(e);
+  }
+}
 
-  const refreshBreakerViews = (now: number) => {
-    const views: Record<string, TBreakerView> = {};
-    let until = Infinity;
-    for (const [k, s] of breakerStates) {
-      views[k] = breakerView(s, now);
-      // A view changes with time only while open (→ half_open) or while probe slots await release.
-      if (s.state === "open" && s.openUntil !== null && s.openUntil > now) until = Math.min(until, s.openUntil);
-      if (s.probeSlotsFreeAt !== null && s.probeSlotsFreeAt > now) until = Math.min(until, s.probeSlotsFreeAt);
-    }
-    breakerViews = views;
-    breakerViewsUntil = until;
-    for (const s of states) s.breakers = views;
-  };
-  const refreshQuotaViews = (now: number) => {
-    const views: Record<string, TQuotaView> = {};
-    let until = Infinity;
-    quotaStates.forEach((q, i) => {
-      views[providers[i]!] = quotaView(q, now);
-      if (q.throttledUntil !== null && q.throttledUntil > now) until = Math.min(until, q.throttledUntil);
-    });
-    quotaViewsUntil = until;
-    for (const s of states) s.quotas = views;
-  };
+/** One decide() on the request's pre-drawn uniform; a half-open pick takes a probe slot. */
+function routeRequest(r: TReplayRouter, now: number, region: number, u: number): number {
+  r.clock.set(Math.max(r.clock.now(), now));
+  if (now >= r.breakerViewsUntil) refreshBreakerViews(r, now);
+  if (now >= r.quotaViewsUntil) refreshQuotaViews(r, now);
+  r.draw = u;
+  r.decisions++;
+  const record = decide(r.contexts[region]!, r.states[region]!, r.policy, r.clock, r.random);
+  if (record.selected === null) return -1;
+  const p = r.index.get(record.selected)!;
+  const k = r.breakerKeys[p]![region]!;
+  if (r.breakerViews[k]?.state === "half_open") {
+    r.breakerStates.set(k, r.breaker.step(r.breakerStates.get(k)!, { type: "probe_started" }, now));
+    refreshBreakerViews(r, now);
+  }
+  return p;
+}
 
-  refreshBreakerViews(0);
-  refreshQuotaViews(0);
+/** Counts a call's outcome into telemetry, its breaker (correlated across regions) and its quota. */
+function observeOutcome(r: TReplayRouter, now: number, region: number, provider: number, result: TCallResult): void {
+  const b = deltaFor(r, provider, region, now);
+  recordProviderCall(b, { at: now, latencyMs: result.latencyMs, ok: result.ok });
+  recordBusinessOutcome(b, result.completed ? { at: now, completed: true } : { at: now, completed: false, failureStage: "provider_call" });
+  const k = r.breakerKeys[provider]![region]!;
+  const before = r.breakerStates.get(k)!;
+  const after = r.breaker.step(before, result.ok ? { type: "success" } : { type: "failure", detail: result.kind }, now);
+  r.breakerStates.set(k, after);
+  let changed = after.state !== before.state || after.probeSuccesses !== before.probeSuccesses;
+  if (after.state === "open" && before.state !== "open") recordIncident(b, now);
+  if (r.correlate) r.failureRuns[provider] = extendFailureRun(r.failureRuns[provider]!, region, result.ok);
+  if (r.correlate && (changed || !result.ok) && correlateProvider(r, now, provider, k, before)) changed = true;
+  if (changed) refreshBreakerViews(r, now);
+  if (result.kind === "throttled") {
+    r.quotaStates[provider] = observeThrottle(r.quotaStates[provider]!, now, null);
+    refreshQuotaViews(r, now);
+  }
+}
 
-  return {
-    tickMs: w.tickSeconds * 1000,
-    events,
-    decisions: () => decisions,
-    tick(now) {
-      clock.set(Math.max(clock.now(), now));
-      deliver(now);
-      store.prune(now);
-      if (now >= breakerViewsUntil) refreshBreakerViews(now);
-      if (now >= quotaViewsUntil) refreshQuotaViews(now);
-      for (let r = 0; r < regions.length; r++) {
-        const state = states[r]!;
-        state.metrics = store.snapshots(op, regions[r]!, providers, windowOpts(now));
-        const scored = scoreCandidates(policy, state, contexts[r]!, clock);
-        const result = stepController(
-          controllers[r]!,
-          {
-            candidates: scored.map((c) => ({
-              provider: c.provider,
-              eligible: c.passedGates,
-              score: c.score,
-              sampleCount: c.sampleCount,
-              failedGates: c.failedGates,
-            })),
-          },
-          controllerConfig,
-          now,
-        );
-        controllers[r] = result.state;
-        states[r] = { ...state, shares: result.shares };
-        for (const e of result.events) events.push(e);
-      }
-    },
-    route(now, region, u) {
-      clock.set(Math.max(clock.now(), now));
-      if (now >= breakerViewsUntil) refreshBreakerViews(now);
-      if (now >= quotaViewsUntil) refreshQuotaViews(now);
-      draw = u;
-      decisions++;
-      const record = decide(contexts[region]!, states[region]!, policy, clock, random);
-      if (record.selected === null) return -1;
-      const p = index.get(record.selected)!;
-      const k = breakerKeys[p]![region]!;
-      if (breakerViews[k]?.state === "half_open") {
-        breakerStates.set(k, breaker.step(breakerStates.get(k)!, { type: "probe_started" }, now));
-        refreshBreakerViews(now);
-      }
-      return p;
-    },
-    observe(now, region, provider, result) {
-      const b = deltaFor(provider, region, now);
-      recordProviderCall(b, { at: now, latencyMs: result.latencyMs, ok: result.ok });
-      recordBusinessOutcome(b, result.completed ? { at: now, completed: true } : { at: now, completed: false, failureStage: "provider_call" });
-      const k = breakerKeys[provider]![region]!;
-      const before = breakerStates.get(k)!;
-      const after = breaker.step(before, result.ok ? { type: "success" } : { type: "failure", detail: result.kind }, now);
-      breakerStates.set(k, after);
-      let changed = after.state !== before.state || after.probeSuccesses !== before.probeSuccesses;
-      if (after.state === "open" && before.state !== "open") recordIncident(b, now);
-      if (correlate) failureRuns[provider] = extendFailureRun(failureRuns[provider]!, region, result.ok);
-      if (correlate && (changed || !result.ok)) {
-        const keys = breakerKeys[provider]!;
-        const group = keys.map((key) => (key === k ? before : breakerStates.get(key)!));
-        const stepped = keys.map((key) => breakerStates.get(key)!);
-        const released = releaseHeldBreakers(group, stepped, now, correlation);
-        const next = correlateRegionalBreakers(released, now, breaker, correlation, failureRuns[provider]);
-        keys.forEach((key, r) => {
-          const s = next[r]!;
-          if (s === stepped[r]) return;
-          if (s.state === "open" && stepped[r]!.state !== "open") recordIncident(deltaFor(provider, r, now), now);
-          breakerStates.set(key, s);
-          changed = true;
-        });
-      }
-      if (changed) refreshBreakerViews(now);
-      if (result.kind === "throttled") {
-        quotaStates[provider] = observeThrottle(quotaStates[provider]!, now, null);
-        refreshQuotaViews(now);
-      }
-    },
-    shares(region) {
-      const s = controllers[region]!.shares;
-      return providers.map((p) => s[p] ?? 0);
-    },
-  };
+/**
+ * Correlates the provider's regional breakers after the one at `k` stepped from `before`;
+ * returns whether any other breaker changed.
+ */
+function correlateProvider(r: TReplayRouter, now: number, provider: number, k: string, before: TCircuitBreakerState): boolean {
+  const keys = r.breakerKeys[provider]!;
+  const group = keys.map((key) => (key === k ? before : r.breakerStates.get(key)!));
+  const stepped = keys.map((key) => r.breakerStates.get(key)!);
+  const released = releaseHeldBreakers(group, stepped, now, r.correlation);
+  const next = correlateRegionalBreakers(released, now, r.breaker, r.correlation, r.failureRuns[provider]);
+  let changed = false;
+  keys.forEach((key, i) => {
+    const s = next[i]!;
+    if (s === stepped[i]) return;
+    if (s.state === "open" && stepped[i]!.state !== "open") recordIncident(deltaFor(r, provider, i, now), now);
+    r.breakerStates.set(key, s);
+    changed = true;
+  });
+  return changed;
 }

@@ -22,7 +22,7 @@ export type TStaleTreatment = "fresh" | "safe_default" | "penalty";
 
 /**
  * A candidate's raw metrics per spec and the indices that depend on its own metrics only, worked
- * out once per routing state (evaluate.ts caches them with the state's lookups): `raw[at + i]`
+ * out once per routing state (decision/lookups.ts caches them with the state's lookups): `raw[at + i]`
  * and `index[at + i]` for spec i, index NaN where it depends on the normalisation or raw is null.
  */
 export type TPrecomputed = { raw: readonly (number | null)[]; index: Float64Array; at: number };

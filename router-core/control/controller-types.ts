@@ -1,0 +1,125 @@
+import type { TShares } from "../types";
+
+/** The controller's data: configuration, per-tick input, state and events (controller.ts steps them). */
+
+export type TControllerSafety = {
+  max_traffic_shift_per_minute: number;
+  primary_probe_share: number;
+  primary_recovery_cooldown_seconds: number;
+};
+
+/** Field names are the factor list's; a parsed factor list is structurally one of these. */
+export type TControllerConfig = {
+  /** Static priority order, primary first; ties in score fall back to it. */
+  priority: readonly string[];
+  hysteresis_score_margin: number;
+  safety: TControllerSafety;
+  min_sample_size: number;
+};
+
+export type TControllerCandidate = {
+  provider: string;
+  /** Passed every hard gate. */
+  eligible: boolean;
+  /** 0–100; null when the provider could not be scored (no data). */
+  score: number | null;
+  sampleCount: number;
+  /** Names of the hard gates that failed; decides between hard_exclusion and circuit_open_shift_to_secondary. */
+  failedGates?: readonly string[];
+  /** Metric snapshot behind the score (completion, p95, …), copied into events as evidence. */
+  metrics?: Readonly<Record<string, unknown>>;
+};
+
+export type TControllerInput = { candidates: readonly TControllerCandidate[] };
+
+/**
+ * The closed set of controller event types. `provider` on the event is the provider the event is
+ * about, as noted per type.
+ */
+export const CONTROLLER_EVENT_TYPES = [
+  /** Shares moved toward a challenger that beat the incumbent by the hysteresis margin. provider: the demoted leader. */
+  "score_decay_shift",
+  /** A provider failing a hard gate other than its breaker alone: its share went to the others at once. provider: the excluded one. */
+  "hard_exclusion",
+  /**
+   * A provider excluded only by its circuit breaker: once when it becomes so (decide stops sending
+   * it requests at once), and for each capped step of its planned share down to the probe floor.
+   * provider: the breaker-open one.
+   */
+  "circuit_open_shift_to_secondary",
+  /** Capped consolidation toward the new leader after the previous leader was excluded. provider: the excluded leader. */
+  "exclusion_rebalance",
+  /** A declining share stopped at the probe floor. provider: the floored one. */
+  "probe_floor_held",
+  /** A provider back in eligibility regained its probe floor. provider: the first one that gained. */
+  "probe_floor_restored",
+  /** A displaced leader leads again by the margin on enough samples. provider: the recovering one. */
+  "recovery_detected",
+  /** The recovery cooldown began; the event's detail carries its end. provider: the recovering one. */
+  "cooldown_started",
+  /** The recovering provider stopped leading, lost eligibility, or was demoted during failback. provider: it. */
+  "recovery_aborted",
+  /** Capped movement back to the recovered leader. provider: the recovered leader. */
+  "failback_step",
+  /** The recovered leader reached its full target share. provider: it. */
+  "full_failback_completed",
+  /** Movement toward the target without a new cause (restored or hand-edited shares). provider: the leader. */
+  "rebalance",
+  /** Every provider failed a hard gate; shares are kept and the fallback policy answers. provider: null. */
+  "no_eligible_provider",
+] as const;
+export type TControllerEventType = (typeof CONTROLLER_EVENT_TYPES)[number];
+
+export type TControllerEvidence = {
+  provider: string;
+  eligible: boolean;
+  score: number | null;
+  sampleCount: number;
+  failedGates: string[];
+  metrics: Record<string, unknown>;
+};
+
+export type TControllerEvent = {
+  at: number;
+  operation: string;
+  region: string | null;
+  type: TControllerEventType;
+  provider: string | null;
+  leader: { from: string | null; to: string | null };
+  shares: { from: TShares; to: TShares };
+  /** The movement wanted more than max_traffic_shift_per_minute allowed this tick. */
+  capped: boolean;
+  detail: string;
+  evidence: TControllerEvidence[];
+};
+
+export const SHIFT_REASONS = ["score_decay_shift", "exclusion_rebalance", "circuit_open_shift_to_secondary", "failback_step"] as const;
+export type TShiftReason = (typeof SHIFT_REASONS)[number];
+
+export type TRecovery = {
+  provider: string;
+  phase: "cooldown" | "failback";
+  detectedAt: number;
+  cooldownUntil: number;
+};
+
+export type TControllerState = {
+  operation: string;
+  region: string | null;
+  shares: TShares;
+  leader: string | null;
+  lastTickAt: number;
+  /** Providers traffic was moved away from; they keep the probe floor while eligible. */
+  probeFloor: string[];
+  /** Former leaders displaced by degradation or exclusion; they come back only through recovery. */
+  displaced: string[];
+  recovery: TRecovery | null;
+  /** Why shares are still moving toward the current leader, with the provider they move from. */
+  shift: { reason: TShiftReason; from: string | null } | null;
+  /** Start of the current period with no eligible provider. */
+  noEligibleSince: number | null;
+  /** Providers excluded only by their circuit breaker at the last tick, so the opening is reported once. */
+  breakerHeld: string[];
+};
+
+export type TControllerResult = { state: TControllerState; shares: TShares; events: TControllerEvent[] };
