@@ -11,7 +11,7 @@ import { writeBenchResult } from "../lib/reliability/bench-results";
 import { postgresServerPid, withCpuPerUnit } from "../lib/reliability/process-cpu";
 import { freePort } from "../lib/runtime/free-port";
 import { waitForHealth } from "../lib/runtime/wait-for-health";
-import { parseBuckets, quantileBetween } from "../lib/dataplane/telemetry/latency-histogram";
+import { parseBuckets, quantileBetween } from "../lib/dataplane/metrics/latency-histogram";
 import { settleAfterReference, startReferenceServer } from "./bench-api-reference";
 import { non2xxCount, runLoadInChild } from "./bench-gateway-load";
 import { stopChild } from "./child-process";

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { hash, verify } from "@node-rs/argon2";
-import { ControlPlaneError } from "../controlplane/errors";
+import { ControlPlaneError } from "../errors/api-errors";
 
 /** OWASP's minimum for argon2id is m=19 MiB, t=2, p=1; this is a little above it. */
 const OPTIONS = { memoryCost: 19_456, timeCost: 3, parallelism: 1 } as const;

@@ -1,5 +1,5 @@
 import { isIPv6 } from "node:net";
-import { ControlPlaneError } from "../controlplane/errors";
+import { ControlPlaneError } from "../errors/api-errors";
 
 /**
  * Growing delays after failed sign-ins, per client address and per account (lib/auth/README.md,

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { ControlPlaneError, invalid, parseInput } from "@/lib/controlplane/errors";
+import { ControlPlaneError, invalid, parseInput } from "@/lib/errors/api-errors";
 import { getPrisma } from "@/lib/db/client";
 import { loadRecordedTraffic, type TQueryable } from "@/lib/replay/load-recorded";
 import { fingerprintOf, getReplay, ReplayBusyError, startReplay } from "@/lib/replay/replay-runner";

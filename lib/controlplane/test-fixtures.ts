@@ -1,10 +1,10 @@
 import { expect } from "vitest";
 import type { PrismaClient } from "../db/generated/client";
-import { ControlPlaneError } from "./errors";
+import { ControlPlaneError } from "../errors/api-errors";
 import type { TActor } from "../audit/actor";
 import type { TRole } from "../auth/permissions";
 import { createSession } from "../auth/session";
-import { demoSmsPolicyYaml, seedDemo } from "../db/seed-demo";
+import { demoSmsPolicyYaml, seedDemo } from "../demo/seed-demo";
 
 /** Test-only helpers: users in given roles, and the demo catalogue with SEND_SMS v1 active. */
 let counter = 0;

@@ -6,7 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../testing/database";
-import { bootSwitchyard, type TRunningServer } from "../runtime/boot";
+import { bootSwitchyard, type TRunningServer } from "../server/boot";
 import { loadControlRoutes } from "./control-routes";
 import { controlEndpoints, controlIntendedWrites, controlMustRefuse, sendToControlRoute } from "./control-targets";
 import { dataPlaneEndpoints, sendToDataPlane } from "./dataplane-targets";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../testing/database";
 import { makeSessionCookie, makeUser, seedCatalog } from "../controlplane/test-fixtures";
-import { createAdmin } from "../auth/create-admin";
+import { createAdmin } from "../controlplane/create-admin";
 import { declaredPermission } from "../auth/route-registry";
 import { createSession, resolveSession, SESSION_COOKIE } from "../auth/session";
 import { sha256Hex } from "../auth/tokens";

@@ -8,7 +8,7 @@ import { HttpError, readJsonBody, sendJson } from "../http";
 import { registerEndpoint, ZErrorBody } from "../openapi";
 import type { TRouteHandler } from "../router";
 import type { RoutingState } from "../routing-state";
-import { countDecision } from "../telemetry/counters";
+import { countDecision } from "../metrics/counters";
 import { answerText, assertSameRequest, attributesDigest, existingAnswer, type IdempotencyCache, type TCachedAnswer, type TRequestIdentity } from "./idempotency";
 import { ZDecideRequest, ZDecideResponse } from "./schema";
 import { decisionBody, type TAnswerParts } from "./body";

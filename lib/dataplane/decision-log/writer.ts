@@ -3,7 +3,7 @@ import { SpoolFullError, type Spool } from "../spool";
 import { maintainPartitions } from "./partitions";
 import type { TSpoolRange } from "./backlog";
 import { createListMemory, insertDecisions, replayDecisions, type TDecisionRow, type TExistingDecision, type TStoredRecord } from "./rows";
-import { createLatencyHistogram } from "../telemetry/latency-histogram";
+import { createLatencyHistogram } from "../metrics/latency-histogram";
 
 export type TDurability = "sync" | "async";
 

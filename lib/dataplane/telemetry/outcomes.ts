@@ -5,7 +5,7 @@ import { HttpError } from "../http";
 import { SpoolFullError } from "../spool";
 import type { RoutingState } from "../routing-state";
 import type { BreakerBank } from "./breakers";
-import { countOutcome } from "./counters";
+import { countOutcome } from "../metrics/counters";
 import { createGroupCommit, createGroupLookup } from "./group-commit";
 import type { MetricSync } from "./metric-sync";
 import {

@@ -10,7 +10,7 @@ import type { RoutingState } from "../routing-state";
 import { mayBeSpooled as mayBeSpooledDecision, readBacklog, type TBacklogRow } from "../decision-log/backlog";
 import { createSpool } from "../spool";
 import { createBreakerBank } from "./breakers";
-import { observeDecisions } from "./counters";
+import { observeDecisions } from "../metrics/counters";
 import { createMetricSync } from "./metric-sync";
 import { createOutcomeService, type TDecisionLookup, type TPendingOutcome } from "./outcomes";
 import { createOutcomesHandler } from "./outcomes-route";

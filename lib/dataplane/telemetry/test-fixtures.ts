@@ -1,7 +1,7 @@
 import pg from "pg";
 import { parseFactorList, type TFactorListInput } from "../../../router-core/index";
 import { createPrisma, type PrismaClient } from "../../db/client";
-import { demoSmsPolicyYaml, seedDemo } from "../../db/seed-demo";
+import { demoSmsPolicyYaml, seedDemo } from "../../demo/seed-demo";
 import { createTestDatabase, type TTestDatabase } from "../../testing/database";
 import { decisionIdAt } from "../decision-id";
 import { maintainPartitions } from "../decision-log/partitions";

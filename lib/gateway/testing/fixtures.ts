@@ -4,7 +4,7 @@ import path from "node:path";
 import pg from "pg";
 import { parseFactorList, type TFactorListInput } from "../../../router-core/index";
 import { createPrisma, type PrismaClient } from "../../db/client";
-import { llmChatPolicyYaml, seedDemo, seedLlmChat } from "../../db/seed-demo";
+import { llmChatPolicyYaml, seedDemo, seedLlmChat } from "../../demo/seed-demo";
 import { maintainPartitions } from "../../dataplane/decision-log/partitions";
 import { createTestDatabase, type TTestDatabase } from "../../testing/database";
 import { startGatewayServer, type TGatewayServer } from "./gateway-server";

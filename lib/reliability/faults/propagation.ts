@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { TActor } from "../../audit/actor";
-import { createAdmin } from "../../auth/create-admin";
+import { createAdmin } from "../../controlplane/create-admin";
 import { createOverride, type TCreateOverrideBody } from "../../controlplane/create-override";
 import { endOverride } from "../../controlplane/end-override";
 import { quantile } from "../bench-results";

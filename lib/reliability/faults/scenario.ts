@@ -5,7 +5,7 @@ import path from "node:path";
 import { createPrisma, type PrismaClient } from "../../db/client";
 import { createScratchDatabase, type TScratchDatabase } from "../../db/drift";
 import { applyMigrations } from "../../db/migrate";
-import { demoSmsPolicyYaml, seedDemo } from "../../db/seed-demo";
+import { demoSmsPolicyYaml, seedDemo } from "../../demo/seed-demo";
 import { parseFactorList, type TFactorListInput } from "../../../router-core/index";
 import { startStoppableCluster, type TStoppableCluster } from "./cluster";
 import { AppInstance, fullyRecovered } from "./instances";

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { createPrisma } from "../../db/client";
 import { applyMigrations } from "../../db/migrate";
-import { seedDemo } from "../../db/seed-demo";
+import { seedDemo } from "../../demo/seed-demo";
 import { maintainPartitions } from "../../dataplane/decision-log/partitions";
 import { loadConfig } from "../../dataplane/load-config";
 import { createRoutingState } from "../../dataplane/routing-state";

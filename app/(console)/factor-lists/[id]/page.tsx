@@ -6,7 +6,7 @@ import { ComplianceBadge, StatusBadge } from "@/components/factor-lists/status-b
 import { VersionActions } from "@/components/factor-lists/version-actions";
 import { WhatIfPanel } from "@/components/factor-lists/what-if-panel";
 import { YamlView } from "@/components/factor-lists/yaml-view";
-import { ControlPlaneError } from "@/lib/controlplane/errors";
+import { ControlPlaneError } from "@/lib/errors/api-errors";
 import { getFactorListVersion } from "@/lib/controlplane/get-factor-list-version";
 import { getPrisma } from "@/lib/db/client";
 import { can, getViewer } from "@/lib/console/get-viewer";

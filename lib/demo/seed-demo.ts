@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parseFactorList } from "../../router-core/index";
-import type { PrismaClient } from "./generated/client";
+import type { PrismaClient } from "../db/generated/client";
 import { isDemoMode } from "../auth/demo-mode";
 import { DEMO_USERS, seedDemoUsers } from "../auth/demo-users";
 import type { TActor } from "../audit/actor";
