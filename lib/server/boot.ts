@@ -16,6 +16,7 @@ import { consoleGateOptionsFromEnv, gateConsoleRequest } from "../runtime/consol
 import { API_CSP, applyCommonSecurityHeaders, applyConsoleCsp, commonSecurityHeaders } from "../runtime/security-headers";
 import { createFastPath } from "../dataplane/router";
 import { createHealthCheck } from "../dataplane/health";
+import { dataPlaneAuthenticator } from "../dataplane/authenticate";
 import { answerClientError, sendJson } from "../dataplane/http";
 import { serverTimeoutsFromEnv } from "../dataplane/server-timeouts";
 import { startDataPlane, type DataPlane } from "../dataplane/dataplane";
@@ -88,12 +89,14 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
     }
     if (opts.seed && (await seedDemo(getPrisma()))) opts.log("seeded demo data");
     const dpSettings = dataPlaneSettings(process.env, opts.dir);
+    const authenticate = dataPlaneAuthenticator({ apiKey: dpSettings.apiKey, embeddedDatabase: db.embedded, prisma: getPrisma() });
     dataPlane = await startDataPlane({
       databaseUrl: db.url,
       prisma: getPrisma(),
       version,
       embeddedDatabase: db.embedded,
       settings: dpSettings,
+      authenticate,
       log: opts.log,
     });
     const dp = dataPlane;
@@ -110,6 +113,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       decisionLogLatency: dp.decisionLog.latency,
       log: opts.log,
       endExpiredOverrides: () => endExpiredOverrides(getPrisma()),
+      authenticate,
       ...telemetryOptionsFromEnv(process.env),
     });
     const tel = telemetry;
