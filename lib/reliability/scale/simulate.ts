@@ -18,7 +18,7 @@ import {
   type TMetricSnapshot,
   type TShares,
 } from "../../../router-core/index";
-import { controllerConfig } from "../../dataplane/controller/controller-loop";
+import { controllerConfig } from "../../dataplane/controller/compute-shares";
 import { decisionIdAt } from "../../dataplane/decision-id";
 import { decisionRowOf } from "../../dataplane/decision-log/rows";
 import type { RoutingState } from "../../dataplane/routing-state";
