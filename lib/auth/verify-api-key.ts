@@ -1,6 +1,7 @@
 import type { PrismaClient } from "../db/generated/client";
 import type { TApiKeyScope } from "./api-key-scopes";
 import { sha256Hex } from "./tokens";
+import { processSlot } from "../runtime/process-slots";
 
 export type TApiKeyPrincipal = {
   kind: "api_key";
@@ -50,12 +51,12 @@ type TCacheState = {
 };
 
 /** One cache per process, shared by server.ts's fast path and Next's bundled copy of this module. */
-const cacheState: TCacheState = ((globalThis as { __switchyardApiKeyCache?: TCacheState }).__switchyardApiKeyCache ??= {
+const cacheState = processSlot<TCacheState>("apiKeyCache", () => ({
   entries: new Map(),
   reading: new Map(),
   generation: 0,
   lastUsedWritten: new Map(),
-});
+}));
 
 export function forgetApiKey(keyHash?: string): void {
   cacheState.generation++;
