@@ -5,7 +5,7 @@ import path from "node:path";
 
 /**
  * A local append-only spool for records that must reach Postgres but cannot right now
- * (DESIGN: no synchronous analytics dependency in the request path). Records are JSON lines in
+ * (the request path has no synchronous dependency on analytics storage). Records are JSON lines in
  * numbered segment files under `dir`; append() returns only after the lines are fsynced, so a
  * caller may acknowledge what it spooled. replay() hands the closed segments back in order and
  * deletes each one only after its writer succeeded, so a crash mid-replay replays it again:

@@ -9,7 +9,7 @@ import { submitFactorList } from "../controlplane/submit-factor-list";
 import { approveFactorList } from "../controlplane/approve-factor-list";
 import { shadowFactorList } from "../controlplane/shadow-factor-list";
 
-/** The paper's SMS scenario (seeds/000 section 6): three providers, one operation, region groups. */
+/** The paper's SMS scenario: three providers, one operation, region groups. */
 export const DEMO_PROVIDERS = [
   {
     key: "provider_A",
