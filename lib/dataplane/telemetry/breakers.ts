@@ -95,6 +95,20 @@ function viewChanged(before: TBreakerView | undefined, after: TBreakerView): boo
   );
 }
 
+type TEntry = { provider: string; region: string; state: TCircuitBreakerState };
+
+/**
+ * The correlation's next states for a provider's regional breakers after `changed` stepped from
+ * `before`: other regions open early or are held while the failure looks provider-wide, and are
+ * released when the lead closes. Null when the correlation does not apply.
+ */
+function correlatedStates(group: readonly TEntry[] | undefined, changed: TEntry, before: TCircuitBreakerState, m: TCircuitBreaker, run: TProviderFailureRun, correlation: TBreakerCorrelationConfig, at: number) {
+  if (correlation.min_regions === 0 || !group || group.length < 2) return null;
+  const previous = group.map((e) => (e === changed ? before : e.state));
+  const stepped = group.map((e) => e.state);
+  return { stepped, next: correlateRegionalBreakers(releaseHeldBreakers(previous, stepped, at, correlation), at, m, correlation, run) };
+}
+
 /**
  * Per-instance circuit breakers, one per (provider, region): a provider's health in a region is
  * shared by the operations that call it there. Thresholds come from the circuit_breaker section
@@ -104,7 +118,6 @@ function viewChanged(before: TBreakerView | undefined, after: TBreakerView): boo
  */
 export function createBreakerBank(opts: TBreakerBankOptions) {
   const now = opts.now ?? Date.now;
-  type TEntry = { provider: string; region: string; state: TCircuitBreakerState };
   const states = new Map<string, TEntry>();
   /** Each provider's regional breakers, for the correlation. */
   const byProvider = new Map<string, TEntry[]>();
@@ -145,24 +158,17 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
     return fresh.length;
   }
 
-  /**
-   * After one of a provider's regional breakers changed (or counted a failure): the provider's
-   * other regions open early or are held while its failure looks provider-wide, and are released
-   * when the lead closes. Returns the transitions it made.
-   */
+  /** After one of a provider's regional breakers changed (or counted a failure): its correlated regions; returns the transitions made. */
   function correlate(changed: TEntry, before: TCircuitBreakerState, operation: string, at: number): number {
     const group = byProvider.get(changed.provider);
-    if (correlation.min_regions === 0 || !group || group.length < 2) return 0;
-    const previous = group.map((e) => (e === changed ? before : e.state));
-    const stepped = group.map((e) => e.state);
     const m = machine(opts.state.policyFor(operation)?.policy.circuit_breaker);
-    const run = runs.get(changed.provider) ?? NO_FAILURE_RUN;
-    const next = correlateRegionalBreakers(releaseHeldBreakers(previous, stepped, at, correlation), at, m, correlation, run);
+    const c = correlatedStates(group, changed, before, m, runs.get(changed.provider) ?? NO_FAILURE_RUN, correlation, at);
+    if (!c || !group) return 0;
     let transitions = 0;
     group.forEach((e, i) => {
-      if (next[i] === stepped[i]) return;
+      if (c.next[i] === c.stepped[i]) return;
       // A held breaker's later reopening time makes no transition, but its view changed: count it so views are rebuilt.
-      transitions += Math.max(1, adopt(e, operation, next[i]!));
+      transitions += Math.max(1, adopt(e, operation, c.next[i]!));
     });
     return transitions;
   }
