@@ -271,10 +271,28 @@ export function createRoutingState(clock: { now(): number } = Date) {
   let lastOutage: { oldest: number; newest: number | null } | null = null;
   let lastRefreshAt: number | null = null;
 
+  const read = stateReader(store, clock);
+  const config = configWriter(store);
+  const telemetry = telemetryWriter(store);
+  // Spelled out rather than spread: the request path calls these on every decide, and an object
+  // literal with named properties keeps one fixed shape for them.
   return {
-    ...stateReader(store, clock),
-    ...configWriter(store),
-    ...telemetryWriter(store),
+    snapshotFor: read.snapshotFor,
+    policyFor: read.policyFor,
+    hasOperation: read.hasOperation,
+    operations: read.operations,
+    knownRegions: read.knownRegions,
+    providers: read.providers,
+    overrides: read.overrides,
+    regionViews: read.regionViews,
+    setPolicy: config.setPolicy,
+    replacePolicies: config.replacePolicies,
+    setProviders: config.setProviders,
+    setOverrides: config.setOverrides,
+    setShares: telemetry.setShares,
+    setMetrics: telemetry.setMetrics,
+    setBreakers: telemetry.setBreakers,
+    setQuotas: telemetry.setQuotas,
 
     setDbAvailable(available: boolean): void {
       const at = clock.now();
