@@ -27,7 +27,7 @@ const NO_PRISMA = [
     message: "Pages and route handlers reach the database only through lib/ (getPrisma() may only be handed to a lib function).",
   },
 ];
-const DB_ONLY = { regex: String.raw`^(\.\./|@/(?!lib/db/))`, message: "lib/db is the bottom layer: it imports only lib/db." };
+const DB_ONLY = { regex: String.raw`^(\.\./(?!runtime/)|@/(?!lib/(db|runtime)/))`, message: "lib/db sits just above lib/runtime: it imports only lib/db and lib/runtime." };
 const RUNTIME_LEAF = { regex: String.raw`^(\.\./|@/)`, message: "lib/runtime holds leaf utilities: it imports nothing else of the project (composition goes to lib/server)." };
 const CORE_PACKAGES = {
   regex: String.raw`^(?!\.|@/router-core/|node:|zod$|yaml$|vitest$|fast-check$)`,
@@ -40,10 +40,8 @@ const restrict = (files, patterns, ignores = []) => ({ files, ignores, rules: { 
 const boundaries = [
   restrict(["app/**", "components/**", "lib/**", "router-core/**", "server.ts"], [NO_TOOLING], TESTS),
   restrict(["lib/**"], [NO_TOOLING, NO_APP, NO_UI], TESTS),
-  // moved by arch-dataplane: seed-demo.ts goes to lib/demo/seed-demo.ts.
-  restrict(["lib/db/**"], [NO_TOOLING, NO_APP, NO_UI, DB_ONLY], [...TESTS, "lib/db/seed-demo.ts"]),
-  // moved by arch-dataplane: boot.ts (the composition root) goes to lib/server/boot.ts.
-  restrict(["lib/runtime/**"], [NO_TOOLING, NO_APP, NO_UI, RUNTIME_LEAF], [...TESTS, "lib/runtime/boot.ts"]),
+  restrict(["lib/db/**"], [NO_TOOLING, NO_APP, NO_UI, DB_ONLY], TESTS),
+  restrict(["lib/runtime/**"], [NO_TOOLING, NO_APP, NO_UI, RUNTIME_LEAF], TESTS),
   restrict(["components/**"], [NO_TOOLING, NO_APP, LIB_TYPES_ONLY]),
   restrict(["app/**"], [NO_TOOLING, ...NO_PRISMA]),
   ...[1, 2, 3, 4].map((depth) => restrict([`router-core/${"*/".repeat(depth - 1)}*.{ts,tsx}`], [NO_TOOLING, CORE_PACKAGES, coreEscape(depth)])),

@@ -5,7 +5,7 @@ import path from "node:path";
 import { expect, test, type APIResponse } from "@playwright/test";
 import { createPrisma, type PrismaClient } from "../lib/db/client";
 import { notifyConfigChange } from "../lib/db/notify";
-import { seedLlmChat } from "../lib/db/seed-demo";
+import { seedLlmChat } from "../lib/demo/seed-demo";
 import { startMockProvider, type TMockProvider } from "../test/support/mock-provider";
 import { ensureAccounts, signIn } from "./support/accounts";
 

@@ -2,8 +2,8 @@ import { parseArgs } from "node:util";
 import { createPrisma } from "../lib/db/client";
 import { resolveDatabaseUrl } from "../lib/db/database-url";
 import { applyMigrations, formatCliError } from "../lib/db/migrate";
-import { createAdmin } from "../lib/auth/create-admin";
-import { ControlPlaneError } from "../lib/controlplane/errors";
+import { createAdmin } from "../lib/controlplane/create-admin";
+import { ControlPlaneError } from "../lib/errors/api-errors";
 
 // `npm run user:create-admin -- --email a@b.c --password '…' [--name 'A B']`: creates an admin
 // account in DATABASE_URL (or the embedded database). The password may come from

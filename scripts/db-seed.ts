@@ -1,7 +1,7 @@
 import { resolveDatabaseUrl } from "../lib/db/database-url";
 import { applyMigrations, formatCliError } from "../lib/db/migrate";
 import { createPrisma } from "../lib/db/client";
-import { seedDemo } from "../lib/db/seed-demo";
+import { seedDemo } from "../lib/demo/seed-demo";
 
 // `npm run db:seed`: migrate, then seed the demo catalogue and policy into an empty database.
 async function main(): Promise<void> {

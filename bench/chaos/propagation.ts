@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { TActor } from "../../lib/audit/actor";
-import { createAdmin } from "../../lib/auth/create-admin";
+import { createAdmin } from "../../lib/controlplane/create-admin";
 import { createOverride, type TCreateOverrideBody } from "../../lib/controlplane/create-override";
 import { endOverride } from "../../lib/controlplane/end-override";
 import { quantile } from "../lib/bench-results";

@@ -5,7 +5,7 @@ import path from "node:path";
 import { createPrisma, type PrismaClient } from "../../lib/db/client";
 import { createScratchDatabase, type TScratchDatabase } from "../../lib/db/drift";
 import { applyMigrations } from "../../lib/db/migrate";
-import { demoSmsPolicyYaml, seedDemo } from "../../lib/db/seed-demo";
+import { demoSmsPolicyYaml, seedDemo } from "../../lib/demo/seed-demo";
 import { parseFactorList, type TFactorListInput } from "../../router-core/index";
 import { startStoppableCluster, type TStoppableCluster } from "./cluster";
 import { AppInstance, fullyRecovered } from "./instances";

@@ -6,7 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../../lib/db/client";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
-import { bootSwitchyard, type TRunningServer } from "../../lib/runtime/boot";
+import { bootSwitchyard, type TRunningServer } from "../../lib/server/boot";
 import { loadControlRoutes } from "./control-routes";
 import { controlEndpoints, controlIntendedWrites, controlMustRefuse, sendToControlRoute } from "./control-targets";
 import { dataPlaneEndpoints, sendToDataPlane } from "./dataplane-targets";

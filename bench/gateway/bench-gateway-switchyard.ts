@@ -6,7 +6,7 @@ import { createPrisma } from "../../lib/db/client";
 import { createScratchDatabase, type TScratchDatabase } from "../../lib/db/drift";
 import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../../lib/db/embedded";
 import { applyMigrations } from "../../lib/db/migrate";
-import { seedLlmChat } from "../../lib/db/seed-demo";
+import { seedLlmChat } from "../../lib/demo/seed-demo";
 import { freePort } from "../../lib/runtime/free-port";
 import { waitForHealth } from "../../lib/runtime/wait-for-health";
 import type { TSwitchyardTarget } from "./target";

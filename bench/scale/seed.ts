@@ -1,7 +1,7 @@
 import pg from "pg";
 import { createPrisma } from "../../lib/db/client";
 import { applyMigrations } from "../../lib/db/migrate";
-import { seedDemo } from "../../lib/db/seed-demo";
+import { seedDemo } from "../../lib/demo/seed-demo";
 import { maintainPartitions } from "../../lib/dataplane/decision-log/partitions";
 import { loadConfig } from "../../lib/dataplane/load-config";
 import { createRoutingState } from "../../lib/dataplane/routing-state";

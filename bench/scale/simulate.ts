@@ -18,7 +18,7 @@ import {
   type TMetricSnapshot,
   type TShares,
 } from "../../router-core/index";
-import { controllerConfig } from "../../lib/dataplane/controller/controller-loop";
+import { controllerConfig } from "../../lib/dataplane/controller/compute-shares";
 import { decisionIdAt } from "../../lib/dataplane/decision-id";
 import { decisionRowOf } from "../../lib/dataplane/decision-log/rows";
 import type { RoutingState } from "../../lib/dataplane/routing-state";

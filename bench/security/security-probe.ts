@@ -14,7 +14,7 @@ import { waitForHealth } from "../../lib/runtime/wait-for-health";
 import { auditEntryHash } from "../../lib/audit/hash";
 import { applyMigrations } from "../../lib/db/migrate";
 import { createPrisma } from "../../lib/db/client";
-import { seedLlmChat } from "../../lib/db/seed-demo";
+import { seedLlmChat } from "../../lib/demo/seed-demo";
 import { writeBenchResult } from "../lib/bench-results";
 import { ATTACKS, type TProbeContext, type TProbeRole } from "./probe/attacks";
 import { request } from "./probe/http";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createPrisma, type PrismaClient } from "../../lib/db/client";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { makeSessionCookie, makeUser, seedCatalog } from "../../test/support/controlplane-fixtures";
-import { createAdmin } from "../../lib/auth/create-admin";
+import { createAdmin } from "../../lib/controlplane/create-admin";
 import { declaredPermission } from "../../lib/auth/route-registry";
 import { createSession, resolveSession, SESSION_COOKIE } from "../../lib/auth/session";
 import { sha256Hex } from "../../lib/auth/tokens";

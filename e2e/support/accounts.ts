@@ -1,8 +1,8 @@
 import { expect, type APIRequestContext } from "@playwright/test";
-import { createAdmin } from "../../lib/auth/create-admin";
+import { createAdmin } from "../../lib/controlplane/create-admin";
 import type { TRole } from "../../lib/auth/permissions";
 import { createPrisma } from "../../lib/db/client";
-import { ControlPlaneError } from "../../lib/controlplane/errors";
+import { ControlPlaneError } from "../../lib/errors/api-errors";
 
 /**
  * The e2e server runs on a DATABASE_URL, so it is not in demo mode and no account exists. As an

@@ -118,7 +118,7 @@ export function createAuditCheckpointer(opts: TAuditCheckpointerOptions): TAudit
 let current: TAuditCheckpointer | null = null;
 
 /**
- * For the server (lib/runtime/boot.ts): says at start where the audit key comes from (loudly
+ * For the server (lib/server/boot.ts): says at start where the audit key comes from (loudly
  * when there is none, or refuses to start with SWITCHYARD_AUDIT_REQUIRE_KEY=1), writes a first
  * checkpoint in the background and keeps checkpointing. One per process: a second start
  * stops the first. stopAuditCheckpoints() and auditAnchorHealth() reach the running one.

@@ -5,7 +5,7 @@ import { createTestDatabase, type TTestDatabase } from "../../test/support/datab
 import { createApiKey } from "../controlplane/create-api-key";
 import { listApiKeys } from "../controlplane/list-api-keys";
 import { revokeApiKey } from "../controlplane/revoke-api-key";
-import { ControlPlaneError } from "../controlplane/errors";
+import { ControlPlaneError } from "../errors/api-errors";
 import { makeUser, seedCatalog } from "../../test/support/controlplane-fixtures";
 import { CACHE_TTL_MS, REFRESH_AFTER_MS, forgetApiKey, verifyApiKey } from "./verify-api-key";
 

@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { hash, verify } from "@node-rs/argon2";
-import { ControlPlaneError } from "../controlplane/errors";
+import { ControlPlaneError } from "../errors/api-errors";
+import { processSlot } from "../runtime/process-slots";
 
 /** OWASP's minimum for argon2id is m=19 MiB, t=2, p=1; this is a little above it. */
 const OPTIONS = { memoryCost: 19_456, timeCost: 3, parallelism: 1 } as const;
@@ -13,12 +14,11 @@ export function hashPassword(password: string): Promise<string> {
 
 /**
  * Argon2 runs on libuv's thread pool (4 threads) with 19 MiB each: unbounded, a burst of
- * sign-ins slows every one of them (20 at once took 0.8 s here against 29 ms each in turn) and
- * starves the pool's other users. At most one verification per core runs; a bounded queue
+ * sign-ins slows every one of them and starves the pool's other users. At most one verification per core runs; a bounded queue
  * waits behind them, and past it a sign-in is refused with 429 before touching the database.
  */
 type TSlots = { running: number; waiting: (() => void)[] };
-const slots = ((globalThis as unknown as { __switchyardArgon2?: TSlots }).__switchyardArgon2 ??= { running: 0, waiting: [] });
+const slots = processSlot<TSlots>("argon2", () => ({ running: 0, waiting: [] }));
 const MAX_RUNNING = Math.max(1, Math.min(4, availableParallelism()));
 const MAX_WAITING = 64;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ControlPlaneError } from "../controlplane/errors";
+import { ControlPlaneError } from "../errors/api-errors";
 import { refusalResponse } from "./with-permission";
 
 describe("refusalResponse", () => {

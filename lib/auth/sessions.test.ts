@@ -4,7 +4,7 @@ import { createTestDatabase, type TTestDatabase } from "../../test/support/datab
 import { revokeUserSessions } from "../controlplane/revoke-user-sessions";
 import { setUserRoles } from "../controlplane/set-user-roles";
 import { makeUser } from "../../test/support/controlplane-fixtures";
-import { createAdmin, ensureAdminFromEnv } from "./create-admin";
+import { createAdmin, ensureAdminFromEnv } from "../controlplane/create-admin";
 import { isDemoMode, markDemoMode } from "./demo-mode";
 import { DEMO_USERS, seedDemoUsers } from "./demo-users";
 import { resolveSession, revokeSessionToken, SESSION_TTL_MS } from "./session";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ControlPlaneError } from "../controlplane/errors";
+import { ControlPlaneError } from "../errors/api-errors";
 import { ACCOUNT_BACKOFF, ADDRESS_BACKOFF, addressKey, backoffMs, createSignInThrottle, type TSignInThrottle } from "./sign-in-throttle";
 
 function clock(start = 1_000_000) {

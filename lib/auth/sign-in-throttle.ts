@@ -1,5 +1,6 @@
 import { isIPv6 } from "node:net";
-import { ControlPlaneError } from "../controlplane/errors";
+import { ControlPlaneError } from "../errors/api-errors";
+import { processSlot } from "../runtime/process-slots";
 
 /**
  * Growing delays after failed sign-ins, per client address and per account (lib/auth/README.md,
@@ -216,9 +217,7 @@ export function createSignInThrottle(opts: { address?: TBackoff; account?: TBack
   };
 }
 
-/** One throttle per process: Next may load this module more than once (route handlers, actions), so it lives on globalThis. */
-const holder = globalThis as unknown as { __switchyardSignInThrottle?: TSignInThrottle };
+/** One throttle per process: Next may load this module more than once (route handlers, actions), so it lives in a process slot. */
 export function signInThrottle(): TSignInThrottle {
-  holder.__switchyardSignInThrottle ??= createSignInThrottle();
-  return holder.__switchyardSignInThrottle;
+  return processSlot("signInThrottle", createSignInThrottle);
 }

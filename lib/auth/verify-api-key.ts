@@ -1,6 +1,7 @@
 import type { PrismaClient } from "../db/generated/client";
 import type { TApiKeyScope } from "./api-key-scopes";
 import { sha256Hex } from "./tokens";
+import { processSlot } from "../runtime/process-slots";
 
 export type TApiKeyPrincipal = {
   kind: "api_key";
@@ -22,8 +23,7 @@ export type TApiKeyVerification = { ok: true; principal: TApiKeyPrincipal } | { 
  *
  * The request path does not wait for the database while a key is in use: a use after
  * REFRESH_AFTER_MS re-reads the row in the background, one read per key however many calls
- * arrive meanwhile. Before, every call that found the entry expired waited for a read of its own:
- * every 10 s, each call in flight (up to 128 in bench:api's closed loop) sent the same query.
+ * arrive meanwhile, so an expiry does not make every call in flight send the same query.
  *
  * While the database is unreachable the last row read keeps answering (routing must not stop
  * with Postgres, and no revocation can be read then anyway); a key never read is refused with
@@ -50,12 +50,12 @@ type TCacheState = {
 };
 
 /** One cache per process, shared by server.ts's fast path and Next's bundled copy of this module. */
-const cacheState: TCacheState = ((globalThis as { __switchyardApiKeyCache?: TCacheState }).__switchyardApiKeyCache ??= {
+const cacheState = processSlot<TCacheState>("apiKeyCache", () => ({
   entries: new Map(),
   reading: new Map(),
   generation: 0,
   lastUsedWritten: new Map(),
-});
+}));
 
 export function forgetApiKey(keyHash?: string): void {
   cacheState.generation++;

@@ -2,7 +2,7 @@ import { cookies, headers } from "next/headers";
 import { getPrisma } from "../db/client";
 import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
-import { ControlPlaneError, busy, isTransactionStartTimeout, type TFieldError } from "../controlplane/errors";
+import { ControlPlaneError, busy, isTransactionStartTimeout, type TFieldError } from "../errors/api-errors";
 import { rolesGrant, type TPermission } from "./permissions";
 import { registerHandler } from "./route-registry";
 import { SESSION_COOKIE, resolveSession, type TUserPrincipal } from "./session";

@@ -1,7 +1,7 @@
 import type { PrismaClient } from "../db/generated/client";
 import { getPrisma } from "../db/client";
 import type { TActor } from "../audit/actor";
-import { ControlPlaneError, busy, isTransactionStartTimeout } from "../controlplane/errors";
+import { ControlPlaneError, busy, isTransactionStartTimeout } from "../errors/api-errors";
 import { clientIpOf } from "./client-ip";
 import { rolesGrant, type TPermission } from "./permissions";
 import { registerHandler } from "./route-registry";

@@ -1,10 +1,11 @@
 import type { Gateway } from "@/lib/gateway/gateway";
 import type { TOperationLimits } from "@/lib/gateway/config";
+import { readProcessSlot, writeProcessSlot } from "@/lib/runtime/process-slots";
 
 /**
  * What execute mode holds in memory (its view of spend against the cost caps, retry budgets, the
  * job queue, the fallback period) is per instance and lives in the server process beside Next, so the console reads it through
- * this slot on globalThis: Next bundles its own copy of lib/ modules, and module state would not
+ * a process slot (lib/runtime/process-slots.ts): Next bundles its own copy of lib/ modules, and module state would not
  * be shared. The boot publishes the gateway once it has started; a process without one (a
  * Next-only dev server, tests) reads null and the page says the state is not observable.
  * No "server-only" import: the boot runs outside Next.
@@ -29,11 +30,9 @@ export type TGatewayRuntime = {
   operation(operation: string, limits: TOperationLimits): TGatewayRuntimeState;
 };
 
-const slot = globalThis as { __switchyardGatewayRuntime?: TGatewayRuntime };
-
 export function publishGatewayRuntime(gateway: TGatewayRuntimeSource, instanceId: string): void {
   const ctx = gateway.context;
-  slot.__switchyardGatewayRuntime = {
+  writeProcessSlot<TGatewayRuntime>("gatewayRuntime", {
     instanceId,
     queuedJobs: () => ctx.jobs.depth,
     operation(operation, limits) {
@@ -54,13 +53,13 @@ export function publishGatewayRuntime(gateway: TGatewayRuntimeSource, instanceId
         },
       };
     },
-  };
+  });
 }
 
 export function unpublishGatewayRuntime(): void {
-  delete slot.__switchyardGatewayRuntime;
+  writeProcessSlot("gatewayRuntime", undefined);
 }
 
 export function gatewayRuntime(): TGatewayRuntime | null {
-  return slot.__switchyardGatewayRuntime ?? null;
+  return readProcessSlot<TGatewayRuntime>("gatewayRuntime") ?? null;
 }

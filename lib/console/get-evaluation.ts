@@ -1,5 +1,5 @@
 import "server-only";
-import { ControlPlaneError } from "@/lib/controlplane/errors";
+import { ControlPlaneError } from "@/lib/errors/api-errors";
 import { getReplay } from "@/lib/replay/replay-runner";
 import { DEFAULT_SEED, evaluationKey, evaluationView, queueEvaluation } from "./evaluation-jobs";
 import { LISTING_1_SOURCE, loadEvaluationSource } from "./evaluation-sources";

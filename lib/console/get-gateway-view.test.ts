@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { seedCatalog } from "../../test/support/controlplane-fixtures";
-import { seedLlmChat } from "../db/seed-demo";
+import { seedLlmChat } from "../demo/seed-demo";
 import { createBudgetGuard } from "../gateway/budget";
 import { createRetryBudget, type RetryBudget } from "../gateway/retry-budget";
 import { publishGatewayRuntime, unpublishGatewayRuntime, type TGatewayRuntimeSource } from "./gateway-runtime";

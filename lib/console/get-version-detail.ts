@@ -1,5 +1,5 @@
 import "server-only";
-import { ControlPlaneError } from "@/lib/controlplane/errors";
+import { ControlPlaneError } from "@/lib/errors/api-errors";
 import { getFactorListVersion } from "@/lib/controlplane/get-factor-list-version";
 import { getPrisma } from "@/lib/db/client";
 

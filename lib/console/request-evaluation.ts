@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { ControlPlaneError, invalid, parseInput } from "@/lib/controlplane/errors";
+import { ControlPlaneError, invalid, parseInput } from "@/lib/errors/api-errors";
 import { ReplayBusyError } from "@/lib/replay/replay-runner";
 import { evaluationView, queueEvaluation } from "./evaluation-jobs";
 import { loadEvaluationSource } from "./evaluation-sources";

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { ControlPlaneError, invalid, parseInput } from "@/lib/controlplane/errors";
+import { ControlPlaneError, invalid, parseInput } from "@/lib/errors/api-errors";
 import { getPrisma } from "@/lib/db/client";
 import { loadRecordedTraffic, type TQueryable } from "@/lib/replay/load-recorded";
 import { fingerprintOf, getReplay, ReplayBusyError, startReplay } from "@/lib/replay/replay-runner";
@@ -8,6 +8,7 @@ import { parseFactorList } from "@/router-core/policy/codec";
 import type { TFactorList } from "@/router-core/policy/schema";
 import type { TWhatIfView } from "./evaluation-types";
 import { toReplayStatus } from "./to-replay-status";
+import { processSlot } from "@/lib/runtime/process-slots";
 
 /** Hours of recorded traffic the approval page can replay a version over. */
 export const WHAT_IF_HOURS = [1, 3, 6] as const;
@@ -44,11 +45,10 @@ async function loadVersion(versionId: string) {
 
 /**
  * Why a range had nothing to replay, per key, with the fingerprint it was found for: the page's
- * polls (GETs) say it too instead of "not computed yet" until the range moves on. On globalThis
- * for the same reason as the replay runner's state.
+ * polls (GETs) say it too instead of "not computed yet" until the range moves on. In a process
+ * slot for the same reason as the replay runner's state.
  */
-const g = globalThis as { __switchyardWhatIfNotes?: Map<string, { fingerprint: string; message: string }> };
-const notes = (g.__switchyardWhatIfNotes ??= new Map());
+const notes = processSlot("whatIfNotes", () => new Map<string, { fingerprint: string; message: string }>());
 
 type TTarget = { versionId: string; operation: string; hours: TWhatIfHours; key: string } & (
   | { ok: true; factorList: TFactorList; fingerprint: string; from: Date; to: Date }

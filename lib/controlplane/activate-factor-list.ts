@@ -3,7 +3,7 @@ import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { notifyConfigChange } from "../db/notify";
-import { ControlPlaneError } from "./errors";
+import { ControlPlaneError } from "../errors/api-errors";
 import { authorsOf, diffAgainstActive, liveApprovals, lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
 import { movePolicyPointer } from "./policy-pointer";
 

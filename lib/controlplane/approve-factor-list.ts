@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
-import { ControlPlaneError } from "./errors";
+import { ControlPlaneError } from "../errors/api-errors";
 import { authorsOf, diffAgainstActive, liveApprovals, lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
 
 export const ZReviewBody = z.strictObject({ comment: z.string().max(2000).default("") });

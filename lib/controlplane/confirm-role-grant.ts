@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
-import { ControlPlaneError, notFound } from "./errors";
+import { ControlPlaneError, notFound } from "../errors/api-errors";
 import { lockUserRoles, refuseOwnRoles } from "./user-role-helpers";
 
 export const ZDecideRoleGrantBody = z.strictObject({ reason: z.string().max(2000).optional() });

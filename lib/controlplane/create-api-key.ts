@@ -5,7 +5,7 @@ import { appendAudit } from "../audit/append-audit";
 import { generateApiKey } from "../auth/api-key-format";
 import { API_KEY_SCOPES } from "../auth/api-key-scopes";
 import { sha256Hex } from "../auth/tokens";
-import { invalid } from "./errors";
+import { invalid } from "../errors/api-errors";
 
 export const ZCreateApiKeyBody = z.strictObject({
   name: z.string().trim().min(1, "name the service that will use the key").max(200),

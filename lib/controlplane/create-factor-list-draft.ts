@@ -1,7 +1,7 @@
 import type { Prisma, PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
-import { ControlPlaneError, isUniqueViolation } from "./errors";
+import { ControlPlaneError, isUniqueViolation } from "../errors/api-errors";
 import { nextVersionNumber, versionSummary } from "./factor-list-helpers";
 import { validateFactorList, type TFactorListSource } from "./factor-list-input";
 

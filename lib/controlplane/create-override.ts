@@ -4,7 +4,7 @@ import type { Prisma, PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { notifyConfigChange } from "../db/notify";
-import { ControlPlaneError, invalid, type TFieldError } from "./errors";
+import { ControlPlaneError, invalid, type TFieldError } from "../errors/api-errors";
 
 const reason = z.string().trim().min(3, "give a reason (at least 3 characters): on-call reads it during the incident").max(2000);
 const expiresAt = z.iso.datetime({ offset: true, error: "expiresAt must be an ISO 8601 date-time with a time zone" }).optional();

@@ -4,7 +4,7 @@ import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { MIN_PASSWORD_LENGTH, hashPassword } from "../auth/password";
 import { ROLES } from "../auth/permissions";
-import { ControlPlaneError, isUniqueViolation } from "./errors";
+import { ControlPlaneError, isUniqueViolation } from "../errors/api-errors";
 import { countAdmins, lockUserRoles, splitGrant } from "./user-role-helpers";
 
 export const ZCreateUserBody = z.strictObject({

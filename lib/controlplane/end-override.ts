@@ -3,7 +3,7 @@ import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { notifyConfigChange } from "../db/notify";
-import { ControlPlaneError, notFound } from "./errors";
+import { ControlPlaneError, notFound } from "../errors/api-errors";
 
 export const ZEndOverrideBody = z.strictObject({ reason: z.string().trim().min(3, "say why the override ends").max(2000) });
 

@@ -1,6 +1,6 @@
 import { diffFactorLists, type TFactorList, type TPolicyDiff } from "../../router-core/index";
 import type { FactorListVersion, Prisma } from "../db/generated/client";
-import { ControlPlaneError, notFound } from "./errors";
+import { ControlPlaneError, notFound } from "../errors/api-errors";
 
 /**
  * Locks one version row for the rest of the transaction, so two reviewers or an editor and a

@@ -7,7 +7,7 @@ import { approveFactorList } from "./approve-factor-list";
 import { readFileSync } from "node:fs";
 import { createFactorListDraft } from "./create-factor-list-draft";
 import { endShadow } from "./end-shadow";
-import { ControlPlaneError } from "./errors";
+import { ControlPlaneError } from "../errors/api-errors";
 import { getFactorListVersion } from "./get-factor-list-version";
 import { rejectFactorList } from "./reject-factor-list";
 import { rollbackFactorList } from "./rollback-factor-list";

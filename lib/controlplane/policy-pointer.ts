@@ -1,5 +1,5 @@
 import type { Prisma } from "../db/generated/client";
-import { ControlPlaneError, isUniqueViolation } from "./errors";
+import { ControlPlaneError, isUniqueViolation } from "../errors/api-errors";
 
 export type TPointerChange = { activeVersionId?: string | null; shadowVersionId?: string | null };
 

@@ -3,7 +3,7 @@ import type { Prisma, PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { notifyConfigChange } from "../db/notify";
-import { ControlPlaneError, isUniqueViolation, notFound } from "./errors";
+import { ControlPlaneError, isUniqueViolation, notFound } from "../errors/api-errors";
 import { nextVersionNumber, versionSummary } from "./factor-list-helpers";
 import { movePolicyPointer } from "./policy-pointer";
 

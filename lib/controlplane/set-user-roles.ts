@@ -3,7 +3,7 @@ import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { ROLES } from "../auth/permissions";
-import { ControlPlaneError, notFound } from "./errors";
+import { ControlPlaneError, notFound } from "../errors/api-errors";
 import { countAdmins, lockUserRoles, refuseOwnRoles, splitGrant } from "./user-role-helpers";
 
 export const ZSetUserRolesBody = z.strictObject({

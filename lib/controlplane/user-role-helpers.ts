@@ -2,7 +2,7 @@ import type { Prisma } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { isDemoMode } from "../auth/demo-mode";
 import type { TRole } from "../auth/permissions";
-import { ControlPlaneError } from "./errors";
+import { ControlPlaneError } from "../errors/api-errors";
 
 /**
  * Roles that put policy live or hand out roles: with two or more admins, granting one takes a

@@ -1,7 +1,6 @@
 import { createPool } from "./pool";
 import type { PrismaClient } from "../db/client";
-import { verifyApiKey } from "../auth/verify-api-key";
-import { createAuthenticator, setAuthenticator } from "./authenticate";
+import { dataPlaneAuthenticator, setAuthenticator, type TAuthenticator } from "./authenticate";
 import { createDecideHandler } from "./decide/handler";
 import { createIdempotencyCache } from "./decide/idempotency";
 import { maintainPartitions } from "./decision-log/partitions";
@@ -25,6 +24,8 @@ export type TDataPlaneOptions = {
   embeddedDatabase: boolean;
   settings: TDataPlaneSettings;
   log: (line: string) => void;
+  /** Who may call; default: dataPlaneAuthenticator from the settings' API key and `embeddedDatabase`. */
+  authenticate?: TAuthenticator;
   now?: () => number;
   /** Overrides for tests (small batches, fast probes). */
   decisionLog?: { maxBatch?: number; concurrency?: number; probeIntervalMs?: number; backlog?: TDecisionLogOptions["backlog"] };
@@ -55,13 +56,9 @@ registerEndpoint({
 export async function startDataPlane(opts: TDataPlaneOptions) {
   const s = opts.settings;
   const now = opts.now ?? Date.now;
-  setAuthenticator(
-    createAuthenticator({
-      apiKey: s.apiKey,
-      allowAnonymousWithoutKey: opts.embeddedDatabase,
-      verifyScopedKey: (key, scope) => verifyApiKey(opts.prisma, key, scope),
-    }),
-  );
+  const authenticate = opts.authenticate ?? dataPlaneAuthenticator({ apiKey: s.apiKey, embeddedDatabase: opts.embeddedDatabase, prisma: opts.prisma });
+  // Its own routes take it as a dependency; routes registered beside them (execute) read this one.
+  setAuthenticator(authenticate);
 
   // The request path never touches Prisma: its own pool, sized for the writer's transactions in
   // flight plus lookups, with a client-side timeout so a hung server spools instead of hanging decides.
@@ -109,8 +106,8 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
   void decisionLog.replaySpool();
 
   const routes: TRoute[] = [
-    { method: "POST", path: "/api/v1/decide", handler: createDecideHandler({ state, log: decisionLog, cache, instanceId: s.instanceId, now }) },
-    { method: "GET", path: "/api/v1/decisions/:id", handler: createGetDecisionHandler(pool) },
+    { method: "POST", path: "/api/v1/decide", handler: createDecideHandler({ authenticate, state, log: decisionLog, cache, instanceId: s.instanceId, now }) },
+    { method: "GET", path: "/api/v1/decisions/:id", handler: createGetDecisionHandler(pool, authenticate) },
     {
       method: "GET",
       path: "/api/v1/openapi.json",
@@ -119,6 +116,7 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
   ];
 
   return {
+    authenticate,
     state,
     decisionLog,
     pool,

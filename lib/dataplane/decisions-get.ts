@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { z } from "zod";
-import { authenticateRequest } from "./authenticate";
+import type { TAuthenticator } from "./authenticate";
 import { isUuid } from "./decision-id";
 import { readDecisionRecord } from "./decision-log/lookup";
 import { ZDecideResponse } from "./decide/schema";
@@ -70,9 +70,9 @@ async function readOutcomes(pool: pg.Pool, id: string): Promise<z.infer<typeof Z
   return { providerCalls, business };
 }
 
-export function createGetDecisionHandler(pool: pg.Pool): TRouteHandler {
+export function createGetDecisionHandler(pool: pg.Pool, authenticate: TAuthenticator): TRouteHandler {
   return async (req, res, params) => {
-    const auth = await authenticateRequest(req, "read");
+    const auth = await authenticate(req, "read");
     if (!auth.ok) {
       sendJson(res, auth.status, auth.body, auth.headers);
       return;

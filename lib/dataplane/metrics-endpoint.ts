@@ -4,9 +4,9 @@ import { registerEndpoint } from "./openapi";
 import type { TRouteHandler } from "./router";
 import type { RoutingState } from "./routing-state";
 import { eventLoopDelay, startEventLoopDelayMonitor } from "./event-loop-delay";
-import { decisionCounts, outcomeCounts } from "./telemetry/counters";
-import type { TLatencyHistogram } from "./telemetry/latency-histogram";
-import { familyLines } from "./prometheus";
+import { decisionCounts, outcomeCounts } from "./metrics/counters";
+import type { TLatencyHistogram } from "./metrics/latency-histogram";
+import { familyLines } from "./metrics/prometheus";
 
 registerEndpoint({
   method: "get",

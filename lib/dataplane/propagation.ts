@@ -1,7 +1,7 @@
 import pg from "pg";
 import type { TShares } from "../../router-core/index";
 import { CONFIG_CHANNEL } from "../db/notify";
-import { SHARES_CHANNEL } from "./controller/controller-loop";
+import { SHARES_CHANNEL } from "./controller/controller-store";
 import type { RoutingState } from "./routing-state";
 
 export type TPropagationOptions = {

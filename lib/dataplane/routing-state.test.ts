@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createSimulatedClock, parseFactorList, type TFactorList, type TProviderInfo } from "@/router-core";
-import { demoSmsPolicyYaml } from "@/lib/db/seed-demo";
+import { demoSmsPolicyYaml } from "@/lib/demo/seed-demo";
 import { createRoutingState } from "./routing-state";
 
 function policy(): TFactorList {

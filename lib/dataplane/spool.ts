@@ -5,7 +5,7 @@ import path from "node:path";
 
 /**
  * A local append-only spool for records that must reach Postgres but cannot right now
- * (DESIGN: no synchronous analytics dependency in the request path). Records are JSON lines in
+ * (the request path has no synchronous dependency on analytics storage). Records are JSON lines in
  * numbered segment files under `dir`; append() returns only after the lines are fsynced, so a
  * caller may acknowledge what it spooled. replay() hands the closed segments back in order and
  * deletes each one only after its writer succeeded, so a crash mid-replay replays it again:
@@ -65,6 +65,73 @@ function processAlive(pid: number): boolean {
 
 const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === "ENOENT";
 
+/** Segments of spool `name` in `dir` whose writer is gone (another process, or a closed spool in this one), not yet `known`. */
+function findOrphans(dir: string, name: string, token: string, known: ReadonlySet<string>): Array<{ file: string; bytes: number }> {
+  const found: Array<{ file: string; bytes: number }> = [];
+  for (const f of readdirSync(dir).sort()) {
+    const m = SEGMENT_RE.exec(f);
+    if (!m || m[1] !== name || m[3] === token) continue;
+    const pid = Number(m[2]);
+    const orphan = pid === process.pid ? !openTokens.has(m[3]!) : !processAlive(pid);
+    const file = path.join(dir, f);
+    if (!orphan || known.has(file)) continue;
+    try {
+      found.push({ file, bytes: statSync(file).size });
+    } catch (err) {
+      if (!isMissing(err)) throw err;
+    }
+  }
+  return found;
+}
+
+/**
+ * Hands one segment's records to `write` in batches; returns how many, or null when the segment
+ * is gone (another spool adopted and replayed this orphan first).
+ */
+async function replaySegment<T>(file: string, write: (items: T[]) => Promise<void>, batchSize: number): Promise<number | null> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    if (!isMissing(err)) throw err;
+    return null;
+  }
+  let count = 0;
+  const lines = text.split("\n");
+  let batch: T[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line === "") continue;
+    try {
+      batch.push(JSON.parse(line) as T);
+    } catch (err) {
+      // Only a torn final line (a crash mid-append, never acknowledged) may be skipped.
+      if (i === lines.length - 1) break;
+      throw new Error(`spool ${file} line ${i + 1} is corrupt: ${(err as Error).message}`);
+    }
+    if (batch.length >= batchSize) {
+      await write(batch);
+      count += batch.length;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) {
+    await write(batch);
+    count += batch.length;
+  }
+  return count;
+}
+
+/** Runs async steps one at a time, in call order; a failed step does not stop the next. */
+function createSerial(): <R>(fn: () => Promise<R>) => Promise<R> {
+  let chain: Promise<unknown> = Promise.resolve();
+  return <R>(fn: () => Promise<R>): Promise<R> => {
+    const run = chain.then(fn, fn);
+    chain = run.catch(() => {});
+    return run;
+  };
+}
+
 export function createSpool<T>(opts: TSpoolOptions): Spool<T> {
   const segmentBytes = opts.segmentBytes ?? 16 * 1024 * 1024;
   mkdirSync(opts.dir, { recursive: true });
@@ -77,21 +144,9 @@ export function createSpool<T>(opts: TSpoolOptions): Spool<T> {
 
   /** Takes over segments whose writer is gone, so they are replayed and count against the budget. */
   function adoptOrphans(): void {
-    const known = new Set(closed.map((c) => c.file));
-    for (const f of readdirSync(opts.dir).sort()) {
-      const m = SEGMENT_RE.exec(f);
-      if (!m || m[1] !== opts.name || m[3] === token) continue;
-      const pid = Number(m[2]);
-      const orphan = pid === process.pid ? !openTokens.has(m[3]!) : !processAlive(pid);
-      const file = path.join(opts.dir, f);
-      if (!orphan || known.has(file)) continue;
-      try {
-        const bytes = statSync(file).size;
-        closed.push({ file, bytes });
-        usedBytes += bytes;
-      } catch (err) {
-        if (!isMissing(err)) throw err;
-      }
+    for (const seg of findOrphans(opts.dir, opts.name, token, new Set(closed.map((c) => c.file)))) {
+      closed.push(seg);
+      usedBytes += seg.bytes;
     }
   }
   adoptOrphans();
@@ -99,12 +154,7 @@ export function createSpool<T>(opts: TSpoolOptions): Spool<T> {
   let replaying = false;
   // Appends and segment rotation run one at a time so lines never interleave and rotation never
   // closes a handle under a write.
-  let chain: Promise<unknown> = Promise.resolve();
-  const serial = <R>(fn: () => Promise<R>): Promise<R> => {
-    const run = chain.then(fn, fn);
-    chain = run.catch(() => {});
-    return run;
-  };
+  const serial = createSerial();
 
   async function rotate(): Promise<void> {
     if (!active) return;
@@ -143,41 +193,13 @@ export function createSpool<T>(opts: TSpoolOptions): Spool<T> {
         adoptOrphans();
         while (closed.length > 0) {
           const seg = closed[0]!;
-          let text: string;
-          try {
-            text = await readFile(seg.file, "utf8");
-          } catch (err) {
-            if (!isMissing(err)) throw err;
-            // Another spool adopted and replayed this orphan first.
-            closed.shift();
-            usedBytes -= seg.bytes;
-            continue;
+          const n = await replaySegment(seg.file, write, batchSize);
+          if (n !== null) {
+            count += n;
+            await unlink(seg.file).catch((err: unknown) => {
+              if (!isMissing(err)) throw err;
+            });
           }
-          const lines = text.split("\n");
-          let batch: T[] = [];
-          for (let i = 0; i < lines.length; i++) {
-            const line = lines[i]!;
-            if (line === "") continue;
-            try {
-              batch.push(JSON.parse(line) as T);
-            } catch (err) {
-              // Only a torn final line (a crash mid-append, never acknowledged) may be skipped.
-              if (i === lines.length - 1) break;
-              throw new Error(`spool ${seg.file} line ${i + 1} is corrupt: ${(err as Error).message}`);
-            }
-            if (batch.length >= batchSize) {
-              await write(batch);
-              count += batch.length;
-              batch = [];
-            }
-          }
-          if (batch.length > 0) {
-            await write(batch);
-            count += batch.length;
-          }
-          await unlink(seg.file).catch((err: unknown) => {
-            if (!isMissing(err)) throw err;
-          });
           closed.shift();
           usedBytes -= seg.bytes;
         }

@@ -1,6 +1,6 @@
 import http from "node:http";
 import { createPrisma, type PrismaClient } from "../db/client";
-import { seedDemo } from "../db/seed-demo";
+import { seedDemo } from "../demo/seed-demo";
 import { startDataPlane, type DataPlane, type TDataPlaneOptions } from "./dataplane";
 import { answerClientError } from "./http";
 import { createFastPath } from "./router";

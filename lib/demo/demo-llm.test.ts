@@ -4,7 +4,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
-import { seedDemo, seedLlmChat } from "../db/seed-demo";
+import { seedDemo, seedLlmChat } from "./seed-demo";
 import { maintainPartitions } from "../dataplane/decision-log/partitions";
 import { startGatewayServer, type TGatewayServer } from "../../test/support/gateway-server";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";

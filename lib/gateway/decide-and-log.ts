@@ -3,7 +3,7 @@ import { decisionIdAt } from "../dataplane/decision-id";
 import { decisionRowOf } from "../dataplane/decision-log/rows";
 import { DecisionLogBusyError, type DecisionLog, type TWriteOutcome } from "../dataplane/decision-log/writer";
 import type { RoutingState, TActivePolicy } from "../dataplane/routing-state";
-import { countDecision } from "../dataplane/telemetry/counters";
+import { countDecision } from "../dataplane/metrics/counters";
 import type { TRouterState } from "../../router-core/index";
 import { decisionBody } from "../dataplane/decide/body";
 

@@ -5,13 +5,14 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { TEvaluationProgress } from "./evaluation";
 import type { TReplayOutput, TReplayTask, TReplayWorkerMessage } from "./replay-worker";
+import { processSlot } from "../runtime/process-slots";
 
 /**
  * Runs the console's replays (evaluations, what-ifs) off the request thread: one worker thread at
  * a time (a full evaluation keeps a core busy for seconds; this machine class has two), a short
  * queue behind it, the latest and the last successful job per key kept in memory. Replays are
  * deterministic, so a request whose inputs match the latest job's fingerprint gets that job
- * instead of a new run. State lives on globalThis: Next bundles its own copy of this module per
+ * instead of a new run. State lives in a process slot (lib/runtime/process-slots.ts): Next bundles its own copy of this module per
  * route.
  */
 
@@ -52,14 +53,13 @@ type TRunnerState = {
   workerFile: string;
 };
 
-const g = globalThis as { __switchyardReplays?: TRunnerState };
-const state: TRunnerState = (g.__switchyardReplays ??= {
+const state = processSlot<TRunnerState>("replays", () => ({
   latest: new Map(),
   lastDone: new Map(),
   queue: [],
   running: null,
   workerFile: path.resolve(process.cwd(), "lib/replay/replay-worker.ts"),
-});
+}));
 
 export function fingerprintOf(value: unknown): string {
   return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);

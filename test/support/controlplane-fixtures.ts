@@ -1,10 +1,10 @@
 import { expect } from "vitest";
 import type { PrismaClient } from "../../lib/db/generated/client";
-import { ControlPlaneError } from "../../lib/controlplane/errors";
+import { ControlPlaneError } from "../../lib/errors/api-errors";
 import type { TActor } from "../../lib/audit/actor";
 import type { TRole } from "../../lib/auth/permissions";
 import { createSession } from "../../lib/auth/session";
-import { demoSmsPolicyYaml, seedDemo } from "../../lib/db/seed-demo";
+import { demoSmsPolicyYaml, seedDemo } from "../../lib/demo/seed-demo";
 
 /** Test-only helpers: users in given roles, and the demo catalogue with SEND_SMS v1 active. */
 let counter = 0;

@@ -4,7 +4,7 @@ import path from "node:path";
 import pg from "pg";
 import { parseFactorList, type TFactorListInput } from "../../router-core/index";
 import { createPrisma, type PrismaClient } from "../../lib/db/client";
-import { llmChatPolicyYaml, seedDemo, seedLlmChat } from "../../lib/db/seed-demo";
+import { llmChatPolicyYaml, seedDemo, seedLlmChat } from "../../lib/demo/seed-demo";
 import { maintainPartitions } from "../../lib/dataplane/decision-log/partitions";
 import { createTestDatabase, type TTestDatabase } from "./database";
 import { startGatewayServer, type TGatewayServer } from "./gateway-server";

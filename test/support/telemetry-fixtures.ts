@@ -1,7 +1,7 @@
 import pg from "pg";
 import { parseFactorList, type TFactorListInput } from "../../router-core/index";
 import { createPrisma, type PrismaClient } from "../../lib/db/client";
-import { demoSmsPolicyYaml, seedDemo } from "../../lib/db/seed-demo";
+import { demoSmsPolicyYaml, seedDemo } from "../../lib/demo/seed-demo";
 import { createTestDatabase, type TTestDatabase } from "./database";
 import { decisionIdAt } from "../../lib/dataplane/decision-id";
 import { maintainPartitions } from "../../lib/dataplane/decision-log/partitions";

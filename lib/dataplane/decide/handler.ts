@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createClock, decide, type Random, type TDecisionRecord } from "../../../router-core/index";
-import { authenticateRequest, operationDenied } from "../authenticate";
+import { operationDenied, type TAuthenticator } from "../authenticate";
 import { decisionIdAt } from "../decision-id";
 import { decisionRowOf } from "../decision-log/rows";
 import { DecisionLogBusyError, type DecisionLog, type TWriteOutcome } from "../decision-log/writer";
@@ -8,7 +8,7 @@ import { HttpError, readJsonBody, sendJson } from "../http";
 import { registerEndpoint, ZErrorBody } from "../openapi";
 import type { TRouteHandler } from "../router";
 import type { RoutingState } from "../routing-state";
-import { countDecision } from "../telemetry/counters";
+import { countDecision } from "../metrics/counters";
 import { answerText, assertSameRequest, attributesDigest, existingAnswer, type IdempotencyCache, type TCachedAnswer, type TRequestIdentity } from "./idempotency";
 import { ZDecideRequest, ZDecideResponse } from "./schema";
 import { decisionBody, type TAnswerParts } from "./body";
@@ -40,6 +40,7 @@ registerEndpoint({
 });
 
 export type TDecideDeps = {
+  authenticate: TAuthenticator;
   state: RoutingState;
   log: DecisionLog;
   cache: IdempotencyCache;
@@ -83,9 +84,10 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
   const clock = createClock(now);
   const random: Random = deps.random ?? { next: Math.random };
   let sequence = 0;
+  const authenticate = deps.authenticate;
 
   return async (req: IncomingMessage, res: ServerResponse) => {
-    const auth = await authenticateRequest(req, "decide");
+    const auth = await authenticate(req, "decide");
     if (!auth.ok) {
       sendJson(res, auth.status, auth.body, auth.headers);
       return;

@@ -37,6 +37,78 @@ export type TBreakerBankOptions = {
 /** Transitions kept for a later attempt while the database is down; a flapping provider cannot grow it further. */
 const MAX_PENDING_TRANSITIONS = 1_000;
 
+/** Transitions waiting to be written to breaker_event; on a failed write they stay for the next one. */
+function createTransitionQueue(instanceId: string) {
+  let pending: TBreakerTransitionRow[] = [];
+  let dropped = 0;
+  return {
+    push(rows: readonly TBreakerTransitionRow[]): void {
+      pending.push(...rows);
+      if (pending.length > MAX_PENDING_TRANSITIONS) {
+        dropped += pending.length - MAX_PENDING_TRANSITIONS;
+        pending = pending.slice(-MAX_PENDING_TRANSITIONS);
+      }
+    },
+    async flush(pool: pg.Pool): Promise<void> {
+      if (pending.length === 0) return;
+      const batch = pending;
+      pending = [];
+      try {
+        await pool.query(
+          `insert into breaker_event (provider_key, region, from_state, to_state, reason, detail, instance_id, at)
+           select x.provider, x.region, x."from", x."to", x.reason, x.detail, $2, to_timestamp(x.at / 1000.0)
+           from jsonb_to_recordset($1::jsonb) as x(provider text, region text, "from" text, "to" text, reason text, detail text, at bigint)`,
+          [JSON.stringify(batch), instanceId],
+        );
+      } catch (err) {
+        pending = [...batch, ...pending];
+        throw err;
+      }
+    },
+    get dropped(): number {
+      return dropped;
+    },
+  };
+}
+
+/** One breaker machine per distinct circuit_breaker config, built on first use. */
+function createMachineCache(): (config: Partial<TBreakerConfig> | undefined) => TCircuitBreaker {
+  const machines = new Map<string, TCircuitBreaker>();
+  return (config) => {
+    const k = JSON.stringify(config ?? {});
+    let m = machines.get(k);
+    if (!m) {
+      m = createCircuitBreaker(config);
+      machines.set(k, m);
+    }
+    return m;
+  };
+}
+
+/** Whether a breaker's view changed in anything decide reads. */
+function viewChanged(before: TBreakerView | undefined, after: TBreakerView): boolean {
+  return (
+    before?.state !== after.state ||
+    before.probeAvailable !== after.probeAvailable ||
+    before.nextAttemptAt !== after.nextAttemptAt ||
+    before.openedAt !== after.openedAt
+  );
+}
+
+type TEntry = { provider: string; region: string; state: TCircuitBreakerState };
+
+/**
+ * The correlation's next states for a provider's regional breakers after `changed` stepped from
+ * `before`: other regions open early or are held while the failure looks provider-wide, and are
+ * released when the lead closes. Null when the correlation does not apply.
+ */
+function correlatedStates(group: readonly TEntry[] | undefined, changed: TEntry, before: TCircuitBreakerState, m: TCircuitBreaker, run: TProviderFailureRun, correlation: TBreakerCorrelationConfig, at: number) {
+  if (correlation.min_regions === 0 || !group || group.length < 2) return null;
+  const previous = group.map((e) => (e === changed ? before : e.state));
+  const stepped = group.map((e) => e.state);
+  return { stepped, next: correlateRegionalBreakers(releaseHeldBreakers(previous, stepped, at, correlation), at, m, correlation, run) };
+}
+
 /**
  * Per-instance circuit breakers, one per (provider, region): a provider's health in a region is
  * shared by the operations that call it there. Thresholds come from the circuit_breaker section
@@ -46,37 +118,21 @@ const MAX_PENDING_TRANSITIONS = 1_000;
  */
 export function createBreakerBank(opts: TBreakerBankOptions) {
   const now = opts.now ?? Date.now;
-  type TEntry = { provider: string; region: string; state: TCircuitBreakerState };
   const states = new Map<string, TEntry>();
   /** Each provider's regional breakers, for the correlation. */
   const byProvider = new Map<string, TEntry[]>();
   /** Each provider's failures since its last success in any region (the correlation's provider-wide run). */
   const runs = new Map<string, TProviderFailureRun>();
   const correlation = resolveBreakerCorrelation(opts.correlation);
-  const machines = new Map<string, TCircuitBreaker>();
+  const machine = createMachineCache();
+  const transitions = createTransitionQueue(opts.instanceId);
   let views: Record<string, TBreakerView> = {};
-  let pending: TBreakerTransitionRow[] = [];
-  let dropped = 0;
-
-  function machine(config: Partial<TBreakerConfig> | undefined): TCircuitBreaker {
-    const k = JSON.stringify(config ?? {});
-    let m = machines.get(k);
-    if (!m) {
-      m = createCircuitBreaker(config);
-      machines.set(k, m);
-    }
-    return m;
-  }
-
-  function computeViews(at: number): Record<string, TBreakerView> {
-    const out: Record<string, TBreakerView> = {};
-    for (const [k, s] of states) out[k] = breakerView(s.state, at);
-    return out;
-  }
 
   /** Rebuilds the views; pushes them into the routing state only when one changed. */
   function publish(force = false): void {
-    const next = computeViews(now());
+    const at = now();
+    const next: Record<string, TBreakerView> = {};
+    for (const [k, s] of states) next[k] = breakerView(s.state, at);
     if (!force && JSON.stringify(next) === JSON.stringify(views)) return;
     views = next;
     for (const operation of opts.state.operations()) {
@@ -96,36 +152,23 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
     // History is capped (its length stops growing), so new transitions are the ones after the previous last entry.
     const history = entry.state.history;
     const fresh = last ? history.slice(history.lastIndexOf(last) + 1) : history;
-    for (const t of fresh) {
-      const row = { ...t, provider: entry.provider, region: entry.region };
-      pending.push(row);
-      if (t.to === "open") opts.onOpen?.({ ...row, operation });
-    }
-    if (pending.length > MAX_PENDING_TRANSITIONS) {
-      dropped += pending.length - MAX_PENDING_TRANSITIONS;
-      pending = pending.slice(-MAX_PENDING_TRANSITIONS);
-    }
+    const rows = fresh.map((t) => ({ ...t, provider: entry.provider, region: entry.region }));
+    for (const row of rows) if (row.to === "open") opts.onOpen?.({ ...row, operation });
+    transitions.push(rows);
     return fresh.length;
   }
 
-  /**
-   * After one of a provider's regional breakers changed (or counted a failure): the provider's
-   * other regions open early or are held while its failure looks provider-wide, and are released
-   * when the lead closes. Returns the transitions it made.
-   */
+  /** After one of a provider's regional breakers changed (or counted a failure): its correlated regions; returns the transitions made. */
   function correlate(changed: TEntry, before: TCircuitBreakerState, operation: string, at: number): number {
     const group = byProvider.get(changed.provider);
-    if (correlation.min_regions === 0 || !group || group.length < 2) return 0;
-    const previous = group.map((e) => (e === changed ? before : e.state));
-    const stepped = group.map((e) => e.state);
     const m = machine(opts.state.policyFor(operation)?.policy.circuit_breaker);
-    const run = runs.get(changed.provider) ?? NO_FAILURE_RUN;
-    const next = correlateRegionalBreakers(releaseHeldBreakers(previous, stepped, at, correlation), at, m, correlation, run);
+    const c = correlatedStates(group, changed, before, m, runs.get(changed.provider) ?? NO_FAILURE_RUN, correlation, at);
+    if (!c || !group) return 0;
     let transitions = 0;
     group.forEach((e, i) => {
-      if (next[i] === stepped[i]) return;
+      if (c.next[i] === c.stepped[i]) return;
       // A held breaker's later reopening time makes no transition, but its view changed: count it so views are rebuilt.
-      transitions += Math.max(1, adopt(e, operation, next[i]!));
+      transitions += Math.max(1, adopt(e, operation, c.next[i]!));
     });
     return transitions;
   }
@@ -163,16 +206,7 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
       const at = now();
       step(entry, operation, { type: "probe_started" }, at);
       // This runs per decision: rebuild the views only when this breaker's view changed.
-      const before = views[key];
-      const after = breakerView(entry.state, at);
-      if (
-        before?.state !== after.state ||
-        before.probeAvailable !== after.probeAvailable ||
-        before.nextAttemptAt !== after.nextAttemptAt ||
-        before.openedAt !== after.openedAt
-      ) {
-        publish(true);
-      }
+      if (viewChanged(views[key], breakerView(entry.state, at))) publish(true);
     },
     /** Time-driven edges (open → half_open) show up in views without waiting for an outcome. */
     tick(): void {
@@ -182,24 +216,9 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
     views: (): Record<string, TBreakerView> => views,
     states: () => [...states.values()].map((s) => ({ provider: s.provider, region: s.region, state: s.state.state })),
     /** Writes pending transitions; on failure they stay for the next call. */
-    async flush(pool: pg.Pool): Promise<void> {
-      if (pending.length === 0) return;
-      const batch = pending;
-      pending = [];
-      try {
-        await pool.query(
-          `insert into breaker_event (provider_key, region, from_state, to_state, reason, detail, instance_id, at)
-           select x.provider, x.region, x."from", x."to", x.reason, x.detail, $2, to_timestamp(x.at / 1000.0)
-           from jsonb_to_recordset($1::jsonb) as x(provider text, region text, "from" text, "to" text, reason text, detail text, at bigint)`,
-          [JSON.stringify(batch), opts.instanceId],
-        );
-      } catch (err) {
-        pending = [...batch, ...pending];
-        throw err;
-      }
-    },
+    flush: (pool: pg.Pool): Promise<void> => transitions.flush(pool),
     get droppedTransitions(): number {
-      return dropped;
+      return transitions.dropped;
     },
   };
 }

@@ -30,6 +30,36 @@ export type TMetricSyncOptions = {
 
 export type MetricSync = ReturnType<typeof createMetricSync>;
 
+function activePolicies(state: RoutingState) {
+  return state.operations().flatMap((op) => {
+    const active = state.policyFor(op);
+    return active ? [{ operation: op, policy: active.policy }] : [];
+  });
+}
+
+/** Buckets kept: the longest policy window (at least the default) plus two buckets' slack. */
+function retainMinutesFor(state: RoutingState): number {
+  const windows = activePolicies(state).map((p) => p.policy.metric_window_minutes);
+  return Math.max(DEFAULT_WINDOW_MINUTES, ...windows) + 2 * (METRIC_BUCKET_SECONDS / 60);
+}
+
+/** The policies' smallest refresh_interval_seconds, in ms. */
+function refreshPeriodFor(state: RoutingState): number {
+  const intervals = activePolicies(state).map((p) => p.policy.refresh_interval_seconds);
+  return (intervals.length > 0 ? Math.min(...intervals) : DEFAULT_REFRESH_SECONDS) * 1000;
+}
+
+function publishSnapshots(state: RoutingState, store: MetricStore, at: number): void {
+  const catalogue = state.providers().map((p) => p.key);
+  for (const { operation, policy } of activePolicies(state)) {
+    const providers = policy.providers.length > 0 ? policy.providers : catalogue;
+    const window = { now: at, windowMinutes: policy.metric_window_minutes, minSampleSize: policy.min_sample_size };
+    for (const region of state.knownRegions(operation)) {
+      state.setMetrics(operation, region, store.snapshots(operation, region, providers, window));
+    }
+  }
+}
+
 /**
  * Per-instance rolling buckets merged through Postgres. Outcomes land in a local router-core
  * store; every refresh this instance adds its deltas to metric_bucket (counts and histogram
@@ -40,7 +70,7 @@ export type MetricSync = ReturnType<typeof createMetricSync>;
 export function createMetricSync(opts: TMetricSyncOptions) {
   const now = opts.now ?? Date.now;
   const { pool, state } = opts;
-  let store: MetricStore = createMetricStore({ bucketSeconds: METRIC_BUCKET_SECONDS, retainMinutes: retainMinutes() });
+  let store: MetricStore = createMetricStore({ bucketSeconds: METRIC_BUCKET_SECONDS, retainMinutes: retainMinutesFor(state) });
   let carry: TMetricBucket[] = [];
   let lastRefreshAt: number | null = null;
   let lastError: string | null = null;
@@ -48,36 +78,10 @@ export function createMetricSync(opts: TMetricSyncOptions) {
   let running: Promise<void> | null = null;
   let stopped = false;
 
-  function policies() {
-    return state.operations().flatMap((op) => {
-      const active = state.policyFor(op);
-      return active ? [{ operation: op, policy: active.policy }] : [];
-    });
-  }
-
-  function retainMinutes(): number {
-    const windows = policies().map((p) => p.policy.metric_window_minutes);
-    return Math.max(DEFAULT_WINDOW_MINUTES, ...windows) + 2 * (METRIC_BUCKET_SECONDS / 60);
-  }
-
-  function refreshPeriodMs(): number {
-    if (opts.refreshMs) return opts.refreshMs;
-    const intervals = policies().map((p) => p.policy.refresh_interval_seconds);
-    return (intervals.length > 0 ? Math.min(...intervals) : DEFAULT_REFRESH_SECONDS) * 1000;
-  }
-
+  const retainMinutes = () => retainMinutesFor(state);
+  const refreshPeriodMs = () => opts.refreshMs || refreshPeriodFor(state);
   /** Snapshots for every known (operation, region) into the routing state, from the current store. */
-  function publish(): void {
-    const at = now();
-    const catalogue = state.providers().map((p) => p.key);
-    for (const { operation, policy } of policies()) {
-      const providers = policy.providers.length > 0 ? policy.providers : catalogue;
-      const window = { now: at, windowMinutes: policy.metric_window_minutes, minSampleSize: policy.min_sample_size };
-      for (const region of state.knownRegions(operation)) {
-        state.setMetrics(operation, region, store.snapshots(operation, region, providers, window));
-      }
-    }
-  }
+  const publish = () => publishSnapshots(state, store, now());
 
   async function refreshOnce(): Promise<void> {
     carry = combine(carry, store.drainDeltas());

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { authenticateRequest } from "../authenticate";
+import type { TAuthenticator } from "../authenticate";
 import { readJsonBody, sendJson } from "../http";
 import { registerEndpoint, ZErrorBody } from "../openapi";
 import type { TRouteHandler } from "../router";
@@ -36,9 +36,9 @@ registerEndpoint({
   },
 });
 
-export function createOutcomesHandler(service: OutcomeService): TRouteHandler {
+export function createOutcomesHandler(service: OutcomeService, authenticate: TAuthenticator): TRouteHandler {
   return async (req, res) => {
-    const auth = await authenticateRequest(req, "outcomes");
+    const auth = await authenticate(req, "outcomes");
     if (!auth.ok) {
       sendJson(res, auth.status, auth.body, auth.headers);
       return;

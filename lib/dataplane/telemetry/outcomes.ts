@@ -5,7 +5,7 @@ import { HttpError } from "../http";
 import { SpoolFullError } from "../spool";
 import type { RoutingState } from "../routing-state";
 import type { BreakerBank } from "./breakers";
-import { countOutcome } from "./counters";
+import { countOutcome } from "../metrics/counters";
 import { createGroupCommit, createGroupLookup } from "./group-commit";
 import type { MetricSync } from "./metric-sync";
 import {
@@ -95,6 +95,222 @@ function describeIssue(issue: z.core.$ZodIssue): { field: string; message: strin
  */
 export const REPORT_LAZY_MS = 20;
 
+type TValid = { index: number; outcome: TOutcome };
+
+/** What the service's steps share: its options and the group-commit writer and lookup it built. */
+type TOutcomeContext = {
+  opts: TOutcomeServiceOptions;
+  now: () => number;
+  writer: ReturnType<typeof createGroupCommit<TPendingOutcome>>;
+  lookup: ReturnType<typeof createGroupLookup<TDecisionRef>>;
+};
+
+/** Feeds an accepted outcome to the rolling metrics and the breakers, once. */
+function applyOutcome(opts: TOutcomeServiceOptions, p: TPendingOutcome): void {
+  const d = p.decision;
+  if (!d || p.applied) return;
+  p.applied = true;
+  const o = p.outcome;
+  if (o.type === "provider_call") {
+    const failed = callFailed(o);
+    const key = { provider: o.provider, operation: d.operation, region: d.region };
+    opts.metrics.recordCall(key, { at: p.receivedAt, latencyMs: o.latencyMs, ok: !failed });
+    const detail = o.errorClass ? `${o.errorClass}${o.httpStatus ? ` ${o.httpStatus}` : ""}` : "";
+    // When the call started, for the breaker's straggler rule: not before its decision (a UUIDv7
+    // carries the decision's time), so a probe routed by a half-open breaker always counts even
+    // when the reported latency is longer than the time since (a simulated or queued latency).
+    const decidedAt = uuidV7Time(o.decisionId);
+    const startedAt = decidedAt === null ? p.receivedAt - o.latencyMs : Math.max(decidedAt, p.receivedAt - o.latencyMs);
+    opts.breakers.record(d.operation, o.provider, d.region, failed, detail, startedAt);
+  } else {
+    const provider = o.provider ?? d.selected;
+    if (provider === null) return;
+    const key = { provider, operation: d.operation, region: d.region };
+    opts.metrics.recordOutcome(key, { at: p.receivedAt, completed: o.completed, ...(o.failureStage ? { failureStage: o.failureStage } : {}) });
+  }
+}
+
+async function spoolOutcomes(opts: TOutcomeServiceOptions, items: TPendingOutcome[], cause: unknown): Promise<void> {
+  if (!opts.spool) throw new HttpError(503, "database_unavailable", `outcomes cannot be stored: ${(cause as Error).message}`);
+  try {
+    await opts.spool.append(items);
+  } catch (err) {
+    if (err instanceof SpoolFullError) throw new HttpError(503, "spool_full", `Postgres is unreachable and ${err.message}`);
+    throw err;
+  }
+}
+
+/** Validates raw items: the valid ones with their input index, a 400 result in `results` for the others. */
+function validateOutcomes(state: RoutingState, raw: readonly unknown[], results: TOutcomeItemResult[]): TValid[] {
+  const valid: TValid[] = [];
+  const catalogue = new Set(state.providers().map((p) => p.key));
+  raw.forEach((item, index) => {
+    const parsed = ZOutcome.safeParse(item);
+    const decisionId = typeof (item as { decisionId?: unknown } | null)?.decisionId === "string" ? (item as { decisionId: string }).decisionId : null;
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const { field, message } = issue ? describeIssue(issue) : { field: "(body)", message: "invalid outcome" };
+      results[index] = { index, status: 400, result: "invalid", decisionId, error: { code: "invalid_outcome", message, field } };
+      return;
+    }
+    const provider = parsed.data.provider;
+    if (provider !== undefined && catalogue.size > 0 && !catalogue.has(provider)) {
+      const message = `unknown provider "${provider}"; known providers: ${[...catalogue].sort().join(", ")}`;
+      results[index] = { index, status: 400, result: "invalid", decisionId, error: { code: "invalid_outcome", message, field: "provider" } };
+      return;
+    }
+    valid.push({ index, outcome: parsed.data });
+  });
+  return valid;
+}
+
+/** Accepted items' results and counters. */
+function accept(results: TOutcomeItemResult[], result: "recorded" | "spooled", items: readonly TValid[]): void {
+  for (const { index, outcome } of items) {
+    results[index] = { index, status: result === "recorded" ? 201 : 202, result, decisionId: outcome.decisionId };
+    countOutcome(outcome.type, outcome.provider ?? "none", result);
+  }
+}
+
+/** Held for a replay that matches them to their decision. */
+const unmatched = (items: readonly TValid[], receivedAt: number): TPendingOutcome[] =>
+  items.map((v) => ({ id: uuidV7At(receivedAt), outcome: v.outcome, receivedAt, decision: null, applied: false }));
+
+/**
+ * Splits valid items by their decision: known (in the table), early (the decision may still be in
+ * a spool) and unknown (a 404 result, set here).
+ */
+async function sortByDecision(opts: TOutcomeServiceOptions, valid: readonly TValid[], decisions: ReadonlyMap<string, TDecisionRef>, results: TOutcomeItemResult[]) {
+  const missing = opts.spool && opts.mayBeSpooled ? [...new Set(valid.filter((v) => !decisions.has(v.outcome.decisionId)).map((v) => v.outcome.decisionId))] : [];
+  const waiting = missing.length > 0 ? await opts.mayBeSpooled!(missing).catch(() => new Set<string>()) : new Set<string>();
+  const known: TValid[] = [];
+  const early: TValid[] = [];
+  for (const v of valid) {
+    if (decisions.has(v.outcome.decisionId)) known.push(v);
+    else if (waiting.has(v.outcome.decisionId)) early.push(v);
+    else {
+      results[v.index] = {
+        index: v.index,
+        status: 404,
+        result: "unknown_decision",
+        decisionId: v.outcome.decisionId,
+        error: { code: "unknown_decision", message: `no decision with id "${v.outcome.decisionId}"`, field: "decisionId" },
+      };
+      countOutcome(v.outcome.type, v.outcome.provider ?? "none", "unknown_decision");
+    }
+  }
+  return { known, early };
+}
+
+/** Writes outcomes whose decision is known through the group commit, or spools them while Postgres is away. */
+async function writeKnown(ctx: TOutcomeContext, known: readonly TValid[], decisions: ReadonlyMap<string, TDecisionRef>, receivedAt: number, lazyMs: number, results: TOutcomeItemResult[]): Promise<void> {
+  const pending = known.map((k) => ({
+    id: uuidV7At(receivedAt),
+    outcome: k.outcome,
+    receivedAt,
+    decision: decisions.get(k.outcome.decisionId)!,
+    applied: false,
+  }));
+  try {
+    await ctx.writer.submit(pending, { lazyMs });
+    accept(results, "recorded", known);
+  } catch (err) {
+    if (!isConnectionError(err)) throw err;
+    // Spooled as already counted: they are applied below, and the replay must not count them again.
+    await spoolOutcomes(
+      ctx.opts,
+      pending.map((p) => ({ ...p, applied: true })),
+      err,
+    );
+    accept(results, "spooled", known);
+  }
+  // Metrics and breakers follow durable acceptance: an outcome the caller will retry is not counted twice.
+  for (const p of pending) applyOutcome(ctx.opts, p);
+}
+
+/**
+ * Matches valid items to their decisions and stores them; results are in input order. `held`:
+ * the caller already holds the decisions (execute mode made them), so they are not looked up.
+ */
+async function storeOutcomes(ctx: TOutcomeContext, valid: TValid[], results: TOutcomeItemResult[], held?: ReadonlyMap<string, TDecisionRef>, lazyMs = 0): Promise<TOutcomeItemResult[]> {
+  if (valid.length === 0) return results;
+  const receivedAt = ctx.now();
+  let decisions: ReadonlyMap<string, TDecisionRef>;
+  try {
+    decisions = held ?? (await ctx.lookup([...new Set(valid.map((v) => v.outcome.decisionId))]));
+  } catch (err) {
+    if (!isConnectionError(err)) throw err;
+    // The decision log is unreachable: accept now, match to decisions when the spool is replayed.
+    await spoolOutcomes(ctx.opts, unmatched(valid, receivedAt), err);
+    accept(results, "spooled", valid);
+    return results;
+  }
+  const { known, early } = await sortByDecision(ctx.opts, valid, decisions, results);
+  if (early.length > 0) {
+    // Their decision may still be in a spool: held like outcomes accepted during an outage, matched on replay.
+    await spoolOutcomes(ctx.opts, unmatched(early, receivedAt), null);
+    accept(results, "spooled", early);
+  }
+  if (known.length > 0) await writeKnown(ctx, known, decisions, receivedAt, lazyMs, results);
+  return results;
+}
+
+/** A POST /outcomes body, one outcome or a batch envelope, through `ingest`; its status and body. */
+async function handleOutcomeBody(body: unknown, ingest: (raw: readonly unknown[]) => Promise<TOutcomeItemResult[]>): Promise<TOutcomeResponse> {
+  const isBatch = body !== null && typeof body === "object" && !Array.isArray(body) && "outcomes" in body;
+  if (isBatch) {
+    const list = (body as { outcomes: unknown }).outcomes;
+    if (Array.isArray(list) && list.length > MAX_OUTCOME_BATCH) {
+      throw new HttpError(413, "batch_too_large", `outcomes holds ${list.length} items; the limit is ${MAX_OUTCOME_BATCH}`, "outcomes");
+    }
+    const envelope = ZOutcomeBatch.safeParse(body);
+    if (!envelope.success) {
+      const issue = envelope.error.issues[0];
+      const { field, message } = issue ? describeIssue(issue) : { field: "outcomes", message: "invalid batch" };
+      throw new HttpError(400, "invalid_batch", message, field);
+    }
+    const results = await ingest(envelope.data.outcomes);
+    const response: TOutcomeBatchResponse = {
+      results,
+      recorded: results.filter((r) => r.result === "recorded").length,
+      spooled: results.filter((r) => r.result === "spooled").length,
+      rejected: results.filter((r) => r.status >= 400).length,
+    };
+    return { status: 200, body: response };
+  }
+  const [result] = await ingest([body]);
+  if (!result) throw new HttpError(500, "internal", "no result for the outcome");
+  if (result.error) throw new HttpError(result.status, result.error.code, result.error.message, result.error.field);
+  return { status: result.status, body: { status: result.status, result: result.result, decisionId: result.decisionId } };
+}
+
+/**
+ * Writes outcomes accepted during an outage. Those whose decision is not in the table yet go
+ * back to the spool while younger than the grace period (their decision may still be in a
+ * spool, this instance's or another's) and are dropped after it. Throws (keeping them spooled)
+ * while the database is still unreachable.
+ */
+async function replayOutcomes(ctx: TOutcomeContext, records: TPendingOutcome[]): Promise<{ written: number; deferred: number; unknown: number }> {
+  const { opts } = ctx;
+  const unresolved = [...new Set(records.filter((r) => r.decision === null).map((r) => r.outcome.decisionId))];
+  const found = unresolved.length > 0 ? await opts.lookup(unresolved) : new Map<string, TDecisionRef>();
+  const ready: TPendingOutcome[] = [];
+  const unknown: TPendingOutcome[] = [];
+  for (const r of records) {
+    const decision = r.decision ?? found.get(r.outcome.decisionId) ?? null;
+    if (decision === null) unknown.push(r);
+    else ready.push({ ...r, decision });
+  }
+  await insertOutcomes(opts.pool, ready);
+  for (const r of ready) applyOutcome(opts, r);
+  const graceMs = opts.unmatchedGraceMs ?? UNMATCHED_OUTCOME_GRACE_MS;
+  const t = ctx.now();
+  const waiting = opts.spool ? unknown.filter((r) => t - r.receivedAt < graceMs) : [];
+  // Same outcome id when re-spooled, so a crash between this append and the segment's deletion inserts it once.
+  if (waiting.length > 0) await opts.spool!.append(waiting);
+  return { written: ready.length, deferred: waiting.length, unknown: unknown.length - waiting.length };
+}
+
 /**
  * POST /api/v1/outcomes. One outcome, or `{outcomes: [...]}` with up to MAX_OUTCOME_BATCH.
  * All-or-nothing per item: each item is validated, matched to its decision and written on its
@@ -103,191 +319,32 @@ export const REPORT_LAZY_MS = 20;
  * sent (201), or, with the database unreachable, fsynced to the spool and written later (202).
  */
 export function createOutcomeService(opts: TOutcomeServiceOptions) {
-  const now = opts.now ?? Date.now;
-  const writer = createGroupCommit<TPendingOutcome>((items) => insertOutcomes(opts.pool, items), 5_000);
-  const lookup = createGroupLookup<TDecisionRef>((ids) => opts.lookup(ids));
-
-  function apply(p: TPendingOutcome): void {
-    const d = p.decision;
-    if (!d || p.applied) return;
-    p.applied = true;
-    const o = p.outcome;
-    if (o.type === "provider_call") {
-      const failed = callFailed(o);
-      const key = { provider: o.provider, operation: d.operation, region: d.region };
-      opts.metrics.recordCall(key, { at: p.receivedAt, latencyMs: o.latencyMs, ok: !failed });
-      const detail = o.errorClass ? `${o.errorClass}${o.httpStatus ? ` ${o.httpStatus}` : ""}` : "";
-      // When the call started, for the breaker's straggler rule: not before its decision (a UUIDv7
-      // carries the decision's time), so a probe routed by a half-open breaker always counts even
-      // when the reported latency is longer than the time since (a simulated or queued latency).
-      const decidedAt = uuidV7Time(o.decisionId);
-      const startedAt = decidedAt === null ? p.receivedAt - o.latencyMs : Math.max(decidedAt, p.receivedAt - o.latencyMs);
-      opts.breakers.record(d.operation, o.provider, d.region, failed, detail, startedAt);
-    } else {
-      const provider = o.provider ?? d.selected;
-      if (provider === null) return;
-      const key = { provider, operation: d.operation, region: d.region };
-      opts.metrics.recordOutcome(key, { at: p.receivedAt, completed: o.completed, ...(o.failureStage ? { failureStage: o.failureStage } : {}) });
-    }
-  }
-
-  async function spool(items: TPendingOutcome[], cause: unknown): Promise<void> {
-    if (!opts.spool) throw new HttpError(503, "database_unavailable", `outcomes cannot be stored: ${(cause as Error).message}`);
-    try {
-      await opts.spool.append(items);
-    } catch (err) {
-      if (err instanceof SpoolFullError) throw new HttpError(503, "spool_full", `Postgres is unreachable and ${err.message}`);
-      throw err;
-    }
-  }
-
-  /** Validates raw items: the valid ones with their input index, a 400 result in `results` for the others. */
-  function validate(raw: readonly unknown[], results: TOutcomeItemResult[]): Array<{ index: number; outcome: TOutcome }> {
-    const valid: Array<{ index: number; outcome: TOutcome }> = [];
-    const catalogue = new Set(opts.state.providers().map((p) => p.key));
-    raw.forEach((item, index) => {
-      const parsed = ZOutcome.safeParse(item);
-      const decisionId = typeof (item as { decisionId?: unknown } | null)?.decisionId === "string" ? (item as { decisionId: string }).decisionId : null;
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const { field, message } = issue ? describeIssue(issue) : { field: "(body)", message: "invalid outcome" };
-        results[index] = { index, status: 400, result: "invalid", decisionId, error: { code: "invalid_outcome", message, field } };
-        return;
-      }
-      const provider = parsed.data.provider;
-      if (provider !== undefined && catalogue.size > 0 && !catalogue.has(provider)) {
-        const message = `unknown provider "${provider}"; known providers: ${[...catalogue].sort().join(", ")}`;
-        results[index] = { index, status: 400, result: "invalid", decisionId, error: { code: "invalid_outcome", message, field: "provider" } };
-        return;
-      }
-      valid.push({ index, outcome: parsed.data });
-    });
-    return valid;
-  }
-
-  /**
-   * Matches valid items to their decisions and stores them; results are in input order. `held`:
-   * the caller already holds the decisions (execute mode made them), so they are not looked up.
-   */
-  async function store(
-    valid: Array<{ index: number; outcome: TOutcome }>,
-    results: TOutcomeItemResult[],
-    held?: ReadonlyMap<string, TDecisionRef>,
-    lazyMs = 0,
-  ): Promise<TOutcomeItemResult[]> {
-    if (valid.length === 0) return results;
-
-    const receivedAt = now();
-    const accept = (result: "recorded" | "spooled", items: Array<{ index: number; outcome: TOutcome }>) => {
-      for (const { index, outcome } of items) {
-        results[index] = { index, status: result === "recorded" ? 201 : 202, result, decisionId: outcome.decisionId };
-        countOutcome(outcome.type, outcome.provider ?? "none", result);
-      }
-    };
-
-    let decisions: ReadonlyMap<string, TDecisionRef>;
-    try {
-      decisions = held ?? (await lookup([...new Set(valid.map((v) => v.outcome.decisionId))]));
-    } catch (err) {
-      if (!isConnectionError(err)) throw err;
-      // The decision log is unreachable: accept now, match to decisions when the spool is replayed.
-      await spool(valid.map((v) => ({ id: uuidV7At(receivedAt), outcome: v.outcome, receivedAt, decision: null, applied: false })), err);
-      accept("spooled", valid);
-      return results;
-    }
-
-    const missing = opts.spool && opts.mayBeSpooled ? [...new Set(valid.filter((v) => !decisions.has(v.outcome.decisionId)).map((v) => v.outcome.decisionId))] : [];
-    const waiting = missing.length > 0 ? await opts.mayBeSpooled!(missing).catch(() => new Set<string>()) : new Set<string>();
-    const known: Array<{ index: number; outcome: TOutcome }> = [];
-    const early: Array<{ index: number; outcome: TOutcome }> = [];
-    for (const v of valid) {
-      if (decisions.has(v.outcome.decisionId)) known.push(v);
-      else if (waiting.has(v.outcome.decisionId)) early.push(v);
-      else {
-        results[v.index] = {
-          index: v.index,
-          status: 404,
-          result: "unknown_decision",
-          decisionId: v.outcome.decisionId,
-          error: { code: "unknown_decision", message: `no decision with id "${v.outcome.decisionId}"`, field: "decisionId" },
-        };
-        countOutcome(v.outcome.type, v.outcome.provider ?? "none", "unknown_decision");
-      }
-    }
-    if (early.length > 0) {
-      // Their decision may still be in a spool: held like outcomes accepted during an outage, matched on replay.
-      await spool(early.map((v) => ({ id: uuidV7At(receivedAt), outcome: v.outcome, receivedAt, decision: null, applied: false })), null);
-      accept("spooled", early);
-    }
-    if (known.length === 0) return results;
-    const pending = known.map((k) => ({
-      id: uuidV7At(receivedAt),
-      outcome: k.outcome,
-      receivedAt,
-      decision: decisions.get(k.outcome.decisionId)!,
-      applied: false,
-    }));
-    try {
-      await writer.submit(pending, { lazyMs });
-      accept("recorded", known);
-    } catch (err) {
-      if (!isConnectionError(err)) throw err;
-      // Spooled as already counted: they are applied below, and the replay must not count them again.
-      await spool(
-        pending.map((p) => ({ ...p, applied: true })),
-        err,
-      );
-      accept("spooled", known);
-    }
-    // Metrics and breakers follow durable acceptance: an outcome the caller will retry is not counted twice.
-    for (const p of pending) apply(p);
-    return results;
-  }
+  const ctx: TOutcomeContext = {
+    opts,
+    now: opts.now ?? Date.now,
+    writer: createGroupCommit<TPendingOutcome>((items) => insertOutcomes(opts.pool, items), 5_000),
+    lookup: createGroupLookup<TDecisionRef>((ids) => opts.lookup(ids)),
+  };
 
   /** Raw items from POST /outcomes: validated, matched and stored; results in input order. */
   function ingest(raw: readonly unknown[]): Promise<TOutcomeItemResult[]> {
     const results: TOutcomeItemResult[] = new Array(raw.length);
-    return store(validate(raw, results), results);
+    return storeOutcomes(ctx, validateOutcomes(opts.state, raw, results), results);
   }
 
   return {
-    async handle(body: unknown): Promise<TOutcomeResponse> {
-      const isBatch = body !== null && typeof body === "object" && !Array.isArray(body) && "outcomes" in body;
-      if (isBatch) {
-        const list = (body as { outcomes: unknown }).outcomes;
-        if (Array.isArray(list) && list.length > MAX_OUTCOME_BATCH) {
-          throw new HttpError(413, "batch_too_large", `outcomes holds ${list.length} items; the limit is ${MAX_OUTCOME_BATCH}`, "outcomes");
-        }
-        const envelope = ZOutcomeBatch.safeParse(body);
-        if (!envelope.success) {
-          const issue = envelope.error.issues[0];
-          const { field, message } = issue ? describeIssue(issue) : { field: "outcomes", message: "invalid batch" };
-          throw new HttpError(400, "invalid_batch", message, field);
-        }
-        const results = await ingest(envelope.data.outcomes);
-        const response: TOutcomeBatchResponse = {
-          results,
-          recorded: results.filter((r) => r.result === "recorded").length,
-          spooled: results.filter((r) => r.result === "spooled").length,
-          rejected: results.filter((r) => r.status >= 400).length,
-        };
-        return { status: 200, body: response };
-      }
-      const [result] = await ingest([body]);
-      if (!result) throw new HttpError(500, "internal", "no result for the outcome");
-      if (result.error) throw new HttpError(result.status, result.error.code, result.error.message, result.error.field);
-      return { status: result.status, body: { status: result.status, result: result.result, decisionId: result.decisionId } };
-    },
+    handle: (body: unknown): Promise<TOutcomeResponse> => handleOutcomeBody(body, ingest),
 
     /**
      * Execute mode's reports of its own calls, for a decision it made: the same writer, spool,
      * metrics and breakers as POST /outcomes. They are built by the gateway from the providers it
-     * called (typed, not parsed from a body), so zod's pass over them is skipped: it was about 4%
-     * of execute's CPU. Nobody waits for them (the caller has its answer), so they may wait up to
-     * REPORT_LAZY_MS for other outcomes to share their transaction.
+     * called (typed, not parsed from a body), so zod's pass over them is skipped, a measurable
+     * share of execute's CPU (lib/dataplane/telemetry/README.md). Nobody waits for them (the caller
+     * has its answer), so they may wait up to REPORT_LAZY_MS for other outcomes to share their transaction.
      */
     async record(outcomes: readonly TProviderCallOutcome[], decisionId: string, decision: TDecisionRef): Promise<TOutcomeItemResult[]> {
-      return store(
+      return storeOutcomes(
+        ctx,
         outcomes.map((outcome, index) => ({ index, outcome })),
         new Array(outcomes.length),
         new Map([[decisionId, decision]]),
@@ -295,37 +352,13 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
       );
     },
 
-    /**
-     * Writes outcomes accepted during an outage. Those whose decision is not in the table yet go
-     * back to the spool while younger than the grace period (their decision may still be in a
-     * spool, this instance's or another's) and are dropped after it. Returns how many were
-     * written, deferred and dropped as unknown; throws (keeping them spooled) while the database
-     * is still unreachable.
-     */
-    async replay(records: TPendingOutcome[]): Promise<{ written: number; deferred: number; unknown: number }> {
-      const unresolved = [...new Set(records.filter((r) => r.decision === null).map((r) => r.outcome.decisionId))];
-      const found = unresolved.length > 0 ? await opts.lookup(unresolved) : new Map<string, TDecisionRef>();
-      const ready: TPendingOutcome[] = [];
-      const unmatched: TPendingOutcome[] = [];
-      for (const r of records) {
-        const decision = r.decision ?? found.get(r.outcome.decisionId) ?? null;
-        if (decision === null) unmatched.push(r);
-        else ready.push({ ...r, decision });
-      }
-      await insertOutcomes(opts.pool, ready);
-      for (const r of ready) apply(r);
-      const graceMs = opts.unmatchedGraceMs ?? UNMATCHED_OUTCOME_GRACE_MS;
-      const t = now();
-      const waiting = opts.spool ? unmatched.filter((r) => t - r.receivedAt < graceMs) : [];
-      // Same outcome id when re-spooled, so a crash between this append and the segment's deletion inserts it once.
-      if (waiting.length > 0) await opts.spool!.append(waiting);
-      return { written: ready.length, deferred: waiting.length, unknown: unmatched.length - waiting.length };
-    },
+    /** Outcomes accepted during an outage, from the spool: how many were written, deferred and dropped as unknown. */
+    replay: (records: TPendingOutcome[]) => replayOutcomes(ctx, records),
 
     get queueDepth(): number {
-      return writer.depth;
+      return ctx.writer.depth;
     },
-    drain: () => writer.drain(),
+    drain: () => ctx.writer.drain(),
   };
 }
 
@@ -371,8 +404,7 @@ export async function insertOutcomes(pool: pg.Pool, items: readonly TPendingOutc
   }
   if (calls.length === 0 && business.length === 0) return;
   // Named: prepared once per connection instead of parsed and planned for every batch. json, not
-  // jsonb: the batch is read once, and building a jsonb value first cost Postgres about a fifth
-  // more CPU per row in batches of 50 (50–57 against 37–43 µs).
+  // jsonb: the batch is read once, and building a jsonb value first costs Postgres more CPU per row.
   await pool.query({
     name: "outcome_insert",
     text: `with c as (

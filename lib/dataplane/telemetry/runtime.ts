@@ -1,20 +1,17 @@
-import path from "node:path";
+import { authenticateRequest, type TAuthenticator } from "../authenticate";
 import { createPool } from "../pool";
 import { createControllerLoop, type ControllerLoop } from "../controller/controller-loop";
 import { createLeaderElector } from "../controller/leader";
-import { findDecisions } from "../decision-log/lookup";
-import { createMetricsHandler } from "../metrics-endpoint";
+import { createMetricsHandler, type TDecisionLogLatency } from "../metrics-endpoint";
 import { createPropagation, createShareLoader } from "../propagation";
 import type { TRoute } from "../router";
 import type { RoutingState } from "../routing-state";
-import { mayBeSpooled as mayBeSpooledDecision, readBacklog, type TBacklogRow } from "../decision-log/backlog";
-import { createSpool } from "../spool";
+import { observeDecisions } from "../metrics/counters";
 import { createBreakerBank } from "./breakers";
-import { observeDecisions } from "./counters";
+import { startMaintenance } from "./maintenance";
 import { createMetricSync } from "./metric-sync";
-import { createOutcomeService, type TDecisionLookup, type TPendingOutcome } from "./outcomes";
+import { createOutcomeIngestion } from "./outcome-ingestion";
 import { createOutcomesHandler } from "./outcomes-route";
-import type { TDecisionLogLatency } from "../metrics-endpoint";
 
 export type TTelemetryOptions = {
   databaseUrl: string;
@@ -35,6 +32,8 @@ export type TTelemetryOptions = {
   endExpiredOverrides?: () => Promise<unknown>;
   leaderRetryMs?: number;
   pollMs?: number;
+  /** Who may report outcomes; default: the process's authenticator (authenticateRequest), which the data plane installs. */
+  authenticate?: TAuthenticator;
 };
 
 /** Environment knobs (README "Configuration"). */
@@ -54,9 +53,86 @@ export function telemetryOptionsFromEnv(env: NodeJS.ProcessEnv = process.env) {
   };
 }
 
-const MAINTENANCE_MS = 1_000;
-/** How long other instances' spool announcements are reused before they are read again (only unknown decisions read them). */
-const BACKLOG_CACHE_MS = 100;
+/**
+ * The leader elector and the controller loop. They refer to each other: the loop acts only while
+ * elected, and a new leader ticks at once.
+ */
+function createLeadership(opts: TTelemetryOptions, log: (line: string) => void) {
+  let controller: ControllerLoop | null = null;
+  const elector = createLeaderElector({
+    databaseUrl: opts.databaseUrl,
+    retryMs: opts.leaderRetryMs,
+    log,
+    onElected: () => void controller?.tick(),
+    onDemoted: () => controller?.reset(),
+  });
+  controller = createControllerLoop({
+    elector,
+    state: opts.state,
+    instanceId: opts.instanceId,
+    tickMs: opts.controllerTickMs,
+    log,
+    endExpiredOverrides: opts.endExpiredOverrides,
+  });
+  return { elector, controller };
+}
+
+type TTelemetryParts = {
+  metrics: ReturnType<typeof createMetricSync>;
+  breakers: ReturnType<typeof createBreakerBank>;
+  ingestion: ReturnType<typeof createOutcomeIngestion>;
+  leadership: ReturnType<typeof createLeadership>;
+  shares: ReturnType<typeof createShareLoader>;
+  propagation: ReturnType<typeof createPropagation>;
+};
+
+function telemetryRoutes(opts: TTelemetryOptions, parts: TTelemetryParts): TRoute[] {
+  const { metrics, breakers, ingestion, leadership, shares, propagation } = parts;
+  const { outcomes, spool } = ingestion;
+  const { elector, controller } = leadership;
+  return [
+    { method: "POST", path: "/api/v1/outcomes", handler: createOutcomesHandler(outcomes, opts.authenticate ?? authenticateRequest) },
+    {
+      method: "GET",
+      path: "/api/v1/metrics",
+      handler: createMetricsHandler({
+        state: opts.state,
+        decisionLogQueueDepth: opts.decisionLogQueueDepth,
+        decisionLogLatency: opts.decisionLogLatency,
+        outcomeQueueDepth: () => outcomes.queueDepth,
+        outcomeSpoolBytes: () => spool?.stats().usedBytes ?? 0,
+        breakers: breakers.states,
+        controller: () => ({ leader: elector.isLeader, lastTickAt: controller.lastTickAt, sharesWrittenAt: shares.writtenAt }),
+        metricsRefreshedAt: () => metrics.lastRefreshAt,
+        configNotices: () => propagation.notices,
+      }),
+    },
+  ];
+}
+
+/** For /health: who runs the controller, how fresh the merged metrics are, whether notices arrive. */
+function telemetryHealth(parts: TTelemetryParts, now: number) {
+  const { metrics, ingestion, leadership, shares, propagation } = parts;
+  const { elector, controller } = leadership;
+  const age = (at: number | null) => (at === null ? null : Math.max(0, now - at));
+  return {
+    controller: {
+      leader: elector.isLeader,
+      lastTickAgeMs: age(controller.lastTickAt),
+      tickMs: controller.tickMs,
+      lastError: controller.lastError,
+      sharesWrittenAgeMs: age(shares.writtenAt),
+    },
+    metrics: {
+      refreshAgeMs: age(metrics.lastRefreshAt),
+      refreshMs: metrics.refreshMs,
+      unflushedBuckets: metrics.unflushed,
+      lastError: metrics.lastError,
+    },
+    propagation: { listening: propagation.listening, lastNoticeAgeMs: age(propagation.lastNoticeAt) },
+    outcomeSpool: ingestion.spool?.stats() ?? null,
+  };
+}
 
 /**
  * The telemetry and control half of the data plane, per instance: outcome ingestion with its
@@ -76,47 +152,10 @@ export async function startTelemetry(opts: TTelemetryOptions) {
     onOpen: (t) => metrics.recordIncident({ provider: t.provider, operation: t.operation, region: t.region }, t.at),
   });
   observeDecisions((operation, region, provider) => breakers.probeStarted(operation, provider, region));
-  const spool = opts.spoolDir
-    ? createSpool<TPendingOutcome>({ dir: path.resolve(opts.spoolDir), name: "outcomes", maxBytes: opts.spoolMaxBytes ?? 256 * 1024 * 1024 })
-    : null;
-  const lookup: TDecisionLookup = async (ids) => {
-    const found = await findDecisions(pool, ids);
-    const out = new Map<string, { operation: string; region: string; selected: string | null }>();
-    for (const id of ids) {
-      const d = found.get(id.toLowerCase());
-      if (d) out.set(id, { operation: d.operation, region: d.region, selected: d.selectedProvider });
-    }
-    return out;
-  };
-  // Other instances' spool announcements, read only for outcomes whose decision is unknown, and reused for BACKLOG_CACHE_MS.
-  let backlog: { rows: TBacklogRow[]; at: number } | null = null;
-  const mayBeSpooled = async (ids: string[]): Promise<ReadonlySet<string>> => {
-    const t = Date.now();
-    if (backlog === null || t - backlog.at >= BACKLOG_CACHE_MS) backlog = { rows: await readBacklog(pool), at: t };
-    const outage = state.lastDbOutage;
-    const rows = backlog.rows;
-    return new Set(ids.filter((id) => mayBeSpooledDecision(id, rows, outage, t)));
-  };
-  const outcomes = createOutcomeService({ pool, state, lookup, metrics, breakers, spool, mayBeSpooled });
-
-  // The elector and the loop refer to each other: the loop acts only while elected, and a new leader ticks at once.
-  let controller: ControllerLoop | null = null;
-  const elector = createLeaderElector({
-    databaseUrl: opts.databaseUrl,
-    retryMs: opts.leaderRetryMs,
-    log,
-    onElected: () => void controller?.tick(),
-    onDemoted: () => controller?.reset(),
-  });
-  controller = createControllerLoop({
-    elector,
-    state,
-    instanceId: opts.instanceId,
-    tickMs: opts.controllerTickMs,
-    log,
-    endExpiredOverrides: opts.endExpiredOverrides,
-  });
-
+  const ingestion = createOutcomeIngestion({ pool, state, metrics, breakers, spoolDir: opts.spoolDir, spoolMaxBytes: opts.spoolMaxBytes });
+  const { outcomes, spool } = ingestion;
+  const leadership = createLeadership(opts, log);
+  const { elector, controller } = leadership;
   const shares = createShareLoader(pool, state);
   const propagation = createPropagation({
     databaseUrl: opts.databaseUrl,
@@ -130,31 +169,7 @@ export async function startTelemetry(opts: TTelemetryOptions) {
     pollMs: opts.pollMs,
     log,
   });
-
-  let maintenance: NodeJS.Timeout | null = null;
-  let maintaining = false;
-  async function maintain(): Promise<void> {
-    if (maintaining) return;
-    maintaining = true;
-    try {
-      breakers.tick();
-      await breakers.flush(pool).catch(() => {});
-      // Replay only once the decision log's probe sees Postgres again; each failed attempt would start a new segment.
-      if (spool?.hasPending() && state.dbAvailable) {
-        let written = 0;
-        await spool
-          .replay(async (items) => {
-            const r = await outcomes.replay(items);
-            written += r.written;
-            if (r.unknown > 0) log(`outcome spool: dropped ${r.unknown} outcomes whose decision is still unknown after the grace period`);
-          }, 500)
-          .catch(() => 0);
-        if (written > 0) log(`outcome spool: replayed ${written} outcomes`);
-      }
-    } finally {
-      maintaining = false;
-    }
-  }
+  const parts: TTelemetryParts = { metrics, breakers, ingestion, leadership, shares, propagation };
 
   await shares.load().catch((err: unknown) => log(`initial shares load failed: ${(err as Error).message}`));
   await metrics.refresh();
@@ -163,59 +178,19 @@ export async function startTelemetry(opts: TTelemetryOptions) {
   elector.start();
   controller.start();
   propagation.start();
-  maintenance = setInterval(() => void maintain(), MAINTENANCE_MS);
-  maintenance.unref();
-
-  const routes: TRoute[] = [
-    { method: "POST", path: "/api/v1/outcomes", handler: createOutcomesHandler(outcomes) },
-    {
-      method: "GET",
-      path: "/api/v1/metrics",
-      handler: createMetricsHandler({
-        state,
-        decisionLogQueueDepth: opts.decisionLogQueueDepth,
-        decisionLogLatency: opts.decisionLogLatency,
-        outcomeQueueDepth: () => outcomes.queueDepth,
-        outcomeSpoolBytes: () => spool?.stats().usedBytes ?? 0,
-        breakers: breakers.states,
-        controller: () => ({ leader: elector.isLeader, lastTickAt: controller.lastTickAt, sharesWrittenAt: shares.writtenAt }),
-        metricsRefreshedAt: () => metrics.lastRefreshAt,
-        configNotices: () => propagation.notices,
-      }),
-    },
-  ];
+  const maintenance = startMaintenance({ pool, state, breakers, outcomes, spool, log });
 
   return {
-    routes,
+    routes: telemetryRoutes(opts, parts),
     metrics,
     breakers,
     outcomes,
     controller,
     elector,
     propagation,
-    /** For /health: who runs the controller, how fresh the merged metrics are, whether notices arrive. */
-    health(now: number = Date.now()) {
-      const age = (at: number | null) => (at === null ? null : Math.max(0, now - at));
-      return {
-        controller: {
-          leader: elector.isLeader,
-          lastTickAgeMs: age(controller.lastTickAt),
-          tickMs: controller.tickMs,
-          lastError: controller.lastError,
-          sharesWrittenAgeMs: age(shares.writtenAt),
-        },
-        metrics: {
-          refreshAgeMs: age(metrics.lastRefreshAt),
-          refreshMs: metrics.refreshMs,
-          unflushedBuckets: metrics.unflushed,
-          lastError: metrics.lastError,
-        },
-        propagation: { listening: propagation.listening, lastNoticeAgeMs: age(propagation.lastNoticeAt) },
-        outcomeSpool: spool?.stats() ?? null,
-      };
-    },
+    health: (now: number = Date.now()) => telemetryHealth(parts, now),
     async close(): Promise<void> {
-      if (maintenance) clearInterval(maintenance);
+      maintenance.stop();
       observeDecisions(null);
       await propagation.stop();
       await controller.stop();

@@ -5,7 +5,7 @@ import { withActionPermission } from "@/lib/auth/with-action-permission";
 import { ZCreateApiKeyBody, createApiKey } from "@/lib/controlplane/create-api-key";
 import { ZDecideRoleGrantBody, confirmRoleGrant } from "@/lib/controlplane/confirm-role-grant";
 import { ZCreateUserBody, createUser } from "@/lib/controlplane/create-user";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 import { rejectRoleGrant } from "@/lib/controlplane/reject-role-grant";
 import { revokeApiKey } from "@/lib/controlplane/revoke-api-key";
 import { revokeUserSessions } from "@/lib/controlplane/revoke-user-sessions";

@@ -1,6 +1,6 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
 import { ZCreateApiKeyBody, createApiKey } from "@/lib/controlplane/create-api-key";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 import { listApiKeys } from "@/lib/controlplane/list-api-keys";
 
 export const GET = withPermission("api_key.read", async ({ prisma }) => {

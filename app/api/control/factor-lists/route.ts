@@ -1,6 +1,6 @@
 import { queryOf, readJson, withPermission } from "@/lib/auth/with-permission";
 import { createFactorListDraft } from "@/lib/controlplane/create-factor-list-draft";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 import { ZFactorListSource } from "@/lib/controlplane/factor-list-input";
 import { ZListVersionsQuery, listFactorListVersions } from "@/lib/controlplane/list-factor-list-versions";
 

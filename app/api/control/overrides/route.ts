@@ -1,6 +1,6 @@
 import { queryOf, readJson, withPermission } from "@/lib/auth/with-permission";
 import { ZCreateOverrideBody, createOverride } from "@/lib/controlplane/create-override";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 import { ZListOverridesQuery, listOverrides } from "@/lib/controlplane/list-overrides";
 
 export const GET = withPermission("override.read", async ({ req, prisma }) => {

@@ -1,6 +1,6 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
 import { ZCreateUserBody, createUser } from "@/lib/controlplane/create-user";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 import { listUsers } from "@/lib/controlplane/list-users";
 
 export const GET = withPermission("user.read", async ({ prisma }) => {

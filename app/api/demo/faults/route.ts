@@ -1,5 +1,5 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 import { demoOnly } from "@/lib/demo/demo-only";
 import { ZInjectFault } from "@/lib/demo/fault-model";
 import { injectFault } from "@/lib/demo/inject-fault";

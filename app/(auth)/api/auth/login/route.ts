@@ -6,7 +6,7 @@ import { isHttps, isSameOrigin } from "@/lib/auth/same-origin";
 import { SESSION_COOKIE, readCookie, sessionSetCookie } from "@/lib/auth/session";
 import { signInAsDemoUser, signInWithPassword } from "@/lib/auth/sign-in";
 import { errorResponse, refusalResponse } from "@/lib/auth/with-permission";
-import { zodFields } from "@/lib/controlplane/errors";
+import { zodFields } from "@/lib/errors/api-errors";
 
 /** Where the client means to go next; answered back only as a path on this site (safeNextPath). */
 const next = z.string().max(2048).optional();

@@ -1,7 +1,7 @@
 import { queryOf, withPermission } from "@/lib/auth/with-permission";
 import { auditToCsv, auditToJson } from "@/lib/audit/export-audit";
 import { ZAuditQuery, listAudit } from "@/lib/audit/list-audit";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 
 /** The same filters as the list; ?format=csv or json (default), up to 10,000 entries per file. */
 export const GET = withPermission("audit.export", async ({ req, prisma }) => {

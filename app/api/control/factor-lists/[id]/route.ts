@@ -1,5 +1,5 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 import { ZFactorListSource } from "@/lib/controlplane/factor-list-input";
 import { getFactorListVersion } from "@/lib/controlplane/get-factor-list-version";
 import { updateFactorListDraft } from "@/lib/controlplane/update-factor-list-draft";

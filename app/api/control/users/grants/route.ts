@@ -1,5 +1,5 @@
 import { queryOf, withPermission } from "@/lib/auth/with-permission";
-import { invalid } from "@/lib/controlplane/errors";
+import { invalid } from "@/lib/errors/api-errors";
 import { listRoleGrants } from "@/lib/controlplane/list-role-grants";
 
 const STATUSES = ["pending", "confirmed", "applied", "rejected", "superseded"] as const;

@@ -1,6 +1,6 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
 import { ZPointerBody, activateFactorList } from "@/lib/controlplane/activate-factor-list";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 
 export const POST = withPermission("factor_list.activate", async ({ req, prisma, actor, params }) => {
   const body = parseInput(ZPointerBody, await readJson(req));

@@ -1,6 +1,6 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
 import { ZReviewBody, approveFactorList } from "@/lib/controlplane/approve-factor-list";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 
 export const POST = withPermission("factor_list.approve", async ({ req, prisma, actor, params }) => {
   const { comment } = parseInput(ZReviewBody, await readJson(req));

@@ -1,7 +1,7 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
 import { ZPointerBody } from "@/lib/controlplane/activate-factor-list";
 import { endShadow } from "@/lib/controlplane/end-shadow";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 
 export const POST = withPermission("factor_list.shadow", async ({ req, prisma, actor, params }) => {
   const body = parseInput(ZPointerBody, await readJson(req));

@@ -1,5 +1,5 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 import { ZRejectBody, rejectFactorList } from "@/lib/controlplane/reject-factor-list";
 
 export const POST = withPermission("factor_list.reject", async ({ req, prisma, actor, principal, params }) => {

@@ -1,5 +1,5 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 import { ZRollbackBody, rollbackFactorList } from "@/lib/controlplane/rollback-factor-list";
 
 /** Rolls the operation back to this (earlier, once active) version, as a new version. */

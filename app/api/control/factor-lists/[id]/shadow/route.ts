@@ -1,6 +1,6 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
 import { ZPointerBody } from "@/lib/controlplane/activate-factor-list";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 import { shadowFactorList } from "@/lib/controlplane/shadow-factor-list";
 
 export const POST = withPermission("factor_list.shadow", async ({ req, prisma, actor, params }) => {

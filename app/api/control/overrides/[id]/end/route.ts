@@ -1,6 +1,6 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
 import { ZEndOverrideBody, endOverride } from "@/lib/controlplane/end-override";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 
 export const POST = withPermission("override.end", async ({ req, prisma, actor, params }) => {
   const { reason } = parseInput(ZEndOverrideBody, await readJson(req));

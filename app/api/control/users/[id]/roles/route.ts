@@ -1,5 +1,5 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 import { ZSetUserRolesBody, setUserRoles } from "@/lib/controlplane/set-user-roles";
 
 /** 200 when every role applied; 202 when privileged roles wait in pendingGrant for a second admin. */

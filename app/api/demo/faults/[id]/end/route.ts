@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { withPermission } from "@/lib/auth/with-permission";
-import { notFound } from "@/lib/controlplane/errors";
+import { notFound } from "@/lib/errors/api-errors";
 import { demoOnly } from "@/lib/demo/demo-only";
 import { endFault } from "@/lib/demo/end-fault";
 

@@ -1,6 +1,6 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
 import { ZDecideRoleGrantBody, confirmRoleGrant } from "@/lib/controlplane/confirm-role-grant";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 
 export const POST = withPermission("user.set_roles", async ({ req, prisma, actor, params }) => {
   const body = parseInput(ZDecideRoleGrantBody, await readJson(req));

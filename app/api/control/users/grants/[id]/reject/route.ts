@@ -1,6 +1,6 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
 import { ZDecideRoleGrantBody } from "@/lib/controlplane/confirm-role-grant";
-import { parseInput } from "@/lib/controlplane/errors";
+import { parseInput } from "@/lib/errors/api-errors";
 import { rejectRoleGrant } from "@/lib/controlplane/reject-role-grant";
 
 export const POST = withPermission("user.set_roles", async ({ req, prisma, actor, params }) => {

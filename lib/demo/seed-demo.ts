@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parseFactorList } from "../../router-core/index";
-import type { PrismaClient } from "./generated/client";
+import type { PrismaClient } from "../db/generated/client";
 import { isDemoMode } from "../auth/demo-mode";
 import { DEMO_USERS, seedDemoUsers } from "../auth/demo-users";
 import type { TActor } from "../audit/actor";
@@ -9,7 +9,7 @@ import { submitFactorList } from "../controlplane/submit-factor-list";
 import { approveFactorList } from "../controlplane/approve-factor-list";
 import { shadowFactorList } from "../controlplane/shadow-factor-list";
 
-/** The paper's SMS scenario (seeds/000 section 6): three providers, one operation, region groups. */
+/** The paper's SMS scenario: three providers, one operation, region groups. */
 export const DEMO_PROVIDERS = [
   {
     key: "provider_A",

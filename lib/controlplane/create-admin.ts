@@ -1,8 +1,8 @@
 import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
-import { createUser } from "../controlplane/create-user";
-import { ZCreateUserBody } from "../controlplane/create-user";
-import { parseInput } from "../controlplane/errors";
+import { createUser } from "./create-user";
+import { ZCreateUserBody } from "./create-user";
+import { parseInput } from "../errors/api-errors";
 
 const BOOTSTRAP: TActor = { userId: null, label: "bootstrap", ip: null };
 

@@ -1,4 +1,4 @@
-import { familyLines } from "../prometheus";
+import { familyLines } from "./prometheus";
 
 /**
  * A Prometheus histogram of durations in seconds with fixed bucket bounds: cumulative counts per
