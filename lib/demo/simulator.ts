@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { effectOf, type TFault } from "./fault-model";
 import { simulateCall, simulateFlow } from "./provider-model";
+import type { TErrorDetail } from "../http/error-contract";
 
 /**
  * Synthetic services calling Switchyard the way a real integration does: POST /api/v1/decide,
@@ -58,6 +59,11 @@ const FLUSH_MS = 250;
 const MAX_BATCH = 1_000;
 const ERROR_LOG_EVERY_MS = 10_000;
 
+/** 422 `invalid` naming the operation: this database does not route it. */
+function unknownOperation(status: number, body: { error?: TErrorDetail } | null): boolean {
+  return status === 422 && body?.error?.code === "invalid" && (body.error.fields ?? []).some((f) => f.path === "operation");
+}
+
 function pick(list: readonly TWeighted[], random: () => number): string {
   const total = list.reduce((s, w) => s + w.weight, 0);
   let r = random() * total;
@@ -112,9 +118,9 @@ export function createSimulator(opts: TSimulatorOptions) {
       decisionId?: string;
       provider?: string;
       attempts?: Array<{ called?: boolean; latencyMs?: number }>;
-      error?: { code?: string };
+      error?: TErrorDetail;
     } | null;
-    if (res.status === 404 && body?.error?.code === "unknown_operation" && operations.length > 1) return dropOperation(operation, "is not configured");
+    if (unknownOperation(res.status, body) && operations.length > 1) return dropOperation(operation, "is not configured");
     if (res.status !== 200 || !body?.decisionId || !body.provider) {
       // No provider was even called: this server has no credentials for them (not demo mode).
       if (body?.attempts && body.attempts.length > 0 && body.attempts.every((a) => a.called === false) && operations.length > 1) {
@@ -139,8 +145,8 @@ export function createSimulator(opts: TSimulatorOptions) {
     const requestId = `sim-${runId}-${++seq}`;
     if (executeOperations.has(operation)) return executeOnce(operation, region, requestId);
     const res = await fetch(`${base}/api/v1/decide`, { method: "POST", headers, body: JSON.stringify({ operation, region, requestId }) });
-    const body = (await res.json().catch(() => null)) as { decisionId?: string; selected?: string | null; error?: { code?: string } } | null;
-    if (res.status === 404 && body?.error?.code === "unknown_operation" && operations.length > 1) {
+    const body = (await res.json().catch(() => null)) as { decisionId?: string; selected?: string | null; error?: TErrorDetail } | null;
+    if (unknownOperation(res.status, body) && operations.length > 1) {
       // A database without this operation (e.g. not seeded in demo mode): keep simulating the others.
       return dropOperation(operation, "is not configured");
     }

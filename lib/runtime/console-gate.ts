@@ -3,6 +3,7 @@ import type { PrismaClient } from "../db/generated/client";
 import { isSameOrigin } from "../auth/same-origin";
 import { SESSION_COOKIE, readCookie, resolveSession } from "../auth/session";
 import { sendJson } from "../dataplane/http";
+import { errorBody } from "../http/error-contract";
 
 /**
  * The server's check on every request it hands to Next, before Next renders anything. Next
@@ -74,7 +75,7 @@ function refuseBody(req: IncomingMessage, res: ServerResponse, status: number, c
     if (answered) return;
     answered = true;
     clearTimeout(timer);
-    sendJson(res, status, { error: { code, message } }, { connection: "close" });
+    sendJson(res, status, errorBody(code, message), { connection: "close" });
   };
   const timer = setTimeout(answer, DISCARD_MS);
   req.on("data", (chunk: Buffer) => {
@@ -115,7 +116,7 @@ export async function gateConsoleRequest(req: IncomingMessage, res: ServerRespon
   try {
     signedIn = (await resolveSession(opts.prisma(), readCookie(req.headers.cookie ?? null, SESSION_COOKIE))) !== null;
   } catch {
-    sendJson(res, 503, { error: { code: "unavailable", message: "cannot check the session right now" } }, { "retry-after": "1" });
+    sendJson(res, 503, errorBody("unavailable", "cannot check the session right now"), { "retry-after": "1" });
     return false;
   }
   if (signedIn) return true;
