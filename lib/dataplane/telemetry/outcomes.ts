@@ -144,7 +144,6 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
       const parsed = ZOutcome.safeParse(item);
       const decisionId = typeof (item as { decisionId?: unknown } | null)?.decisionId === "string" ? (item as { decisionId: string }).decisionId : null;
       if (!parsed.success) {
-        const issue = parsed.error.issues[0];
         results[index] = { index, status: 400, result: "invalid", decisionId, error: fromZod(parsed.error).toBody().error };
         return;
       }
