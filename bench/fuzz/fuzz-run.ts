@@ -48,16 +48,23 @@ export function errorBodyProblem(method: string, contentType: string, body: stri
   } catch {
     return `body is not JSON: ${body.slice(0, 80)}`;
   }
-  const error = (parsed as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  const error = (parsed as { error?: { code?: unknown; message?: unknown; fields?: unknown } } | null)?.error;
   if (!error || typeof error.code !== "string" || error.code === "") return "body has no error.code";
   if (typeof error.message !== "string" || error.message.trim() === "") return "body has no error.message";
+  // The error contract (docs/errors.md): code, message and optionally fields, nothing else.
+  const extra = Object.keys(error).filter((k) => k !== "code" && k !== "message" && k !== "fields");
+  if (extra.length > 0) return `error carries ${extra.join(", ")} (the contract has only code, message, fields)`;
+  const fields = error.fields;
+  if (fields !== undefined && (!Array.isArray(fields) || !fields.every((f) => typeof (f as { path?: unknown })?.path === "string" && typeof (f as { message?: unknown })?.message === "string"))) {
+    return "error.fields is not a list of {path, message}";
+  }
   return null;
 }
 
 function namesField(body: string): boolean {
   try {
-    const e = (JSON.parse(body) as { error?: { field?: unknown; fields?: unknown; issues?: unknown } }).error;
-    return Boolean(e && (e.field || e.fields || e.issues));
+    const e = (JSON.parse(body) as { error?: { fields?: unknown } }).error;
+    return Array.isArray(e?.fields) && e.fields.length > 0;
   } catch {
     return false;
   }

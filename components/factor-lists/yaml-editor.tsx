@@ -12,6 +12,93 @@ import { ComplianceBadge } from "./status-badge";
 const LINE_HEIGHT = 18;
 const EDITOR_HEIGHT = 520;
 
+/** The YAML text with line numbers; Tab indents with two spaces, Escape leaves the field. */
+function YamlText({ yaml, setYaml }: { yaml: string; setYaml: (y: string) => void }) {
+  const gutter = useRef<HTMLDivElement>(null);
+  const lineCount = yaml.split("\n").length;
+  return (
+    <>
+      <div ref={gutter} aria-hidden className="mono muted overflow-hidden py-2 pr-2 pl-3 text-right text-xs select-none" style={{ lineHeight: `${LINE_HEIGHT}px`, minWidth: 44, background: "var(--bg)" }}>
+        {Array.from({ length: lineCount }, (_, i) => (
+          <div key={i}>{i + 1}</div>
+        ))}
+      </div>
+      <textarea
+        aria-label="Factor list YAML"
+        className="mono flex-1 resize-none p-2 text-xs outline-none"
+        style={{ lineHeight: `${LINE_HEIGHT}px`, background: "var(--panel)", color: "var(--text)", whiteSpace: "pre", overflowWrap: "normal" }}
+        spellCheck={false}
+        wrap="off"
+        value={yaml}
+        onChange={(e) => setYaml(e.target.value)}
+        onScroll={(e) => {
+          if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop;
+        }}
+        onKeyDown={(e) => {
+          // Tab indents (YAML needs spaces); Escape leaves the editor for keyboard users.
+          if (e.key === "Tab" && !e.shiftKey) {
+            e.preventDefault();
+            const t = e.currentTarget;
+            const { selectionStart: s, selectionEnd: end } = t;
+            setYaml(yaml.slice(0, s) + "  " + yaml.slice(end));
+            requestAnimationFrame(() => t.setSelectionRange(s + 2, s + 2));
+          } else if (e.key === "Escape") e.currentTarget.blur();
+        }}
+        data-testid="yaml-editor"
+      />
+    </>
+  );
+}
+
+type TParsed = ReturnType<typeof parseFactorList>;
+
+function ValidationPanel({ parsed }: { parsed: TParsed }) {
+  return (
+    <section className="panel" aria-label="Validation" data-testid="validation">
+      <h2 className="panel-title">
+        Validation{" "}
+        <span className="font-normal" style={{ color: parsed.ok ? "var(--ok)" : "var(--bad)" }} data-testid="validation-summary">
+          · {parsed.ok ? "valid" : `${parsed.errors.length} error${parsed.errors.length === 1 ? "" : "s"}`}
+        </span>
+      </h2>
+      <div style={{ height: 200, overflowY: "auto" }}>
+        <table className="dense">
+          <tbody>
+            {(parsed.ok ? parsed.warnings : parsed.errors).map((e, i) => (
+              <tr key={i} data-testid="validation-error">
+                <td className="mono" style={{ width: 200, whiteSpace: "normal", wordBreak: "break-all", color: parsed.ok ? "var(--warn)" : "var(--bad)" }}>
+                  {e.path || "(document)"}
+                </td>
+                <td style={{ whiteSpace: "normal" }}>{e.message}</td>
+              </tr>
+            ))}
+            {parsed.ok && parsed.warnings.length === 0 ? (
+              <tr>
+                <td className="muted" style={{ whiteSpace: "normal" }}>
+                  No error. The server also checks the operation and providers against the catalogue when you save.
+                </td>
+              </tr>
+            ) : null}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function DiffPanel({ parsed, diff, active }: { parsed: TParsed; diff: ReturnType<typeof diffFactorLists> | null; active: { version: number } | null }) {
+  return (
+    <section className="panel" aria-label="Diff against the active version">
+      <h2 className="panel-title">
+        Diff against {active ? `active v${active.version}` : "nothing (no active version)"} {diff?.complianceRelevant ? <ComplianceBadge /> : null}
+      </h2>
+      <div style={{ height: 260, overflowY: "auto" }}>
+        {diff ? <DiffTable changes={diff.changes} against={`v${active?.version}`} /> : <p className="muted px-3 py-2 text-sm">{parsed.ok ? "Nothing to compare with." : "Fix the errors to see the diff."}</p>}
+      </div>
+    </section>
+  );
+}
+
 /**
  * Factor-list editor: a YAML view and a form view of the same draft text. Router-core's own
  * parser runs in the browser on every change, so the author sees every error by field path (and
@@ -37,11 +124,9 @@ export function YamlEditor({
   const [note, setNote] = useState(initialNote);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<TControlError | null>(null);
-  const gutter = useRef<HTMLDivElement>(null);
   const deferred = useDeferredValue(yaml);
   const parsed = useMemo(() => parseFactorList(deferred), [deferred]);
   const diff = useMemo(() => (parsed.ok && active ? diffFactorLists(active.document, parsed.value) : null), [parsed, active]);
-  const lineCount = yaml.split("\n").length;
 
   const importFile = async (e: ChangeEvent<HTMLInputElement>) => {
     const file = e.target.files?.[0];
@@ -86,36 +171,7 @@ export function YamlEditor({
               <FactorListForm yaml={yaml} onChange={setYaml} errors={parsed.ok ? [] : parsed.errors} height={EDITOR_HEIGHT} />
             </div>
           ) : (
-            <>
-              <div ref={gutter} aria-hidden className="mono muted overflow-hidden py-2 pr-2 pl-3 text-right text-xs select-none" style={{ lineHeight: `${LINE_HEIGHT}px`, minWidth: 44, background: "var(--bg)" }}>
-                {Array.from({ length: lineCount }, (_, i) => (
-                  <div key={i}>{i + 1}</div>
-                ))}
-              </div>
-              <textarea
-                aria-label="Factor list YAML"
-                className="mono flex-1 resize-none p-2 text-xs outline-none"
-                style={{ lineHeight: `${LINE_HEIGHT}px`, background: "var(--panel)", color: "var(--text)", whiteSpace: "pre", overflowWrap: "normal" }}
-                spellCheck={false}
-                wrap="off"
-                value={yaml}
-                onChange={(e) => setYaml(e.target.value)}
-                onScroll={(e) => {
-                  if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop;
-                }}
-                onKeyDown={(e) => {
-                  // Tab indents (YAML needs spaces); Escape leaves the editor for keyboard users.
-                  if (e.key === "Tab" && !e.shiftKey) {
-                    e.preventDefault();
-                    const t = e.currentTarget;
-                    const { selectionStart: s, selectionEnd: end } = t;
-                    setYaml(yaml.slice(0, s) + "  " + yaml.slice(end));
-                    requestAnimationFrame(() => t.setSelectionRange(s + 2, s + 2));
-                  } else if (e.key === "Escape") e.currentTarget.blur();
-                }}
-                data-testid="yaml-editor"
-              />
-            </>
+            <YamlText yaml={yaml} setYaml={setYaml} />
           )}
         </div>
         <div className="flex items-center gap-2 p-3">
@@ -130,43 +186,8 @@ export function YamlEditor({
       </section>
 
       <div className="flex flex-col gap-4">
-        <section className="panel" aria-label="Validation" data-testid="validation">
-          <h2 className="panel-title">
-            Validation{" "}
-            <span className="font-normal" style={{ color: parsed.ok ? "var(--ok)" : "var(--bad)" }} data-testid="validation-summary">
-              · {parsed.ok ? "valid" : `${parsed.errors.length} error${parsed.errors.length === 1 ? "" : "s"}`}
-            </span>
-          </h2>
-          <div style={{ height: 200, overflowY: "auto" }}>
-            <table className="dense">
-              <tbody>
-                {(parsed.ok ? parsed.warnings : parsed.errors).map((e, i) => (
-                  <tr key={i} data-testid="validation-error">
-                    <td className="mono" style={{ width: 200, whiteSpace: "normal", wordBreak: "break-all", color: parsed.ok ? "var(--warn)" : "var(--bad)" }}>
-                      {e.path || "(document)"}
-                    </td>
-                    <td style={{ whiteSpace: "normal" }}>{e.message}</td>
-                  </tr>
-                ))}
-                {parsed.ok && parsed.warnings.length === 0 ? (
-                  <tr>
-                    <td className="muted" style={{ whiteSpace: "normal" }}>
-                      No error. The server also checks the operation and providers against the catalogue when you save.
-                    </td>
-                  </tr>
-                ) : null}
-              </tbody>
-            </table>
-          </div>
-        </section>
-        <section className="panel" aria-label="Diff against the active version">
-          <h2 className="panel-title">
-            Diff against {active ? `active v${active.version}` : "nothing (no active version)"} {diff?.complianceRelevant ? <ComplianceBadge /> : null}
-          </h2>
-          <div style={{ height: 260, overflowY: "auto" }}>
-            {diff ? <DiffTable changes={diff.changes} against={`v${active?.version}`} /> : <p className="muted px-3 py-2 text-sm">{parsed.ok ? "Nothing to compare with." : "Fix the errors to see the diff."}</p>}
-          </div>
-        </section>
+        <ValidationPanel parsed={parsed} />
+        <DiffPanel parsed={parsed} diff={diff} active={active} />
       </div>
     </div>
   );

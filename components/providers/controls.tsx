@@ -58,6 +58,128 @@ function blastRadius(data: TControlsData, d: TDraft): TTrafficShareRow[] {
   );
 }
 
+/** Scope (operation, region), reason and expiry of the override being drafted. */
+function OverrideFields({
+  d,
+  setD,
+  regions,
+  operationRequired,
+  reason,
+  setReason,
+  expiry,
+  setExpiry,
+}: {
+  d: TDraft;
+  setD: (d: TDraft) => void;
+  regions: string[];
+  operationRequired: boolean;
+  reason: string;
+  setReason: (r: string) => void;
+  expiry: number;
+  setExpiry: (m: number) => void;
+}) {
+  const { data } = useControls();
+  return (
+    <div className="grid grid-cols-[110px_1fr] items-center gap-x-3 gap-y-2 text-sm">
+      <label htmlFor="ov-operation" className="muted">
+        Operation
+      </label>
+      <select id="ov-operation" className="field" value={d.operation} onChange={(e) => setD({ ...d, operation: e.target.value, region: ALL })} data-testid="override-operation">
+        {operationRequired ? null : <option value={ALL}>all operations</option>}
+        {operationRequired && d.operation === ALL ? <option value={ALL}>choose…</option> : null}
+        {data.operations.map((o) => (
+          <option key={o.key} value={o.key}>
+            {o.key}
+          </option>
+        ))}
+      </select>
+      <label htmlFor="ov-region" className="muted">
+        Region
+      </label>
+      <select id="ov-region" className="field" value={d.region} onChange={(e) => setD({ ...d, region: e.target.value })} data-testid="override-region">
+        <option value={ALL}>all regions</option>
+        {regions.map((r) => (
+          <option key={r} value={r}>
+            {r}
+          </option>
+        ))}
+      </select>
+      <label htmlFor="ov-reason" className="muted">
+        Reason
+      </label>
+      <textarea
+        id="ov-reason"
+        className="field"
+        rows={2}
+        value={reason}
+        onChange={(e) => setReason(e.target.value)}
+        placeholder="required: on-call reads it during the incident"
+        data-testid="override-reason"
+      />
+      <label htmlFor="ov-expiry" className="muted">
+        Expires
+      </label>
+      <select id="ov-expiry" className="field" value={expiry} onChange={(e) => setExpiry(Number(e.target.value))} data-testid="override-expiry">
+        {EXPIRY_CHOICES.map((c) => (
+          <option key={c.minutes} value={c.minutes}>
+            {c.minutes === 0 ? c.label : `in ${c.label}`}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** What the override would touch: each (operation, region, provider) share now and after. */
+function BlastRadius({ d, radius, operationRequired }: { d: TDraft; radius: TTrafficShareRow[]; operationRequired: boolean }) {
+  const { data } = useControls();
+  return (
+    <section className="panel" aria-label="Blast radius" data-testid="blast-radius">
+      <h3 className="panel-title">
+        Blast radius <span className="muted font-normal">· current shares as of {utc(data.sharesAt)}</span>
+      </h3>
+      <div style={{ maxHeight: 180, overflowY: "auto" }}>
+        <table className="dense">
+          <thead>
+            <tr>
+              <th>Operation</th>
+              <th>Region</th>
+              <th>Provider</th>
+              <th>Share now</th>
+              <th>After</th>
+            </tr>
+          </thead>
+          <tbody>
+            {radius.length === 0 ? (
+              <tr>
+                <td colSpan={5} className="muted">
+                  {operationRequired && d.operation === ALL ? "Choose an operation." : "No traffic share in this scope yet: nothing routes here now."}
+                </td>
+              </tr>
+            ) : (
+              radius.map((s) => (
+                <tr key={`${s.operation}|${s.region}|${s.provider}`}>
+                  <td className="mono">{s.operation}</td>
+                  <td className="mono">{s.region}</td>
+                  <td className="mono">{s.provider}</td>
+                  <td className="mono">{pct(s.share)}</td>
+                  <td className="mono muted">{d.kind === "provider_kill" ? "0% (excluded)" : d.kind === "provider_pin" ? "100% (pinned)" : "static priority order"}</td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </div>
+      <p className="muted px-3 py-2 text-xs">
+        {radius.length > 0
+          ? `${new Set(radius.map((s) => s.operation)).size} operation(s), ${new Set(radius.map((s) => s.region)).size} region(s) affected.`
+          : null}{" "}
+        Effective on every instance as soon as it is saved.
+      </p>
+    </section>
+  );
+}
+
 function OverrideDialog({ draft, onClose }: { draft: TDraft; onClose: () => void }) {
   const { data } = useControls();
   const router = useRouter();
@@ -101,96 +223,8 @@ function OverrideDialog({ draft, onClose }: { draft: TDraft; onClose: () => void
       confirmLabel={d.kind === "provider_pin" ? "Pin provider" : d.kind === "provider_kill" ? "Kill provider" : "Turn adaptive routing off"}
       danger={d.kind !== "provider_pin"}
     >
-      <div className="grid grid-cols-[110px_1fr] items-center gap-x-3 gap-y-2 text-sm">
-        <label htmlFor="ov-operation" className="muted">
-          Operation
-        </label>
-        <select id="ov-operation" className="field" value={d.operation} onChange={(e) => setD({ ...d, operation: e.target.value, region: ALL })} data-testid="override-operation">
-          {operationRequired ? null : <option value={ALL}>all operations</option>}
-          {operationRequired && d.operation === ALL ? <option value={ALL}>choose…</option> : null}
-          {data.operations.map((o) => (
-            <option key={o.key} value={o.key}>
-              {o.key}
-            </option>
-          ))}
-        </select>
-        <label htmlFor="ov-region" className="muted">
-          Region
-        </label>
-        <select id="ov-region" className="field" value={d.region} onChange={(e) => setD({ ...d, region: e.target.value })} data-testid="override-region">
-          <option value={ALL}>all regions</option>
-          {regions.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </select>
-        <label htmlFor="ov-reason" className="muted">
-          Reason
-        </label>
-        <textarea
-          id="ov-reason"
-          className="field"
-          rows={2}
-          value={reason}
-          onChange={(e) => setReason(e.target.value)}
-          placeholder="required: on-call reads it during the incident"
-          data-testid="override-reason"
-        />
-        <label htmlFor="ov-expiry" className="muted">
-          Expires
-        </label>
-        <select id="ov-expiry" className="field" value={expiry} onChange={(e) => setExpiry(Number(e.target.value))} data-testid="override-expiry">
-          {EXPIRY_CHOICES.map((c) => (
-            <option key={c.minutes} value={c.minutes}>
-              {c.minutes === 0 ? c.label : `in ${c.label}`}
-            </option>
-          ))}
-        </select>
-      </div>
-      <section className="panel" aria-label="Blast radius" data-testid="blast-radius">
-        <h3 className="panel-title">
-          Blast radius <span className="muted font-normal">· current shares as of {utc(data.sharesAt)}</span>
-        </h3>
-        <div style={{ maxHeight: 180, overflowY: "auto" }}>
-          <table className="dense">
-            <thead>
-              <tr>
-                <th>Operation</th>
-                <th>Region</th>
-                <th>Provider</th>
-                <th>Share now</th>
-                <th>After</th>
-              </tr>
-            </thead>
-            <tbody>
-              {radius.length === 0 ? (
-                <tr>
-                  <td colSpan={5} className="muted">
-                    {operationRequired && d.operation === ALL ? "Choose an operation." : "No traffic share in this scope yet: nothing routes here now."}
-                  </td>
-                </tr>
-              ) : (
-                radius.map((s) => (
-                  <tr key={`${s.operation}|${s.region}|${s.provider}`}>
-                    <td className="mono">{s.operation}</td>
-                    <td className="mono">{s.region}</td>
-                    <td className="mono">{s.provider}</td>
-                    <td className="mono">{pct(s.share)}</td>
-                    <td className="mono muted">{d.kind === "provider_kill" ? "0% (excluded)" : d.kind === "provider_pin" ? "100% (pinned)" : "static priority order"}</td>
-                  </tr>
-                ))
-              )}
-            </tbody>
-          </table>
-        </div>
-        <p className="muted px-3 py-2 text-xs">
-          {radius.length > 0
-            ? `${new Set(radius.map((s) => s.operation)).size} operation(s), ${new Set(radius.map((s) => s.region)).size} region(s) affected.`
-            : null}{" "}
-          Effective on every instance as soon as it is saved.
-        </p>
-      </section>
+      <OverrideFields d={d} setD={setD} regions={regions} operationRequired={operationRequired} reason={reason} setReason={setReason} expiry={expiry} setExpiry={setExpiry} />
+      <BlastRadius d={d} radius={radius} operationRequired={operationRequired} />
       <ControlErrorView error={error} />
     </ConfirmDialog>
   );

@@ -42,7 +42,7 @@ describe("accounts and sessions", () => {
   });
 
   it("refuses a short admin password", async () => {
-    await expect(createAdmin(prisma, { email: "short@example.com", password: "short" })).rejects.toMatchObject({ status: 422, fields: [{ path: "password" }] });
+    await expect(createAdmin(prisma, { email: "short@example.com", password: "short" })).rejects.toMatchObject({ status: 400, code: "malformed", fields: [{ path: "password" }] });
   });
 
   it("signs in with the right password only, and the session resolves to the user's roles", async () => {

@@ -2,14 +2,18 @@ import { cookies, headers } from "next/headers";
 import { getPrisma } from "../db/client";
 import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
-import { ControlPlaneError, busy, isTransactionStartTimeout, type TFieldError } from "../errors/api-errors";
+import { busy, isTransactionStartTimeout } from "../errors/api-errors";
+import { ContractError, errorBody, type TErrorBody } from "../http/error-contract";
 import { rolesGrant, type TPermission } from "./permissions";
 import { registerHandler } from "./route-registry";
 import { SESSION_COOKIE, resolveSession, type TUserPrincipal } from "./session";
 import { actorOf } from "./with-permission";
 
 export type TActionContext = { prisma: PrismaClient; principal: TUserPrincipal; actor: TActor };
-export type TActionResult<R> = { ok: true; value: R } | { ok: false; status: number; code: string; message: string; fields: TFieldError[] };
+/** A refusal is the error contract's body (docs/errors.md) with its status, as a value the form shows. */
+export type TActionResult<R> = { ok: true; value: R } | ({ ok: false; status: number } & TErrorBody);
+
+const refused = (status: number, body: TErrorBody): TActionResult<never> => ({ ok: false, status, ...body });
 
 /**
  * The server-action twin of withPermission: the permission is declared up front and checked
@@ -20,15 +24,13 @@ export function withActionPermission<A extends unknown[], R>(permission: TPermis
   const action = async (...args: A): Promise<TActionResult<R>> => {
     const prisma = getPrisma();
     const principal = await resolveSession(prisma, (await cookies()).get(SESSION_COOKIE)?.value);
-    if (!principal) return { ok: false, status: 401, code: "unauthenticated", message: "sign in first", fields: [] };
-    if (!rolesGrant(principal.roles, permission)) {
-      return { ok: false, status: 403, code: "forbidden", message: `your roles do not grant ${permission}`, fields: [] };
-    }
+    if (!principal) return refused(401, errorBody("unauthenticated", "sign in first"));
+    if (!rolesGrant(principal.roles, permission)) return refused(403, errorBody("forbidden", `your roles do not grant ${permission}`));
     try {
       return { ok: true, value: await fn({ prisma, principal, actor: actorOf(principal, await headers()) }, ...args) };
     } catch (caught) {
       const err = isTransactionStartTimeout(caught) ? busy() : caught;
-      if (err instanceof ControlPlaneError) return { ok: false, status: err.status, code: err.code, message: err.message, fields: err.fields };
+      if (err instanceof ContractError) return refused(err.status, err.toBody());
       throw err;
     }
   };

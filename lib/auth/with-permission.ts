@@ -1,7 +1,8 @@
 import type { PrismaClient } from "../db/generated/client";
 import { getPrisma } from "../db/client";
 import type { TActor } from "../audit/actor";
-import { ControlPlaneError, busy, isTransactionStartTimeout } from "../errors/api-errors";
+import { ContractError, errorResponse as contractResponse, malformed, type TFieldError } from "../http/error-contract";
+import { busy, isTransactionStartTimeout } from "../errors/api-errors";
 import { clientIpOf } from "./client-ip";
 import { rolesGrant, type TPermission } from "./permissions";
 import { registerHandler } from "./route-registry";
@@ -20,15 +21,15 @@ type TNextContext = { params: Promise<Record<string, string | string[] | undefin
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-export function errorResponse(status: number, code: string, message: string, fields?: { path: string; message: string }[], retryAfterSeconds?: number): Response {
-  const headers = retryAfterSeconds === undefined ? undefined : { "retry-after": String(Math.max(1, Math.ceil(retryAfterSeconds))) };
-  return Response.json({ error: { code, message, ...(fields && fields.length > 0 ? { fields } : {}) } }, { status, headers });
+/** A refusal in the error contract's shape (docs/errors.md). */
+export function errorResponse(status: number, code: string, message: string, fields?: TFieldError[], retryAfterSeconds?: number): Response {
+  return contractResponse(new ContractError(status, code, message, fields, retryAfterSeconds));
 }
 
 /** A refusal as the API answers it; a transaction that could not start in time is a 503 to retry, not a 500. */
 export function refusalResponse(err: unknown): Response | null {
   const e = isTransactionStartTimeout(err) ? busy() : err;
-  return e instanceof ControlPlaneError ? errorResponse(e.status, e.code, e.message, e.fields, e.retryAfterSeconds) : null;
+  return e instanceof ContractError ? contractResponse(e) : null;
 }
 
 export function actorOf(principal: TUserPrincipal, headers: Headers): TActor {
@@ -106,7 +107,7 @@ export async function readJson(req: Request): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch {
-    throw new ControlPlaneError(400, "malformed_json", "the request body is not valid JSON");
+    throw malformed([{ path: "", message: "not valid JSON" }], "the request body is not valid JSON");
   }
 }
 

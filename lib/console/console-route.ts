@@ -1,5 +1,6 @@
 import "server-only";
-import { z } from "zod";
+import type { z } from "zod";
+import { errorResponse, fromZod } from "@/lib/http/error-contract";
 import type { TUserPrincipal } from "@/lib/auth/session";
 import { withPermission } from "@/lib/auth/with-permission";
 
@@ -11,12 +12,7 @@ import { withPermission } from "@/lib/auth/with-permission";
 export function consoleRoute<T extends z.ZodType>(query: T, handler: (q: z.output<T>, req: Request, principal: TUserPrincipal) => Promise<unknown>) {
   return withPermission("routing.read", async ({ req, principal }) => {
     const parsed = query.safeParse(Object.fromEntries(new URL(req.url).searchParams.entries()));
-    if (!parsed.success) {
-      return Response.json(
-        { error: { code: "invalid_query", message: "invalid query", fields: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) } },
-        { status: 400 },
-      );
-    }
+    if (!parsed.success) return errorResponse(fromZod(parsed.error, 400, "the query string is malformed"));
     return Response.json(await handler(parsed.data, req, principal), { headers: { "cache-control": "no-store" } });
   });
 }

@@ -57,7 +57,8 @@ describe("control-plane API, end to end through the route handlers", () => {
 
     expect((await call(submit.POST, "policy_author", { body: "", params })).status).toBe(200);
     expect((await call(approve.POST, "policy_author", { body: "{}", params })).status).toBe(403);
-    expect((await call(approve.POST, "approver", { body: "not json", params })).status).toBe(400);
+    const notJson = await call(approve.POST, "approver", { body: "not json", params });
+    expect([notJson.status, ((await notJson.json()) as { error: { code: string } }).error.code]).toEqual([400, "malformed"]);
     expect((await call(approve.POST, "approver", { body: JSON.stringify({ comment: "ok" }), params })).status).toBe(200);
     const detail = (await (await call(version.GET, "viewer", { params })).json()) as { policy: { lockVersion: number } };
     const act = await call(activate.POST, "approver", { body: JSON.stringify({ expectedLockVersion: detail.policy.lockVersion }), params });
@@ -87,6 +88,7 @@ describe("control-plane API, end to end through the route handlers", () => {
     expect(override.status).toBe(422);
     expect(((await override.json()) as { error: { fields: { path: string }[] } }).error.fields.map((f) => f.path).sort()).toEqual(["expiresAt", "providerKey"]);
     const noReason = await call(overrides.POST, "on_call", { body: JSON.stringify({ kind: "routing_kill_switch", operationKey: "SEND_SMS" }) });
+    expect(noReason.status).toBe(400);
     expect(((await noReason.json()) as { error: { fields: { path: string }[] } }).error.fields.map((f) => f.path)).toEqual(["reason"]);
   });
 

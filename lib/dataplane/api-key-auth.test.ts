@@ -85,7 +85,13 @@ describe("a scoped key that cannot be checked", () => {
     expect(result).toEqual({
       ok: false,
       status: 503,
-      body: { error: { code: "auth_unavailable", message: "cannot verify the API key: the database did not answer", field: "authorization" } },
+      body: {
+        error: {
+          code: "auth_unavailable",
+          message: "cannot verify the API key: the database did not answer",
+          fields: [{ path: "authorization", message: "cannot verify the API key: the database did not answer" }],
+        },
+      },
       headers: { "retry-after": "1" },
     });
   });

@@ -1,6 +1,6 @@
 import { hash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import type { TErrorBody } from "./http";
+import { errorBody, type TErrorBody } from "../http/error-contract";
 import type { TApiKeyScope } from "../auth/api-key-scopes";
 import { verifyApiKey, type TApiKeyVerification } from "../auth/verify-api-key";
 import type { PrismaClient } from "../db/client";
@@ -44,16 +44,18 @@ function deny(status: 401 | 403 | 503, message: string): TAuthResult {
   return {
     ok: false,
     status,
-    body: { error: { code: DENIED[status].code, message, field: "authorization" } },
+    body: errorBody(DENIED[status].code, message, [{ path: "authorization", message }]),
     headers: DENIED[status].headers,
   };
 }
+
+const limitedBody = (message: string) => errorBody("rate_limited", message, [{ path: "authorization", message }]);
 
 function rateLimited(who: string, perSecond: number, retryAfterSeconds: number): TAuthResult {
   return {
     ok: false,
     status: 429,
-    body: { error: { code: "rate_limited", message: `${who} is over its limit of ${perSecond} requests/s; retry after ${retryAfterSeconds} s`, field: "authorization" } },
+    body: limitedBody(`${who} is over its limit of ${perSecond} requests/s; retry after ${retryAfterSeconds} s`),
     headers: { "retry-after": String(retryAfterSeconds) },
   };
 }

@@ -107,7 +107,7 @@ describe("POST /api/v1/decide", () => {
 
   describe("bad input writes nothing", () => {
     const cases: Array<[string, () => Promise<{ status: number; body: Record<string, any> }>, number, string, string | undefined]> = [
-      ["non-JSON body", () => post("{not json"), 400, "invalid_json", undefined],
+      ["non-JSON body", () => post("{not json"), 400, "malformed", ""],
       [
         "wrong content type",
         async () => {
@@ -119,27 +119,28 @@ describe("POST /api/v1/decide", () => {
         "content-type",
       ],
       ["oversized body", () => post({ operation: "SEND_SMS", region: "EU", requestId: "x".repeat(20_000) }), 413, "payload_too_large", undefined],
-      ["missing operation", () => post({ region: "EU", requestId: "bad-1" }), 400, "invalid_request", "operation"],
-      ["missing requestId", () => post({ operation: "SEND_SMS", region: "EU" }), 400, "invalid_request", "requestId"],
-      ["region of the wrong type", () => post({ operation: "SEND_SMS", region: 7, requestId: "bad-2" }), 400, "invalid_request", "region"],
-      ["attribute value of the wrong type", () => post({ operation: "SEND_SMS", region: "EU", requestId: "bad-3", attributes: { compliance: 1 } }), 400, "invalid_request", "attributes.compliance"],
-      ["unknown field", () => post({ operation: "SEND_SMS", region: "EU", requestId: "bad-4", regoin: "EU" }), 400, "invalid_request", "regoin"],
-      ["a JSON array", () => post([1, 2]), 400, "invalid_request", undefined],
-      ["unknown operation", () => post({ operation: "SEND_FAX", region: "EU", requestId: "bad-5" }), 404, "unknown_operation", "operation"],
-      ["unknown region", () => post({ operation: "SEND_SMS", region: "MARS", requestId: "bad-6" }), 400, "unknown_region", "region"],
+      ["missing operation", () => post({ region: "EU", requestId: "bad-1" }), 400, "malformed", "operation"],
+      ["missing requestId", () => post({ operation: "SEND_SMS", region: "EU" }), 400, "malformed", "requestId"],
+      ["region of the wrong type", () => post({ operation: "SEND_SMS", region: 7, requestId: "bad-2" }), 400, "malformed", "region"],
+      ["attribute value of the wrong type", () => post({ operation: "SEND_SMS", region: "EU", requestId: "bad-3", attributes: { compliance: 1 } }), 400, "malformed", "attributes.compliance"],
+      ["unknown field", () => post({ operation: "SEND_SMS", region: "EU", requestId: "bad-4", regoin: "EU" }), 400, "malformed", "regoin"],
+      ["a JSON array", () => post([1, 2]), 400, "malformed", ""],
+      ["unknown operation", () => post({ operation: "SEND_FAX", region: "EU", requestId: "bad-5" }), 422, "invalid", "operation"],
+      ["unknown region", () => post({ operation: "SEND_SMS", region: "MARS", requestId: "bad-6" }), 422, "invalid", "region"],
     ];
     it.each(cases)("%s", async (_name, call, status, code, field) => {
       const before = await rowCount();
       const r = await call();
       expect(r.status).toBe(status);
       expect(r.body.error.code).toBe(code);
-      if (field !== undefined) expect(r.body.error.field).toBe(field);
+      if (field !== undefined) expect(r.body.error.fields.map((f: { path: string }) => f.path)).toContain(field);
+      expect(Object.keys(r.body.error).sort()).toEqual(field === undefined ? ["code", "message"] : ["code", "fields", "message"]);
       expect(await rowCount()).toBe(before);
     });
 
     it("unknown region lists the known ones", async () => {
       const r = await post({ operation: "SEND_SMS", region: "MARS", requestId: "bad-7" });
-      expect(r.body.error.knownValues).toEqual(["APAC", "EU", "LATAM", "NA"]);
+      expect(r.body.error.fields).toEqual([{ path: "region", message: expect.stringContaining("known regions: APAC, EU, LATAM, NA") }]);
     });
   });
 
@@ -204,11 +205,11 @@ describe("GET /api/v1/decisions/:id", () => {
     expect(body.outcomes.business).toEqual([expect.objectContaining({ completed: true, withinSla: true })]);
   });
 
-  it("404 for an unknown id, 400 for a non-UUID", async () => {
+  it("404 for an unknown id, 400 malformed for a non-UUID", async () => {
     expect((await fetch(`${server.url}/api/v1/decisions/0190a8b2-0000-7000-8000-000000000000`)).status).toBe(404);
     const bad = await fetch(`${server.url}/api/v1/decisions/nope`);
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as Record<string, any>).error.field).toBe("id");
+    expect(((await bad.json()) as Record<string, any>).error).toMatchObject({ code: "malformed", fields: [{ path: "id" }] });
   });
 });
 

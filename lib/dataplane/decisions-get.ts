@@ -4,7 +4,7 @@ import type { TAuthenticator } from "./authenticate";
 import { isUuid } from "./decision-id";
 import { readDecisionRecord } from "./decision-log/lookup";
 import { ZDecideResponse } from "./decide/schema";
-import { HttpError, sendJson } from "./http";
+import { HttpError, malformed, sendJson } from "./http";
 import { registerEndpoint, ZErrorBody } from "./openapi";
 import type { TRouteHandler } from "./router";
 
@@ -38,7 +38,7 @@ registerEndpoint({
   pathParams: { id: { description: "decisionId returned by POST /api/v1/decide", schema: z.uuid() } },
   responses: {
     200: { description: "The record as decide returned it, plus its outcomes", schema: ZDecisionWithOutcomes },
-    400: { description: "id is not a UUID", schema: ZErrorBody },
+    400: { description: "malformed: id is not a UUID", schema: ZErrorBody },
     401: { description: "Missing or invalid API key", schema: ZErrorBody },
     404: { description: "No such decision", schema: ZErrorBody },
     503: { description: "Postgres is unreachable", schema: ZErrorBody },
@@ -78,7 +78,7 @@ export function createGetDecisionHandler(pool: pg.Pool, authenticate: TAuthentic
       return;
     }
     const id = (params.id ?? "").toLowerCase();
-    if (!isUuid(id)) throw new HttpError(400, "invalid_request", `id must be a UUID, got "${params.id ?? ""}"`, "id");
+    if (!isUuid(id)) throw malformed([{ path: "id", message: `must be a UUID, got "${params.id ?? ""}"` }], `id must be a UUID, got "${params.id ?? ""}"`);
     let record: Record<string, unknown> | null;
     let outcomes: Awaited<ReturnType<typeof readOutcomes>>;
     try {

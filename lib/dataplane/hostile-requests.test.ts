@@ -47,14 +47,14 @@ describe("duplicate JSON keys", () => {
   it("decide refuses the issue's body (400 naming the key) and logs no decision", async () => {
     const r = await post("/api/v1/decide", '{"operation":"SEND_SMS","region":"EU","requestId":"dup-1","region":"NA"}');
     expect(r.status).toBe(400);
-    expect(r.json.error).toMatchObject({ code: "duplicate_key", field: "region" });
+    expect(r.json.error).toMatchObject({ code: "malformed", fields: [{ path: "region" }] });
     expect(await decisionRows("dup-1")).toEqual([]);
   });
 
   it("outcomes refuses one inside a batch, naming its path", async () => {
     const r = await post("/api/v1/outcomes", '{"outcomes":[{"type":"provider_call","status":"success","status":"failure"}]}');
     expect(r.status).toBe(400);
-    expect(r.json.error).toMatchObject({ code: "duplicate_key", field: "outcomes.0.status" });
+    expect(r.json.error).toMatchObject({ code: "malformed", fields: [{ path: "outcomes.0.status" }] });
   });
 
   it("execute refuses it without calling a provider", async () => {
@@ -62,7 +62,7 @@ describe("duplicate JSON keys", () => {
     const body = JSON.stringify(chat("hi")).replace(/}$/, ',"region":"NA"}');
     const r = await post("/api/v1/execute/LLM_CHAT", body);
     expect(r.status).toBe(400);
-    expect(r.json.error).toMatchObject({ code: "duplicate_key", field: "region" });
+    expect(r.json.error).toMatchObject({ code: "malformed", fields: [{ path: "region" }] });
     expect(upstreamCalls()).toBe(before);
   });
 });
@@ -73,11 +73,11 @@ describe("nesting within the size limit", () => {
     const deep = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
     const execute = await post("/api/v1/execute/LLM_CHAT", `{"region":"EU","input":${deep(4_000_000 - 1)}}`);
     expect(execute.status).toBe(400);
-    expect(execute.json.error.code).toBe("nesting_too_deep");
+    expect(execute.json.error).toMatchObject({ code: "malformed", message: expect.stringContaining("levels deep") });
     expect(execute.json.error.message).toContain("64");
     const outcomes = await post("/api/v1/outcomes", deep(1_000_000));
     expect(outcomes.status).toBe(400);
-    expect(outcomes.json.error.code).toBe("nesting_too_deep");
+    expect(outcomes.json.error).toMatchObject({ code: "malformed", message: expect.stringContaining("levels deep") });
     expect(upstreamCalls()).toBe(before);
   });
 });
@@ -88,7 +88,7 @@ describe("an idempotency key reused with another request", () => {
     expect(first.status).toBe(200);
     const region = await post("/api/v1/decide", { operation: "SEND_SMS", region: "NA", requestId: "reuse-1", attributes: { compliance: "gdpr", tier: "gold" } });
     expect(region.status).toBe(422);
-    expect(region.json.error).toMatchObject({ code: "idempotency_key_reused", field: "requestId" });
+    expect(region.json.error).toMatchObject({ code: "idempotency_key_reused", fields: [{ path: "requestId" }] });
     const attributes = await post("/api/v1/decide", { operation: "SEND_SMS", region: "EU", requestId: "reuse-1", attributes: { compliance: "none", tier: "gold" } });
     expect(attributes.status).toBe(422);
     const same = await post("/api/v1/decide", { operation: "SEND_SMS", region: "EU", requestId: "reuse-1", attributes: { tier: "gold", compliance: "gdpr" } });
@@ -143,7 +143,7 @@ describe("an idempotency key reused with another request", () => {
     expect(first.status).toBe(200);
     const other = await post("/api/v1/execute/LLM_CHAT", chat("second"), key);
     expect(other.status).toBe(422);
-    expect(other.json.error).toMatchObject({ code: "idempotency_key_reused", field: "idempotency-key" });
+    expect(other.json.error).toMatchObject({ code: "idempotency_key_reused", fields: [{ path: "idempotency-key" }] });
     const again = await post("/api/v1/execute/LLM_CHAT", chat("first"), key);
     expect(again.status).toBe(200);
     expect(again.headers.get("idempotent-replayed")).toBe("true");

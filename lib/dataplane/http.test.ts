@@ -14,7 +14,9 @@ const server = http.createServer(async (req, res) => {
   } catch (err) {
     const e = err as HttpError;
     res.statusCode = e.status ?? 500;
-    res.end(JSON.stringify({ code: e.code, field: e.field }));
+    // The code, then each field's path and the first words of its message (docs/errors.md).
+    const fields = e.fields?.map((f) => `${f.path}: ${f.message.split(" ").slice(0, 3).join(" ")}`);
+    res.end(JSON.stringify({ code: e.code, ...(fields && fields.length > 0 ? { fields } : {}) }));
   }
 });
 let port = 0;
@@ -106,10 +108,10 @@ describe("readJsonBody", () => {
       c.write(post(`{"big":"${"x".repeat(100)}"}`));
       expect(await c.next()).toEqual({ status: 413, body: '{"code":"payload_too_large"}' });
       c.write(post('{"n":'));
-      expect(await c.next()).toEqual({ status: 400, body: '{"code":"invalid_json"}' });
+      expect(await c.next()).toEqual({ status: 400, body: '{"code":"malformed","fields":[": not valid JSON:"]}' });
       // A malformed body with a repeated key is malformed first.
       c.write(post('{"n":1,"n":'));
-      expect(await c.next()).toEqual({ status: 400, body: '{"code":"invalid_json"}' });
+      expect(await c.next()).toEqual({ status: 400, body: '{"code":"malformed","fields":[": not valid JSON:"]}' });
       c.write(post('{"n":1}'));
       expect(await c.next()).toEqual({ status: 200, body: '{"value":{"n":1}}' });
     });
@@ -117,12 +119,12 @@ describe("readJsonBody", () => {
 });
 
 describe("readJsonBody: duplicate keys and nesting", () => {
-  it("refuses a repeated key (400 duplicate_key naming its path) instead of keeping the last value", async () => {
+  it("refuses a repeated key (400 malformed naming its path) instead of keeping the last value", async () => {
     await onConnection(async (c) => {
       c.write(post('{"region":"EU","region":"NA"}'));
-      expect(await c.next()).toEqual({ status: 400, body: '{"code":"duplicate_key","field":"region"}' });
+      expect(await c.next()).toEqual({ status: 400, body: '{"code":"malformed","fields":["region: the key appears"]}' });
       c.write(post('{"a":[{"k":1},{"k":1,"\\u006b":2}]}', "/big"));
-      expect(await c.next()).toEqual({ status: 400, body: '{"code":"duplicate_key","field":"a.1.k"}' });
+      expect(await c.next()).toEqual({ status: 400, body: '{"code":"malformed","fields":["a.1.k: the key appears"]}' });
       c.write(post('{"a":{"k":1},"b":{"k":1}}'));
       expect(await c.next()).toEqual({ status: 200, body: '{"value":{"a":{"k":1},"b":{"k":1}}}' });
     });
@@ -134,12 +136,12 @@ describe("readJsonBody: duplicate keys and nesting", () => {
       const deep = "[".repeat(4_000_000) + "]".repeat(4_000_000);
       const request = post(deep, "/big");
       for (let at = 0; at < request.length; at += 256 * 1024) c.write(request.slice(at, at + 256 * 1024));
-      expect(await c.next()).toEqual({ status: 400, body: '{"code":"nesting_too_deep"}' });
+      expect(await c.next()).toEqual({ status: 400, body: '{"code":"malformed","fields":[": nests objects and"]}' });
       const ok = "[".repeat(64) + "]".repeat(64);
       c.write(post(ok, "/big"));
       expect((await c.next()).status).toBe(200);
       c.write(post("[".repeat(65) + "]".repeat(65), "/big"));
-      expect(await c.next()).toEqual({ status: 400, body: '{"code":"nesting_too_deep"}' });
+      expect(await c.next()).toEqual({ status: 400, body: '{"code":"malformed","fields":[": nests objects and"]}' });
     });
   });
 

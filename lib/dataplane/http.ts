@@ -1,23 +1,29 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
+import { ContractError, errorBody, invalid, malformed, type TFieldError } from "../http/error-contract";
 import { countKeys, findDuplicateKey, JsonScan, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from "./json-guard";
 
-export type TErrorBody = { error: { code: string; message: string; field?: string; issues?: Array<{ path: string; message: string }> } };
+export { errorBody, fromZod, malformed, type TErrorBody, type TFieldError } from "../http/error-contract";
 
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly field?: string,
-    readonly issues?: Array<{ path: string; message: string }>,
-  ) {
-    super(message);
+/**
+ * A data-plane refusal (docs/errors.md). `fields` may be one field's path: it is named with the
+ * refusal's message.
+ */
+export class HttpError extends ContractError {
+  constructor(status: number, code: string, message: string, fields?: string | readonly TFieldError[], retryAfterSeconds?: number) {
+    super(status, code, message, typeof fields === "string" ? [{ path: fields, message }] : fields, retryAfterSeconds);
+    this.name = "HttpError";
   }
+}
 
-  toBody(): TErrorBody {
-    return { error: { code: this.code, message: this.message, field: this.field, issues: this.issues } };
-  }
+/** 422 `invalid`: the body is well formed but names an operation this instance does not route. */
+export function unknownOperation(operation: string, known: readonly string[]): ContractError {
+  return invalid([{ path: "operation", message: `unknown operation "${operation}"; known operations: ${known.join(", ") || "none"}` }]);
+}
+
+/** 422 `invalid`: a region the operation's providers do not serve. */
+export function unknownRegion(operation: string, region: string, known: readonly string[]): ContractError {
+  return invalid([{ path: "region", message: `unknown region "${region}" for ${operation}; known regions: ${known.join(", ") || "none"}` }]);
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -52,8 +58,8 @@ function isClientAbort(err: unknown): boolean {
 }
 
 export function sendError(res: ServerResponse, err: unknown): void {
-  if (err instanceof HttpError) {
-    sendJson(res, err.status, err.toBody());
+  if (err instanceof ContractError) {
+    sendJson(res, err.status, err.toBody(), err.headers());
     return;
   }
   if (isClientAbort(err)) {
@@ -61,7 +67,7 @@ export function sendError(res: ServerResponse, err: unknown): void {
     return;
   }
   process.stderr.write(`dataplane: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  sendJson(res, 500, { error: { code: "internal", message: "internal error" } });
+  sendJson(res, 500, errorBody("internal", "internal error"));
 }
 
 /**
@@ -147,31 +153,31 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number, maxDe
   const scan = new JsonScan(maxDepth, maxMembers);
   const { chunks, size } = await consumeBody(req, maxBytes, Number.isFinite(declared) ? declared : undefined, scan);
   if (size > maxBytes) throw new HttpError(413, "payload_too_large", `body exceeds the limit of ${maxBytes} bytes`);
-  if (scan.tooDeep) throw new HttpError(400, "nesting_too_deep", `body nests objects and arrays more than ${maxDepth} levels deep (the limit)`);
+  if (scan.tooDeep) throw malformed([{ path: "", message: `nests objects and arrays more than ${maxDepth} levels deep (the limit)` }], `body nests objects and arrays more than ${maxDepth} levels deep (the limit)`);
   if (scan.tooMany) throw new HttpError(413, "too_many_members", `body has more than ${maxMembers} keys and array elements (the limit)`);
   let text: string;
   try {
     text = utf8.decode(Buffer.concat(chunks));
   } catch {
-    throw new HttpError(400, "invalid_encoding", "body is not valid UTF-8");
+    throw malformed([{ path: "", message: "not valid UTF-8" }], "body is not valid UTF-8");
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new HttpError(400, "invalid_json", `body is not valid JSON: ${(err as Error).message}`);
+    throw malformed([{ path: "", message: `not valid JSON: ${(err as Error).message}` }], `body is not valid JSON: ${(err as Error).message}`);
   }
   // JSON.parse keeps a repeated key's last value: {"region":"EU",…,"region":"NA"} would be routed
   // for NA. A repeat leaves fewer keys than the body spelled out, and only then is it looked for.
   if (scan.keys > 1 && countKeys(value) < scan.keys) {
     const path = findDuplicateKey(text);
-    if (path !== null) throw new HttpError(400, "duplicate_key", `${path}: the key appears more than once in its object`, path);
+    if (path !== null) throw malformed([{ path, message: "the key appears more than once in its object" }]);
   }
   // Only a \u escape can smuggle in what PostgreSQL refuses to store (NUL, lone surrogates);
   // one such value in a group-commit batch would fail every decision in it.
   if (text.includes("\\u")) {
     const bad = unstorableString(value, "");
-    if (bad !== null) throw new HttpError(400, "invalid_request", `${bad || "body"}: contains a NUL character or an unpaired UTF-16 surrogate`, bad || undefined);
+    if (bad !== null) throw malformed([{ path: bad, message: "contains a NUL character or an unpaired UTF-16 surrogate" }], `${bad || "body"}: contains a NUL character or an unpaired UTF-16 surrogate`);
   }
   return value;
 }
@@ -208,11 +214,11 @@ export function answerClientError(err: Error & { code?: string; reason?: string 
   }
   const timeout = err.code === "ERR_HTTP_REQUEST_TIMEOUT";
   const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : timeout ? 408 : 400;
-  const code = status === 431 ? "headers_too_large" : timeout ? "request_timeout" : "malformed_request";
+  const code = status === 431 ? "headers_too_large" : timeout ? "request_timeout" : "malformed";
   const message = timeout
     ? "the request's headers or body did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS)"
     : `the request is not valid HTTP/1.1 (${err.code ?? "parse error"}: ${err.reason ?? err.message})`;
-  const body = JSON.stringify({ error: { code, message } });
+  const body = JSON.stringify(errorBody(code, message));
   const answer = `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`;
   // A slow client may go on trickling its body after the answer: the socket is closed once the
   // answer is out rather than left half-open, where it would hold the connection as long as before.

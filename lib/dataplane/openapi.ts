@@ -24,15 +24,7 @@ export function registerEndpoint(doc: TEndpointDoc): void {
   endpoints.set(`${doc.method} ${doc.path}`, doc);
 }
 
-export const ZErrorBody = z.object({
-    error: z.object({
-      code: z.string().describe("Machine-readable error code, e.g. invalid_request, unknown_operation"),
-      message: z.string(),
-      field: z.string().optional().describe("The request field at fault, as a dotted path"),
-      issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-      knownValues: z.array(z.string()).optional().describe("Accepted values when the field names something unknown"),
-    }),
-  });
+export { ZErrorBody } from "../http/error-contract";
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): unknown {
   return z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" });

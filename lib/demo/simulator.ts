@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { effectOf, type TFault } from "./fault-model";
 import { simulateCall, simulateFlow } from "./provider-model";
+import type { TErrorDetail } from "../http/error-contract";
 
 /**
  * Synthetic services calling Switchyard the way a real integration does: POST /api/v1/decide,
@@ -57,6 +58,11 @@ const BEAT_MS = 50;
 const FLUSH_MS = 250;
 const MAX_BATCH = 1_000;
 const ERROR_LOG_EVERY_MS = 10_000;
+
+/** 422 `invalid` naming the operation: this database does not route it. */
+function unknownOperation(status: number, body: { error?: TErrorDetail } | null): boolean {
+  return status === 422 && body?.error?.code === "invalid" && (body.error.fields ?? []).some((f) => f.path === "operation");
+}
 
 function pick(list: readonly TWeighted[], random: () => number): string {
   const total = list.reduce((s, w) => s + w.weight, 0);
@@ -173,9 +179,9 @@ async function executeOnce(sim: TSim, operation: string, region: string, request
     decisionId?: string;
     provider?: string;
     attempts?: Array<{ called?: boolean; latencyMs?: number }>;
-    error?: { code?: string };
+    error?: TErrorDetail;
   } | null;
-  if (res.status === 404 && body?.error?.code === "unknown_operation" && sim.operations.length > 1) return dropOperation(sim, operation, "is not configured");
+  if (unknownOperation(res.status, body) && sim.operations.length > 1) return dropOperation(sim, operation, "is not configured");
   if (res.status !== 200 || !body?.decisionId || !body.provider) {
     // No provider was even called: this server has no credentials for them (not demo mode).
     if (body?.attempts && body.attempts.length > 0 && body.attempts.every((a) => a.called === false) && sim.operations.length > 1) {
@@ -201,8 +207,8 @@ async function decideOnce(sim: TSim): Promise<void> {
   const requestId = `sim-${sim.runId}-${++sim.seq}`;
   if (sim.executeOperations.has(operation)) return executeOnce(sim, operation, region, requestId);
   const res = await fetch(`${sim.base}/api/v1/decide`, { method: "POST", headers: sim.headers, body: JSON.stringify({ operation, region, requestId }) });
-  const body = (await res.json().catch(() => null)) as { decisionId?: string; selected?: string | null; error?: { code?: string } } | null;
-  if (res.status === 404 && body?.error?.code === "unknown_operation" && sim.operations.length > 1) {
+  const body = (await res.json().catch(() => null)) as { decisionId?: string; selected?: string | null; error?: TErrorDetail } | null;
+  if (unknownOperation(res.status, body) && sim.operations.length > 1) {
     // A database without this operation (e.g. not seeded in demo mode): keep simulating the others.
     return dropOperation(sim, operation, "is not configured");
   }

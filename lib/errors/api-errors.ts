@@ -1,21 +1,22 @@
 import type { z } from "zod";
+import { ContractError, fromZod, type TFieldError } from "../http/error-contract";
 
-export type TFieldError = { path: string; message: string };
+export { zodFields, type TFieldError } from "../http/error-contract";
 
 /**
- * A refusal the API turns into a JSON error with this status. Thrown inside a transaction it
- * also rolls the transaction back, so a refused change leaves nothing behind.
+ * A refusal the API turns into a JSON error with this status (docs/errors.md). Thrown inside a
+ * transaction it also rolls the transaction back, so a refused change leaves nothing behind.
  */
-export class ControlPlaneError extends Error {
+export class ControlPlaneError extends ContractError {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 503,
-    readonly code: string,
+    override readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 503,
+    code: string,
     message: string,
-    readonly fields: TFieldError[] = [],
+    fields: TFieldError[] = [],
     /** 429 and 503: when to try again, sent as Retry-After. */
-    readonly retryAfterSeconds?: number,
+    retryAfterSeconds?: number,
   ) {
-    super(message);
+    super(status, code, message, fields, retryAfterSeconds);
     this.name = "ControlPlaneError";
   }
 }
@@ -35,14 +36,18 @@ export const notFound = (what: string, id: string) => new ControlPlaneError(404,
 export const invalid = (fields: TFieldError[], message = "the request has invalid fields") =>
   new ControlPlaneError(422, "invalid", message, fields);
 
-export function zodFields(error: z.ZodError): TFieldError[] {
-  return error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
-}
+export const malformed = (fields: TFieldError[], message = "the request has malformed fields") =>
+  new ControlPlaneError(400, "malformed", message, fields);
 
-/** Parses with a zod schema; every field error is reported, not just the first. */
+/**
+ * Parses a request's body or query with its zod schema: a rejection is 400 `malformed`, naming
+ * every offending field, not just the first.
+ */
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   const result = schema.safeParse(input);
-  if (!result.success) throw invalid(zodFields(result.error));
+  if (!result.success) {
+    throw malformed(fromZod(result.error).fields);
+  }
   return result.data;
 }
 

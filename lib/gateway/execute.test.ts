@@ -218,7 +218,7 @@ describe("POST /api/v1/execute/:operation", () => {
   it("answers 422 when the request exceeds every provider's context window", async () => {
     const r = await post("LLM_CHAT", chat("x", { input: { messages: [{ role: "user", content: "x".repeat(200_000) }], maxTokens: 1_000_000 } }));
     expect(r.status).toBe(422);
-    expect(r.json.error).toMatchObject({ code: "context_window_exceeded", field: "input.messages" });
+    expect(r.json.error).toMatchObject({ code: "context_window_exceeded", fields: [{ path: "input.messages" }] });
     expect(upstreamCalls()).toBe(0);
   });
 
@@ -301,7 +301,7 @@ describe("POST /api/v1/execute/:operation", () => {
     expect(r.json.result.body).toMatchObject({ status: "accepted" });
     const bad = await post("SEND_SMS", { region: "EU", input: { text: "no recipient" } });
     expect(bad.status).toBe(422);
-    expect(bad.json.error).toMatchObject({ code: "invalid_input", field: "input.to" });
+    expect(bad.json.error).toMatchObject({ code: "invalid_input", fields: [{ path: "input.to" }] });
   });
 
   it("calls no provider when the decision log refuses the decision", async () => {
@@ -321,12 +321,17 @@ describe("POST /api/v1/execute/:operation", () => {
     }
   });
 
-  it("rejects bad input with 400 naming the field", async () => {
-    expect((await post("LLM_CHAT", { region: "EU", input: { messages: [] } })).json.error).toMatchObject({ code: "invalid_request", field: "input.messages" });
-    expect((await post("LLM_CHAT", { input: {} })).json.error).toMatchObject({ field: "region" });
-    expect((await post("LLM_CHAT", chat("x", { region: "MARS" }))).json.error).toMatchObject({ code: "unknown_region", field: "region" });
-    expect((await post("NOPE", chat())).status).toBe(404);
-    expect((await post("SEND_SMS", { region: "EU", input: { to: "1" }, stream: true })).json.error).toMatchObject({ field: "stream" });
+  it("rejects malformed input with 400 and semantically invalid input with 422, naming the field", async () => {
+    const empty = await post("LLM_CHAT", { region: "EU", input: { messages: [] } });
+    expect([empty.status, empty.json.error]).toMatchObject([400, { code: "malformed", fields: [{ path: "input.messages" }] }]);
+    const noRegion = await post("LLM_CHAT", { input: {} });
+    expect([noRegion.status, noRegion.json.error]).toMatchObject([400, { code: "malformed", fields: [{ path: "region" }] }]);
+    const mars = await post("LLM_CHAT", chat("x", { region: "MARS" }));
+    expect([mars.status, mars.json.error]).toMatchObject([422, { code: "invalid", fields: [{ path: "region" }] }]);
+    const nope = await post("NOPE", chat());
+    expect([nope.status, nope.json.error]).toMatchObject([422, { code: "invalid", fields: [{ path: "operation" }] }]);
+    const stream = await post("SEND_SMS", { region: "EU", input: { to: "1" }, stream: true });
+    expect([stream.status, stream.json.error]).toMatchObject([422, { code: "invalid", fields: [{ path: "stream" }] }]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { errorBody } from "../http/error-contract";
 import type { DecisionLogBusyError } from "../dataplane/decision-log/writer";
 import { AttemptError, callProvider, MissingInputError, NotCalledError } from "./call-provider";
 import type { TProviderAdapterConfig } from "./config";
@@ -78,7 +79,8 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
       if (err instanceof MissingInputError) {
         await lease?.unmarkAttempt(provider);
         report(ctx, p, reports);
-        return { answer: jsonAnswer(422, { error: { code: "invalid_input", message: err.message, field: `input.${err.field}` }, decisionId, attempts }), definitive: true, retryAfterSeconds: null };
+        const body = errorBody("invalid_input", err.message, [{ path: `input.${err.field}`, message: err.message }]);
+        return { answer: jsonAnswer(422, { ...body, decisionId, attempts }), definitive: true, retryAfterSeconds: null };
       }
       if (err instanceof NotCalledError) {
         await lease?.unmarkAttempt(provider);
@@ -102,7 +104,7 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
         return {
           answer: jsonAnswer(
             status,
-            { error: { code: "provider_rejected", message: `${provider} refused the request (${err.message}); not retried on another provider` }, decisionId, provider, providerStatus: err.status, providerBody: err.providerBody ?? null, attempts },
+            { ...errorBody("provider_rejected", `${provider} refused the request (${err.message}); not retried on another provider`), decisionId, provider, providerStatus: err.status, providerBody: err.providerBody ?? null, attempts },
             durabilityHeader(p),
           ),
           definitive: true,
@@ -120,7 +122,7 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
   const retryAfter = Math.max(1, Math.ceil(lastRetryAfter ?? 1));
   const status = stop.code === "deadline_exceeded" ? 504 : 503;
   return {
-    answer: jsonAnswer(status, { error: stop, decisionId, attempts }, { "retry-after": String(retryAfter), ...durabilityHeader(p) }),
+    answer: jsonAnswer(status, { ...errorBody(stop.code, stop.message), decisionId, attempts }, { "retry-after": String(retryAfter), ...durabilityHeader(p) }),
     definitive: false,
     retryAfterSeconds: retryAfter,
   };
@@ -128,7 +130,7 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
 
 /** Like decide's 503 when the decision log cannot take the row: nothing was called. */
 export function decisionLogRefused(p: TPrepared, err: DecisionLogBusyError): TAnswer {
-  return jsonAnswer(503, { error: { code: "decision_log_unavailable", message: `${err.message}; no provider was called` }, decisionId: p.decision.decisionId }, { "retry-after": String(err.retryAfterSeconds) });
+  return jsonAnswer(503, { ...errorBody("decision_log_unavailable", `${err.message}; no provider was called`), decisionId: p.decision.decisionId }, { "retry-after": String(err.retryAfterSeconds) });
 }
 
 function durabilityHeader(p: TPrepared): Record<string, string> {

@@ -2,7 +2,8 @@ import { hash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import { authenticateRequest, operationDenied } from "../dataplane/authenticate";
-import { HttpError, readJsonBody, sendJson } from "../dataplane/http";
+import { readJsonBody, sendJson } from "../dataplane/http";
+import { errorBody, fromZod, invalid, malformed } from "../http/error-contract";
 import { registerEndpoint, ZErrorBody } from "../dataplane/openapi";
 import type { TRouteHandler } from "../dataplane/router";
 import { DEFAULT_OPERATION_LIMITS } from "./config";
@@ -34,12 +35,11 @@ registerEndpoint({
   responses: {
     200: { description: "The provider's normalised answer (or an SSE stream with stream: true)", schema: ZExecuteResponse },
     202: { description: "Queued: nothing eligible and the fallback policy queues", schema: ZQueuedResponse },
-    400: { description: "Invalid body, unknown region (names the field)", schema: ZErrorBody },
+    400: { description: "malformed: the body or Idempotency-Key is not the declared shape (names each field)", schema: ZErrorBody },
     401: { description: "Missing or invalid API key", schema: ZErrorBody },
     403: { description: "API key not allowed for the operation", schema: ZErrorBody },
-    404: { description: "Unknown operation", schema: ZErrorBody },
     422: {
-      description: "Too large for every provider's context window, input lacks a field a provider template needs, or idempotency_key_reused (the key was used for another request)",
+      description: "invalid: unknown operation or region, stream without an LLM provider, or Idempotency-Key with stream (names the field); too large for every provider's context window, input lacks a field a provider template needs, or idempotency_key_reused (the key was used for another request)",
       schema: ZErrorBody,
     },
     503: { description: "Every attempt failed transiently, retry budget exhausted, or nothing eligible (Retry-After)", schema: ZErrorBody },
@@ -121,21 +121,18 @@ export function createExecuteHandler(ctx: TGatewayContext): TRouteHandler {
     }
     const raw = await readJsonBody(req, EXECUTE_MAX_BODY_BYTES);
     const parsed = ZExecuteRequest.safeParse(raw);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => ({ path: i.code === "unrecognized_keys" ? i.keys.join(",") : i.path.map(String).join("."), message: i.message }));
-      const first = issues[0]!;
-      throw new HttpError(400, "invalid_request", first.path ? `${first.path}: ${first.message}` : first.message, first.path || undefined, issues);
-    }
+    if (!parsed.success) throw fromZod(parsed.error);
     const input = parsed.data;
     const header = req.headers["idempotency-key"];
     let key: string | null = null;
     if (header !== undefined) {
       const k = ZIdempotencyKey.safeParse(Array.isArray(header) ? header[0] : header);
-      if (!k.success) throw new HttpError(400, "invalid_request", "Idempotency-Key must be 1 to 200 characters", "idempotency-key");
+      if (!k.success) throw malformed([{ path: "idempotency-key", message: "must be 1 to 200 characters" }], "Idempotency-Key must be 1 to 200 characters");
       key = k.data;
     }
     if (input.stream && key !== null) {
-      throw new HttpError(400, "invalid_request", "Idempotency-Key cannot be combined with stream: true (a stream cannot be replayed); send requestId to correlate", "idempotency-key");
+      const message = "Idempotency-Key cannot be combined with stream: true (a stream cannot be replayed); send requestId to correlate";
+      throw invalid([{ path: "idempotency-key", message }], message);
     }
     key ??= input.stream ? null : (input.requestId ?? null);
     const requestId = input.requestId ?? key ?? newRequestId();
@@ -178,7 +175,8 @@ export function createJobHandler(ctx: TGatewayContext): TRouteHandler {
     // reads any); for another key the job does not exist.
     const view = ctx.jobs.get(params.id!, auth.principal.kind === "environment_key" ? null : auth.principal.id);
     if (!view) {
-      sendJson(res, 404, { error: { code: "unknown_job", message: `no queued request "${params.id}" on this instance (answers are kept 5 minutes)`, field: "id" } });
+      const message = `no queued request "${params.id}" on this instance (answers are kept 5 minutes)`;
+      sendJson(res, 404, errorBody("unknown_job", message, [{ path: "id", message }]));
       return;
     }
     if (view.status === "done") {

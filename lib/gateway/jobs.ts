@@ -1,3 +1,4 @@
+import { errorBody } from "../http/error-contract";
 import { randomUUID } from "node:crypto";
 import type { TAnswer } from "./answer";
 
@@ -55,7 +56,7 @@ export function createJobQueue(opts: { run: TJobRun; now: () => number; maxQueue
       }
     } catch (err) {
       opts.log(`gateway queue: job ${job.id} failed: ${(err as Error).message}`);
-      job.answer = { status: 500, body: JSON.stringify({ error: { code: "internal", message: "the queued request could not be run" } }), headers: {} };
+      job.answer = { status: 500, body: JSON.stringify(errorBody("internal", "the queued request could not be run")), headers: {} };
       job.finishedAt = opts.now();
     } finally {
       running = null;

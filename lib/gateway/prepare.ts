@@ -1,4 +1,6 @@
 import { contextWindowFits, FALLBACK_POLICIES, type TFallbackDecision } from "../../router-core/index";
+import { unknownOperation, unknownRegion } from "../dataplane/http";
+import { ContractError, errorBody, fromZod, invalid, malformed } from "../http/error-contract";
 import { uuidV7At } from "../dataplane/decision-id";
 import type { TActivePolicy } from "../dataplane/routing-state";
 import { estimateTokens, toChat, ZChatInput } from "./chat-input";
@@ -27,8 +29,14 @@ export type TPrepared = {
 
 export type TPrepareResult = { ok: true; prepared: TPrepared } | { ok: false; answer: TAnswer; retryAfterSeconds: number | null };
 
-function fail(status: number, code: string, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): TPrepareResult {
-  return { ok: false, answer: jsonAnswer(status, { error: { code, message, ...extra } }, headers), retryAfterSeconds: null };
+function contextWindowExceeded(estimated: number) {
+  const message = `the request needs about ${estimated} tokens, more than any provider's context window`;
+  return errorBody("context_window_exceeded", message, [{ path: "input.messages", message }]);
+}
+
+/** A refusal before any decision (docs/errors.md). */
+function fail(err: ContractError): TPrepareResult {
+  return { ok: false, answer: jsonAnswer(err.status, err.toBody(), err.headers()), retryAfterSeconds: null };
 }
 
 /**
@@ -50,13 +58,11 @@ export function prepareExecution(
   const state = ctx.state;
   const active = state.policyFor(operation);
   if (!active) {
-    const known = state.operations();
-    return fail(404, "unknown_operation", `unknown operation "${operation}"; known operations: ${known.join(", ") || "none"}`, { field: "operation", knownValues: known });
+    return fail(unknownOperation(operation, state.operations()));
   }
   const routerState = state.snapshotFor(operation, input.region);
   if (!routerState) {
-    const known = state.knownRegions(operation);
-    return fail(400, "unknown_region", `unknown region "${input.region}" for ${operation}; known regions: ${known.join(", ") || "none"}`, { field: "region", knownValues: known });
+    return fail(unknownRegion(operation, input.region, state.knownRegions(operation)));
   }
   const cfg = ctx.config();
   const limits = cfg.limits.get(operation) ?? DEFAULT_OPERATION_LIMITS;
@@ -91,7 +97,7 @@ export function prepareExecution(
         ok: false,
         retryAfterSeconds: null,
         answer: jsonAnswer(422, {
-          error: { code: "context_window_exceeded", message: `the request needs about ${gated.estimated} tokens, more than any provider's context window`, field: "input.messages" },
+          ...contextWindowExceeded(gated.estimated),
           decisionId: decision.decisionId,
         }),
       };
@@ -117,17 +123,13 @@ export function prepareExecution(
 function chatOf(adapters: ReadonlyMap<string, TProviderAdapterConfig>, candidates: readonly string[], operation: string, input: TExecuteRequest): TGatewayRequest["chat"] | TPrepareResult {
   const anyChat = candidates.some((p) => adapters.get(p)?.adapter.chat === true);
   if (!anyChat) {
-    if (input.stream) return fail(400, "invalid_request", `stream: ${operation} has no LLM provider; streaming is for LLM adapters`, { field: "stream" });
+    if (input.stream) return fail(invalid([{ path: "stream", message: `${operation} has no LLM provider; streaming is for LLM adapters` }]));
     return null;
   }
   const parsed = ZChatInput.safeParse(input.input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const path = issue.code === "unrecognized_keys" ? `input.${issue.keys.join(",")}` : ["input", ...issue.path.map(String)].join(".");
-    return fail(400, "invalid_request", `${path}: ${issue.message}`, { field: path });
-  }
+  if (!parsed.success) return fail(fromZod(parsed.error, 400, undefined, ["input"]));
   const chat = toChat(parsed.data);
-  if (chat.messages.length === 0) return fail(400, "invalid_request", "input.messages: at least one user or assistant message is required", { field: "input.messages" });
+  if (chat.messages.length === 0) return fail(malformed([{ path: "input.messages", message: "at least one user or assistant message is required" }]));
   return chat;
 }
 
@@ -249,7 +251,7 @@ export function degrade(
     answer: jsonAnswer(
       503,
       {
-        error: { code: "capacity_exhausted", message: `No provider can take this request right now; please retry in ${retryAfterSeconds} s.` },
+        ...errorBody("capacity_exhausted", `No provider can take this request right now; please retry in ${retryAfterSeconds} s.`),
         decisionId,
         fallback: { action: fallback.action, detail: fallback.detail },
         ...extra,

@@ -1,3 +1,4 @@
+import { errorBody } from "../http/error-contract";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { classifyStatus, classifyTransportError, malformedBody, parseRateLimit } from "./classify";
 import { buildUpstream, NotCalledError, redact } from "./call-provider";
@@ -108,7 +109,7 @@ export async function runStream(ctx: TGatewayContext, p: TPrepared, res: ServerR
   report(ctx, p, run.reports);
   const { decisionId, attempts, called } = run;
   if (!stop) stop = called === 0 ? { code: "no_callable_provider", message: "no eligible provider could be called (see attempts)" } : { code: "all_attempts_failed", message: `every eligible provider failed (${called} attempts)` };
-  return jsonAnswer(stop.code === "deadline_exceeded" ? 504 : 503, { error: stop, decisionId, attempts }, { "retry-after": "1", "x-switchyard-decision-id": decisionId });
+  return jsonAnswer(stop.code === "deadline_exceeded" ? 504 : 503, { ...errorBody(stop.code, stop.message), decisionId, attempts }, { "retry-after": "1", "x-switchyard-decision-id": decisionId });
 }
 
 /** One streamed execution's state across its attempts. */
@@ -252,7 +253,7 @@ function attemptFailed(run: TStreamRun, a: TAttemptProgress, provider: string, r
     report(ctx, p, reports);
     return jsonAnswer(
       err.status ?? 502,
-      { error: { code: "provider_rejected", message: `${provider} refused the request (${err.message}); not retried on another provider` }, decisionId, provider, providerStatus: err.status, providerBody: err.providerBody ?? null, attempts },
+      { ...errorBody("provider_rejected", `${provider} refused the request (${err.message}); not retried on another provider`), decisionId, provider, providerStatus: err.status, providerBody: err.providerBody ?? null, attempts },
       { "x-switchyard-decision-id": decisionId },
     );
   }

@@ -17,7 +17,7 @@ import { API_CSP, applyCommonSecurityHeaders, applyConsoleCsp, commonSecurityHea
 import { createFastPath } from "../dataplane/router";
 import { createHealthCheck } from "../dataplane/health";
 import { dataPlaneAuthenticator } from "../dataplane/authenticate";
-import { answerClientError, sendJson } from "../dataplane/http";
+import { answerClientError, errorBody, sendJson } from "../dataplane/http";
 import { serverTimeoutsFromEnv } from "../dataplane/server-timeouts";
 import { startDataPlane, type DataPlane } from "../dataplane/dataplane";
 import { dataPlaneSettings } from "../dataplane/settings";
@@ -152,7 +152,7 @@ async function createRequestHandler(opts: TBootOptions, port: number, db: TResol
     applyCommonSecurityHeaders(res, securityHeaders);
     if (fastPath(req, res)) return;
     if (!nextHandler) {
-      sendJson(res, 404, { error: { code: "not_found", message: "this instance serves only the data-plane API (SWITCHYARD_DATAPLANE_ONLY=1)" } });
+      sendJson(res, 404, errorBody("not_found", "this instance serves only the data-plane API (SWITCHYARD_DATAPLANE_ONLY=1)"));
       return;
     }
     stampClientIp(req);
@@ -193,7 +193,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
   let handler: ((req: http.IncomingMessage, res: http.ServerResponse) => void) | null = null;
   const server = http.createServer(serverTimeoutsFromEnv(process.env), (req, res) => {
     if (handler) handler(req, res);
-    else sendJson(res, 503, { error: { code: "starting", message: "Switchyard is starting" } }, { "retry-after": "1" });
+    else sendJson(res, 503, errorBody("starting", "Switchyard is starting"), { "retry-after": "1" });
   });
   server.keepAliveTimeout = 65_000;
   server.on("clientError", answerClientError);

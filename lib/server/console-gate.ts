@@ -3,6 +3,7 @@ import type { PrismaClient } from "../db/generated/client";
 import { isSameOrigin } from "../auth/same-origin";
 import { SESSION_COOKIE, readCookie, resolveSession } from "../auth/session";
 import { sendJson } from "../dataplane/http";
+import { errorBody } from "../http/error-contract";
 
 /**
  * The server's check on every request it hands to Next, before Next renders anything. Next
@@ -72,7 +73,7 @@ function loginRedirect(req: IncomingMessage): string {
  * can destroy the answer before the client reads it.
  */
 function refuseBody(req: IncomingMessage, res: ServerResponse, status: number, code: string, message: string): void {
-  const payload = JSON.stringify({ error: { code, message } });
+  const payload = JSON.stringify(errorBody(code, message));
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(payload),
@@ -127,7 +128,7 @@ export async function gateConsoleRequest(req: IncomingMessage, res: ServerRespon
   try {
     signedIn = (await resolveSession(opts.prisma(), readCookie(req.headers.cookie ?? null, SESSION_COOKIE))) !== null;
   } catch {
-    sendJson(res, 503, { error: { code: "unavailable", message: "cannot check the session right now" } }, { "retry-after": "1" });
+    sendJson(res, 503, errorBody("unavailable", "cannot check the session right now"), { "retry-after": "1" });
     return false;
   }
   if (signedIn) return true;

@@ -4,7 +4,7 @@ import { operationDenied, type TAuthenticator } from "../authenticate";
 import { decisionIdAt } from "../decision-id";
 import { decisionRowOf } from "../decision-log/rows";
 import { DecisionLogBusyError, type DecisionLog, type TWriteOutcome } from "../decision-log/writer";
-import { HttpError, readJsonBody, sendJson } from "../http";
+import { errorBody, fromZod, readJsonBody, sendJson, unknownOperation, unknownRegion } from "../http";
 import { registerEndpoint, ZErrorBody } from "../openapi";
 import type { TRouteHandler } from "../router";
 import type { RoutingState } from "../routing-state";
@@ -29,12 +29,14 @@ registerEndpoint({
   request: ZDecideRequest,
   responses: {
     200: { description: "The decision record", schema: ZDecideResponse },
-    400: { description: "Invalid body or unknown region (names the field)", schema: ZErrorBody },
+    400: { description: "malformed: the body is not JSON or not the declared shape (names each field)", schema: ZErrorBody },
     401: { description: "Missing or invalid API key", schema: ZErrorBody },
-    404: { description: "Unknown operation", schema: ZErrorBody },
     413: { description: "Body larger than 16 KiB", schema: ZErrorBody },
     415: { description: "Content-Type is not application/json", schema: ZErrorBody },
-    422: { description: "idempotency_key_reused: the requestId was used within 5 minutes for another region or other attributes", schema: ZErrorBody },
+    422: {
+      description: "invalid: unknown operation or region (names the field); idempotency_key_reused: the requestId was used within 5 minutes for another region or other attributes",
+      schema: ZErrorBody,
+    },
     503: { description: "Decision log cannot take more right now (see Retry-After)", schema: ZErrorBody },
   },
 });
@@ -71,10 +73,6 @@ function sendParts(res: ServerResponse, parts: TAnswerParts, durability: string)
   res.end(parts.after);
 }
 
-function firstIssueField(path: readonly PropertyKey[]): string {
-  return path.map(String).join(".");
-}
-
 /**
  * POST /api/v1/decide. The hot path: parse, look up prebuilt state, run router-core, serialise
  * once (the same text is the response and the logged record), and wait for the group commit.
@@ -94,14 +92,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     }
     const raw = await readJsonBody(req, DECIDE_MAX_BODY_BYTES);
     const parsed = ZDecideRequest.safeParse(raw);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => ({
-        path: i.code === "unrecognized_keys" ? i.keys.join(",") : firstIssueField(i.path),
-        message: i.message,
-      }));
-      const first = issues[0]!;
-      throw new HttpError(400, "invalid_request", first.path ? `${first.path}: ${first.message}` : first.message, first.path || undefined, issues);
-    }
+    if (!parsed.success) throw fromZod(parsed.error);
     const input = parsed.data;
     const refused = operationDenied(auth.principal, input.operation);
     if (refused && !refused.ok) {
@@ -111,29 +102,11 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     const state = deps.state;
     const active = state.policyFor(input.operation);
     if (!active) {
-      const known = state.operations();
-      sendJson(res, 404, {
-        error: {
-          code: "unknown_operation",
-          message: `unknown operation "${input.operation}"; known operations: ${known.join(", ") || "none"}`,
-          field: "operation",
-          knownValues: known,
-        },
-      });
-      return;
+      throw unknownOperation(input.operation, state.operations());
     }
     const routerState = state.snapshotFor(input.operation, input.region);
     if (!routerState) {
-      const known = state.knownRegions(input.operation);
-      sendJson(res, 400, {
-        error: {
-          code: "unknown_region",
-          message: `unknown region "${input.region}" for ${input.operation}; known regions: ${known.join(", ") || "none"}`,
-          field: "region",
-          knownValues: known,
-        },
-      });
-      return;
+      throw unknownRegion(input.operation, input.region, state.knownRegions(input.operation));
     }
 
     const key = `${input.operation}\u001f${input.requestId}`;
@@ -176,7 +149,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
       written = await pending;
     } catch (err) {
       if (err instanceof DecisionLogBusyError) {
-        sendJson(res, 503, { error: { code: "decision_log_unavailable", message: err.message } }, { "retry-after": String(err.retryAfterSeconds) });
+        sendJson(res, 503, errorBody("decision_log_unavailable", err.message), { "retry-after": String(err.retryAfterSeconds) });
         return;
       }
       throw err;

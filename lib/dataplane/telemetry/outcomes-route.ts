@@ -16,7 +16,7 @@ registerEndpoint({
   description:
     `One outcome object, or {"outcomes": [...]} with up to ${MAX_OUTCOME_BATCH} of them (413 beyond). Each item is ` +
     "all-or-nothing on its own: it is validated, matched to its decision and stored, or rejected with its own status " +
-    "(400 naming the field, 404 for an unknown decisionId) while the other items of the batch are still stored. " +
+    "(400 malformed or 422 invalid naming the field, 404 for an unknown decisionId) while the other items of the batch are still stored. " +
     "201: committed to Postgres. 202: Postgres was unreachable, the item is fsynced to the local spool and written when " +
     "it returns (an item whose decision turns out not to exist is then dropped). A batch answers 200 with per-item results " +
     "in input order; a single outcome answers with its own status. Accepted outcomes update this instance's rolling " +
@@ -27,9 +27,10 @@ registerEndpoint({
     200: { description: "Batch: per-item results", schema: ZOutcomeBatchResponse },
     201: { description: "Single outcome stored", schema: ZOutcomeSingleResponse },
     202: { description: "Single outcome spooled (database unreachable)", schema: ZOutcomeSingleResponse },
-    400: { description: "Invalid outcome or batch envelope (names the field)", schema: ZErrorBody },
+    400: { description: "malformed: an outcome or the batch envelope is not the declared shape (names each field)", schema: ZErrorBody },
     401: { description: "Missing or invalid API key", schema: ZErrorBody },
     404: { description: "Single outcome for an unknown decision", schema: ZErrorBody },
+    422: { description: "invalid: a single outcome names an unknown provider", schema: ZErrorBody },
     413: { description: `More than ${MAX_OUTCOME_BATCH} outcomes, or a body over 2 MiB`, schema: ZErrorBody },
     415: { description: "Content-Type is not application/json", schema: ZErrorBody },
     503: { description: "Postgres unreachable and the outcome spool is full or not configured", schema: ZErrorBody },

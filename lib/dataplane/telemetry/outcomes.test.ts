@@ -113,14 +113,14 @@ describe("POST /api/v1/outcomes", () => {
       ],
     });
     expect(r.status).toBe(200);
-    const summary = r.body.results.map((x: { status: number; result: string; error?: { field?: string } }) => [x.status, x.result, x.error?.field ?? null]);
+    const summary = r.body.results.map((x: { status: number; result: string; error?: { fields?: { path: string }[] } }) => [x.status, x.result, x.error?.fields?.[0]?.path ?? null]);
     expect(summary).toEqual([
       [201, "recorded", null],
       [400, "invalid", "latencyMs"],
       [404, "unknown_decision", "decisionId"],
       [400, "invalid", "failureStage"],
       [400, "invalid", "errorClass"],
-      [400, "invalid", "provider"],
+      [422, "invalid", "provider"],
       [400, "invalid", "type"],
       [201, "recorded", null],
     ]);
@@ -132,23 +132,23 @@ describe("POST /api/v1/outcomes", () => {
     ]);
   });
 
-  it("single outcomes: 404 for an unknown decision, 400 naming the field, 413 beyond the batch limit, 415, 401", async () => {
+  it("single outcomes: 404 for an unknown decision, 400 malformed naming the field, 413 beyond the batch limit, 415, 401", async () => {
     const unknown = await post(call("0190a5f0-0000-7000-8000-000000000001"));
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error).toMatchObject({ code: "unknown_decision", field: "decisionId" });
+    expect(unknown.body.error).toMatchObject({ code: "unknown_decision", fields: [{ path: "decisionId" }] });
     const notUuid = await post(call("not-a-uuid"));
     expect(notUuid.status).toBe(404);
 
     const bad = await post({ type: "provider_call", decisionId: "x", provider: "provider_A", status: "success", latencyMs: "fast", retryCount: 0 });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.field).toBe("latencyMs");
+    expect(bad.body.error).toMatchObject({ code: "malformed", fields: [{ path: "latencyMs" }] });
     const extra = await post({ ...call("x"), latency_ms: 3 });
     expect(extra.status).toBe(400);
 
     const id = await insertDecision(env.pool, { region: "EU", selected: "provider_A" });
     const big = await post({ outcomes: Array.from({ length: MAX_OUTCOME_BATCH + 1 }, () => call(id)) });
     expect(big.status).toBe(413);
-    expect(big.body.error.field).toBe("outcomes");
+    expect(big.body.error).toMatchObject({ code: "batch_too_large", fields: [{ path: "outcomes" }] });
     const before = await env.pool.query("select count(*)::int as n from provider_call_outcome where decision_id = $1", [id]);
     expect(before.rows[0].n).toBe(0);
 
@@ -158,7 +158,7 @@ describe("POST /api/v1/outcomes", () => {
 
     const notArray = await post({ outcomes: "all of them" });
     expect(notArray.status).toBe(400);
-    expect(notArray.body.error.field).toBe("outcomes");
+    expect(notArray.body.error).toMatchObject({ code: "malformed", fields: [{ path: "outcomes" }] });
     expect((await post("{not json")).status).toBe(400);
     expect((await post(call(id), { "content-type": "text/plain" })).status).toBe(415);
     expect((await post(call(id), { authorization: "Bearer wrong" })).status).toBe(401);

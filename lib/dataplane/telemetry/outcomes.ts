@@ -1,7 +1,7 @@
 import type pg from "pg";
-import type { z } from "zod";
 import { uuidV7At, uuidV7Time } from "../decision-id";
-import { HttpError } from "../http";
+import { errorBody, fromZod, HttpError } from "../http";
+import { invalid } from "../../http/error-contract";
 import { SpoolFullError } from "../spool";
 import type { RoutingState } from "../routing-state";
 import type { BreakerBank } from "./breakers";
@@ -84,11 +84,6 @@ function callFailed(o: Extract<TOutcome, { type: "provider_call" }>): boolean {
   return o.status === "failure" && o.errorClass !== "http_4xx";
 }
 
-function describeIssue(issue: z.core.$ZodIssue): { field: string; message: string } {
-  const field = issue.path.map(String).join(".") || "(body)";
-  return { field, message: issue.message };
-}
-
 /**
  * How long execute mode's outcome reports may wait for company in the outcome writer. Metrics and
  * breakers see them that much later, against refresh intervals of seconds.
@@ -148,15 +143,13 @@ function validateOutcomes(state: RoutingState, raw: readonly unknown[], results:
     const parsed = ZOutcome.safeParse(item);
     const decisionId = typeof (item as { decisionId?: unknown } | null)?.decisionId === "string" ? (item as { decisionId: string }).decisionId : null;
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const { field, message } = issue ? describeIssue(issue) : { field: "(body)", message: "invalid outcome" };
-      results[index] = { index, status: 400, result: "invalid", decisionId, error: { code: "invalid_outcome", message, field } };
+      results[index] = { index, status: 400, result: "invalid", decisionId, error: fromZod(parsed.error).toBody().error };
       return;
     }
     const provider = parsed.data.provider;
     if (provider !== undefined && catalogue.size > 0 && !catalogue.has(provider)) {
       const message = `unknown provider "${provider}"; known providers: ${[...catalogue].sort().join(", ")}`;
-      results[index] = { index, status: 400, result: "invalid", decisionId, error: { code: "invalid_outcome", message, field: "provider" } };
+      results[index] = { index, status: 422, result: "invalid", decisionId, error: invalid([{ path: "provider", message }], message).toBody().error };
       return;
     }
     valid.push({ index, outcome: parsed.data });
@@ -194,7 +187,7 @@ async function sortByDecision(opts: TOutcomeServiceOptions, valid: readonly TVal
         status: 404,
         result: "unknown_decision",
         decisionId: v.outcome.decisionId,
-        error: { code: "unknown_decision", message: `no decision with id "${v.outcome.decisionId}"`, field: "decisionId" },
+        error: errorBody("unknown_decision", `no decision with id "${v.outcome.decisionId}"`, [{ path: "decisionId", message: "no such decision" }]).error,
       };
       countOutcome(v.outcome.type, v.outcome.provider ?? "none", "unknown_decision");
     }
@@ -265,9 +258,7 @@ async function handleOutcomeBody(body: unknown, ingest: (raw: readonly unknown[]
     }
     const envelope = ZOutcomeBatch.safeParse(body);
     if (!envelope.success) {
-      const issue = envelope.error.issues[0];
-      const { field, message } = issue ? describeIssue(issue) : { field: "outcomes", message: "invalid batch" };
-      throw new HttpError(400, "invalid_batch", message, field);
+      throw fromZod(envelope.error);
     }
     const results = await ingest(envelope.data.outcomes);
     const response: TOutcomeBatchResponse = {
@@ -280,7 +271,7 @@ async function handleOutcomeBody(body: unknown, ingest: (raw: readonly unknown[]
   }
   const [result] = await ingest([body]);
   if (!result) throw new HttpError(500, "internal", "no result for the outcome");
-  if (result.error) throw new HttpError(result.status, result.error.code, result.error.message, result.error.field);
+  if (result.error) throw new HttpError(result.status, result.error.code, result.error.message, result.error.fields);
   return { status: result.status, body: { status: result.status, result: result.result, decisionId: result.decisionId } };
 }
 

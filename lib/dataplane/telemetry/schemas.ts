@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZErrorDetail } from "../../http/error-contract";
 import { FAILURE_STAGES } from "../../../router-core/index";
 
 export const OUTCOME_ERROR_CLASSES = ["timeout", "http_5xx", "http_4xx", "throttled", "quota", "regional", "network", "other"] as const;
@@ -70,11 +71,12 @@ export const OUTCOME_RESULTS = ["recorded", "spooled", "invalid", "unknown_decis
 
 export const ZOutcomeItemResult = z.object({
   index: z.number().int(),
-  /** 201 recorded, 202 spooled (database unreachable; written when it returns), 400 invalid, 404 unknown decision. */
-  status: z.union([z.literal(201), z.literal(202), z.literal(400), z.literal(404)]),
+  /** 201 recorded, 202 spooled (database unreachable; written when it returns), 400 malformed, 422 invalid (unknown provider), 404 unknown decision. */
+  status: z.union([z.literal(201), z.literal(202), z.literal(400), z.literal(404), z.literal(422)]),
   result: z.enum(OUTCOME_RESULTS),
   decisionId: z.string().nullable(),
-  error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }).optional(),
+  /** The item's refusal, in the error contract's shape (docs/errors.md). */
+  error: ZErrorDetail.optional(),
 });
 export type TOutcomeItemResult = z.infer<typeof ZOutcomeItemResult>;
 

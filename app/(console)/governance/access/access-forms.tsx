@@ -12,8 +12,8 @@ function Problem({ state }: { state: TState<unknown> }) {
   if (!state || state.ok) return null;
   return (
     <div role="alert" className="text-xs" style={{ color: "var(--bad)" }}>
-      {state.message}
-      {state.fields.map((f) => (
+      {state.error.message}
+      {(state.error.fields ?? []).map((f) => (
         <div key={f.path}>
           {f.path}: {f.message}
         </div>

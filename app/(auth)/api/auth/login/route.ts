@@ -6,7 +6,7 @@ import { isHttps, isSameOrigin } from "@/lib/auth/same-origin";
 import { SESSION_COOKIE, readCookie, sessionSetCookie } from "@/lib/auth/session";
 import { signInAsDemoUser, signInWithPassword } from "@/lib/auth/sign-in";
 import { errorResponse, refusalResponse } from "@/lib/auth/with-permission";
-import { zodFields } from "@/lib/errors/api-errors";
+import { errorResponse as contractResponse, fromZod } from "@/lib/http/error-contract";
 
 /** Where the client means to go next; answered back only as a path on this site (safeNextPath). */
 const next = z.string().max(2048).optional();
@@ -21,7 +21,7 @@ export async function POST(req: Request): Promise<Response> {
   // Login CSRF: a foreign page must not sign a victim into the attacker's account.
   if (!isSameOrigin(req.headers)) return errorResponse(403, "cross_origin", "sign-in must come from this site");
   const parsed = ZLoginBody.safeParse(await req.json().catch(() => null));
-  if (!parsed.success) return errorResponse(422, "invalid", "give email and password (or demoEmail in demo mode)", zodFields(parsed.error));
+  if (!parsed.success) return contractResponse(fromZod(parsed.error, 400, "give email and password (or demoEmail in demo mode)"));
   const meta = { ip: clientIpOf(req.headers), userAgent: req.headers.get("user-agent"), previousToken: readCookie(req.headers.get("cookie"), SESSION_COOKIE) };
   const prisma = getPrisma();
   let session;

@@ -1,0 +1,97 @@
+"use client";
+
+import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { TWhatIfView } from "@/lib/console/evaluation-types";
+import { pct, providerColor, utc, utcShort } from "../format";
+
+const CHART_HEIGHT = 220;
+
+type TWhatIfResult = NonNullable<TWhatIfView["result"]>;
+
+function WhatIfChart({ result }: { result: TWhatIfResult }) {
+  const providers = result.providers.map((p) => p.provider);
+  // Minutes without decisions are gaps, not 0% for everyone; the axis starts at the first recorded minute.
+  const data = result.minutes.map((m) => {
+    const row: Record<string, number | null> = { t: m.at };
+    for (const p of providers) {
+      row[`${p} recorded`] = m.requests > 0 ? (m.actual[p] ?? 0) : null;
+      row[`${p} projected`] = m.requests > 0 ? (m.projected[p] ?? 0) : null;
+    }
+    return row;
+  });
+  const first = result.minutes.find((m) => m.requests > 0)?.at ?? result.from;
+  return (
+    <div style={{ height: CHART_HEIGHT }} data-testid="what-if-chart">
+      <ResponsiveContainer width="100%" height="100%">
+        <LineChart data={data} margin={{ top: 4, right: 16, bottom: 0, left: 0 }}>
+          <CartesianGrid stroke="var(--border)" strokeDasharray="2 4" vertical={false} />
+          <XAxis dataKey="t" type="number" scale="time" domain={[first, result.to]} tickFormatter={(t: number) => utcShort(t).slice(0, 5)} stroke="var(--muted)" fontSize={11} minTickGap={48} />
+          <YAxis domain={[0, 1]} ticks={[0, 0.25, 0.5, 0.75, 1]} tickFormatter={(v: number) => pct(v, 0)} stroke="var(--muted)" fontSize={11} width={40} />
+          <Tooltip isAnimationActive={false} contentStyle={{ background: "var(--panel)", border: "1px solid var(--border)", fontSize: 12 }} labelFormatter={(t) => utc(Number(t))} formatter={(v, name) => [v === null ? "no decisions" : pct(Number(v)), String(name)]} />
+          <Legend wrapperStyle={{ fontSize: 11 }} iconSize={8} height={18} verticalAlign="top" />
+          {providers.flatMap((p) => [
+            <Line key={`${p}-r`} type="stepAfter" dataKey={`${p} recorded`} stroke={providerColor(p, providers)} strokeWidth={1.5} dot={false} isAnimationActive={false} />,
+            <Line key={`${p}-p`} type="stepAfter" dataKey={`${p} projected`} stroke={providerColor(p, providers)} strokeWidth={1.5} strokeDasharray="5 3" dot={false} isAnimationActive={false} />,
+          ])}
+        </LineChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+/** Shares with this version against what happened, per provider, and the success rate. */
+export function WhatIfResult({ result }: { result: TWhatIfResult }) {
+  return (
+    <div className="grid grid-cols-1 gap-3 xl:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
+      <div className="flex flex-col gap-2">
+        <p className="text-xs">
+          <span className="mono">{utc(result.from)}</span> – <span className="mono">{utc(result.to)}</span> · {result.requests.toLocaleString("en-US")} recorded decisions
+        </p>
+        <table className="dense" data-testid="what-if-table">
+          <thead>
+            <tr>
+              <th>Provider</th>
+              <th>What happened</th>
+              <th>With this version</th>
+              <th>Δ</th>
+            </tr>
+          </thead>
+          <tbody>
+            {result.providers.map((p) => {
+              const d = p.projectedShare - p.actualShare;
+              return (
+                <tr key={p.provider}>
+                  <td className="mono">{p.provider}</td>
+                  <td className="mono">{pct(p.actualShare)}</td>
+                  <td className="mono">{pct(p.projectedShare)}</td>
+                  <td className="mono" style={{ color: Math.abs(d) >= 0.05 ? "var(--warn)" : "var(--muted)" }}>
+                    {d >= 0 ? "+" : ""}
+                    {(d * 100).toFixed(1)} pts
+                  </td>
+                </tr>
+              );
+            })}
+            <tr style={{ borderTop: "2px solid var(--border)" }}>
+              <td>Success</td>
+              <td className="mono">{pct(result.actualSuccessRate, 2)}</td>
+              <td className="mono">{pct(result.projectedSuccessRate, 2)}</td>
+              <td className="mono muted">
+                {result.actualSuccessRate === null ? "–" : `${result.projectedSuccessRate >= result.actualSuccessRate ? "+" : ""}${((result.projectedSuccessRate - result.actualSuccessRate) * 100).toFixed(2)} pts`}
+              </td>
+            </tr>
+          </tbody>
+        </table>
+        <p className="muted text-xs">
+          Recorded per-minute outcomes of each provider and region drive the simulated providers; the recorded request counts are the traffic. Solid lines: what happened; dashed:
+          this version.
+        </p>
+        {result.assumed.length > 0 ? (
+          <p className="text-xs" style={{ color: "var(--warn)" }}>
+            Assumed healthy where nothing was recorded: {result.assumed.map((a) => `${a.provider} in ${a.region} (${a.minutes} min)`).join(", ")}.
+          </p>
+        ) : null}
+      </div>
+      <WhatIfChart result={result} />
+    </div>
+  );
+}
