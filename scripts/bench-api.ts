@@ -106,6 +106,7 @@ async function startServer(databaseUrl: string, spoolDir: string, durability: st
       HOST: "127.0.0.1",
       SWITCHYARD_DATAPLANE_ONLY: "1",
       SWITCHYARD_API_KEY: API_KEY,
+      SWITCHYARD_SEED_DEMO: "1",
       SWITCHYARD_INSTANCE_ID: "bench-api",
       DECISION_DURABILITY: durability,
       SPOOL_DIR: spoolDir,

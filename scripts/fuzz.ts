@@ -120,6 +120,7 @@ async function main(): Promise<number> {
       DATABASE_URL: databaseUrl,
       SWITCHYARD_API_KEY: apiKey,
       SWITCHYARD_DATAPLANE_ONLY: "1",
+      SWITCHYARD_SEED_DEMO: "1",
       SPOOL_DIR: spoolDir,
       HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
       REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),

@@ -107,6 +107,7 @@ async function main(): Promise<number> {
         HOST: "127.0.0.1",
         SWITCHYARD_API_KEY: apiKey,
         SWITCHYARD_ADMIN_EMAIL: emails.admin,
+        SWITCHYARD_SEED_DEMO: "1",
         SWITCHYARD_ADMIN_PASSWORD: password,
       },
     });

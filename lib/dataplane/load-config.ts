@@ -1,6 +1,5 @@
 import { parseFactorList, type TCredentialStatus, type TProviderInfo, type TShadowPolicy } from "../../router-core/index";
 import type { PrismaClient } from "../db/client";
-import { credentialState } from "../catalog/credential-state";
 import { withCatalogRequirements, type TRegionRequirements } from "../catalog/effective-policy";
 import type { RoutingState, TActivePolicy, TOverrideRow } from "./routing-state";
 
@@ -97,8 +96,7 @@ export async function loadConfig(prisma: PrismaClient, state: RoutingState, now:
     regions: p.supportedRegions,
     complianceTags: p.complianceTags,
     costPerRequest: Number(p.costPerRequest),
-    // A credential reference is resolved by this instance (its environment); never the value.
-    credentialStatus: p.credentialRef ? (credentialState(p.credentialRef) === "resolved" ? "valid" : "invalid") : (CREDENTIALS[p.credentialStatus] ?? "unknown"),
+    credentialStatus: CREDENTIALS[p.credentialStatus] ?? "unknown",
     enabled: p.enabled,
   }));
   if (!sameCatalogue(state.providers(), catalogue)) state.setProviders(catalogue);
