@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
+import { canonicalJson } from "../audit/canonical";
 import { appendAudit } from "../audit/append-audit";
 import { notifyConfigChange } from "../db/notify";
 import { invalid, notFound } from "../controlplane/errors";
@@ -30,7 +31,7 @@ export async function putAdapter(prisma: PrismaClient, actor: TActor, providerKe
       inputPricePer1k: p.costPerInputToken1k,
       outputPricePer1k: p.costPerOutputToken1k,
     };
-    if (before && JSON.stringify(adapterOf(before)) === JSON.stringify(input)) return { status: "unchanged" as const, adapter: input };
+    if (before && canonicalJson(adapterOf(before)) === canonicalJson(input)) return { status: "unchanged" as const, adapter: input };
     await tx.providerAdapter.upsert({ where: { providerKey }, create: { providerKey, ...data }, update: data });
     await appendAudit(tx, actor, { action: "catalog.adapter.put", targetType: "provider_adapter", targetId: providerKey, before: before ? adapterOf(before) : null, after: input });
     await notifyConfigChange(tx, { kind: "catalog" });

@@ -1,5 +1,6 @@
 import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
+import { canonicalJson } from "../audit/canonical";
 import { appendAudit } from "../audit/append-audit";
 import { notifyConfigChange } from "../db/notify";
 import { invalid, notFound } from "../controlplane/errors";
@@ -14,7 +15,7 @@ export async function putGatewayLimits(prisma: PrismaClient, actor: TActor, oper
   return prisma.$transaction(async (tx) => {
     if (!(await tx.operation.findUnique({ where: { key: operationKey }, select: { key: true } }))) throw notFound("operation", operationKey);
     const before = await tx.gatewayOperation.findUnique({ where: { operationKey } });
-    if (before && JSON.stringify(limitsOf(before)) === JSON.stringify(input)) return { status: "unchanged" as const, limits: input };
+    if (before && canonicalJson(limitsOf(before)) === canonicalJson(input)) return { status: "unchanged" as const, limits: input };
     await tx.gatewayOperation.upsert({ where: { operationKey }, create: { operationKey, ...input }, update: input });
     await appendAudit(tx, actor, { action: "catalog.gateway_limits.put", targetType: "gateway_operation", targetId: operationKey, before: before ? limitsOf(before) : null, after: input });
     await notifyConfigChange(tx, { kind: "catalog" });

@@ -41,16 +41,18 @@ export const ZQuota = z.strictObject({
 });
 
 const money = (what: string) => z.number().min(0, `${what} cannot be negative`).max(1_000_000, `${what} is at most 1,000,000`);
+/** Stored as numeric(12, 6): more digits would be rounded away, and a bundle would never read back equal. */
+const price = (what: string) => money(what).refine((v) => Math.abs(v * 1e6 - Math.round(v * 1e6)) < 1e-6, `${what} has at most 6 decimal places`);
 
 export const ZProvider = z.strictObject({
   key: ZCatalogKey,
   displayName: z.string().trim().min(1, "give the provider a display name").max(200),
   regions: z.array(ZRegion).min(1, "a provider serves at least one region").max(64).refine(uniq, "regions must not repeat"),
   certifications: z.array(ZCertification).max(64).refine(uniq, "certifications must not repeat").default([]),
-  costPerRequest: money("costPerRequest").default(0),
+  costPerRequest: price("costPerRequest").default(0),
   /** LLM providers: price per 1,000 input and output tokens. */
-  costPerInputToken1k: money("costPerInputToken1k").nullable().default(null),
-  costPerOutputToken1k: money("costPerOutputToken1k").nullable().default(null),
+  costPerInputToken1k: price("costPerInputToken1k").nullable().default(null),
+  costPerOutputToken1k: price("costPerOutputToken1k").nullable().default(null),
   quotas: z.array(ZQuota).max(16).default([]),
   credentialRef: ZCredentialRef.nullable().default(null),
   enabled: z.boolean().default(true),

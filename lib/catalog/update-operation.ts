@@ -1,5 +1,6 @@
 import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
+import { canonicalJson } from "../audit/canonical";
 import { parseInput } from "../controlplane/errors";
 import { operationOf } from "./catalog-rows";
 import { changeSummary, holdForCompliance, lockOperation, operationComplianceReasons, refuseIfOperationLive, writeOperation } from "./catalog-helpers";
@@ -15,7 +16,7 @@ export async function updateOperation(prisma: PrismaClient, actor: TActor, key: 
     const before = await lockOperation(tx, key);
     const current = operationOf(before);
     const next = parseInput(ZOperation, { ...current, ...stripUndefined(patch), key });
-    if (JSON.stringify(next) === JSON.stringify(current)) return { status: "unchanged" as const, operation: current, version: before.version };
+    if (canonicalJson(next) === canonicalJson(current)) return { status: "unchanged" as const, operation: current, version: before.version };
     if (current.enabled && !next.enabled) await refuseIfOperationLive(tx, key, "disable");
     const reasons = operationComplianceReasons(current, next);
     if (reasons.length > 0) {

@@ -1,5 +1,6 @@
 import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
+import { canonicalJson } from "../audit/canonical";
 import { parseInput } from "../controlplane/errors";
 import { providerOf } from "./catalog-rows";
 import { changeSummary, holdForCompliance, lockProvider, providerComplianceReasons, refuseIfNamed, writeProvider } from "./catalog-helpers";
@@ -15,7 +16,7 @@ export async function updateProvider(prisma: PrismaClient, actor: TActor, key: s
     const before = await lockProvider(tx, key);
     const current = providerOf(before);
     const next = parseInput(ZProvider, { ...current, ...stripUndefined(patch) });
-    if (JSON.stringify(next) === JSON.stringify(current)) return { status: "unchanged" as const, provider: current, version: before.version };
+    if (canonicalJson(next) === canonicalJson(current)) return { status: "unchanged" as const, provider: current, version: before.version };
     if (next.key !== key) await refuseIfNamed(tx, key, "rename");
     if (current.enabled && !next.enabled) await refuseIfNamed(tx, key, "disable");
     const reasons = providerComplianceReasons(current, next);
