@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../testing/database";
 import { verifyAuditChain } from "../audit/verify-audit-chain";
+import { createFactorListDraft } from "../controlplane/create-factor-list-draft";
 import { parseInput } from "../controlplane/errors";
 import { makeUser, refusal, seedCatalog } from "../controlplane/test-fixtures";
 import { approveCatalogChange } from "./approve-catalog-change";
@@ -211,6 +212,11 @@ describe("changes that move compliance wait for a compliance reviewer", () => {
     expect(r.status).toBe("applied");
     const op = (await getCatalog(prisma)).operations.find((o) => o.key === "SEND_OTP");
     expect(op?.regionRequirements).toEqual({ EU: ["gdpr"] });
+    // Without a live policy it may be disabled; a disabled operation takes no new factor list.
+    expect((await updateOperation(prisma, admin.actor, "SEND_OTP", { enabled: false })).status).toBe("applied");
+    const author = await makeUser(prisma, ["policy_author"]);
+    const err = await refusal(createFactorListDraft(prisma, author.actor, { yaml: "operation: SEND_OTP\nproviders: [provider_A]\n" }));
+    expect(err.fields).toEqual([{ path: "operation", message: 'operation "SEND_OTP" is disabled in the catalogue' }]);
   });
 
   it("the catalogue shows a credential reference's state, never its value", async () => {
