@@ -11,7 +11,8 @@ async function main() {
     // The embedded-database demo listens on loopback only; a real deployment sets HOST.
     host: process.env.HOST ?? (embedded ? "127.0.0.1" : "0.0.0.0"),
     dir: process.cwd(),
-    seed: process.env.SWITCHYARD_SEED_DEMO !== "0",
+    // A production start (DATABASE_URL) begins empty: teams describe their own providers. Demo data only when asked.
+    seed: embedded ? process.env.SWITCHYARD_SEED_DEMO !== "0" : process.env.SWITCHYARD_SEED_DEMO === "1",
     log,
   });
   log(`ready on ${running.url} (${dev ? "development" : "production"}, ${embedded ? "embedded PostgreSQL" : "DATABASE_URL"})`);

@@ -9,6 +9,7 @@ export const NAV_ITEMS = [
   { href: "/why", label: "Why traffic moved", key: "w" },
   { href: "/decisions", label: "Decisions", key: "d" },
   { href: "/providers", label: "Providers", key: "p" },
+  { href: "/catalog", label: "Catalogue", key: "k" },
   { href: "/gateway", label: "Gateway", key: "x" },
   { href: "/factor-lists", label: "Factor lists", key: "f" },
   { href: "/shadow", label: "Shadow", key: "s" },

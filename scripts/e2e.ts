@@ -65,7 +65,7 @@ async function main(): Promise<number> {
     const base = `http://127.0.0.1:${port}`;
     server = spawn(process.execPath, [require.resolve("tsx/cli"), "server.ts"], {
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: databaseUrl, SWITCHYARD_API_KEY: apiKey, NEXT_TELEMETRY_DISABLED: "1" },
+      env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: databaseUrl, SWITCHYARD_API_KEY: apiKey, SWITCHYARD_SEED_DEMO: "1", NEXT_TELEMETRY_DISABLED: "1" },
     });
     // Everything the server logs is scanned for secrets at the end of the run.
     const serverLog: { source: string; text: string }[] = [];

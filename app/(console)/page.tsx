@@ -1,4 +1,9 @@
+import { headers } from "next/headers";
 import { DemoWelcome } from "@/components/demo/demo-welcome";
+import { FirstSteps } from "@/components/catalog/first-steps";
+import { publicOrigin } from "@/lib/auth/same-origin";
+import { getFirstSteps } from "@/lib/catalog/get-first-steps";
+import { getPrisma } from "@/lib/db/client";
 import { OverviewLive } from "@/components/overview/overview-live";
 import { getOverview } from "@/lib/console/get-overview";
 import { listScopes } from "@/lib/console/list-scopes";
@@ -12,7 +17,10 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
   const scope = await listScopes();
   const selected = resolveScope(scope, firstParam(sp.operation), firstParam(sp.region));
   if (!selected) {
-    return <p className="panel muted p-4 text-sm">No operations are configured yet: create one and its factor list first.</p>;
+    // An empty instance: walk the first admin from providers to the first decide.
+    const first = await getFirstSteps(getPrisma());
+    const origin = publicOrigin() ?? `http://${(await headers()).get("host") ?? "localhost:3000"}`;
+    return <FirstSteps steps={first.steps} operation={first.operation} origin={origin} />;
   }
   const range = parseRange(sp.range);
   const initial = await getOverview(selected.operation, selected.region, range);

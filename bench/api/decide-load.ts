@@ -22,6 +22,7 @@ export async function startServer(databaseUrl: string, spoolDir: string, durabil
       DATABASE_URL: databaseUrl,
       PORT: String(port),
       HOST: "127.0.0.1",
+      SWITCHYARD_SEED_DEMO: "1",
       SWITCHYARD_DATAPLANE_ONLY: "1",
       SWITCHYARD_API_KEY: API_KEY,
       SWITCHYARD_INSTANCE_ID: "bench-api",

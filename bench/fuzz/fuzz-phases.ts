@@ -81,6 +81,7 @@ async function spawnServer(databaseUrl: string, spoolDir: string): Promise<TServ
       HOST: "127.0.0.1",
       DATABASE_URL: databaseUrl,
       SWITCHYARD_API_KEY: apiKey,
+      SWITCHYARD_SEED_DEMO: "1",
       SWITCHYARD_DATAPLANE_ONLY: "1",
       SPOOL_DIR: spoolDir,
       HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),

@@ -101,6 +101,7 @@ async function startProbeServer(env: TProbeEnv, apiKey: string, password: string
       NODE_ENV: "production",
       PORT: String(port),
       HOST: "127.0.0.1",
+      SWITCHYARD_SEED_DEMO: "1",
       SWITCHYARD_API_KEY: apiKey,
       SWITCHYARD_ADMIN_EMAIL: EMAILS.admin,
       SWITCHYARD_ADMIN_PASSWORD: password,

@@ -122,6 +122,16 @@ describe("authorisation matrix", () => {
     expect(declared("POST", /^\/api\/control\/users\/grants\/[^/]+\/reject$/)).toEqual(["user.set_roles"]);
   });
 
+  it("the catalogue routes are in the matrix: reading is catalog.read, editing catalog.edit (admin), held changes catalog.approve_compliance (compliance)", () => {
+    const declared = (method: string, pattern: RegExp) => routes.filter((r) => r.method === method && pattern.test(r.url)).map((r) => declaredPermission(r.handler));
+    expect(declared("GET", /^\/api\/control\/catalog(\/|$)/).every((p) => p === "catalog.read")).toBe(true);
+    expect(declared("POST", /^\/api\/control\/catalog\/(providers|operations)$/)).toEqual(["catalog.edit", "catalog.edit"]);
+    expect(declared("PATCH", /^\/api\/control\/catalog\//)).toEqual(["catalog.edit", "catalog.edit"]);
+    expect(declared("POST", /^\/api\/control\/catalog\/changes\/[^/]+\/(approve|reject)$/)).toEqual(["catalog.approve_compliance", "catalog.approve_compliance"]);
+    expect(ROLES.filter((r) => roleGrants(r, "catalog.edit"))).toEqual(["admin"]);
+    expect(ROLES.filter((r) => roleGrants(r, "catalog.approve_compliance"))).toEqual(["compliance"]);
+  });
+
   it("holding user.set_roles does not let anyone change their own roles", async () => {
     const route = routes.find((r) => r.method === "PUT" && /\/users\/[^/]+\/roles$/.test(r.url))!;
     const admin = await makeUser(prisma, ["admin"], "self-granting-admin");

@@ -29,6 +29,9 @@ export const PERMISSIONS = [
   "audit.export",
   "demo.chaos",
   "evaluation.run",
+  "catalog.read",
+  "catalog.edit",
+  "catalog.approve_compliance",
 ] as const;
 
 export type TPermission = (typeof PERMISSIONS)[number];
@@ -45,6 +48,7 @@ const READ: readonly TPermission[] = [
   "user.read",
   "audit.read",
   "audit.export",
+  "catalog.read",
 ];
 
 /**
@@ -57,7 +61,8 @@ export const ROLE_PERMISSIONS: Readonly<Record<TRole, readonly TPermission[]>> =
   on_call: [...READ, "override.create", "override.end", "factor_list.rollback"],
   // evaluation.run: a replay keeps a core busy for seconds, so only those who write or review policy start one.
   policy_author: [...READ, "factor_list.create", "factor_list.edit", "factor_list.submit", "evaluation.run"],
-  compliance: [...READ, "factor_list.approve_compliance", "factor_list.reject", "evaluation.run"],
+  // catalog.approve_compliance: approve or reject catalogue changes that move compliance (certifications, regions, requirements).
+  compliance: [...READ, "factor_list.approve_compliance", "factor_list.reject", "evaluation.run", "catalog.approve_compliance"],
   approver: [
     ...READ,
     "evaluation.run",
@@ -68,7 +73,8 @@ export const ROLE_PERMISSIONS: Readonly<Record<TRole, readonly TPermission[]>> =
     "factor_list.rollback",
   ],
   // demo.chaos: injecting simulated provider faults (demo mode only, also checked by the route).
-  admin: [...READ, "api_key.create", "api_key.revoke", "user.create", "user.set_roles", "user.revoke_sessions", "demo.chaos"],
+  // catalog.edit: providers, operations, adapters and gateway limits; what moves compliance still waits for compliance.
+  admin: [...READ, "api_key.create", "api_key.revoke", "user.create", "user.set_roles", "user.revoke_sessions", "demo.chaos", "catalog.edit"],
 };
 
 export function roleGrants(role: TRole, permission: TPermission): boolean {

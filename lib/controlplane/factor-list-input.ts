@@ -22,9 +22,10 @@ export async function validateFactorList(tx: Prisma.TransactionClient, source: T
   if (!parsed.ok) throw invalid(parsed.errors.map((e) => ({ path: e.path, message: e.message })), "the factor list is invalid");
   const fl = parsed.value;
   const errors: TFieldError[] = [];
-  if (!(await tx.operation.findUnique({ where: { key: fl.operation }, select: { key: true } }))) {
-    errors.push({ path: "operation", message: `unknown operation "${fl.operation}"` });
-  }
+  const operation = await tx.operation.findUnique({ where: { key: fl.operation }, select: { key: true, enabled: true } });
+  if (!operation) errors.push({ path: "operation", message: `unknown operation "${fl.operation}"` });
+  // A disabled operation takes no new policy (disabling it was refused while one was live).
+  else if (!operation.enabled) errors.push({ path: "operation", message: `operation "${fl.operation}" is disabled in the catalogue` });
   const known = new Set((await tx.provider.findMany({ select: { key: true } })).map((p) => p.key));
   fl.providers.forEach((p, i) => {
     if (!known.has(p)) errors.push({ path: `providers[${i}]`, message: `unknown provider "${p}"; known providers: ${[...known].join(", ")}` });

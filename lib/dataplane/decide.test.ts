@@ -154,7 +154,8 @@ describe("POST /api/v1/decide", () => {
     );
     await pool.query("update operation_policy set shadow_version_id = $1 where operation_key = 'SEND_SMS'", [rows[0].id]);
     await server.dataPlane.reloadConfig();
-    const r = await post({ operation: "SEND_SMS", region: "EU", requestId: "shadow-1" });
+    // NA: the demo catalogue requires gdpr for EU SMS, which provider_C (SOC 2 only) lacks.
+    const r = await post({ operation: "SEND_SMS", region: "NA", requestId: "shadow-1" });
     expect(r.body.shadow).toMatchObject({ policyVersion: "v2", selected: "provider_C" });
     expect(r.body.shadow.agrees).toBe(r.body.selected === "provider_C");
     const row = (await pool.query("select shadow_version, shadow_pick, shadow_agrees from decision where id = $1", [r.body.decisionId])).rows[0];

@@ -1,5 +1,6 @@
 import { parseFactorList, type TCredentialStatus, type TProviderInfo, type TShadowPolicy } from "../../router-core/index";
 import type { PrismaClient } from "../db/client";
+import { withCatalogRequirements, type TRegionRequirements } from "../catalog/effective-policy";
 import type { RoutingState, TActivePolicy, TOverrideRow } from "./routing-state";
 
 export type TConfigLoadResult = {
@@ -20,6 +21,9 @@ const CREDENTIALS: Record<string, TCredentialStatus> = {
   missing: "invalid",
 };
 
+/** Per routing state: the catalogue requirements each kept policy object was built with. */
+const lastRequirements = new WeakMap<RoutingState, Map<string, string>>();
+
 /**
  * Loads policies (active and shadow), the provider catalogue and the overrides active now into
  * the routing state. Whole-table reads: the config is small, and one consistent reload is
@@ -27,7 +31,7 @@ const CREDENTIALS: Record<string, TCredentialStatus> = {
  * unreachable, leaving the state as it was (decide keeps routing on it).
  */
 export async function loadConfig(prisma: PrismaClient, state: RoutingState, now: number = Date.now()): Promise<TConfigLoadResult> {
-  const [pointers, providerRows, overrideRows] = await Promise.all([
+  const [pointers, providerRows, operationRows, overrideRows] = await Promise.all([
     prisma.operationPolicy.findMany({
       select: {
         operationKey: true,
@@ -36,6 +40,7 @@ export async function loadConfig(prisma: PrismaClient, state: RoutingState, now:
       },
     }),
     prisma.provider.findMany({ orderBy: { key: "asc" } }),
+    prisma.operation.findMany({ select: { key: true, regionRequirements: true } }),
     prisma.override.findMany({
       where: { endedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date(now) } }] },
       orderBy: { createdAt: "asc" },
@@ -48,6 +53,9 @@ export async function loadConfig(prisma: PrismaClient, state: RoutingState, now:
   const byId = new Map(versions.map((v) => [v.id, v]));
 
   const errors: TConfigLoadResult["errors"] = [];
+  // The catalogue's per-region certification requirements join each policy's region rules, so
+  // the compliance gate enforces them whatever the factor list says.
+  const requirements = new Map(operationRows.map((o) => [o.key, (o.regionRequirements ?? {}) as TRegionRequirements]));
   const parse = (operation: string, id: string | null) => {
     if (!id) return null;
     const row = byId.get(id);
@@ -57,7 +65,8 @@ export async function loadConfig(prisma: PrismaClient, state: RoutingState, now:
       errors.push({ operation, versionId: id, message: parsed.errors.map((e) => `${e.path || "(root)"}: ${e.message}`).join("; ") });
       return null;
     }
-    return { policy: parsed.value, version: `v${row.version}` };
+    const required = requirements.get(operation) ?? {};
+    return { policy: withCatalogRequirements(parsed.value, required), version: `v${row.version}`, requirementsKey: JSON.stringify(required) };
   };
 
   const policies = new Map<string, TActivePolicy>();
@@ -72,12 +81,15 @@ export async function loadConfig(prisma: PrismaClient, state: RoutingState, now:
     const shadow: TShadowPolicy | null = shadowParsed ? { policy: shadowParsed.policy, policyVersion: shadowParsed.version } : null;
     const previous = state.policyFor(p.operationKey);
     // Keep the previous objects when nothing changed: router-core caches compiled policies by identity.
-    if (previous && previous.version === active.version && (previous.shadow?.policyVersion ?? null) === (shadow?.policyVersion ?? null)) {
+    const sameRequirements = lastRequirements.get(state)?.get(p.operationKey) === active.requirementsKey;
+    if (previous && sameRequirements && previous.version === active.version && (previous.shadow?.policyVersion ?? null) === (shadow?.policyVersion ?? null)) {
       policies.set(p.operationKey, previous);
     } else {
       policies.set(p.operationKey, { policy: active.policy, version: active.version, shadow });
     }
   }
+
+  lastRequirements.set(state, new Map([...policies.keys()].map((k) => [k, JSON.stringify(requirements.get(k) ?? {})])));
 
   const catalogue: TProviderInfo[] = providerRows.map((p) => ({
     key: p.key,

@@ -21,6 +21,8 @@ export async function pointLlmChatAtDemo(prisma: PrismaClient, baseUrl: string, 
         where: { providerKey: provider },
         data: { baseUrl: `${baseUrl}${DEMO_LLM_BASE_PATHS[provider]}`, credentialRef: `env:${DEMO_LLM_CREDENTIAL_ENV}`, timeoutMs: DEMO_LLM_TIMEOUT_MS },
       });
+      // The provider's reference too: a catalogue edit rewrites the adapter's from it (lib/catalog).
+      await tx.provider.updateMany({ where: { key: provider }, data: { credentialRef: `env:${DEMO_LLM_CREDENTIAL_ENV}` } });
       updated += r.count;
     }
   });

@@ -37,8 +37,12 @@ export const DEMO_PROVIDERS = [
   },
 ] as const;
 
+/**
+ * EU SMS requires GDPR (the catalogue's regional requirement, enforced by the compliance gate):
+ * provider_C, SOC 2 only, never serves EU SMS under the active policy.
+ */
 export const DEMO_OPERATIONS = [
-  { key: "SEND_SMS", description: "Send an SMS verification code to a user's phone", criticality: "critical" },
+  { key: "SEND_SMS", description: "Send an SMS verification code to a user's phone", criticality: "critical", regionRequirements: { EU: ["gdpr"] } },
 ] as const;
 
 /**
@@ -226,7 +230,17 @@ export async function seedLlmChat(prisma: PrismaClient, opts: { baseUrls?: Parti
       await tx.provider.upsert({
         where: { key: p.key },
         update: {},
-        create: { key: p.key, displayName: p.displayName, supportedRegions: ["EU", "NA", "APAC"], complianceTags: ["soc2"], costPerRequest: p.costPerRequest, credentialStatus: "valid" },
+        create: {
+          key: p.key,
+          displayName: p.displayName,
+          supportedRegions: ["EU", "NA", "APAC"],
+          complianceTags: ["soc2"],
+          costPerRequest: p.costPerRequest,
+          credentialStatus: "valid",
+          credentialRef: p.adapter.credentialRef,
+          costPerInputToken1k: p.adapter.inputPricePer1k.toFixed(6),
+          costPerOutputToken1k: p.adapter.outputPricePer1k.toFixed(6),
+        },
       });
       const a = p.adapter;
       await tx.providerAdapter.upsert({
@@ -278,11 +292,15 @@ async function seedDemoCatalog(prisma: PrismaClient): Promise<boolean> {
     // Demo users are upserted on every demo-mode boot (also into databases seeded before they existed).
     if (isDemoMode()) await seedDemoUsers(tx);
     // A database seeded before the demo policy existed gets the policy alone, once.
-    if ((await tx.operation.count()) > 0) return seedDemoPolicy(tx);
+    if ((await tx.operation.count()) > 0) {
+      // Seeded before operations had regional requirements, and never edited since (version 1): EU SMS requires GDPR.
+      await tx.operation.updateMany({ where: { key: "SEND_SMS", version: 1, regionRequirements: { equals: {} } }, data: { regionRequirements: { EU: ["gdpr"] } } });
+      return seedDemoPolicy(tx);
+    }
     for (const p of DEMO_PROVIDERS) {
       await tx.provider.create({ data: { ...p, supportedRegions: [...p.supportedRegions], complianceTags: [...p.complianceTags] } });
     }
-    for (const o of DEMO_OPERATIONS) await tx.operation.create({ data: { ...o } });
+    for (const o of DEMO_OPERATIONS) await tx.operation.create({ data: { ...o, regionRequirements: { EU: [...o.regionRequirements.EU] } } });
     await seedDemoPolicy(tx);
     return true;
   });

@@ -75,6 +75,17 @@ describe("console gate", () => {
     expect(reachedNext - before).toBe(1);
   });
 
+  it("lets an API-key write to /api/control/apply through without an Origin (the CLI), and nothing else", async () => {
+    const before = reachedNext;
+    const key = { authorization: "Bearer sy_0123abcd_secret" };
+    expect((await send("/api/control/apply", { method: "POST", body: "x", headers: key })).status).toBe(200);
+    expect((await send("/api/control/apply", { method: "POST", body: "x", headers: { cookie } })).status).toBe(403);
+    expect((await send("/api/control/catalog/providers", { method: "POST", body: "x", headers: key })).status).toBe(403);
+    // The body limit still holds.
+    expect((await send("/api/control/apply", { method: "POST", body: "x".repeat(2048), headers: key })).status).toBe(413);
+    expect(reachedNext - before).toBe(1);
+  });
+
   it("refuses bodies over the limit (413) and bodies without a length (411)", async () => {
     const big = await send("/api/control/factor-lists", { method: "POST", body: "x".repeat(2048), headers: { origin: base, cookie } });
     expect(big.status).toBe(413);

@@ -25,6 +25,13 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const SELF_AUTHENTICATING = ["/api/", "/_next/"];
 const PUBLIC_PAGES = new Set(["/login", "/favicon.ico"]);
 const AUTH_PATHS = ["/login", "/api/auth/"];
+/**
+ * Routes a script calls with an API key (withPermissionOrApiKey): a request carrying
+ * `Authorization: Bearer` cannot be forged by another site (a browser adds that header to a
+ * cross-origin request only after a CORS preflight, which this server never grants), so the
+ * same-origin check does not apply to it; the route verifies the key.
+ */
+const BEARER_ROUTES = new Set(["/api/control/apply"]);
 /** A refused body is read and thrown away up to this much, so the refusal is not lost to a TCP reset. */
 const DISCARD_BYTES = 8 * 1024 ** 2;
 const DISCARD_MS = 3_000;
@@ -107,7 +114,8 @@ export async function gateConsoleRequest(req: IncomingMessage, res: ServerRespon
   const method = req.method ?? "GET";
   const path = pathOf(req);
   if (!SAFE_METHODS.has(method)) {
-    if (!isSameOrigin(fetchHeaders(req))) {
+    const bearer = BEARER_ROUTES.has(path) && /^bearer\s+sy_/i.test(req.headers.authorization ?? "");
+    if (!bearer && !isSameOrigin(fetchHeaders(req))) {
       refuseBody(req, res, 403, "cross_origin", "state-changing requests must carry this site's Origin header (and Sec-Fetch-Site: same-origin when sent)");
       return false;
     }

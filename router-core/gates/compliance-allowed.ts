@@ -13,7 +13,11 @@ export const complianceAllowed: TGateFn = ({ provider, region, requiredComplianc
   for (let i = 0; i < requiredCompliance.length; i++) {
     if (!tags.includes(requiredCompliance[i]!)) {
       const missing = requiredCompliance.filter((tag) => !tags.includes(tag));
-      return failOutcome("compliance_allowed", `provider lacks required compliance: ${missing.join(", ")}`);
+      // Names what was required and what the provider holds, so the console can explain the refusal.
+      return failOutcome(
+        "compliance_allowed",
+        `provider lacks required compliance: ${missing.join(", ")} (${region} requires ${requiredCompliance.join(", ")}; provider holds ${tags.length > 0 ? tags.join(", ") : "none"})`,
+      );
     }
   }
   return PASS;

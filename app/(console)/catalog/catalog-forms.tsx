@@ -1,0 +1,289 @@
+"use client";
+
+import { useActionState, type ReactNode } from "react";
+import type { TActionResult } from "@/lib/auth/with-action-permission";
+import {
+  approveCatalogChangeAction,
+  rejectCatalogChangeAction,
+  saveAdapterAction,
+  saveGatewayLimitsAction,
+  saveOperationAction,
+  saveProviderAction,
+  setProviderEnabledAction,
+} from "./actions";
+
+type TState = TActionResult<{ status: string }> | null;
+
+const inputStyle = { borderColor: "var(--border)" };
+const ADAPTER_KINDS = ["http_json", "openai_chat", "anthropic_messages", "gemini_generate"] as const;
+const CRITICALITIES = ["low", "medium", "high", "critical"] as const;
+
+/** The refusal's messages for one field (and its sub-paths), shown under that field. */
+function FieldError({ state, name }: { state: TState; name: string }) {
+  if (!state || state.ok) return null;
+  const mine = (state.error.fields ?? []).filter((f) => f.path === name || f.path.startsWith(`${name}.`));
+  if (mine.length === 0) return null;
+  return (
+    <span role="alert" className="text-xs" style={{ color: "var(--bad)" }} data-testid={`field-error-${name}`}>
+      {mine.map((f) => f.message).join("; ")}
+    </span>
+  );
+}
+
+/** The refusal's message, and the messages of fields no input shows. */
+function FormProblem({ state, shown }: { state: TState; shown: string[] }) {
+  if (!state || state.ok) return null;
+  const other = (state.error.fields ?? []).filter((f) => !shown.some((n) => f.path === n || f.path.startsWith(`${n}.`)));
+  return (
+    <div role="alert" className="text-xs" style={{ color: "var(--bad)" }} data-testid="form-problem">
+      {state.error.message}
+      {other.map((f) => (
+        <div key={f.path}>
+          {f.path || "(body)"}: {f.message}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function Outcome({ state }: { state: TState }) {
+  if (!state?.ok) return null;
+  const text =
+    state.value.status === "pending"
+      ? "Saved as a pending change: it moves compliance, so someone in the compliance role must approve it."
+      : state.value.status === "unchanged"
+        ? "Nothing changed."
+        : `Done (${state.value.status}).`;
+  return (
+    <p className="text-xs" data-testid="form-outcome" data-status={state.value.status}>
+      {text}
+    </p>
+  );
+}
+
+function Field({ label, name, state, children }: { label: string; name: string; state: TState; children: ReactNode }) {
+  return (
+    <label className="flex flex-col gap-0.5 text-xs">
+      <span className="muted">{label}</span>
+      {children}
+      <FieldError state={state} name={name} />
+    </label>
+  );
+}
+
+function Submit({ pending, children }: { pending: boolean; children: ReactNode }) {
+  return (
+    <button type="submit" disabled={pending} className="self-end rounded px-3 py-1 text-sm text-white" style={{ background: "var(--accent)" }}>
+      {children}
+    </button>
+  );
+}
+
+export type TProviderFormValue = {
+  key: string;
+  displayName: string;
+  regions: string[];
+  certifications: string[];
+  costPerRequest: number;
+  costPerInputToken1k: number | null;
+  costPerOutputToken1k: number | null;
+  quotas: unknown[];
+  credentialRef: string | null;
+  enabled: boolean;
+};
+
+const PROVIDER_FIELDS = ["key", "displayName", "regions", "certifications", "costPerRequest", "costPerInputToken1k", "costPerOutputToken1k", "quotas", "credentialRef", "enabled"];
+
+export function ProviderForm({ value }: { value?: TProviderFormValue }) {
+  const [state, action, pending] = useActionState(saveProviderAction, null as TState);
+  const id = value ? `provider-form-${value.key}` : "provider-form-new";
+  return (
+    <form action={action} className="flex flex-col gap-2 p-3" data-testid={id}>
+      <input type="hidden" name="original" value={value?.key ?? ""} />
+      <div className="flex flex-wrap items-start gap-3">
+        <Field label="key" name="key" state={state}>
+          <input name="key" defaultValue={value?.key} placeholder="twilio" className="mono rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <Field label="display name" name="displayName" state={state}>
+          <input name="displayName" defaultValue={value?.displayName} placeholder="Twilio" className="rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <Field label="regions (comma-separated)" name="regions" state={state}>
+          <input name="regions" defaultValue={value?.regions.join(", ")} placeholder="EU, NA" className="rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <Field label="certifications" name="certifications" state={state}>
+          <input name="certifications" defaultValue={value?.certifications.join(", ")} placeholder="gdpr, soc2" className="rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <Field label="cost per request" name="costPerRequest" state={state}>
+          <input name="costPerRequest" defaultValue={value?.costPerRequest ?? ""} placeholder="0.0079" className="w-24 rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <Field label="per 1k input tokens" name="costPerInputToken1k" state={state}>
+          <input name="costPerInputToken1k" defaultValue={value?.costPerInputToken1k ?? ""} className="w-24 rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <Field label="per 1k output tokens" name="costPerOutputToken1k" state={state}>
+          <input name="costPerOutputToken1k" defaultValue={value?.costPerOutputToken1k ?? ""} className="w-24 rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <Field label="credential reference" name="credentialRef" state={state}>
+          <input name="credentialRef" defaultValue={value?.credentialRef ?? ""} placeholder="env:TWILIO_TOKEN" className="mono rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <Field label='quotas (JSON, e.g. [{"unit":"requests","limit":100,"windowSeconds":1}])' name="quotas" state={state}>
+          <input name="quotas" defaultValue={value && value.quotas.length > 0 ? JSON.stringify(value.quotas) : ""} className="mono rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <label className="flex items-center gap-1 self-end text-sm">
+          <input type="checkbox" name="enabled" defaultChecked={value?.enabled ?? true} /> enabled
+        </label>
+        <Submit pending={pending}>{value ? "Save" : "Add provider"}</Submit>
+      </div>
+      <Outcome state={state} />
+      <FormProblem state={state} shown={PROVIDER_FIELDS} />
+    </form>
+  );
+}
+
+export function ProviderEnabledButton({ providerKey, enabled }: { providerKey: string; enabled: boolean }) {
+  const [state, action, pending] = useActionState(setProviderEnabledAction, null as TState);
+  return (
+    <form action={action} data-testid={`toggle-${providerKey}`}>
+      <input type="hidden" name="key" value={providerKey} />
+      <input type="hidden" name="enabled" value={enabled ? "0" : "1"} />
+      <button type="submit" disabled={pending} className="text-xs underline">
+        {enabled ? "Disable" : "Enable"}
+      </button>
+      <Outcome state={state} />
+      <FormProblem state={state} shown={[]} />
+    </form>
+  );
+}
+
+export type TOperationFormValue = { key: string; description: string; criticality: string; regionRequirements: string; enabled: boolean };
+
+export function OperationForm({ value }: { value?: TOperationFormValue }) {
+  const [state, action, pending] = useActionState(saveOperationAction, null as TState);
+  return (
+    <form action={action} className="flex flex-col gap-2 p-3" data-testid={value ? `operation-form-${value.key}` : "operation-form-new"}>
+      <input type="hidden" name="original" value={value?.key ?? ""} />
+      <div className="flex flex-wrap items-start gap-3">
+        <Field label="key" name="key" state={state}>
+          <input name="key" defaultValue={value?.key} readOnly={Boolean(value)} placeholder="SEND_SMS" className="mono rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <Field label="description" name="description" state={state}>
+          <input name="description" defaultValue={value?.description} className="rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <Field label="criticality" name="criticality" state={state}>
+          <select name="criticality" defaultValue={value?.criticality ?? "medium"} className="rounded border px-2 py-1" style={inputStyle}>
+            {CRITICALITIES.map((c) => (
+              <option key={c}>{c}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="required certifications per region (EU: gdpr; NA: tcpa)" name="regionRequirements" state={state}>
+          <input name="regionRequirements" defaultValue={value?.regionRequirements} placeholder="EU: gdpr" className="rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <label className="flex items-center gap-1 self-end text-sm">
+          <input type="checkbox" name="enabled" defaultChecked={value?.enabled ?? true} /> enabled
+        </label>
+        <Submit pending={pending}>{value ? "Save" : "Add operation"}</Submit>
+      </div>
+      <Outcome state={state} />
+      <FormProblem state={state} shown={["key", "description", "criticality", "regionRequirements", "enabled"]} />
+    </form>
+  );
+}
+
+export type TAdapterFormValue = { kind: string; baseUrl: string; model: string | null; contextWindow: number | null; timeoutMs: number; options: Record<string, unknown> };
+
+export function AdapterForm({ providerKey, value }: { providerKey: string; value: TAdapterFormValue | null }) {
+  const [state, action, pending] = useActionState(saveAdapterAction, null as TState);
+  return (
+    <form action={action} className="flex flex-col gap-2 p-3" data-testid={`adapter-form-${providerKey}`}>
+      <input type="hidden" name="provider" value={providerKey} />
+      <div className="flex flex-wrap items-start gap-3">
+        <Field label="kind" name="kind" state={state}>
+          <select name="kind" defaultValue={value?.kind ?? "http_json"} className="rounded border px-2 py-1" style={inputStyle}>
+            {ADAPTER_KINDS.map((k) => (
+              <option key={k}>{k}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="base URL (https)" name="baseUrl" state={state}>
+          <input name="baseUrl" defaultValue={value?.baseUrl} placeholder="https://api.example.com/v1" className="mono rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <Field label="model" name="model" state={state}>
+          <input name="model" defaultValue={value?.model ?? ""} className="rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <Field label="context window" name="contextWindow" state={state}>
+          <input name="contextWindow" defaultValue={value?.contextWindow ?? ""} className="w-24 rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <Field label="timeout (ms)" name="timeoutMs" state={state}>
+          <input name="timeoutMs" defaultValue={value?.timeoutMs ?? 30000} className="w-24 rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <Field label="options (JSON: method, path, headers, body)" name="options" state={state}>
+          <input name="options" defaultValue={value ? JSON.stringify(value.options) : ""} placeholder='{"path":"/messages"}' className="mono rounded border px-2 py-1" style={inputStyle} />
+        </Field>
+        <Submit pending={pending}>Save adapter</Submit>
+      </div>
+      <Outcome state={state} />
+      <FormProblem state={state} shown={["kind", "baseUrl", "model", "contextWindow", "timeoutMs", "options"]} />
+    </form>
+  );
+}
+
+export type TLimitsFormValue = Record<string, number | null>;
+const LIMIT_FIELDS: [string, string][] = [
+  ["deadlineMs", "deadline (ms)"],
+  ["maxAttempts", "attempts"],
+  ["retryBudgetRatio", "retry budget ratio"],
+  ["retryBudgetMinPerSecond", "retries/s floor"],
+  ["costCapPerMinute", "cost cap / minute"],
+  ["costCapPerDay", "cost cap / day"],
+  ["maxFallbackSeconds", "max fallback (s)"],
+  ["cacheTtlSeconds", "answer cache (s)"],
+  ["idempotencyWindowSeconds", "idempotency window (s)"],
+];
+
+export function GatewayLimitsForm({ operationKey, value }: { operationKey: string; value: TLimitsFormValue | null }) {
+  const [state, action, pending] = useActionState(saveGatewayLimitsAction, null as TState);
+  return (
+    <form action={action} className="flex flex-col gap-2 p-3" data-testid={`limits-form-${operationKey}`}>
+      <input type="hidden" name="operation" value={operationKey} />
+      <div className="flex flex-wrap items-start gap-3">
+        {LIMIT_FIELDS.map(([name, label]) => (
+          <Field key={name} label={label} name={name} state={state}>
+            <input name={name} defaultValue={value?.[name] ?? ""} className="w-24 rounded border px-2 py-1" style={inputStyle} />
+          </Field>
+        ))}
+        <Submit pending={pending}>Save limits</Submit>
+      </div>
+      <Outcome state={state} />
+      <FormProblem state={state} shown={LIMIT_FIELDS.map(([n]) => n)} />
+    </form>
+  );
+}
+
+export function ChangeDecision({ id, canApprove }: { id: string; canApprove: boolean }) {
+  const [approveState, approve, approving] = useActionState(approveCatalogChangeAction, null as TState);
+  const [rejectState, reject, rejecting] = useActionState(rejectCatalogChangeAction, null as TState);
+  return (
+    <div className="flex flex-col gap-1" data-testid={`change-decision-${id}`}>
+      <div className="flex items-center gap-2">
+        {canApprove && (
+          <form action={approve}>
+            <input type="hidden" name="id" value={id} />
+            <button type="submit" disabled={approving} className="text-xs underline" data-testid="approve-change">
+              Approve
+            </button>
+          </form>
+        )}
+        <form action={reject} className="flex items-center gap-1">
+          <input type="hidden" name="id" value={id} />
+          <input name="comment" placeholder="why reject" className="rounded border px-1 text-xs" style={inputStyle} />
+          <button type="submit" disabled={rejecting} className="text-xs underline" style={{ color: "var(--bad)" }}>
+            Reject
+          </button>
+        </form>
+      </div>
+      {!canApprove && <span className="muted text-xs">You asked for this change: someone else in compliance approves it.</span>}
+      <FormProblem state={approveState} shown={[]} />
+      <FormProblem state={rejectState} shown={[]} />
+    </div>
+  );
+}

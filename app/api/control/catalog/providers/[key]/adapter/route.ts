@@ -1,0 +1,11 @@
+import { readJson, withPermission } from "@/lib/auth/with-permission";
+import { deleteAdapter } from "@/lib/catalog/delete-adapter";
+import { putAdapter } from "@/lib/catalog/put-adapter";
+import { ZAdapter } from "@/lib/catalog/schemas";
+import { parseInput } from "@/lib/errors/api-errors";
+
+export const PUT = withPermission("catalog.edit", async ({ req, prisma, actor, params }) =>
+  Response.json(await putAdapter(prisma, actor, params.key ?? "", parseInput(ZAdapter, await readJson(req)))),
+);
+
+export const DELETE = withPermission("catalog.edit", async ({ prisma, actor, params }) => Response.json(await deleteAdapter(prisma, actor, params.key ?? "")));

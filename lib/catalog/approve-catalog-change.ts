@@ -1,0 +1,46 @@
+import type { Prisma, PrismaClient } from "../db/generated/client";
+import type { TActor } from "../audit/actor";
+import { appendAudit } from "../audit/append-audit";
+import { ControlPlaneError, notFound, parseInput } from "../errors/api-errors";
+import { changeSummary, lockOperation, lockProvider, writeOperation, writeProvider } from "./catalog-helpers";
+import { ZOperation, ZProvider } from "./schemas";
+
+async function lockChange(tx: Prisma.TransactionClient, id: string) {
+  await tx.$queryRaw`select id from catalog_change where id = ${id}::uuid for update`;
+  const change = await tx.catalogChange.findUnique({ where: { id } });
+  if (!change) throw notFound("catalogue change", id);
+  if (change.status !== "pending") throw new ControlPlaneError(409, "invalid_state", `the change is ${change.status}, not pending`);
+  return change;
+}
+
+/**
+ * Compliance approves a held change and it applies. Separation of duties: the person who asked
+ * for it cannot approve it (403 four_eyes). The target must still be at the version the change
+ * was made against (409 stale_change otherwise), so what was reviewed is what applies; the
+ * referential checks run again.
+ */
+export async function approveCatalogChange(prisma: PrismaClient, actor: TActor, id: string, comment: string) {
+  return prisma.$transaction(async (tx) => {
+    const change = await lockChange(tx, id);
+    if (!actor.userId) throw new ControlPlaneError(403, "forbidden", "only a signed-in user can approve");
+    if (change.requestedById === actor.userId) throw new ControlPlaneError(403, "four_eyes", "you asked for this change; someone else in the compliance role must approve it");
+    const stale = (version: number) => {
+      if (change.baseVersion !== null && change.baseVersion !== version) {
+        throw new ControlPlaneError(409, "stale_change", `${change.targetType} ${change.targetKey} changed since this was requested (version ${change.baseVersion} → ${version}); ask for it again`);
+      }
+    };
+    const extra = { approvedChange: change.id, requestedBy: change.requestedBy };
+    if (change.targetType === "provider") {
+      const before = await lockProvider(tx, change.targetKey);
+      stale(before.version);
+      await writeProvider(tx, actor, before, parseInput(ZProvider, change.payload), "catalog.provider.update", extra);
+    } else {
+      const before = await lockOperation(tx, change.targetKey);
+      stale(before.version);
+      await writeOperation(tx, actor, before, parseInput(ZOperation, change.payload), "catalog.operation.update", extra);
+    }
+    const after = await tx.catalogChange.update({ where: { id }, data: { status: "applied", decidedById: actor.userId, decidedBy: actor.label, decidedAt: new Date(), comment } });
+    await appendAudit(tx, actor, { action: "catalog.change.approve", targetType: "catalog_change", targetId: id, before: { status: "pending" }, after: { status: "applied", reasons: change.reasons }, reason: comment || null });
+    return { change: changeSummary(after) };
+  });
+}

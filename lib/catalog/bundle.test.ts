@@ -1,0 +1,172 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- decision records are asserted field by field */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPrisma, type PrismaClient } from "../db/client";
+import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
+import { activateFactorList } from "../controlplane/activate-factor-list";
+import { approveFactorList } from "../controlplane/approve-factor-list";
+import { createFactorListDraft } from "../controlplane/create-factor-list-draft";
+import { parseInput } from "../errors/api-errors";
+import { submitFactorList } from "../controlplane/submit-factor-list";
+import { makeUser, refusal } from "../../test/support/controlplane-fixtures";
+import { dataPlaneSettings } from "../dataplane/settings";
+import { startStandaloneDataPlane, type TStandaloneServer } from "../dataplane/standalone";
+import { applyBundle } from "./apply-bundle";
+import { bundleToYaml, parseBundle } from "./bundle";
+import { createOperation } from "./create-operation";
+import { createProvider } from "./create-provider";
+import { exportBundle } from "./export-bundle";
+import { putAdapter } from "./put-adapter";
+import { putGatewayLimits } from "./put-gateway-limits";
+import { ZAdapter, ZGatewayLimits, ZOperation, ZProvider } from "./schemas";
+
+type TInstance = { db: TTestDatabase; prisma: PrismaClient; users: Record<"admin" | "author" | "approver" | "compliance", Awaited<ReturnType<typeof makeUser>>> };
+
+const POLICY = `operation: SEND_SMS
+providers: [sms_certified, sms_budget]
+gates: [supports_region, compliance_allowed, credentials_valid, circuit_breaker_closed]
+`;
+
+let source: TInstance;
+let target: TInstance;
+let spoolDir: string;
+const servers: TStandaloneServer[] = [];
+
+async function instance(): Promise<TInstance> {
+  const db = await createTestDatabase();
+  const prisma = createPrisma(db.url);
+  return {
+    db,
+    prisma,
+    users: {
+      admin: await makeUser(prisma, ["admin"]),
+      author: await makeUser(prisma, ["policy_author"]),
+      approver: await makeUser(prisma, ["approver"]),
+      compliance: await makeUser(prisma, ["compliance"]),
+    },
+  };
+}
+
+/** An approver and compliance approve every version in review; the approver activates it. */
+async function reviewAndActivate(i: TInstance): Promise<number> {
+  const inReview = await i.prisma.factorListVersion.findMany({ where: { status: "in_review" } });
+  for (const v of inReview) {
+    await approveFactorList(i.prisma, i.users.approver.actor, v.id, "approver", "ok");
+    await approveFactorList(i.prisma, i.users.compliance.actor, v.id, "compliance", "EU requires gdpr: ok");
+    await activateFactorList(i.prisma, i.users.approver.actor, v.id);
+  }
+  return inReview.length;
+}
+
+async function decide(i: TInstance, region: string, requestId: string) {
+  const server = await startStandaloneDataPlane({ databaseUrl: i.db.url, seed: false, settings: { ...dataPlaneSettings({}, process.cwd()), spoolDir } });
+  servers.push(server);
+  const res = await fetch(`${server.url}/api/v1/decide`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ operation: "SEND_SMS", region, requestId }) });
+  expect(res.status).toBe(200);
+  return (await res.json()) as any;
+}
+
+beforeAll(async () => {
+  spoolDir = await mkdtemp(path.join(tmpdir(), "sy-bundle-"));
+  source = await instance();
+  target = await instance();
+  const admin = source.users.admin.actor;
+  await createProvider(source.prisma, admin, parseInput(ZProvider, { key: "sms_certified", displayName: "Certified SMS", regions: ["EU", "NA"], certifications: ["gdpr", "soc2"], costPerRequest: 0.0079, credentialRef: "env:SMS_CERTIFIED_TOKEN" }));
+  await createProvider(source.prisma, admin, parseInput(ZProvider, { key: "sms_budget", displayName: "Budget SMS", regions: ["EU", "NA"], certifications: ["soc2"], costPerRequest: 0.0062, quotas: [{ unit: "requests", limit: 50, windowSeconds: 1 }] }));
+  await putAdapter(source.prisma, admin, "sms_certified", parseInput(ZAdapter, { kind: "http_json", baseUrl: "https://sms.certified.example/v1", options: { path: "/messages" } }));
+  await createOperation(source.prisma, admin, parseInput(ZOperation, { key: "SEND_SMS", description: "verification codes", criticality: "critical", regionRequirements: { EU: ["gdpr"] } }));
+  await putGatewayLimits(source.prisma, admin, "SEND_SMS", parseInput(ZGatewayLimits, { deadlineMs: 5000, maxAttempts: 2 }));
+  const draft = await createFactorListDraft(source.prisma, source.users.author.actor, { yaml: POLICY, changeNote: "first" });
+  await submitFactorList(source.prisma, source.users.author.actor, draft.id);
+  expect(await reviewAndActivate(source)).toBe(1);
+});
+
+afterAll(async () => {
+  for (const s of servers) await s.close();
+  for (const i of [source, target]) {
+    await i?.prisma.$disconnect();
+    await i?.db.drop();
+  }
+  await rm(spoolDir, { recursive: true, force: true });
+});
+
+describe("configuration bundle", () => {
+  it("export → apply to an empty instance gives the same decision; a second apply reports no changes", async () => {
+    const yaml = bundleToYaml(await exportBundle(source.prisma));
+    expect(yaml).toContain("apiVersion: switchyard/v1");
+    expect(yaml).toContain("env:SMS_CERTIFIED_TOKEN");
+    const bundle = parseBundle(yaml);
+
+    const dry = await applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: true });
+    expect(dry.changes.map((c) => `${c.action} ${c.target}`)).toEqual([
+      "create provider sms_budget",
+      "create provider sms_certified",
+      "create adapter sms_certified",
+      "create operation SEND_SMS",
+      "create gateway limits SEND_SMS",
+      "draft factor list SEND_SMS",
+    ]);
+    expect(await target.prisma.provider.count()).toBe(0);
+
+    const applied = await applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: false });
+    expect(applied.summary).toBe("6 changes: 5 applied, 0 waiting for compliance, 1 factor lists in review");
+    // Applying never bypasses review: the factor list waits in review, nothing routes yet.
+    expect((await target.prisma.factorListVersion.findFirstOrThrow({ where: { operationKey: "SEND_SMS" } })).status).toBe("in_review");
+    expect((await applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: false })).summary).toBe("no changes");
+
+    expect(await reviewAndActivate(target)).toBe(1);
+    expect(bundleToYaml(await exportBundle(target.prisma))).toBe(yaml);
+    expect((await applyBundle(target.prisma, target.users.admin.actor, parseBundle(yaml), { dryRun: false })).summary).toBe("no changes");
+
+    for (const region of ["EU", "NA"]) {
+      const [a, b] = [await decide(source, region, `same-${region}`), await decide(target, region, `same-${region}`)];
+      const eligibility = (d: any) => d.candidates.map((c: any) => [c.provider, c.eligible, c.gates.filter((g: any) => !g.passed).map((g: any) => g.detail)]);
+      expect(eligibility(b)).toEqual(eligibility(a));
+      if (region === "EU") {
+        expect([a.selected, b.selected]).toEqual(["sms_certified", "sms_certified"]);
+        expect(eligibility(a)[1][2]).toEqual(["provider lacks required compliance: gdpr (EU requires gdpr; provider holds soc2)"]);
+      }
+    }
+  });
+
+  it("a compliance-moving change in a bundle is held, and applying it again adds nothing", async () => {
+    const bundle = await exportBundle(target.prisma);
+    const budget = bundle.providers.find((p) => p.key === "sms_budget")!;
+    budget.certifications = ["soc2", "gdpr"];
+    budget.displayName = "Budget SMS (now GDPR)";
+    const first = await applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: false });
+    expect(first.changes).toEqual([expect.objectContaining({ target: "provider sms_budget", action: "request", effect: "pending" })]);
+    expect((await target.prisma.provider.findUniqueOrThrow({ where: { key: "sms_budget" } })).complianceTags).toEqual(["soc2"]);
+    expect((await applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: false })).summary).toBe("no changes");
+  });
+
+  it("refuses a bundle naming every offending field", async () => {
+    const bad = `apiVersion: switchyard/v1
+providers:
+  - key: a
+    displayName: A
+    regions: [EU]
+    adapter: {kind: http_json, baseUrl: "http://sms.example.com"}
+  - key: a
+    displayName: A again
+    regions: [eu]
+operations:
+  - key: OP
+    factorList: {operation: OTHER, providers: [ghost]}
+`;
+    const schema = await refusal(Promise.resolve().then(() => parseBundle(bad)));
+    expect(schema.fields.map((f) => f.path).sort()).toEqual(["providers.1.key", "providers.1.regions.0"]);
+    const semantic = await refusal(applyBundle(target.prisma, target.users.admin.actor, parseBundle(bad.replace("regions: [eu]", "regions: [EU]").replace("  - key: a\n    displayName: A again", "  - key: b\n    displayName: B")), { dryRun: true }));
+    expect([semantic.status, semantic.code]).toEqual([422, "invalid"]);
+    expect(semantic.fields.map((f) => f.path).sort()).toEqual(["operations.0.factorList.operation", "operations.0.factorList.providers.0", "providers.0.adapter.baseUrl"]);
+  });
+
+  it("refuses bundles past the text bounds and YAML with duplicate keys as malformed", async () => {
+    const deep = `apiVersion: switchyard/v1\nproviders: ${"[".repeat(100)}${"]".repeat(100)}\n`;
+    expect((await refusal(Promise.resolve().then(() => parseBundle(deep)))).code).toBe("malformed");
+    const dup = "apiVersion: switchyard/v1\napiVersion: switchyard/v1\n";
+    expect((await refusal(Promise.resolve().then(() => parseBundle(dup)))).code).toBe("malformed");
+  });
+});

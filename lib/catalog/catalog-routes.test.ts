@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPrisma, type PrismaClient } from "../db/client";
+import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
+import { createApiKey } from "../controlplane/create-api-key";
+import { makeSessionCookie, makeUser, seedCatalog } from "../../test/support/controlplane-fixtures";
+
+/** The catalogue's HTTP edges: status codes, the error shape's fields, and the control-scoped key. */
+const ORIGIN = "http://switchyard.test";
+type THandler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+let db: TTestDatabase;
+let prisma: PrismaClient;
+let adminCookie: string;
+let routes: { providers: { POST: THandler }; provider: { PATCH: THandler }; apply: { POST: THandler }; exportRoute: { GET: THandler } };
+let controlKey: string;
+let decideKey: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  process.env.DATABASE_URL = db.url;
+  prisma = createPrisma(db.url);
+  await seedCatalog(prisma);
+  const admin = await makeUser(prisma, ["admin"]);
+  adminCookie = await makeSessionCookie(prisma, admin.user.id);
+  controlKey = (await createApiKey(prisma, admin.actor, { name: "cli", scopes: ["control"], operationKeys: [] })).key;
+  decideKey = (await createApiKey(prisma, admin.actor, { name: "svc", scopes: ["decide"], operationKeys: [] })).key;
+  routes = {
+    providers: await import("@/app/api/control/catalog/providers/route"),
+    provider: await import("@/app/api/control/catalog/providers/[key]/route"),
+    apply: await import("@/app/api/control/apply/route"),
+    exportRoute: await import("@/app/api/control/export/route"),
+  } as unknown as typeof routes;
+});
+
+afterAll(async () => {
+  await prisma.$disconnect();
+  await db.drop();
+});
+
+function call(handler: THandler, method: string, url: string, opts: { body?: string; headers?: Record<string, string>; params?: Record<string, string> } = {}) {
+  const req = new Request(`${ORIGIN}${url}`, {
+    method,
+    headers: { host: new URL(ORIGIN).host, "content-type": "application/json", ...(opts.headers ?? {}) },
+    ...(opts.body !== undefined ? { body: opts.body } : {}),
+  });
+  return handler(req, { params: Promise.resolve(opts.params ?? {}) });
+}
+
+const asAdmin = { cookie: "", origin: ORIGIN };
+
+describe("catalogue routes", () => {
+  it("POST /catalog/providers: 201, and refusals name each field", async () => {
+    asAdmin.cookie = adminCookie;
+    const ok = await call(routes.providers.POST, "POST", "/api/control/catalog/providers", { headers: asAdmin, body: JSON.stringify({ key: "sinch", displayName: "Sinch", regions: ["EU"], certifications: ["gdpr"] }) });
+    expect(ok.status).toBe(201);
+    const bad = await call(routes.providers.POST, "POST", "/api/control/catalog/providers", { headers: asAdmin, body: JSON.stringify({ key: "x y", displayName: "", regions: [], credentialRef: "hunter2" }) });
+    const body = (await bad.json()) as { error: { code: string; fields: { path: string }[] } };
+    expect([400, 422]).toContain(bad.status);
+    expect(body.error.fields.map((f) => f.path).sort()).toEqual(["credentialRef", "displayName", "key", "regions"]);
+  });
+
+  it("PATCH /catalog/providers/:key: 202 for a change that waits for compliance, 409 naming the policy for a disable", async () => {
+    const held = await call(routes.provider.PATCH, "PATCH", "/api/control/catalog/providers/provider_C", { headers: asAdmin, params: { key: "provider_C" }, body: JSON.stringify({ certifications: ["soc2", "gdpr"] }) });
+    expect(held.status).toBe(202);
+    expect(((await held.json()) as { status: string }).status).toBe("pending");
+    const inUse = await call(routes.provider.PATCH, "PATCH", "/api/control/catalog/providers/provider_A", { headers: asAdmin, params: { key: "provider_A" }, body: JSON.stringify({ enabled: false }) });
+    const body = (await inUse.json()) as { error: { code: string; message: string; fields: { path: string; message: string }[] } };
+    expect([inUse.status, body.error.code]).toEqual([409, "provider_in_use"]);
+    expect(body.error.fields).toEqual([{ path: "enabled", message: "named by SEND_SMS v1 (active)" }]);
+  });
+
+  it("export and apply take an API key with the control scope, and refuse others", async () => {
+    const exported = await call(routes.exportRoute.GET, "GET", "/api/control/export", { headers: { authorization: `Bearer ${controlKey}` } });
+    expect(exported.status).toBe(200);
+    const yaml = await exported.text();
+    expect(yaml).toContain("key: provider_A");
+    const dry = await call(routes.apply.POST, "POST", "/api/control/apply?dryRun=1", { headers: { authorization: `Bearer ${controlKey}`, "content-type": "application/yaml" }, body: yaml });
+    expect(dry.status).toBe(200);
+    expect(((await dry.json()) as { summary: string }).summary).toBe("no changes");
+    const wrongScope = await call(routes.apply.POST, "POST", "/api/control/apply", { headers: { authorization: `Bearer ${decideKey}` }, body: yaml });
+    expect(wrongScope.status).toBe(403);
+    const unknown = await call(routes.exportRoute.GET, "GET", "/api/control/export", { headers: { authorization: "Bearer sy_00000000_nope" } });
+    expect(unknown.status).toBe(401);
+  });
+});

@@ -1,0 +1,23 @@
+import type { PrismaClient } from "../db/generated/client";
+import type { TActor } from "../audit/actor";
+import { appendAudit } from "../audit/append-audit";
+import { notifyConfigChange } from "../db/notify";
+import { ControlPlaneError } from "../errors/api-errors";
+import { operationData } from "./catalog-rows";
+import type { TOperation } from "./schemas";
+
+/**
+ * Adds an operation with its regional requirements. Applies at once: nothing routes it until
+ * its first factor list is approved, and a first version always needs compliance's approval.
+ */
+export async function createOperation(prisma: PrismaClient, actor: TActor, input: TOperation) {
+  return prisma.$transaction(async (tx) => {
+    if (await tx.operation.findUnique({ where: { key: input.key }, select: { key: true } })) {
+      throw new ControlPlaneError(409, "already_exists", `operation ${input.key} already exists`, [{ path: "key", message: `an operation ${input.key} already exists` }]);
+    }
+    const row = await tx.operation.create({ data: operationData(input) });
+    await appendAudit(tx, actor, { action: "catalog.operation.create", targetType: "operation", targetId: row.key, after: { ...input, version: row.version } });
+    await notifyConfigChange(tx, { kind: "catalog" });
+    return { status: "applied" as const, operation: input, version: row.version };
+  });
+}

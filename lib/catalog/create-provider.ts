@@ -1,0 +1,24 @@
+import type { PrismaClient } from "../db/generated/client";
+import type { TActor } from "../audit/actor";
+import { appendAudit } from "../audit/append-audit";
+import { notifyConfigChange } from "../db/notify";
+import { ControlPlaneError } from "../errors/api-errors";
+import { providerData } from "./catalog-rows";
+import type { TProvider } from "./schemas";
+
+/**
+ * Adds a provider. Applies at once, certifications and regions included: a new provider routes
+ * nothing until a factor list names it, and an operation's policy that starts naming it is a
+ * change compliance reviews (a first version always is; later ones when they touch gates or regions).
+ */
+export async function createProvider(prisma: PrismaClient, actor: TActor, input: TProvider) {
+  return prisma.$transaction(async (tx) => {
+    if (await tx.provider.findUnique({ where: { key: input.key }, select: { key: true } })) {
+      throw new ControlPlaneError(409, "already_exists", `provider ${input.key} already exists`, [{ path: "key", message: `a provider ${input.key} already exists` }]);
+    }
+    const row = await tx.provider.create({ data: providerData(input) });
+    await appendAudit(tx, actor, { action: "catalog.provider.create", targetType: "provider", targetId: row.key, after: { ...input, version: row.version } });
+    await notifyConfigChange(tx, { kind: "catalog" });
+    return { status: "applied" as const, provider: input, version: row.version };
+  });
+}

@@ -1,0 +1,34 @@
+import type { PrismaClient } from "../db/generated/client";
+import { adapterOf, limitsOf, operationOf, providerOf } from "./catalog-rows";
+import { BUNDLE_API_VERSION, type TBundle } from "./bundle";
+
+/**
+ * The running configuration as a bundle: every provider with its adapter, every operation with
+ * its gateway limits and its active factor list (the canonical document, defaults filled in).
+ * Drafts and held changes are not exported: a bundle describes what runs.
+ */
+export async function exportBundle(prisma: PrismaClient): Promise<TBundle> {
+  const [providers, adapters, operations, limits, pointers] = await Promise.all([
+    prisma.provider.findMany({ orderBy: { key: "asc" } }),
+    prisma.providerAdapter.findMany(),
+    prisma.operation.findMany({ orderBy: { key: "asc" } }),
+    prisma.gatewayOperation.findMany(),
+    prisma.operationPolicy.findMany({ where: { activeVersionId: { not: null } } }),
+  ]);
+  const active = await prisma.factorListVersion.findMany({ where: { id: { in: pointers.map((p) => p.activeVersionId!) } }, select: { operationKey: true, document: true } });
+  const adapterBy = new Map(adapters.map((a) => [a.providerKey, a]));
+  const limitsBy = new Map(limits.map((l) => [l.operationKey, l]));
+  const policyBy = new Map(active.map((v) => [v.operationKey, v.document as Record<string, unknown>]));
+  return {
+    apiVersion: BUNDLE_API_VERSION,
+    providers: providers.map((p) => {
+      const a = adapterBy.get(p.key);
+      return { ...providerOf(p), ...(a ? { adapter: adapterOf(a) } : {}) };
+    }),
+    operations: operations.map((o) => {
+      const l = limitsBy.get(o.key);
+      const fl = policyBy.get(o.key);
+      return { ...operationOf(o), ...(l ? { gatewayLimits: limitsOf(l) } : {}), ...(fl ? { factorList: fl } : {}) };
+    }),
+  };
+}

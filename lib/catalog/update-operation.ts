@@ -1,0 +1,29 @@
+import type { PrismaClient } from "../db/generated/client";
+import type { TActor } from "../audit/actor";
+import { canonicalJson } from "../audit/canonical";
+import { parseInput } from "../errors/api-errors";
+import { operationOf } from "./catalog-rows";
+import { changeSummary, holdForCompliance, lockOperation, operationComplianceReasons, refuseIfOperationLive, writeOperation } from "./catalog-helpers";
+import { stripUndefined } from "./update-provider";
+import { ZOperation, type TOperationPatch } from "./schemas";
+
+/**
+ * Edits an operation. A change to its regional requirements waits for compliance approval (as a
+ * region rule in a factor list does); disabling one a live policy routes is refused.
+ */
+export async function updateOperation(prisma: PrismaClient, actor: TActor, key: string, patch: TOperationPatch) {
+  return prisma.$transaction(async (tx) => {
+    const before = await lockOperation(tx, key);
+    const current = operationOf(before);
+    const next = parseInput(ZOperation, { ...current, ...stripUndefined(patch), key });
+    if (canonicalJson(next) === canonicalJson(current)) return { status: "unchanged" as const, operation: current, version: before.version };
+    if (current.enabled && !next.enabled) await refuseIfOperationLive(tx, key, "disable");
+    const reasons = operationComplianceReasons(current, next);
+    if (reasons.length > 0) {
+      const change = await holdForCompliance(tx, actor, { type: "operation", key, version: before.version }, "update", next, reasons);
+      return { status: "pending" as const, change: changeSummary(change) };
+    }
+    const row = await writeOperation(tx, actor, before, next, "catalog.operation.update");
+    return { status: "applied" as const, operation: next, version: row.version };
+  });
+}
