@@ -24,6 +24,7 @@ import { startTelemetry, telemetryOptionsFromEnv, type Telemetry } from "../data
 import { applyDemoTimings, demoRate, startDemoTraffic } from "../demo/demo-traffic";
 import { gatewayRefreshMsFromEnv, startGateway, type Gateway } from "../gateway/gateway";
 import { publishGatewayRuntime } from "../console/gateway-runtime";
+import { createOpenAiCompatRoutes } from "../openai-compat/handler";
 
 export type TBootOptions = {
   dev: boolean;
@@ -153,6 +154,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       ...dp.routes,
       ...tel.routes,
       ...gw.routes,
+      ...createOpenAiCompatRoutes({ gateway: gw }),
     ]);
     const securityHeaders = [...commonSecurityHeaders({ dev: opts.dev, https: publicOrigin()?.startsWith("https://") ?? false }), ["content-security-policy", API_CSP] as [string, string]];
     const gate = consoleGateOptionsFromEnv(process.env, getPrisma);

@@ -8,6 +8,7 @@ import { serverTimeoutsFromEnv } from "../../dataplane/server-timeouts";
 import type { TDataPlaneSettings } from "../../dataplane/settings";
 import { startTelemetry, type Telemetry } from "../../dataplane/telemetry/runtime";
 import { startGateway, type Gateway, type TGatewayOptions } from "../gateway";
+import { createOpenAiCompatRoutes } from "../../openai-compat/handler";
 
 export type TGatewayServerOptions = {
   databaseUrl: string;
@@ -64,7 +65,7 @@ export async function startGatewayServer(opts: TGatewayServerOptions): Promise<T
     env: opts.env,
     ...opts.gateway,
   });
-  const fast = createFastPath([...dataPlane.routes, ...telemetry.routes, ...gateway.routes]);
+  const fast = createFastPath([...dataPlane.routes, ...telemetry.routes, ...gateway.routes, ...createOpenAiCompatRoutes({ gateway, env: opts.env })]);
   const server = http.createServer(serverTimeoutsFromEnv(process.env), (req, res) => {
     if (!fast(req, res)) res.writeHead(404).end();
   });
