@@ -25,6 +25,7 @@ import { applyDemoTimings, demoRate, startDemoTraffic } from "../demo/demo-traff
 import { gatewayRefreshMsFromEnv, startGateway, type Gateway } from "../gateway/gateway";
 import { publishGatewayRuntime } from "../console/gateway-runtime";
 import { createOpenAiCompatRoutes } from "../openai-compat/handler";
+import { createLocalDecisionRoutes } from "../dataplane/local-decisions/handler";
 
 export type TBootOptions = {
   dev: boolean;
@@ -155,6 +156,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       ...tel.routes,
       ...gw.routes,
       ...createOpenAiCompatRoutes({ gateway: gw }),
+      ...createLocalDecisionRoutes({ state: dp.state, decisionLog: dp.decisionLog, instanceId: dpSettings.instanceId }),
     ]);
     const securityHeaders = [...commonSecurityHeaders({ dev: opts.dev, https: publicOrigin()?.startsWith("https://") ?? false }), ["content-security-policy", API_CSP] as [string, string]];
     const gate = consoleGateOptionsFromEnv(process.env, getPrisma);
