@@ -9,7 +9,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["router-core/**/*.test.ts", "lib/**/*.test.ts", "scripts/**/*.test.ts"],
+    include: ["router-core/**/*.test.ts", "lib/**/*.test.ts", "scripts/**/*.test.ts", "client/test/**/*.test.ts", "examples/**/*.test.ts"],
     environment: "node",
     globalSetup: ["lib/testing/global-setup.ts"],
     pool: "forks",
