@@ -9,6 +9,7 @@ import type { TDataPlaneSettings } from "../../dataplane/settings";
 import { startTelemetry, type Telemetry } from "../../dataplane/telemetry/runtime";
 import { startGateway, type Gateway, type TGatewayOptions } from "../gateway";
 import { createOpenAiCompatRoutes } from "../../openai-compat/handler";
+import { createLocalDecisionRoutes } from "../../dataplane/local-decisions/handler";
 
 export type TGatewayServerOptions = {
   databaseUrl: string;
@@ -65,7 +66,7 @@ export async function startGatewayServer(opts: TGatewayServerOptions): Promise<T
     env: opts.env,
     ...opts.gateway,
   });
-  const fast = createFastPath([...dataPlane.routes, ...telemetry.routes, ...gateway.routes, ...createOpenAiCompatRoutes({ gateway, env: opts.env })]);
+  const fast = createFastPath([...dataPlane.routes, ...telemetry.routes, ...gateway.routes, ...createOpenAiCompatRoutes({ gateway, env: opts.env }), ...createLocalDecisionRoutes({ state: dataPlane.state, decisionLog: dataPlane.decisionLog, instanceId: settings.instanceId })]);
   const server = http.createServer(serverTimeoutsFromEnv(process.env), (req, res) => {
     if (!fast(req, res)) res.writeHead(404).end();
   });
