@@ -27,6 +27,8 @@ export type TSwitchyardClientOptions = {
   failStatic?: boolean;
   /** Bounded buffers and the background flush. */
   buffer?: { maxDecisions?: number; maxOutcomes?: number; flushIntervalMs?: number; maxBatch?: number };
+  /** Timeout of a background flush's calls, ms (default 10000: a batch of full records takes longer than a decide). */
+  flushTimeoutMs?: number;
   /** Flush what is buffered when the process is about to exit (beforeExit; default true). Call close() from signal handlers. */
   flushOnExit?: boolean;
   /** Injection points (tests): fetch, randomness, waiting, clock. */
@@ -42,18 +44,29 @@ export type TSwitchyardClientOptions = {
 /** The routing the client last saw for (operation, region): what fail-static decides from. */
 type TLastSeen = { candidates: TCandidate[]; order: string[]; policyVersion: string | null; at: number };
 
-/** A fail-static decision waiting to be logged by Switchyard. */
-type TDecisionReport = {
+/** A decision made in this process (fail-static or local evaluation), waiting to be logged by Switchyard. */
+export type TDecisionReport = {
   decisionId: string;
   operation: string;
   region: string;
   requestId: string;
   selected: string | null;
-  mode: "fail_static";
-  source: "last_decision" | "static";
+  mode: "fail_static" | "local";
+  source?: "last_decision" | "static";
   order: string[];
-  reason: string;
+  reason?: string;
+  reasonCode?: string;
   policyVersion: string | null;
+  /** local: router-core's record. */
+  record?: Record<string, unknown>;
+};
+
+/** GET /api/v1/routing/snapshot's answer. */
+export type TSnapshotAnswer = { version: string; at: number; snapshot: TRoutingSnapshot };
+export type TRoutingSnapshot = {
+  providers: unknown[];
+  operations: Record<string, { policyVersion: string; policy: unknown; shadow: unknown; regions: Record<string, Record<string, unknown>> }>;
+  dbAvailable: boolean;
 };
 
 type TBatchResult = { results: Array<{ decisionId: string; result: string }> };
@@ -92,6 +105,7 @@ export class SwitchyardClient {
   private readonly counters: TClientStats = {
     decisions: { switchyard: 0, failStatic: 0 },
     failStatic: { made: 0, reported: 0, refused: 0, dropped: 0, pending: 0 },
+    local: { made: 0, reported: 0, refused: 0, dropped: 0, pending: 0 },
     outcomes: { queued: 0, sent: 0, refused: 0, dropped: 0, pending: 0 },
     retries: 0,
   };
@@ -118,6 +132,7 @@ export class SwitchyardClient {
       },
     };
     this.executeTimeoutMs = opts.executeTimeoutMs ?? 35_000;
+    this.flushTimeoutMs = opts.flushTimeoutMs ?? 10_000;
     this.failStaticOn = opts.failStatic !== false;
     this.staticOrder = opts.staticOrder ?? {};
     this.maxDecisions = opts.buffer?.maxDecisions ?? 10_000;
@@ -141,6 +156,7 @@ export class SwitchyardClient {
   }
 
   private readonly executeTimeoutMs: number;
+  private readonly flushTimeoutMs: number;
 
   /** Which provider to call. Fail-static (marked `failStatic: true`) when Switchyard does not answer in time. */
   async decide(req: TDecideRequest): Promise<TDecision> {
@@ -187,14 +203,37 @@ export class SwitchyardClient {
     const decisionId = uuidV7At(this.now());
     const reason = `${cause.reason}: ${cause.message}`;
     this.counters.decisions.failStatic++;
-    this.counters.failStatic.made++;
-    if (this.reports.length >= this.maxDecisions) {
-      this.counters.failStatic.dropped++;
-    } else {
-      this.reports.push({ decisionId, operation: req.operation, region: req.region, requestId, selected, mode: "fail_static", source, order, reason, policyVersion: seen?.policyVersion ?? null });
-      this.unlogged.add(decisionId);
-    }
+    this.recordDecision({ decisionId, operation: req.operation, region: req.region, requestId, selected, mode: "fail_static", source, order, reason, policyVersion: seen?.policyVersion ?? null });
     return { decisionId, operation: req.operation, region: req.region, requestId, selected, order, failStatic: true, source, reason };
+  }
+
+  /**
+   * Buffers a decision made in this process for Switchyard's decision log (LocalRouter uses it);
+   * past the bounded buffer it is dropped and counted.
+   */
+  recordDecision(report: TDecisionReport): void {
+    const c = report.mode === "local" ? this.counters.local : this.counters.failStatic;
+    c.made++;
+    if (this.reports.length >= this.maxDecisions) {
+      c.dropped++;
+      return;
+    }
+    this.reports.push(report);
+    this.unlogged.add(report.decisionId);
+  }
+
+  /**
+   * The routing snapshot for in-process decisions: at once without `since`, else long-polls up to
+   * `waitMs` for a version other than `since`; null when it did not change.
+   */
+  async snapshot(since: string | null, waitMs: number, signal?: AbortSignal): Promise<TSnapshotAnswer | null> {
+    const query = since === null ? "" : `?since=${encodeURIComponent(since)}&waitMs=${waitMs}`;
+    try {
+      return (await callJson<TSnapshotAnswer>(this.http, "GET", `/api/v1/routing/snapshot${query}`, undefined, { timeoutMs: waitMs + this.http.timeoutMs, signal })).body;
+    } catch (err) {
+      if (err instanceof SwitchyardError && err.status === 304) return null;
+      throw err;
+    }
   }
 
   /** A provider by the last decision's selection probabilities (its planned shares), else its order's first. */
@@ -245,12 +284,18 @@ export class SwitchyardClient {
 
   private async flushOnce(): Promise<void> {
     try {
+      let limit = this.maxBatch;
       while (this.reports.length > 0) {
-        const batch = this.reports.slice(0, this.maxBatch);
+        const batch = this.nextBatch(limit);
         let results: TBatchResult["results"];
         try {
-          results = (await callJson<TBatchResult>(this.http, "POST", "/api/v1/decisions/batch", { decisions: batch })).body.results;
+          results = (await callJson<TBatchResult>(this.http, "POST", "/api/v1/decisions/batch", { decisions: batch }, { timeoutMs: this.flushTimeoutMs })).body.results;
         } catch (err) {
+          if (err instanceof SwitchyardError && err.status === 413 && batch.length > 1) {
+            // Over the server's body bounds: the same decisions in smaller batches.
+            limit = Math.max(1, Math.floor(batch.length / 2));
+            continue;
+          }
           if (err instanceof SwitchyardError && err.status >= 400 && err.status < 500 && err.status !== 408) {
             // Refused whole (e.g. a server without the endpoint): kept, it would be refused forever.
             results = batch.map((d) => ({ decisionId: d.decisionId, result: "refused" }));
@@ -258,8 +303,9 @@ export class SwitchyardClient {
         }
         const byId = new Map(results.map((r) => [r.decisionId, r.result]));
         for (const d of batch) {
-          if (byId.get(d.decisionId) === "refused") this.counters.failStatic.refused++;
-          else this.counters.failStatic.reported++;
+          const c = d.mode === "local" ? this.counters.local : this.counters.failStatic;
+          if (byId.get(d.decisionId) === "refused") c.refused++;
+          else c.reported++;
           this.unlogged.delete(d.decisionId);
         }
         this.reports.splice(0, batch.length);
@@ -271,7 +317,7 @@ export class SwitchyardClient {
           if (!this.unlogged.has(o.decisionId)) ready.push(o);
         }
         if (ready.length === 0) break;
-        const { body } = await callJson<TOutcomeBatchResult>(this.http, "POST", "/api/v1/outcomes", { outcomes: ready });
+        const { body } = await callJson<TOutcomeBatchResult>(this.http, "POST", "/api/v1/outcomes", { outcomes: ready }, { timeoutMs: this.flushTimeoutMs });
         for (const r of body.results) {
           if (r.status >= 400) this.counters.outcomes.refused++;
           else this.counters.outcomes.sent++;
@@ -285,6 +331,21 @@ export class SwitchyardClient {
     }
   }
 
+  /**
+   * The next reports to send: at most `limit`, and about 20,000 JSON keys and array elements,
+   * under the data plane's bound of 25,000 per body (a full local record has a few hundred).
+   */
+  private nextBatch(limit: number): TDecisionReport[] {
+    let members = 0;
+    let n = 0;
+    while (n < this.reports.length && n < limit) {
+      members += this.reports[n]!.record ? 400 : 20;
+      if (n > 0 && members > 20_000) break;
+      n++;
+    }
+    return this.reports.slice(0, n);
+  }
+
   private pendingCount(): number {
     return this.reports.length + this.outcomes.length;
   }
@@ -292,7 +353,8 @@ export class SwitchyardClient {
   stats(): TClientStats {
     return {
       decisions: { ...this.counters.decisions },
-      failStatic: { ...this.counters.failStatic, pending: this.reports.length },
+      failStatic: { ...this.counters.failStatic, pending: this.reports.filter((r) => r.mode === "fail_static").length },
+      local: { ...this.counters.local, pending: this.reports.filter((r) => r.mode === "local").length },
       outcomes: { ...this.counters.outcomes, pending: this.outcomes.length },
       retries: this.counters.retries,
     };

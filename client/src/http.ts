@@ -16,7 +16,7 @@ export type THttpOptions = {
   onRetry?: (info: TRetryInfo) => void;
 };
 
-export type TCallOptions = { timeoutMs?: number; idempotencyKey?: string; retry?: boolean };
+export type TCallOptions = { timeoutMs?: number; idempotencyKey?: string; retry?: boolean; signal?: AbortSignal };
 
 /** Retry-After in ms: delta-seconds or an HTTP date; null when absent or unreadable. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
@@ -59,7 +59,7 @@ export async function callJson<T>(o: THttpOptions, method: string, path: string,
     let res: Response;
     let text: string;
     try {
-      res = await o.fetch(`${o.baseUrl}${path}`, { method, headers, body: payload, signal: AbortSignal.timeout(timeoutMs) });
+      res = await o.fetch(`${o.baseUrl}${path}`, { method, headers, body: payload, signal: call.signal ? AbortSignal.any([call.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs) });
       text = await res.text();
     } catch (err) {
       if (isTimeout(err)) throw new SwitchyardUnavailableError("timeout", `Switchyard did not answer ${method} ${path} within ${timeoutMs} ms`);

@@ -10,7 +10,7 @@ export type TDecideRequest = {
 };
 
 /** Where a decision came from. */
-export type TDecisionSource = "switchyard" | "last_decision" | "static";
+export type TDecisionSource = "switchyard" | "last_decision" | "static" | "local";
 
 /** One candidate of Switchyard's decision record (the fields the client reads; the record has more). */
 export type TCandidate = {
@@ -109,10 +109,12 @@ export type TExecuteAnswer = {
   cached?: { ageSeconds: number };
 };
 
-/** Counters; for fail-static decisions `made = reported + refused + dropped + pending` at all times. */
+/** Counters; for fail-static and local decisions `made = reported + refused + dropped + pending` at all times. */
 export type TClientStats = {
   decisions: { switchyard: number; failStatic: number };
   failStatic: { made: number; reported: number; refused: number; dropped: number; pending: number };
+  /** Decisions made by LocalRouter, same accounting. */
+  local: { made: number; reported: number; refused: number; dropped: number; pending: number };
   outcomes: { queued: number; sent: number; refused: number; dropped: number; pending: number };
   retries: number;
 };

@@ -26,6 +26,7 @@ import { gatewayRefreshMsFromEnv, startGateway, type Gateway } from "../gateway/
 import { publishGatewayRuntime } from "../console/gateway-runtime";
 import { createOpenAiCompatRoutes } from "../openai-compat/handler";
 import { createLocalDecisionRoutes } from "../dataplane/local-decisions/handler";
+import { createSnapshotFeed } from "../dataplane/snapshot/feed";
 
 export type TBootOptions = {
   dev: boolean;
@@ -157,6 +158,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       ...gw.routes,
       ...createOpenAiCompatRoutes({ gateway: gw }),
       ...createLocalDecisionRoutes({ state: dp.state, decisionLog: dp.decisionLog, instanceId: dpSettings.instanceId }),
+      ...createSnapshotFeed({ state: dp.state }).routes,
     ]);
     const securityHeaders = [...commonSecurityHeaders({ dev: opts.dev, https: publicOrigin()?.startsWith("https://") ?? false }), ["content-security-policy", API_CSP] as [string, string]];
     const gate = consoleGateOptionsFromEnv(process.env, getPrisma);

@@ -10,6 +10,7 @@ import { startTelemetry, type Telemetry } from "../../dataplane/telemetry/runtim
 import { startGateway, type Gateway, type TGatewayOptions } from "../gateway";
 import { createOpenAiCompatRoutes } from "../../openai-compat/handler";
 import { createLocalDecisionRoutes } from "../../dataplane/local-decisions/handler";
+import { createSnapshotFeed } from "../../dataplane/snapshot/feed";
 
 export type TGatewayServerOptions = {
   databaseUrl: string;
@@ -66,7 +67,7 @@ export async function startGatewayServer(opts: TGatewayServerOptions): Promise<T
     env: opts.env,
     ...opts.gateway,
   });
-  const fast = createFastPath([...dataPlane.routes, ...telemetry.routes, ...gateway.routes, ...createOpenAiCompatRoutes({ gateway, env: opts.env }), ...createLocalDecisionRoutes({ state: dataPlane.state, decisionLog: dataPlane.decisionLog, instanceId: settings.instanceId })]);
+  const fast = createFastPath([...dataPlane.routes, ...telemetry.routes, ...gateway.routes, ...createOpenAiCompatRoutes({ gateway, env: opts.env }), ...createLocalDecisionRoutes({ state: dataPlane.state, decisionLog: dataPlane.decisionLog, instanceId: settings.instanceId }), ...createSnapshotFeed({ state: dataPlane.state }).routes]);
   const server = http.createServer(serverTimeoutsFromEnv(process.env), (req, res) => {
     if (!fast(req, res)) res.writeHead(404).end();
   });
