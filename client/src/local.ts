@@ -60,11 +60,15 @@ export class LocalRouter {
     return this.ver;
   }
 
-  /** Takes the first snapshot (rejects when Switchyard does not answer), then follows changes in the background. */
+  /** Takes the first snapshot (rejects when Switchyard does not answer, and keeps trying in the background), then follows changes. */
   async start(): Promise<void> {
-    const first = await this.opts.client.snapshot(null, 0);
-    if (first) this.apply(first.version, first.snapshot);
-    this.loop = this.follow();
+    try {
+      const first = await this.opts.client.snapshot(null, 0);
+      if (first) this.apply(first.version, first.snapshot);
+    } finally {
+      // Also after a failed first fetch: the loop keeps asking, so a Switchyard that comes up later is followed.
+      this.loop ??= this.follow();
+    }
   }
 
   private apply(version: string, snapshot: TRoutingSnapshot): void {

@@ -39,6 +39,15 @@ describe("examples/sms-and-chat", () => {
     expect(rows.rows).toEqual([{ provider_key: r.json.provider, status: "success" }]);
   });
 
+  it("decides in process with local: true, and the decision and its outcome reach the log", async () => {
+    const r = await post(service.url, "/sms", { to: "+4915100000000", text: "local", local: true });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ sent: true, failStatic: false, source: "local" });
+    await service.switchyard.flush();
+    const rows = await env.pool.query(`select d.record->>'mode' as mode, o.status from decision d join provider_call_outcome o on o.decision_id = d.id::text where d.id = $1`, [r.json.decisionId]);
+    expect(rows.rows).toEqual([{ mode: "local", status: "success" }]);
+  });
+
   it("fails over along the decision's order when the chosen provider is down", async () => {
     env.mocks.provider_A.setAlways({ type: "status", status: 503 });
     env.mocks.provider_B.setAlways({ type: "status", status: 503 });

@@ -1,13 +1,16 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
-import { SwitchyardClient, type TDecision } from "../../client/src/index";
+import { decide } from "../../router-core/index";
+import { LocalRouter, SwitchyardClient, type TDecision } from "../../client/src/index";
 
 /**
  * An example service that adopts Switchyard both ways:
  * - POST /sms {to, text}: asks Switchyard which SMS provider to use (@switchyard/client), calls
  *   it, fails over along the decision's order, and reports each call's outcome. Keeps sending
  *   while Switchyard is down (fail-static).
+ *   With `local: true` it decides in process (LocalRouter on Switchyard's routing snapshot), and
+ *   asks Switchyard (or fails static) only while no snapshot has arrived yet.
  * - POST /chat {prompt}: the official openai client pointed at Switchyard's OpenAI-compatible
  *   base URL; Switchyard picks the LLM provider and fails over.
  * - GET /stats: the client's counters.
@@ -42,11 +45,15 @@ export async function startService(opts: TServiceOptions): Promise<TService> {
     timeoutMs: 500,
     staticOrder: opts.staticOrder ?? { SEND_SMS: ["provider_A", "provider_B"] },
   });
-  // --- mode 2: the official openai client, pointed at Switchyard ---
+  // --- mode 2: local evaluation on the routing snapshot, records shipped to the decision log ---
+  const local = new LocalRouter({ client: sy, engine: { decide } });
+  await local.start().catch(() => {});
+  // --- mode 3: the official openai client, pointed at Switchyard ---
   const ai = new OpenAI({ baseURL: `${opts.switchyardUrl}/api/v1/openai`, apiKey: opts.apiKey, maxRetries: 1 });
 
-  async function sendSms(to: string, text: string, requestId: string | undefined) {
-    const d: TDecision = await sy.decide({ operation: "SEND_SMS", region: "EU", requestId });
+  async function sendSms(to: string, text: string, requestId: string | undefined, inProcess: boolean) {
+    const req = { operation: "SEND_SMS", region: "EU", requestId };
+    const d: TDecision = inProcess && local.version !== null ? local.decide(req) : await sy.decide(req);
     for (const [retryCount, provider] of d.order.entries()) {
       const t0 = performance.now();
       const base = opts.providerUrls[provider];
@@ -78,7 +85,7 @@ export async function startService(opts: TServiceOptions): Promise<TService> {
       try {
         if (req.method === "POST" && req.url === "/sms") {
           const body = await readJson(req);
-          const r = await sendSms(String(body.to), String(body.text), typeof body.requestId === "string" ? body.requestId : undefined);
+          const r = await sendSms(String(body.to), String(body.text), typeof body.requestId === "string" ? body.requestId : undefined, body.local === true);
           reply(res, r.sent ? 200 : 502, r);
         } else if (req.method === "POST" && req.url === "/chat") {
           const body = await readJson(req);
@@ -101,6 +108,7 @@ export async function startService(opts: TServiceOptions): Promise<TService> {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await local.close();
       await sy.close();
     },
   };
