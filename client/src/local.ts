@@ -45,15 +45,23 @@ export class LocalRouter {
   private ver: string | null = null;
   private states = new Map<string, unknown>();
   private sequence = 0;
+  private orders = new WeakMap<readonly TCandidate[], Map<string, string[]>>();
   private stopped = false;
   private readonly abort = new AbortController();
   private loop: Promise<void> | null = null;
   private readonly now: () => number;
   private readonly random: () => number;
 
+  // One clock and one random source for every decision (no closure per call): the clock answers
+  // the time of the decision being made.
+  private at = 0;
+  private readonly clock = { now: () => this.at };
+  private readonly rng: { next(): number };
+
   constructor(private readonly opts: TLocalRouterOptions) {
     this.now = opts.now ?? Date.now;
     this.random = opts.random ?? Math.random;
+    this.rng = { next: this.random };
   }
 
   get version(): string | null {
@@ -108,16 +116,16 @@ export class LocalRouter {
     const requestId = req.requestId ?? randomUUID();
     const at = this.now();
     const decisionId = uuidV7At(at);
+    this.at = at;
     const record = this.opts.engine.decide(
-      { operation: req.operation, region: req.region, requestId, decisionId, sequence: this.sequence++, ...(req.attributes ? { attributes: req.attributes } : {}) },
+      { operation: req.operation, region: req.region, requestId, decisionId, sequence: this.sequence++, attributes: req.attributes },
       state as never,
       op.policy as never,
-      { now: () => at },
-      { next: this.random },
+      this.clock,
+      this.rng,
       op.shadow ? { shadow: op.shadow as never } : undefined,
     ) as TRecordLike;
-    const eligible = record.candidates.filter((c) => c.eligible).sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity));
-    const order = record.selected === null ? eligible.map((c) => c.provider) : [record.selected, ...eligible.map((c) => c.provider).filter((p) => p !== record.selected)];
+    const order = this.orderOf(record.candidates, record.selected);
     this.opts.client.recordDecision({
       decisionId,
       operation: req.operation,
@@ -131,6 +139,28 @@ export class LocalRouter {
       record: record as unknown as Record<string, unknown>,
     });
     return { decisionId, operation: req.operation, region: req.region, requestId, selected: record.selected, order, failStatic: false, source: "local", record };
+  }
+
+  /**
+   * The failover order: selected first, then the other eligible candidates by score. router-core
+   * hands consecutive decisions the same candidates array while it comes out the same, so the
+   * order is computed once per array and selected provider, not per decision.
+   */
+  private orderOf(candidates: readonly TCandidate[], selected: string | null): string[] {
+    let bySelected = this.orders.get(candidates);
+    if (!bySelected) {
+      bySelected = new Map();
+      this.orders.set(candidates, bySelected);
+    }
+    const key = selected ?? "";
+    let order = bySelected.get(key);
+    if (!order) {
+      const eligible = candidates.filter((c) => c.eligible).sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity)).map((c) => c.provider);
+      order = selected === null ? eligible : [selected, ...eligible.filter((p) => p !== selected)];
+      bySelected.set(key, order);
+    }
+    // A copy: the caller may change its decision's order.
+    return order.slice();
   }
 
   /** Stops following (the pending long-poll is aborted). */
