@@ -147,9 +147,14 @@ export class SwitchyardClient {
     }
     if (opts.flushOnExit !== false && typeof process !== "undefined") {
       // beforeExit fires when the event loop is empty; the flush schedules work, after which it
-      // fires again, so it only flushes while something is buffered and Switchyard takes it.
+      // fires again. A failed exit flush is not tried again, or an unreachable Switchyard would
+      // keep the process from ever exiting.
+      let exitFlushFailed = false;
       this.exitHook = () => {
-        if (this.pendingCount() > 0 && !this.flushing) void this.flush().catch(() => {});
+        if (exitFlushFailed || this.pendingCount() === 0 || this.flushing) return;
+        void this.flush().catch(() => {
+          exitFlushFailed = true;
+        });
       };
       process.on("beforeExit", this.exitHook);
     }
