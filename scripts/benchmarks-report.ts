@@ -32,12 +32,6 @@ export const BENCHMARKS: readonly TBenchmark[] = [
     results: ["api"],
   },
   {
-    title: "Local evaluation (client process)",
-    commands: ["npx tsx scripts/bench-local.ts"],
-    what: "@switchyard/client's LocalRouter in one process against server.ts (data plane only, a database of its own): decisions per second with full router-core records handed to the client's bounded buffer, next to router-core's decide() alone on the same snapshot; then the time from an operator pin committed with its NOTIFY until the client's local decisions follow it, over 20 pins.",
-    results: ["local"],
-  },
-  {
     title: "Gateway vs Portkey",
     commands: ["npm run bench:gateway"],
     what: "The execute path against Portkey's open-source gateway on the same mock providers: overhead and throughput side by side. The upstream alone (direct), Portkey and Switchyard are measured back to back in each of three rounds, in alternating order, and the ratios are taken per round: this machine's speed drifts by a third within minutes. Figures are the rounds' medians.",
@@ -84,6 +78,12 @@ export const BENCHMARKS: readonly TBenchmark[] = [
     commands: ["npm run chaos:propagation"],
     what: "Kill switch and provider kill set through instance 1: time until instance 2's decisions reflect them (target p99 under 1 s).",
     results: ["chaos-propagation"],
+  },
+  {
+    title: "Local evaluation (client process)",
+    commands: ["npx tsx scripts/bench-local.ts"],
+    what: "@switchyard/client's LocalRouter in one process against server.ts (data plane only, a database of its own): decisions per second with full router-core records handed to the client's bounded buffer, next to router-core's decide() alone on the same snapshot; then the time from an operator pin committed with its NOTIFY until the client's local decisions follow it, over 20 pins.",
+    results: ["local"],
   },
   {
     title: "Fuzzing",
