@@ -35,8 +35,14 @@ async function callOutcomes(decisionId: string): Promise<Array<{ provider_key: s
   return r.rows;
 }
 
+/** The logged decision; a stream's row may commit just after its last event (execute does not hold the stream for it). */
 async function decision(id: string): Promise<TJson> {
-  return fetch(`${env.server.url}/api/v1/decisions/${id}`, { headers: { authorization: `Bearer ${API_KEY}` } }).then((r) => r.json());
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const r = await fetch(`${env.server.url}/api/v1/decisions/${id}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    if (r.status !== 404 || Date.now() > deadline) return r.json();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 describe("OpenAI-compatible endpoint with the official openai client", () => {
