@@ -139,6 +139,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
     const upgrade = app?.getUpgradeHandler();
     if (upgrade) server.on("upgrade", (req, socket, head) => void upgrade(req, socket, head));
 
+    const snapshotFeed = createSnapshotFeed({ state: dp.state });
     const health = createHealthCheck({ version, startedAt, databaseUrl: db.url, embeddedDatabase: db.embedded, migrationStatus });
     const fastPath = createFastPath([
       {
@@ -158,7 +159,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       ...gw.routes,
       ...createOpenAiCompatRoutes({ gateway: gw }),
       ...createLocalDecisionRoutes({ state: dp.state, decisionLog: dp.decisionLog, instanceId: dpSettings.instanceId }),
-      ...createSnapshotFeed({ state: dp.state }).routes,
+      ...snapshotFeed.routes,
     ]);
     const securityHeaders = [...commonSecurityHeaders({ dev: opts.dev, https: publicOrigin()?.startsWith("https://") ?? false }), ["content-security-policy", API_CSP] as [string, string]];
     const gate = consoleGateOptionsFromEnv(process.env, getPrisma);
@@ -200,6 +201,8 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       close: async () => {
         stopAuditCheckpoints();
         await demoTraffic?.close().catch(() => {});
+        // Long-polls of the routing snapshot answer now (304) instead of holding the close for their wait.
+        snapshotFeed.close();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await app?.close().catch(() => {});

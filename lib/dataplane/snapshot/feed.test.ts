@@ -76,4 +76,12 @@ describe("GET /api/v1/routing/snapshot", () => {
   it("refuses a waitMs it will not honour", async () => {
     expect((await get("?since=x&waitMs=60000")).status).toBe(400);
   });
+
+  it("answers waiting long-polls when closed (shutdown does not wait out their waitMs)", async () => {
+    const v = (await get()).version!;
+    const waiting = get(`?since=${v}&waitMs=20000`);
+    await new Promise((r) => setTimeout(r, 100));
+    feed.close();
+    expect(await waiting).toMatchObject({ status: 304, version: v });
+  });
 });
