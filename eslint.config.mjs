@@ -68,7 +68,7 @@ const config = [
   ...nextVitals,
   ...nextTs,
   {
-    ignores: ["node_modules/**", ".next/**", ".data/**", "lib/db/generated/**", "next-env.d.ts", "e2e/output/**", "test-results/**", "playwright-report/**"],
+    ignores: ["node_modules/**", ".next/**", ".data/**", "lib/db/generated/**", "next-env.d.ts", "e2e/output/**", "test-results/**", "playwright-report/**", "client/dist/**"],
   },
   {
     rules: {

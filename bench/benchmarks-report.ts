@@ -80,6 +80,12 @@ export const BENCHMARKS: readonly TBenchmark[] = [
     results: ["chaos-propagation"],
   },
   {
+    title: "Local evaluation (client process)",
+    commands: ["npm run bench:local"],
+    what: "@switchyard/client's LocalRouter in one process against server.ts (data plane only, a database of its own): decisions per second with full router-core records handed to the client's bounded buffer, next to router-core's decide() alone on the same snapshot; then the time from an operator pin committed with its NOTIFY until the client's local decisions follow it, over 20 pins.",
+    results: ["local"],
+  },
+  {
     title: "Fuzzing",
     commands: ["npm run fuzz"],
     what: "10,000+ malformed, oversized, wrongly typed and wrongly encoded requests at every endpoint: no 500, no rows written for rejected requests, memory flat.",

@@ -16,6 +16,9 @@ import { consoleGateOptionsFromEnv, gateConsoleRequest } from "./console-gate";
 import { API_CSP, applyCommonSecurityHeaders, applyConsoleCsp, commonSecurityHeaders } from "../runtime/security-headers";
 import { createFastPath } from "../dataplane/router";
 import { createHealthCheck } from "../dataplane/health";
+import { createOpenAiCompatRoutes } from "../openai-compat/handler";
+import { createLocalDecisionRoutes } from "../dataplane/local-decisions/handler";
+import { createSnapshotFeed } from "../dataplane/snapshot/feed";
 import { dataPlaneAuthenticator } from "../dataplane/authenticate";
 import { answerClientError, errorBody, sendJson } from "../dataplane/http";
 import { serverTimeoutsFromEnv } from "../dataplane/server-timeouts";
@@ -116,14 +119,20 @@ async function startServices(opts: TBootOptions, db: TResolvedDatabase, version:
   });
   started.gateway = gw;
   publishGatewayRuntime(gw, dpSettings.instanceId);
-  return { dp, tel, gw };
+  const snapshotFeed = createSnapshotFeed({ state: dp.state });
+  const clientRoutes = [
+    ...createOpenAiCompatRoutes({ gateway: gw }),
+    ...createLocalDecisionRoutes({ state: dp.state, decisionLog: dp.decisionLog, instanceId: dpSettings.instanceId }),
+    ...snapshotFeed.routes,
+  ];
+  return { dp, tel, gw, snapshotFeed, clientRoutes };
 }
 
 type TServices = Awaited<ReturnType<typeof startServices>>;
 
 /** Every request: security headers, then the /api/v1 fast path, else the console gate and Next. */
 async function createRequestHandler(opts: TBootOptions, port: number, db: TResolvedDatabase, version: string, startedAt: number, services: TServices) {
-  const { dp, tel, gw } = services;
+  const { dp, tel, gw, clientRoutes } = services;
   // SWITCHYARD_DATAPLANE_ONLY=1 serves /api/v1 without Next (no production build needed): multi-instance tests and benchmarks.
   const app = process.env.SWITCHYARD_DATAPLANE_ONLY === "1" ? null : next({ dev: opts.dev, dir: opts.dir, hostname: opts.host, port });
   await app?.prepare();
@@ -145,6 +154,7 @@ async function createRequestHandler(opts: TBootOptions, port: number, db: TResol
     ...dp.routes,
     ...tel.routes,
     ...gw.routes,
+    ...clientRoutes,
   ]);
   const securityHeaders = [...commonSecurityHeaders({ dev: opts.dev, https: publicOrigin()?.startsWith("https://") ?? false }), ["content-security-policy", API_CSP] as [string, string]];
   const gate = consoleGateOptionsFromEnv(process.env, getPrisma);
@@ -222,6 +232,8 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
       close: async () => {
         stopAuditCheckpoints();
         await demoTraffic?.close().catch(() => {});
+        // Long-polls of the routing snapshot answer now (304) instead of holding the close for their wait.
+        services.snapshotFeed.close();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await request.app?.close().catch(() => {});

@@ -8,6 +8,9 @@ import { serverTimeoutsFromEnv } from "../../lib/dataplane/server-timeouts";
 import type { TDataPlaneSettings } from "../../lib/dataplane/settings";
 import { startTelemetry, type Telemetry } from "../../lib/dataplane/telemetry/runtime";
 import { startGateway, type Gateway, type TGatewayOptions } from "../../lib/gateway/gateway";
+import { createOpenAiCompatRoutes } from "../../lib/openai-compat/handler";
+import { createLocalDecisionRoutes } from "../../lib/dataplane/local-decisions/handler";
+import { createSnapshotFeed } from "../../lib/dataplane/snapshot/feed";
 
 export type TGatewayServerOptions = {
   databaseUrl: string;
@@ -64,7 +67,7 @@ export async function startGatewayServer(opts: TGatewayServerOptions): Promise<T
     env: opts.env,
     ...opts.gateway,
   });
-  const fast = createFastPath([...dataPlane.routes, ...telemetry.routes, ...gateway.routes]);
+  const fast = createFastPath([...dataPlane.routes, ...telemetry.routes, ...gateway.routes, ...createOpenAiCompatRoutes({ gateway, env: opts.env }), ...createLocalDecisionRoutes({ state: dataPlane.state, decisionLog: dataPlane.decisionLog, instanceId: settings.instanceId }), ...createSnapshotFeed({ state: dataPlane.state }).routes]);
   const server = http.createServer(serverTimeoutsFromEnv(process.env), (req, res) => {
     if (!fast(req, res)) res.writeHead(404).end();
   });

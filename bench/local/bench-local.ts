@@ -1,0 +1,135 @@
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { decide } from "../../router-core/index";
+import { createScratchDatabase, type TScratchDatabase } from "../../lib/db/drift";
+import { applyMigrations } from "../../lib/db/migrate";
+import { writeBenchResult } from "../lib/bench-results";
+import { startThrowawayCluster } from "../../test/support/throwaway-cluster";
+import type { TEmbeddedDatabase } from "../../lib/db/embedded";
+import { LocalRouter, SwitchyardClient } from "../../client/src/index";
+import { startServerProcess, type TServerProcess } from "../../client/test/server-process";
+
+// `npm run bench:local -- [--decisions 200000] [--rounds 5] [--overrides 20]`: local
+// evaluation in one client process against server.ts (data plane only, database of its own):
+// (1) LocalRouter.decide per second with full records, next to router-core's bare decide() on the
+// same snapshot; (2) the time from an operator pin committed with its NOTIFY (what the console's
+// override action writes) until the client's local decisions follow it, p50/p99 over the rounds.
+
+const { values } = parseArgs({ options: { decisions: { type: "string" }, rounds: { type: "string" }, overrides: { type: "string" } } });
+const N = Number(values.decisions ?? 200_000);
+const ROUNDS = Number(values.rounds ?? 5);
+const OVERRIDES = Number(values.overrides ?? 20);
+const API_KEY = "bench-local-key";
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+
+async function main(): Promise<void> {
+  let cluster: TEmbeddedDatabase | null = null;
+  let scratch: TScratchDatabase | null = null;
+  let server: TServerProcess | null = null;
+  let client: SwitchyardClient | null = null;
+  let local: LocalRouter | null = null;
+  let pool: pg.Pool | null = null;
+  try {
+    const admin = process.env.DATABASE_URL ?? (cluster = await startThrowawayCluster()).adminUrl;
+    scratch = await createScratchDatabase(admin, "switchyard_bench_local");
+    await applyMigrations(scratch.url);
+    server = await startServerProcess({ databaseUrl: scratch.url, apiKey: API_KEY });
+    pool = new pg.Pool({ connectionString: scratch.url, max: 2 });
+    client = new SwitchyardClient({ baseUrl: server.url, apiKey: API_KEY, flushOnExit: false, buffer: { flushIntervalMs: 0, maxDecisions: 10_000 } });
+    const versions: Array<{ version: string; at: number }> = [];
+    local = new LocalRouter({ client, engine: { decide }, onSnapshot: (version, at) => versions.push({ version, at }) });
+    await local.start();
+
+    // (1) decisions per second, one process, full records into the client's bounded buffer.
+    const rates: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const t0 = performance.now();
+      for (let i = 0; i < N; i++) local.decide({ operation: "SEND_SMS", region: "EU", requestId: `b${r}-${i}` });
+      rates.push(N / ((performance.now() - t0) / 1000));
+    }
+    const snap = (await client.snapshot(null, 0))!.snapshot;
+    const op = snap.operations.SEND_SMS!;
+    const state = { ...op.regions.EU, providers: snap.providers } as never;
+    // As LocalRouter does: a shadow policy, when the operation has one, is evaluated too.
+    const shadow = op.shadow ? { shadow: op.shadow as never } : undefined;
+    const bare: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const t0 = performance.now();
+      for (let i = 0; i < N; i++) decide({ operation: "SEND_SMS", region: "EU", requestId: `c${r}-${i}`, sequence: i }, state, op.policy as never, { now: Date.now }, { next: Math.random }, shadow);
+      bare.push(N / ((performance.now() - t0) / 1000));
+    }
+    const stats = client.stats().local;
+    process.stderr.write(`local decide: ${rates.map((x) => Math.round(x)).join(", ")} /s; router-core alone: ${bare.map((x) => Math.round(x)).join(", ")} /s\n`);
+
+    // (2) override → local decisions.
+    const propagation: number[] = [];
+    for (let i = 0; i < OVERRIDES; i++) {
+      const target = i % 2 === 0 ? "provider_C" : "provider_B";
+      const c = await pool.connect();
+      let id: string;
+      try {
+        await c.query("begin");
+        id = (await c.query<{ id: string }>(`insert into override (id, kind, operation_key, region, provider_key, reason) values (gen_random_uuid(), 'provider_pin', 'SEND_SMS', 'EU', $1, 'bench-local') returning id`, [target])).rows[0]!.id;
+        await c.query(`select pg_notify('switchyard_config', '{"kind":"override","operationKey":"SEND_SMS"}')`);
+        await c.query("commit");
+      } finally {
+        c.release();
+      }
+      const t0 = performance.now();
+      for (;;) {
+        if (local.decide({ operation: "SEND_SMS", region: "EU" }).selected === target) break;
+        if (performance.now() - t0 > 10_000) throw new Error(`pin ${i} did not reach the client within 10 s`);
+        await new Promise((r) => setImmediate(r));
+      }
+      propagation.push(performance.now() - t0);
+      await pool.query(`update override set ended_at = now() where id = $1`, [id]);
+      await pool.query(`select pg_notify('switchyard_config', '{"kind":"override","operationKey":"SEND_SMS"}')`);
+      const t1 = performance.now();
+      while (local.decide({ operation: "SEND_SMS", region: "EU" }).record?.override !== "none") {
+        if (performance.now() - t1 > 10_000) throw new Error(`the end of pin ${i} did not reach the client`);
+        await new Promise((r) => setImmediate(r));
+      }
+    }
+    propagation.sort((a, b) => a - b);
+    rates.sort((a, b) => a - b);
+    bare.sort((a, b) => a - b);
+    process.stderr.write(`override → local decisions (ms): ${propagation.map((x) => round(x)).join(", ")}\n`);
+    const file = writeBenchResult({
+      name: "local",
+      title: "Local evaluation (client process)",
+      command: `npm run bench:local -- --decisions ${N} --rounds ${ROUNDS} --overrides ${OVERRIDES}`,
+      parameters: { decisions: N, rounds: ROUNDS, overrides: OVERRIDES, shadow: op.shadow ? "evaluated" : "none" },
+      figures: [
+        { label: "LocalRouter.decide, full records (best round)", value: Math.round(rates.at(-1)!), unit: "decisions/s", target: "≥ 1,000,000" },
+        { label: "LocalRouter.decide, full records (median round)", value: Math.round(quantile(rates, 0.5)), unit: "decisions/s" },
+        { label: "router-core decide() alone on the same snapshot, shadow included (median round)", value: Math.round(quantile(bare, 0.5)), unit: "decisions/s" },
+        { label: "override → local decisions p50", value: round(quantile(propagation, 0.5)), unit: "ms" },
+        { label: "override → local decisions p99", value: round(quantile(propagation, 0.99)), unit: "ms", target: "< 1000" },
+        { label: "override → local decisions max", value: round(propagation.at(-1)!), unit: "ms" },
+      ],
+      invariants: [{ label: "local decisions accounted (made = buffered + dropped)", ok: stats.made === stats.pending + stats.dropped + stats.reported + stats.refused, detail: `${stats.made} made, ${stats.pending} buffered, ${stats.dropped} dropped` }],
+      notes: [
+        "Decisions/s: one process, SEND_SMS/EU (3 candidates), each decision's full router-core record handed to the client's bounded buffer (10,000 records; the rest are counted as dropped, as a service outrunning its ingest would see).",
+        "Override: a provider_pin row committed together with its NOTIFY on switchyard_config (what the console's override action writes), timed from the commit until LocalRouter.decide returns the pinned provider: the data plane's LISTEN reload, the snapshot ticker (100 ms) and the long-poll's answer.",
+      ],
+    });
+    process.stdout.write(`written: ${file}\n`);
+  } finally {
+    await local?.close();
+    await client?.close();
+    await pool?.end();
+    await server?.stop();
+    await scratch?.drop().catch(() => {});
+    await cluster?.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench-local: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,6 @@
+export { SwitchyardClient, type TSwitchyardClientOptions } from "./client.js";
+export { SwitchyardError, SwitchyardUnavailableError, type TUnavailableReason } from "./errors.js";
+export { parseRetryAfter, retryDelay, type TRetryInfo } from "./http.js";
+export type * from "./types.js";
+export { LocalRouter, type TLocalEngine, type TLocalRouterOptions } from "./local.js";
+export type { TDecisionReport, TRoutingSnapshot, TSnapshotAnswer } from "./client.js";

@@ -1,0 +1,172 @@
+import type { SwitchyardClient, TRoutingSnapshot } from "./client.js";
+import { SwitchyardError } from "./errors.js";
+import type { TCandidate, TDecideRequest, TDecision, TDecisionRecord } from "./types.js";
+import { randomUUID, uuidV7At } from "./uuid.js";
+
+/**
+ * The decision engine LocalRouter runs: router-core's `decide` (pass it in, e.g.
+ * `import { decide } from "<switchyard>/router-core"`). Injected so this package stays free of
+ * dependencies; router-core is pure, so the same records come out as on the server.
+ */
+export type TLocalEngine = {
+  decide(
+    input: { operation: string; region: string; requestId: string; decisionId?: string; sequence?: number; attributes?: Readonly<Record<string, string>> },
+    state: never,
+    policy: never,
+    clock: { now(): number },
+    random: { next(): number },
+    options?: { shadow?: never },
+  ): unknown;
+};
+
+export type TLocalRouterOptions = {
+  client: SwitchyardClient;
+  engine: TLocalEngine;
+  /** Long-poll wait per request, ms (default 25000, the server allows 30000). */
+  waitMs?: number;
+  /** Wait after a failed poll before the next, ms (default 1000). Decisions continue from the last snapshot meanwhile. */
+  retryMs?: number;
+  now?: () => number;
+  random?: () => number;
+  /** Each new snapshot version, when it arrived. */
+  onSnapshot?: (version: string, receivedAt: number) => void;
+};
+
+type TRecordLike = TDecisionRecord & { candidates: TCandidate[] };
+
+/**
+ * In-process decisions: subscribes to Switchyard's routing snapshot (long-poll, resumed by
+ * version), decides with router-core on it, and ships each record to the decision log through
+ * the client's bounded buffer (`record.local: true`), so the log, the console and the outcomes
+ * stay complete. When Switchyard is unreachable it keeps deciding on the last snapshot.
+ */
+export class LocalRouter {
+  private snap: TRoutingSnapshot | null = null;
+  private ver: string | null = null;
+  private states = new Map<string, unknown>();
+  private sequence = 0;
+  private orders = new WeakMap<readonly TCandidate[], Map<string, string[]>>();
+  private stopped = false;
+  private readonly abort = new AbortController();
+  private loop: Promise<void> | null = null;
+  private readonly now: () => number;
+  private readonly random: () => number;
+
+  // One clock and one random source for every decision (no closure per call): the clock answers
+  // the time of the decision being made.
+  private at = 0;
+  private readonly clock = { now: () => this.at };
+  private readonly rng: { next(): number };
+
+  constructor(private readonly opts: TLocalRouterOptions) {
+    this.now = opts.now ?? Date.now;
+    this.random = opts.random ?? Math.random;
+    this.rng = { next: this.random };
+  }
+
+  get version(): string | null {
+    return this.ver;
+  }
+
+  /** Takes the first snapshot (rejects when Switchyard does not answer, and keeps trying in the background), then follows changes. */
+  async start(): Promise<void> {
+    try {
+      const first = await this.opts.client.snapshot(null, 0);
+      if (first) this.apply(first.version, first.snapshot);
+    } finally {
+      // Also after a failed first fetch: the loop keeps asking, so a Switchyard that comes up later is followed.
+      this.loop ??= this.follow();
+    }
+  }
+
+  private apply(version: string, snapshot: TRoutingSnapshot): void {
+    this.snap = snapshot;
+    this.ver = version;
+    // New objects per version: router-core caches compiled policies and evaluations by identity.
+    this.states = new Map();
+    this.opts.onSnapshot?.(version, this.now());
+  }
+
+  private async follow(): Promise<void> {
+    const waitMs = this.opts.waitMs ?? 25_000;
+    while (!this.stopped) {
+      try {
+        const next = await this.opts.client.snapshot(this.ver, waitMs, this.abort.signal);
+        if (next && !this.stopped) this.apply(next.version, next.snapshot);
+      } catch {
+        if (this.stopped) return;
+        await new Promise((r) => setTimeout(r, this.opts.retryMs ?? 1_000).unref());
+      }
+    }
+  }
+
+  /** One decision, synchronously, from the current snapshot; its record goes to the decision log in the background. */
+  decide(req: Omit<TDecideRequest, "timeoutMs">): TDecision {
+    const snap = this.snap;
+    if (!snap) throw new SwitchyardError(503, "no_snapshot", "no routing snapshot yet: await start()", null);
+    const op = snap.operations[req.operation];
+    const regionState = op?.regions[req.region];
+    if (!op || !regionState) throw new SwitchyardError(422, "invalid", `unknown operation or region "${req.operation}"/"${req.region}" in the routing snapshot`, null);
+    const key = `${req.operation}\u001f${req.region}`;
+    let state = this.states.get(key);
+    if (!state) {
+      state = { ...regionState, providers: snap.providers };
+      this.states.set(key, state);
+    }
+    const requestId = req.requestId ?? randomUUID();
+    const at = this.now();
+    const decisionId = uuidV7At(at);
+    this.at = at;
+    const record = this.opts.engine.decide(
+      { operation: req.operation, region: req.region, requestId, decisionId, sequence: this.sequence++, attributes: req.attributes },
+      state as never,
+      op.policy as never,
+      this.clock,
+      this.rng,
+      op.shadow ? { shadow: op.shadow as never } : undefined,
+    ) as TRecordLike;
+    const order = this.orderOf(record.candidates, record.selected);
+    this.opts.client.recordDecision({
+      decisionId,
+      operation: req.operation,
+      region: req.region,
+      requestId,
+      selected: record.selected,
+      mode: "local",
+      order,
+      reasonCode: record.reasonCode,
+      policyVersion: record.policyVersion,
+      record: record as unknown as Record<string, unknown>,
+    });
+    return { decisionId, operation: req.operation, region: req.region, requestId, selected: record.selected, order, failStatic: false, source: "local", record };
+  }
+
+  /**
+   * The failover order: selected first, then the other eligible candidates by score. router-core
+   * hands consecutive decisions the same candidates array while it comes out the same, so the
+   * order is computed once per array and selected provider, not per decision.
+   */
+  private orderOf(candidates: readonly TCandidate[], selected: string | null): string[] {
+    let bySelected = this.orders.get(candidates);
+    if (!bySelected) {
+      bySelected = new Map();
+      this.orders.set(candidates, bySelected);
+    }
+    const key = selected ?? "";
+    let order = bySelected.get(key);
+    if (!order) {
+      const eligible = candidates.filter((c) => c.eligible).sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity)).map((c) => c.provider);
+      order = selected === null ? eligible : [selected, ...eligible.filter((p) => p !== selected)];
+      bySelected.set(key, order);
+    }
+    // A copy: the caller may change its decision's order.
+    return order.slice();
+  }
+
+  /** Stops following (the pending long-poll is aborted). */
+  async close(): Promise<void> {
+    this.stopped = true;
+    this.abort.abort();
+    await this.loop;
+  }
+}

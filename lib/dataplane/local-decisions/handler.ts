@@ -1,0 +1,189 @@
+import { z } from "zod";
+import { authenticateRequest, operationDenied } from "../authenticate";
+import { isUuid, uuidV7Time } from "../decision-id";
+import type { TDecisionRow } from "../decision-log/rows";
+import { DecisionLogBusyError, type DecisionLog } from "../decision-log/writer";
+import { fromZod, readJsonBody, sendJson } from "../http";
+import { registerEndpoint, ZErrorBody } from "../openapi";
+import type { TRoute } from "../router";
+import type { RoutingState } from "../routing-state";
+
+export const MAX_LOCAL_DECISION_BATCH = 1_000;
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A decision a client made without asking Switchyard: `fail_static` (Switchyard was unreachable
+ * or slow, the client answered from the last decision it saw or its static order) or `local`
+ * (evaluated in the client's process). The id is the client's UUIDv7, whose time is the row's
+ * `created_at`, so a record sent twice is one row.
+ */
+export const ZLocalDecision = z.strictObject({
+  decisionId: z.string().refine((s) => isUuid(s) && uuidV7Time(s) !== null, "decisionId must be a UUIDv7 (its time is the decision's)"),
+  operation: z.string().min(1).max(128),
+  region: z.string().min(1).max(64),
+  requestId: z.string().min(1).max(200),
+  selected: z.string().min(1).max(200).nullable(),
+  mode: z.enum(["fail_static", "local"]),
+  /** fail_static: where the answer came from. */
+  source: z.enum(["last_decision", "static", "snapshot"]).optional(),
+  /** The failover order the client was given, selected first. */
+  order: z.array(z.string().min(1).max(200)).max(64).optional(),
+  /** Why Switchyard was not asked or did not answer. */
+  reason: z.string().max(1_000).optional(),
+  policyVersion: z.string().max(200).nullable().optional(),
+  reasonCode: z.string().min(1).max(64).optional(),
+  /** local: router-core's record as the client made it. */
+  record: z.record(z.string(), z.unknown()).optional(),
+});
+export type TLocalDecision = z.infer<typeof ZLocalDecision>;
+
+export const ZLocalDecisionBatch = z.strictObject({ decisions: z.array(ZLocalDecision).min(1).max(MAX_LOCAL_DECISION_BATCH) });
+
+export type TLocalDecisionResult = {
+  decisionId: string;
+  /** committed / spooled / buffered: logged now; existing: already logged (a resend, or the same requestId decided by Switchyard); refused: see error. */
+  result: "committed" | "spooled" | "buffered" | "existing" | "refused";
+  error?: { code: string; message: string };
+};
+
+registerEndpoint({
+  method: "post",
+  path: "/api/v1/decisions/batch",
+  summary: "Log decisions a client made itself (fail-static or local evaluation)",
+  description:
+    "Each decision becomes a decision-log row marked with its mode (record.mode, record.local: true; reason_code fail_static " +
+    "for fail-static ones), so the decision log, the console and outcome ingestion see them. Idempotent: the id's time is the " +
+    "row's, so a resent decision is not logged twice. Per-item results; an operation the key may not use, or that does not " +
+    "exist, is refused per item. 503 with Retry-After when the decision log is full (send the batch again).",
+  tags: ["decisions"],
+  request: ZLocalDecisionBatch,
+  responses: {
+    200: { description: "{results: [{decisionId, result, error?}], logged, existing, refused}" },
+    400: { description: "Invalid body (names the field)", schema: ZErrorBody },
+    401: { description: "Missing or invalid API key", schema: ZErrorBody },
+    503: { description: "Decision log cannot take more right now (Retry-After)", schema: ZErrorBody },
+  },
+});
+
+/** The row for a client's decision: its own fields, and the record marked as made outside Switchyard. */
+export function localDecisionRow(d: TLocalDecision, durability: TDecisionRow["durability"], instanceId: string, receivedAt: number): TDecisionRow {
+  const at = uuidV7Time(d.decisionId)!;
+  const reasonCode = d.mode === "fail_static" ? "fail_static" : (d.reasonCode ?? "local");
+  const record = {
+    ...(d.record ?? {}),
+    decisionId: d.decisionId,
+    id: d.decisionId,
+    at,
+    operation: d.operation,
+    region: d.region,
+    requestId: d.requestId,
+    selected: d.selected,
+    reasonCode,
+    policyVersion: d.policyVersion ?? (d.record?.policyVersion as string | null | undefined) ?? null,
+    candidates: Array.isArray(d.record?.candidates) ? d.record.candidates : [],
+    mode: d.mode,
+    local: true,
+    ...(d.source ? { source: d.source } : {}),
+    ...(d.order ? { order: d.order } : {}),
+    ...(d.reason ? { reason: d.reason } : {}),
+    reportedAt: receivedAt,
+  };
+  const rec = d.record as { scoreMargin?: unknown; metricAgeSeconds?: unknown; stale?: unknown; shadow?: { policyVersion?: string | null; selected?: string | null; agrees?: boolean } | null } | undefined;
+  return {
+    id: d.decisionId,
+    createdAt: at,
+    operation: d.operation,
+    region: d.region,
+    // A decide the client gave up on may still have been logged under the same requestId, and the
+    // log's idempotency would then answer "existing" and drop what the client actually did: the
+    // fail-static row gets a request id of its own (the record keeps the caller's).
+    requestId: d.mode === "fail_static" ? `fail_static:${d.requestId}` : d.requestId,
+    policyVersion: record.policyVersion,
+    shadowVersion: rec?.shadow?.policyVersion ?? null,
+    selectedProvider: d.selected,
+    reasonCode,
+    shadowPick: rec?.shadow?.selected ?? null,
+    shadowAgrees: typeof rec?.shadow?.agrees === "boolean" ? rec.shadow.agrees : null,
+    scoreMargin: typeof rec?.scoreMargin === "number" ? rec.scoreMargin : null,
+    // A fail-static decision was made without current metrics: it is stale by definition.
+    stale: d.mode === "fail_static" ? true : rec?.stale === true,
+    metricAgeMs: typeof rec?.metricAgeSeconds === "number" ? Math.round(rec.metricAgeSeconds * 1000) : null,
+    fallbackAction: null,
+    degraded: d.mode === "fail_static",
+    body: JSON.stringify(record),
+    durability,
+    instanceId,
+  };
+}
+
+/** How far a client's clock and buffer may put a decision from the server's now. */
+const MAX_AGE_MS = 7 * 86_400_000;
+const MAX_AHEAD_MS = 5 * 60_000;
+
+export function createLocalDecisionRoutes(deps: { state: RoutingState; decisionLog: DecisionLog; instanceId: string; now?: () => number }): TRoute[] {
+  const now = deps.now ?? Date.now;
+  // Two rows with one id in one group-commit transaction would fail the whole transaction (the
+  // primary key), other callers' decisions with it: a resend while the first is in flight waits for it.
+  const inFlight = new Map<string, Promise<TLocalDecisionResult["result"]>>();
+
+  async function logOne(d: TLocalDecision, principal: Parameters<typeof operationDenied>[0], receivedAt: number): Promise<TLocalDecisionResult> {
+    if (operationDenied(principal, d.operation)) return { decisionId: d.decisionId, result: "refused", error: { code: "forbidden", message: `the key may not use ${d.operation}` } };
+    if (!deps.state.hasOperation(d.operation)) return { decisionId: d.decisionId, result: "refused", error: { code: "unknown_operation", message: `unknown operation "${d.operation}"` } };
+    const at = uuidV7Time(d.decisionId)!;
+    if (at < receivedAt - MAX_AGE_MS || at > receivedAt + MAX_AHEAD_MS) {
+      return { decisionId: d.decisionId, result: "refused", error: { code: "out_of_range", message: "the decision's time is more than 7 days ago or 5 minutes ahead" } };
+    }
+    const pending = inFlight.get(d.decisionId);
+    if (pending) {
+      await pending.catch(() => {});
+      return { decisionId: d.decisionId, result: "existing" };
+    }
+    const p = deps.decisionLog.submit(localDecisionRow(d, deps.decisionLog.durability, deps.instanceId, receivedAt)).then((o) => o.status);
+    inFlight.set(d.decisionId, p);
+    try {
+      return { decisionId: d.decisionId, result: await p };
+    } finally {
+      inFlight.delete(d.decisionId);
+    }
+  }
+
+  return [
+    {
+      method: "POST",
+      path: "/api/v1/decisions/batch",
+      handler: async (req, res) => {
+        const auth = await authenticateRequest(req, "decide");
+        if (!auth.ok) {
+          sendJson(res, auth.status, auth.body, auth.headers);
+          return;
+        }
+        const parsed = ZLocalDecisionBatch.safeParse(await readJsonBody(req, MAX_BODY_BYTES));
+        if (!parsed.success) throw fromZod(parsed.error);
+        const receivedAt = now();
+        const seen = new Set<string>();
+        let results: TLocalDecisionResult[];
+        try {
+          results = await Promise.all(
+            parsed.data.decisions.map((d) => {
+              if (seen.has(d.decisionId)) return Promise.resolve<TLocalDecisionResult>({ decisionId: d.decisionId, result: "existing" });
+              seen.add(d.decisionId);
+              return logOne(d, auth.principal, receivedAt);
+            }),
+          );
+        } catch (err) {
+          if (err instanceof DecisionLogBusyError) {
+            sendJson(res, 503, { error: { code: "decision_log_unavailable", message: err.message } }, { "retry-after": String(err.retryAfterSeconds) });
+            return;
+          }
+          throw err;
+        }
+        sendJson(res, 200, {
+          results,
+          logged: results.filter((r) => r.result === "committed" || r.result === "spooled" || r.result === "buffered").length,
+          existing: results.filter((r) => r.result === "existing").length,
+          refused: results.filter((r) => r.result === "refused").length,
+        });
+      },
+    },
+  ];
+}

@@ -1,0 +1,87 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseFactorList, type TFactorList, type TProviderInfo } from "@/router-core";
+import { demoSmsPolicyYaml } from "@/lib/demo/seed-demo";
+import { createAuthenticator, setAuthenticator } from "../authenticate";
+import { createFastPath } from "../router";
+import { createRoutingState } from "../routing-state";
+import { serverTimeoutsFromEnv } from "../server-timeouts";
+import { createSnapshotFeed } from "./feed";
+
+function policy(): TFactorList {
+  const r = parseFactorList(demoSmsPolicyYaml());
+  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  return r.value;
+}
+const provider = (key: string): TProviderInfo => ({ key, regions: ["EU"], complianceTags: [], costPerRequest: 0.01, credentialStatus: "valid", enabled: true });
+
+const state = createRoutingState({ now: Date.now });
+state.setProviders([provider("provider_A"), provider("provider_B")]);
+state.setPolicy("SEND_SMS", { policy: policy(), version: "v1", shadow: null });
+const feed = createSnapshotFeed({ state, intervalMs: 20 });
+let server: http.Server;
+let base: string;
+
+beforeAll(async () => {
+  setAuthenticator(createAuthenticator({ apiKey: undefined, allowAnonymousWithoutKey: true }));
+  const fast = createFastPath(feed.routes);
+  server = http.createServer(serverTimeoutsFromEnv({}), (req, res) => void fast(req, res));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/routing/snapshot`;
+});
+afterAll(async () => {
+  feed.close();
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- snapshot shapes are asserted field by field
+const get = async (query = ""): Promise<{ status: number; json: any; version: string | null }> => {
+  const r = await fetch(`${base}${query}`);
+  return { status: r.status, json: r.status === 200 ? await r.json() : null, version: r.headers.get("x-snapshot-version") };
+};
+
+describe("GET /api/v1/routing/snapshot", () => {
+  it("answers the whole state with a version", async () => {
+    const r = await get();
+    expect(r.status).toBe(200);
+    expect(r.json.version).toBe(r.version);
+    expect(r.json.snapshot.providers.map((p: TProviderInfo) => p.key)).toEqual(["provider_A", "provider_B"]);
+    expect(r.json.snapshot.operations.SEND_SMS).toMatchObject({ policyVersion: "v1", regions: { EU: { policyVersion: "v1" } } });
+  });
+
+  it("long-polls: 304 when nothing changed, the new version as soon as something does, resumable by version", async () => {
+    const v1 = (await get()).version!;
+    const idle = await get(`?since=${v1}&waitMs=300`);
+    expect(idle).toMatchObject({ status: 304, version: v1 });
+
+    const waiting = get(`?since=${v1}&waitMs=20000`);
+    await new Promise((r) => setTimeout(r, 100));
+    state.setOverrides([{ kind: "provider_pin", operation: "SEND_SMS", region: "EU", provider: "provider_B", reason: "test", expiresAt: null }]);
+    const changed = await waiting;
+    expect(changed.status).toBe(200);
+    expect(changed.version).not.toBe(v1);
+    expect(changed.json.snapshot.operations.SEND_SMS.regions.EU.overrides).toBeTruthy();
+    // An old or foreign version gets the current snapshot at once.
+    expect((await get(`?since=${v1}&waitMs=20000`)).version).toBe(changed.version);
+    expect((await get(`?since=other.1&waitMs=20000`)).version).toBe(changed.version);
+  });
+
+  it("holds a long-poll past REQUEST_TIMEOUT_MS: the request was received, it is not a slow client", async () => {
+    const v = (await get()).version!;
+    expect(await get(`?since=${v}&waitMs=10500`)).toMatchObject({ status: 304, version: v });
+  }, 30_000);
+
+  it("refuses a waitMs it will not honour", async () => {
+    expect((await get("?since=x&waitMs=60000")).status).toBe(400);
+  });
+
+  it("answers waiting long-polls when closed (shutdown does not wait out their waitMs)", async () => {
+    const v = (await get()).version!;
+    const waiting = get(`?since=${v}&waitMs=20000`);
+    await new Promise((r) => setTimeout(r, 100));
+    feed.close();
+    expect(await waiting).toMatchObject({ status: 304, version: v });
+  });
+});

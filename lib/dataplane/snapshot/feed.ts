@@ -1,0 +1,171 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { TProviderInfo, TRouterState } from "../../../router-core/index";
+import { authenticateRequest, operationDenied, type TPrincipal } from "../authenticate";
+import { HttpError, sendJson } from "../http";
+import { registerEndpoint, ZErrorBody } from "../openapi";
+import type { TRoute } from "../router";
+import type { RoutingState } from "../routing-state";
+
+/** What a client needs to run router-core's decide() itself, per operation and region. */
+export type TRoutingSnapshot = {
+  providers: readonly TProviderInfo[];
+  operations: Record<
+    string,
+    {
+      policyVersion: string;
+      policy: unknown;
+      shadow: unknown;
+      /** router-core's TRouterState without the catalogue (shared above). */
+      regions: Record<string, Omit<TRouterState, "providers">>;
+    }
+  >;
+  dbAvailable: boolean;
+};
+
+export type TSnapshotFeedOptions = {
+  state: RoutingState;
+  now?: () => number;
+  /** How often the state is compared with the last snapshot (default 100 ms). */
+  intervalMs?: number;
+  /** The ticker stops after this long without a subscriber asking (default 60 s). */
+  idleMs?: number;
+};
+
+const MAX_WAIT_MS = 30_000;
+
+registerEndpoint({
+  method: "get",
+  path: "/api/v1/routing/snapshot",
+  summary: "The routing state for in-process decisions: policies, planned shares, breakers, quotas, metrics, overrides",
+  description:
+    "Versioned. Without `since`, or with a version other than the current one, answers the current snapshot at once. " +
+    "With the current version and `waitMs` (long-poll, at most 30000), waits until the state changes and answers the new " +
+    "one, or 304 when nothing changed in that time; resume by sending the last version seen. The version is opaque and " +
+    "per instance (a restart or another instance answers the whole snapshot). Changes are noticed within 100 ms of reaching this instance.",
+  tags: ["decisions"],
+  responses: {
+    200: { description: "{version, at, snapshot: {providers, operations: {OP: {policyVersion, policy, shadow, regions: {R: {metrics, breakers, quotas, shares, overrides, policyVersion}}}}, dbAvailable}}" },
+    304: { description: "Unchanged during waitMs (header x-snapshot-version)" },
+    400: { description: "waitMs is not an integer from 0 to 30000", schema: ZErrorBody },
+    401: { description: "Missing or invalid API key", schema: ZErrorBody },
+  },
+});
+
+/** The snapshot of every operation and region the state knows; `allowed` filters operations. */
+export function buildSnapshot(state: RoutingState, allowed: (operation: string) => boolean = () => true): TRoutingSnapshot {
+  const operations: TRoutingSnapshot["operations"] = {};
+  for (const op of state.operations()) {
+    if (!allowed(op)) continue;
+    const active = state.policyFor(op);
+    if (!active) continue;
+    const regions: Record<string, Omit<TRouterState, "providers">> = {};
+    for (const region of state.knownRegions(op)) {
+      const s = state.snapshotFor(op, region);
+      if (!s) continue;
+      regions[region] = { metrics: s.metrics, breakers: s.breakers, quotas: s.quotas, shares: s.shares ?? null, overrides: s.overrides, policyVersion: s.policyVersion };
+    }
+    operations[op] = { policyVersion: active.version, policy: active.policy, shadow: active.shadow, regions };
+  }
+  return { providers: state.providers(), operations, dbAvailable: state.dbAvailable };
+}
+
+/**
+ * The snapshot stream: a ticker compares the routing state's text with the last one and bumps
+ * the version when it changed, waking the long-polls waiting on the old version. Comparing text
+ * rather than hooking every setter keeps routing-state.ts untouched and catches every change,
+ * overrides expiring included; the ticker runs only while someone has asked recently.
+ */
+export function createSnapshotFeed(opts: TSnapshotFeedOptions) {
+  const now = opts.now ?? Date.now;
+  const intervalMs = opts.intervalMs ?? 100;
+  const idleMs = opts.idleMs ?? 60_000;
+  const epoch = now().toString(36);
+  let seq = 0;
+  let text = "";
+  let version = "";
+  let at = 0;
+  let lastAsked = 0;
+  let timer: NodeJS.Timeout | null = null;
+  const waiters = new Set<() => void>();
+
+  function refresh(): void {
+    const next = JSON.stringify(buildSnapshot(opts.state));
+    if (next === text) return;
+    text = next;
+    version = `${epoch}.${++seq}`;
+    at = now();
+    for (const w of [...waiters]) w();
+  }
+
+  function ensureRunning(): void {
+    lastAsked = now();
+    if (timer) return;
+    refresh();
+    timer = setInterval(() => {
+      if (now() - lastAsked > idleMs && waiters.size === 0) {
+        clearInterval(timer!);
+        timer = null;
+        return;
+      }
+      refresh();
+    }, intervalMs);
+    timer.unref();
+  }
+
+  function answer(res: ServerResponse, principal: TPrincipal): void {
+    const restricted = principal.kind === "api_key" && principal.operationKeys.length > 0;
+    const body = restricted ? JSON.stringify(buildSnapshot(opts.state, (op) => operationDenied(principal, op) === null)) : text;
+    const payload = `{"version":${JSON.stringify(version)},"at":${at},"snapshot":${body}}`;
+    res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(payload), "cache-control": "no-store", "x-snapshot-version": version });
+    res.end(payload);
+  }
+
+  async function handler(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const auth = await authenticateRequest(req, "decide");
+    if (!auth.ok) {
+      sendJson(res, auth.status, auth.body, auth.headers);
+      return;
+    }
+    const query = new URL(req.url ?? "/", "http://localhost").searchParams;
+    const since = query.get("since");
+    const rawWait = query.get("waitMs") ?? "0";
+    const waitMs = Number(rawWait);
+    if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_WAIT_MS) throw new HttpError(400, "malformed", `waitMs must be an integer from 0 to ${MAX_WAIT_MS}`, "waitMs");
+    ensureRunning();
+    if (since !== version || waitMs === 0) {
+      answer(res, auth.principal);
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timeout);
+        waiters.delete(done);
+        resolve();
+      };
+      const timeout = setTimeout(done, waitMs);
+      waiters.add(done);
+      res.once("close", done);
+    });
+    if (res.destroyed || res.writableEnded) return;
+    if (since === version) {
+      res.writeHead(304, { "cache-control": "no-store", "x-snapshot-version": version });
+      res.end();
+      return;
+    }
+    answer(res, auth.principal);
+  }
+
+  const routes: TRoute[] = [{ method: "GET", path: "/api/v1/routing/snapshot", handler }];
+  return {
+    routes,
+    /** The current version (tests). */
+    get version(): string {
+      return version;
+    },
+    close(): void {
+      if (timer) clearInterval(timer);
+      timer = null;
+      for (const w of [...waiters]) w();
+    },
+  };
+}
