@@ -80,6 +80,19 @@ export async function runPropagation(o: TPropagationOptions): Promise<TFaultRepo
 export const PROPAGATION_ENV = { CONFIG_POLL_MS: "30000" };
 
 /** The trials on running instances started with PROPAGATION_ENV (overrides on instance 1's side, decides on instance 2). */
+/** An override left active would make the next trial's create a 409: ending it is retried. */
+async function endOverrideWithRetry(s: TScenario, actor: TActor, id: string, controlErrors: string[]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await endOverride(s.prisma, actor, id, "chaos:propagation trial over");
+      return;
+    } catch (err) {
+      controlErrors.push((err as Error).message.split("\n").filter(Boolean).at(-1) ?? String(err));
+      if (attempt === 5) throw err;
+    }
+  }
+}
+
 export async function propagationOn(s: TScenario, o: Omit<TPropagationOptions, "dir" | "serverUrl">): Promise<TFaultReport> {
   const log = o.log ?? (() => {});
   let load: Load | null = null;
@@ -92,18 +105,7 @@ export async function propagationOn(s: TScenario, o: Omit<TPropagationOptions, "
     load?.phase("background load during the trials");
 
     const controlErrors: string[] = [];
-    /** An override left active would make the next trial's create a 409: ending it is retried. */
-    const endWithRetry = async (id: string) => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await endOverride(s.prisma, actor, id, "chaos:propagation trial over");
-          return;
-        } catch (err) {
-          controlErrors.push((err as Error).message.split("\n").filter(Boolean).at(-1) ?? String(err));
-          if (attempt === 5) throw err;
-        }
-      }
-    };
+    const endWithRetry = (id: string) => endOverrideWithRetry(s, actor, id, controlErrors);
     const rows: Array<Array<string | number | null>> = [];
     const figures = [];
     let never = 0;
@@ -146,7 +148,18 @@ export async function propagationOn(s: TScenario, o: Omit<TPropagationOptions, "
       const sorted = (xs: number[]) => Float64Array.from(xs).sort();
       const q = (xs: number[], p: number) => quantile(sorted(xs), p);
       const r1 = (n: number) => Math.round(n * 10) / 10;
-      rows.push([kind.name, set.length, r1(q(set, 0.5)), r1(q(set, 0.99)), r1(Math.max(...set)), r1(q(setFromCommit, 0.5)), r1(q(setFromCommit, 0.99)), r1(q(ended, 0.5)), r1(q(ended, 0.99)), r1(q(decides, 0.5))]);
+      rows.push([
+        kind.name,
+        set.length,
+        r1(q(set, 0.5)),
+        r1(q(set, 0.99)),
+        r1(Math.max(...set)),
+        r1(q(setFromCommit, 0.5)),
+        r1(q(setFromCommit, 0.99)),
+        r1(q(ended, 0.5)),
+        r1(q(ended, 0.99)),
+        r1(q(decides, 0.5)),
+      ]);
       const short = kind.body.kind === "routing_kill_switch" ? "kill switch" : "provider kill";
       figures.push(
         figure(`${short}: set → instance 2 reflects it, p50`, q(set, 0.5), "ms"),
@@ -173,7 +186,11 @@ export async function propagationOn(s: TScenario, o: Omit<TPropagationOptions, "
         ...(load ? [phaseTable(load.phases)] : []),
       ],
       invariants: [
-        { label: `every override reached instance 2 within ${o.trialTimeoutMs} ms`, ok: never === 0, detail: `${never} of ${o.trials * KINDS.length} trials did not` },
+        {
+          label: `every override reached instance 2 within ${o.trialTimeoutMs} ms`,
+          ok: never === 0,
+          detail: `${never} of ${o.trials * KINDS.length} trials did not`,
+        },
         ...(load ? [serverErrorInvariant(load.phases)] : []),
       ],
       notes: [

@@ -24,6 +24,44 @@ const API_KEY = "bench-local-key";
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
+/** Times each of OVERRIDES pins, from its commit until the client's local decisions follow it, and waits for its end too. */
+async function measureOverrides(pool: pg.Pool, local: LocalRouter): Promise<number[]> {
+  const propagation: number[] = [];
+  for (let i = 0; i < OVERRIDES; i++) {
+    const target = i % 2 === 0 ? "provider_C" : "provider_B";
+    const c = await pool.connect();
+    let id: string;
+    try {
+      await c.query("begin");
+      id = (
+        await c.query<{ id: string }>(
+          `insert into override (id, kind, operation_key, region, provider_key, reason) values (gen_random_uuid(), 'provider_pin', 'SEND_SMS', 'EU', $1, 'bench-local') returning id`,
+          [target],
+        )
+      ).rows[0]!.id;
+      await c.query(`select pg_notify('switchyard_config', '{"kind":"override","operationKey":"SEND_SMS"}')`);
+      await c.query("commit");
+    } finally {
+      c.release();
+    }
+    const t0 = performance.now();
+    for (;;) {
+      if (local.decide({ operation: "SEND_SMS", region: "EU" }).selected === target) break;
+      if (performance.now() - t0 > 10_000) throw new Error(`pin ${i} did not reach the client within 10 s`);
+      await new Promise((r) => setImmediate(r));
+    }
+    propagation.push(performance.now() - t0);
+    await pool.query(`update override set ended_at = now() where id = $1`, [id]);
+    await pool.query(`select pg_notify('switchyard_config', '{"kind":"override","operationKey":"SEND_SMS"}')`);
+    const t1 = performance.now();
+    while (local.decide({ operation: "SEND_SMS", region: "EU" }).record?.override !== "none") {
+      if (performance.now() - t1 > 10_000) throw new Error(`the end of pin ${i} did not reach the client`);
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+  return propagation;
+}
+
 async function main(): Promise<void> {
   let cluster: TEmbeddedDatabase | null = null;
   let scratch: TScratchDatabase | null = null;
@@ -57,41 +95,24 @@ async function main(): Promise<void> {
     const bare: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const t0 = performance.now();
-      for (let i = 0; i < N; i++) decide({ operation: "SEND_SMS", region: "EU", requestId: `c${r}-${i}`, sequence: i }, state, op.policy as never, { now: Date.now }, { next: Math.random }, shadow);
+      for (let i = 0; i < N; i++)
+        decide(
+          { operation: "SEND_SMS", region: "EU", requestId: `c${r}-${i}`, sequence: i },
+          state,
+          op.policy as never,
+          { now: Date.now },
+          { next: Math.random },
+          shadow,
+        );
       bare.push(N / ((performance.now() - t0) / 1000));
     }
     const stats = client.stats().local;
-    process.stderr.write(`local decide: ${rates.map((x) => Math.round(x)).join(", ")} /s; router-core alone: ${bare.map((x) => Math.round(x)).join(", ")} /s\n`);
+    process.stderr.write(
+      `local decide: ${rates.map((x) => Math.round(x)).join(", ")} /s; router-core alone: ${bare.map((x) => Math.round(x)).join(", ")} /s\n`,
+    );
 
     // (2) override → local decisions.
-    const propagation: number[] = [];
-    for (let i = 0; i < OVERRIDES; i++) {
-      const target = i % 2 === 0 ? "provider_C" : "provider_B";
-      const c = await pool.connect();
-      let id: string;
-      try {
-        await c.query("begin");
-        id = (await c.query<{ id: string }>(`insert into override (id, kind, operation_key, region, provider_key, reason) values (gen_random_uuid(), 'provider_pin', 'SEND_SMS', 'EU', $1, 'bench-local') returning id`, [target])).rows[0]!.id;
-        await c.query(`select pg_notify('switchyard_config', '{"kind":"override","operationKey":"SEND_SMS"}')`);
-        await c.query("commit");
-      } finally {
-        c.release();
-      }
-      const t0 = performance.now();
-      for (;;) {
-        if (local.decide({ operation: "SEND_SMS", region: "EU" }).selected === target) break;
-        if (performance.now() - t0 > 10_000) throw new Error(`pin ${i} did not reach the client within 10 s`);
-        await new Promise((r) => setImmediate(r));
-      }
-      propagation.push(performance.now() - t0);
-      await pool.query(`update override set ended_at = now() where id = $1`, [id]);
-      await pool.query(`select pg_notify('switchyard_config', '{"kind":"override","operationKey":"SEND_SMS"}')`);
-      const t1 = performance.now();
-      while (local.decide({ operation: "SEND_SMS", region: "EU" }).record?.override !== "none") {
-        if (performance.now() - t1 > 10_000) throw new Error(`the end of pin ${i} did not reach the client`);
-        await new Promise((r) => setImmediate(r));
-      }
-    }
+    const propagation = await measureOverrides(pool, local);
     propagation.sort((a, b) => a - b);
     rates.sort((a, b) => a - b);
     bare.sort((a, b) => a - b);
@@ -104,12 +125,22 @@ async function main(): Promise<void> {
       figures: [
         { label: "LocalRouter.decide, full records (best round)", value: Math.round(rates.at(-1)!), unit: "decisions/s", target: "≥ 1,000,000" },
         { label: "LocalRouter.decide, full records (median round)", value: Math.round(quantile(rates, 0.5)), unit: "decisions/s" },
-        { label: "router-core decide() alone on the same snapshot, shadow included (median round)", value: Math.round(quantile(bare, 0.5)), unit: "decisions/s" },
+        {
+          label: "router-core decide() alone on the same snapshot, shadow included (median round)",
+          value: Math.round(quantile(bare, 0.5)),
+          unit: "decisions/s",
+        },
         { label: "override → local decisions p50", value: round(quantile(propagation, 0.5)), unit: "ms" },
         { label: "override → local decisions p99", value: round(quantile(propagation, 0.99)), unit: "ms", target: "< 1000" },
         { label: "override → local decisions max", value: round(propagation.at(-1)!), unit: "ms" },
       ],
-      invariants: [{ label: "local decisions accounted (made = buffered + dropped)", ok: stats.made === stats.pending + stats.dropped + stats.reported + stats.refused, detail: `${stats.made} made, ${stats.pending} buffered, ${stats.dropped} dropped` }],
+      invariants: [
+        {
+          label: "local decisions accounted (made = buffered + dropped)",
+          ok: stats.made === stats.pending + stats.dropped + stats.reported + stats.refused,
+          detail: `${stats.made} made, ${stats.pending} buffered, ${stats.dropped} dropped`,
+        },
+      ],
       notes: [
         "Decisions/s: one process, SEND_SMS/EU (3 candidates), each decision's full router-core record handed to the client's bounded buffer (10,000 records; the rest are counted as dropped, as a service outrunning its ingest would see).",
         "Override: a provider_pin row committed together with its NOTIFY on switchyard_config (what the console's override action writes), timed from the commit until LocalRouter.decide returns the pinned provider: the data plane's LISTEN reload, the snapshot ticker (100 ms) and the long-poll's answer.",

@@ -5,14 +5,7 @@ import type { TAuditCheckpoint } from "./checkpoints";
 import { GENESIS_HASH, auditEntryHash } from "./hash";
 
 export type TAuditProblem =
-  | "missing"
-  | "prev_hash_mismatch"
-  | "hash_mismatch"
-  | "mac_mismatch"
-  | "mac_missing"
-  | "checkpoint_mismatch"
-  | "checkpoint_invalid"
-  | "truncated";
+  "missing" | "prev_hash_mismatch" | "hash_mismatch" | "mac_mismatch" | "mac_missing" | "checkpoint_mismatch" | "checkpoint_invalid" | "truncated";
 export type TAuditBreak = { seq: number; problem: TAuditProblem; detail: string };
 export type TAuditVerification =
   | {
@@ -56,16 +49,26 @@ const short = (h: string) => `${h.slice(0, 12)}…`;
  * chain), or a log that ends before a checkpoint's seq (the tail was deleted). Without a key
  * and without checkpoints only the first three can be detected: see lib/audit/README.md.
  */
+const broken = (entries: number, seq: number, problem: TAuditProblem, detail: string): TAuditVerification => ({
+  ok: false,
+  entries,
+  firstBreak: { seq, problem, detail },
+});
+
 export async function verifyAuditChain(prisma: Pick<PrismaClient, "auditEntry">, opts: TAuditVerifyOptions = {}): Promise<TAuditVerification> {
   const key = opts.key === undefined ? resolveAuditKey().key : opts.key;
   const from = opts.from ?? null;
   const checkpoints = (opts.checkpoints ?? []).filter((c) => !from || c.seq > from.seq);
-  const broken = (entries: number, seq: number, problem: TAuditProblem, detail: string): TAuditVerification => ({ ok: false, entries, firstBreak: { seq, problem, detail } });
 
   if (key) {
     for (const c of [...checkpoints].sort((a, b) => a.seq - b.seq)) {
       if (c.mac !== null && !sameHex(c.mac, auditCheckpointMac(key, c))) {
-        return broken(0, c.seq, "checkpoint_invalid", `the checkpoint of ${c.at} for entry ${c.seq} has no valid MAC under the audit key: the checkpoint file was edited, or the key is not the one it was written with`);
+        return broken(
+          0,
+          c.seq,
+          "checkpoint_invalid",
+          `the checkpoint of ${c.at} for entry ${c.seq} has no valid MAC under the audit key: the checkpoint file was edited, or the key is not the one it was written with`,
+        );
       }
     }
   }
@@ -83,7 +86,12 @@ export async function verifyAuditChain(prisma: Pick<PrismaClient, "auditEntry">,
     const row = await prisma.auditEntry.findUnique({ where: { seq: from.seq }, select: { hash: true } });
     if (!row) return broken(0, from.seq, "truncated", `entry ${from.seq}, recorded by the last checkpoint, is gone: the log was truncated`);
     if (row.hash !== from.hash) {
-      return broken(0, from.seq, "checkpoint_mismatch", `entry ${from.seq}'s hash ${short(row.hash)} differs from the last checkpoint (${short(from.hash)}): the log up to entry ${from.seq} was rewritten and its hashes recomputed`);
+      return broken(
+        0,
+        from.seq,
+        "checkpoint_mismatch",
+        `entry ${from.seq}'s hash ${short(row.hash)} differs from the last checkpoint (${short(from.hash)}): the log up to entry ${from.seq} was rewritten and its hashes recomputed`,
+      );
     }
     prevHash = from.hash;
     expectedSeq = from.seq + 1;
@@ -94,7 +102,12 @@ export async function verifyAuditChain(prisma: Pick<PrismaClient, "auditEntry">,
     for (const row of rows) {
       if (row.seq !== expectedSeq) return broken(entries, expectedSeq, "missing", `entry ${expectedSeq} is missing (next is ${row.seq})`);
       if (row.prevHash !== prevHash) {
-        return broken(entries, row.seq, "prev_hash_mismatch", `entry ${row.seq} does not follow entry ${row.seq - 1}: prev_hash ${short(row.prevHash)} expected ${short(prevHash)}`);
+        return broken(
+          entries,
+          row.seq,
+          "prev_hash_mismatch",
+          `entry ${row.seq} does not follow entry ${row.seq - 1}: prev_hash ${short(row.prevHash)} expected ${short(prevHash)}`,
+        );
       }
       if (auditEntryHash(row) !== row.hash) {
         return broken(entries, row.seq, "hash_mismatch", `entry ${row.seq} was modified after it was written (stored hash does not match its contents)`);
@@ -102,20 +115,35 @@ export async function verifyAuditChain(prisma: Pick<PrismaClient, "auditEntry">,
       if (key) {
         if (row.mac === null) {
           if (firstMacSeq !== null) {
-            return broken(entries, row.seq, "mac_missing", `entry ${row.seq} has no MAC although entry ${firstMacSeq} before it has one: the MACs were stripped from a rewritten chain`);
+            return broken(
+              entries,
+              row.seq,
+              "mac_missing",
+              `entry ${row.seq} has no MAC although entry ${firstMacSeq} before it has one: the MACs were stripped from a rewritten chain`,
+            );
           }
           unauthFrom ??= row.seq;
           unauthTo = row.seq;
         } else {
           if (!sameHex(row.mac, auditEntryMac(key, row.hash))) {
-            return broken(entries, row.seq, "mac_mismatch", `entry ${row.seq}'s MAC does not match its hash under the audit key: the entry or the chain before it was rewritten by someone without the key (or the key is not the one it was written with)`);
+            return broken(
+              entries,
+              row.seq,
+              "mac_mismatch",
+              `entry ${row.seq}'s MAC does not match its hash under the audit key: the entry or the chain before it was rewritten by someone without the key (or the key is not the one it was written with)`,
+            );
           }
           firstMacSeq ??= row.seq;
         }
       }
       for (const c of bySeq.get(row.seq) ?? []) {
         if (c.hash !== row.hash) {
-          return broken(entries, row.seq, "checkpoint_mismatch", `entry ${row.seq}'s hash ${short(row.hash)} differs from the checkpoint of ${c.at} (${short(c.hash)}): the log up to entry ${row.seq} was rewritten and its hashes recomputed`);
+          return broken(
+            entries,
+            row.seq,
+            "checkpoint_mismatch",
+            `entry ${row.seq}'s hash ${short(row.hash)} differs from the checkpoint of ${c.at} (${short(c.hash)}): the log up to entry ${row.seq} was rewritten and its hashes recomputed`,
+          );
         }
       }
       prevHash = row.hash;
@@ -128,7 +156,20 @@ export async function verifyAuditChain(prisma: Pick<PrismaClient, "auditEntry">,
   const headSeq = expectedSeq - 1;
   const beyond = checkpoints.filter((c) => c.seq > headSeq).sort((a, b) => b.seq - a.seq)[0];
   if (beyond) {
-    return broken(entries, headSeq + 1, "truncated", `the log ends at entry ${headSeq} but the checkpoint of ${beyond.at} recorded entry ${beyond.seq}: entries ${headSeq + 1}–${beyond.seq} were deleted`);
+    return broken(
+      entries,
+      headSeq + 1,
+      "truncated",
+      `the log ends at entry ${headSeq} but the checkpoint of ${beyond.at} recorded entry ${beyond.seq}: entries ${headSeq + 1}–${beyond.seq} were deleted`,
+    );
   }
-  return { ok: true, entries, headSeq, headHash: prevHash, macs: key ? "verified" : "unchecked", unauthenticated: unauthFrom === null ? null : { from: unauthFrom, to: unauthTo }, checkpoints: checkpoints.length };
+  return {
+    ok: true,
+    entries,
+    headSeq,
+    headHash: prevHash,
+    macs: key ? "verified" : "unchecked",
+    unauthenticated: unauthFrom === null ? null : { from: unauthFrom, to: unauthTo },
+    checkpoints: checkpoints.length,
+  };
 }

@@ -90,8 +90,25 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
       }
       if (!(err instanceof AttemptError)) throw err;
       called++;
-      attempts.push({ provider, errorClass: err.errorClass, outcomeErrorClass: err.outcomeClass, httpStatus: err.status, latencyMs, detail: err.message, called: true });
-      reports.push({ type: "provider_call", decisionId, provider, status: "failure", errorClass: err.outcomeClass, ...(err.status !== null ? { httpStatus: err.status } : {}), latencyMs, retryCount: called - 1 });
+      attempts.push({
+        provider,
+        errorClass: err.errorClass,
+        outcomeErrorClass: err.outcomeClass,
+        httpStatus: err.status,
+        latencyMs,
+        detail: err.message,
+        called: true,
+      });
+      reports.push({
+        type: "provider_call",
+        decisionId,
+        provider,
+        status: "failure",
+        errorClass: err.outcomeClass,
+        ...(err.status !== null ? { httpStatus: err.status } : {}),
+        latencyMs,
+        retryCount: called - 1,
+      });
       if (err.errorClass === "rate_limit") {
         ctx.quotas.observe(provider, err.rateLimit ?? { retryAfterSeconds: null, exhausted: true });
         if (err.rateLimit?.retryAfterSeconds != null) lastRetryAfter = Math.max(lastRetryAfter ?? 0, err.rateLimit.retryAfterSeconds);
@@ -100,29 +117,48 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
       }
       if (err.errorClass === "permanent") {
         report(ctx, p, reports);
-        const status = err.status ?? 502;
-        return {
-          answer: jsonAnswer(
-            status,
-            { ...errorBody("provider_rejected", `${provider} refused the request (${err.message}); not retried on another provider`), decisionId, provider, providerStatus: err.status, providerBody: err.providerBody ?? null, attempts },
-            durabilityHeader(p),
-          ),
-          definitive: true,
-          retryAfterSeconds: null,
-        };
+        return providerRejected(p, provider, err, attempts);
       }
     }
   }
   report(ctx, p, reports);
-  if (!stop) {
-    stop = called === 0
+  return exhausted(p, stop, called, lastRetryAfter, attempts);
+}
+
+/** A permanent failure (4xx): returned at once with the provider's status, not tried elsewhere. */
+function providerRejected(p: TPrepared, provider: string, err: AttemptError, attempts: TAttempt[]): TExecution {
+  const body = {
+    ...errorBody("provider_rejected", `${provider} refused the request (${err.message}); not retried on another provider`),
+    decisionId: p.decision.decisionId,
+    provider,
+    providerStatus: err.status,
+    providerBody: err.providerBody ?? null,
+    attempts,
+  };
+  return { answer: jsonAnswer(err.status ?? 502, body, durabilityHeader(p)), definitive: true, retryAfterSeconds: null };
+}
+
+/** No provider answered: 504 past the deadline, else 503, with when to try again. */
+function exhausted(
+  p: TPrepared,
+  stop: { code: string; message: string } | null,
+  called: number,
+  lastRetryAfter: number | null,
+  attempts: TAttempt[],
+): TExecution {
+  const why =
+    stop ??
+    (called === 0
       ? { code: "no_callable_provider", message: "no eligible provider could be called (see attempts)" }
-      : { code: "all_attempts_failed", message: `every eligible provider failed (${called} attempts)` };
-  }
+      : { code: "all_attempts_failed", message: `every eligible provider failed (${called} attempts)` });
   const retryAfter = Math.max(1, Math.ceil(lastRetryAfter ?? 1));
-  const status = stop.code === "deadline_exceeded" ? 504 : 503;
+  const status = why.code === "deadline_exceeded" ? 504 : 503;
   return {
-    answer: jsonAnswer(status, { ...errorBody(stop.code, stop.message), decisionId, attempts }, { "retry-after": String(retryAfter), ...durabilityHeader(p) }),
+    answer: jsonAnswer(
+      status,
+      { ...errorBody(why.code, why.message), decisionId: p.decision.decisionId, attempts },
+      { "retry-after": String(retryAfter), ...durabilityHeader(p) },
+    ),
     definitive: false,
     retryAfterSeconds: retryAfter,
   };
@@ -130,7 +166,11 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
 
 /** Like decide's 503 when the decision log cannot take the row: nothing was called. */
 export function decisionLogRefused(p: TPrepared, err: DecisionLogBusyError): TAnswer {
-  return jsonAnswer(503, { ...errorBody("decision_log_unavailable", `${err.message}; no provider was called`), decisionId: p.decision.decisionId }, { "retry-after": String(err.retryAfterSeconds) });
+  return jsonAnswer(
+    503,
+    { ...errorBody("decision_log_unavailable", `${err.message}; no provider was called`), decisionId: p.decision.decisionId },
+    { "retry-after": String(err.retryAfterSeconds) },
+  );
 }
 
 function durabilityHeader(p: TPrepared): Record<string, string> {
@@ -166,4 +206,3 @@ export function report(ctx: TGatewayContext, p: TPrepared, reports: TProviderCal
     })().catch((err: unknown) => ctx.log(`gateway: recording outcomes failed: ${(err as Error).message}`)),
   );
 }
-
