@@ -9,7 +9,15 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["router-core/**/*.test.ts", "lib/**/*.test.ts", "scripts/**/*.test.ts", "bench/**/*.test.ts", "test/**/*.test.ts", "client/test/**/*.test.ts", "examples/**/*.test.ts"],
+    include: [
+      "router-core/**/*.test.ts",
+      "lib/**/*.test.ts",
+      "scripts/**/*.test.ts",
+      "bench/**/*.test.ts",
+      "test/**/*.test.ts",
+      "client/test/**/*.test.ts",
+      "examples/**/*.test.ts",
+    ],
     environment: "node",
     globalSetup: ["test/support/global-setup.ts"],
     pool: "forks",

@@ -115,7 +115,9 @@ function machine(r: TBenchResult): string {
 
 function renderResult(r: TBenchResult): string[] {
   const out: string[] = [];
-  out.push(`**${r.title}** — \`${r.name}.json\`, ${r.date.replace("T", " ").slice(0, 16)} UTC, commit \`${r.commit.slice(0, 12)}${r.commit.endsWith("+dirty") ? "+dirty" : ""}\`, ${machine(r)}.`);
+  out.push(
+    `**${r.title}** — \`${r.name}.json\`, ${r.date.replace("T", " ").slice(0, 16)} UTC, commit \`${r.commit.slice(0, 12)}${r.commit.endsWith("+dirty") ? "+dirty" : ""}\`, ${machine(r)}.`,
+  );
   out.push("", `Command: \`${r.command}\``);
   const params = Object.entries(r.parameters);
   if (params.length > 0) out.push("", `Parameters: ${params.map(([k, v]) => `${k} = ${typeof v === "string" ? v : JSON.stringify(v)}`).join(", ")}.`);

@@ -6,7 +6,17 @@ export type TColumn = string | { label: string; title?: string };
  * The console's dense table: a header row, the rows, and one muted row saying why it is empty
  * (every table in the console has an empty state instead of a bare header).
  */
-export function DataTable({ columns, empty, testId, children }: { columns: readonly TColumn[] | null; empty: ReactNode; testId?: string; children: ReactNode[] }) {
+export function DataTable({
+  columns,
+  empty,
+  testId,
+  children,
+}: {
+  columns: readonly TColumn[] | null;
+  empty: ReactNode;
+  testId?: string;
+  children: ReactNode[];
+}) {
   return (
     <table className="dense" data-testid={testId}>
       {columns ? (

@@ -12,7 +12,14 @@ export function ThemeToggle() {
     }
   };
   return (
-    <button type="button" onClick={toggle} className="rounded border px-2 py-1 text-xs" style={{ borderColor: "var(--border)", color: "var(--muted)" }} aria-label="Toggle dark and light theme" title="Toggle theme (t)">
+    <button
+      type="button"
+      onClick={toggle}
+      className="rounded border px-2 py-1 text-xs"
+      style={{ borderColor: "var(--border)", color: "var(--muted)" }}
+      aria-label="Toggle dark and light theme"
+      title="Toggle theme (t)"
+    >
       Theme
     </button>
   );

@@ -170,7 +170,8 @@ test("first hour on an empty production database: own providers to a compliant d
 
   // The policy author writes the factor list (the budget provider first, so EU proves the gate).
   const author = await signedIn(PEOPLE.author.email, password);
-  const yaml = "operation: SEND_SMS\nproviders: [sms_budget, sms_certified]\ngates: [supports_region, compliance_allowed, credentials_valid, circuit_breaker_closed]\n";
+  const yaml =
+    "operation: SEND_SMS\nproviders: [sms_budget, sms_certified]\ngates: [supports_region, compliance_allowed, credentials_valid, circuit_breaker_closed]\n";
   const created = await author.post("/api/control/factor-lists", { data: { yaml, changeNote: "first policy" } });
   expect(created.status(), await created.text()).toBe(201);
   const versionId = ((await created.json()) as { version: { id: string } }).version.id;
@@ -217,7 +218,10 @@ test("first hour on an empty production database: own providers to a compliant d
 
   // The CLI exports with the control-scoped key; applying that bundle back is "no changes".
   const cli = (args: string[]) =>
-    spawnSync(process.execPath, [require.resolve("tsx/cli"), "scripts/switchyard.ts", ...args], { encoding: "utf8", env: { ...process.env, SWITCHYARD_URL: base, SWITCHYARD_CONTROL_KEY: key } });
+    spawnSync(process.execPath, [require.resolve("tsx/cli"), "scripts/switchyard.ts", ...args], {
+      encoding: "utf8",
+      env: { ...process.env, SWITCHYARD_URL: base, SWITCHYARD_CONTROL_KEY: key },
+    });
   const exported = cli(["export"]);
   expect(exported.status, exported.stderr).toBe(0);
   expect(exported.stdout).toContain("key: sms_certified");

@@ -14,7 +14,10 @@ test.beforeAll(async ({ request }) => {
   await ensureAccounts(request);
   const outcomes: unknown[] = [];
   for (let i = 0; i < 20; i++) {
-    const res = await request.post("/api/v1/decide", { headers: auth, data: { operation: OPERATION, region: REGION, requestId: `e2e-journey-${Date.now()}-${i}` } });
+    const res = await request.post("/api/v1/decide", {
+      headers: auth,
+      data: { operation: OPERATION, region: REGION, requestId: `e2e-journey-${Date.now()}-${i}` },
+    });
     expect(res.status(), await res.text()).toBe(200);
     const body = (await res.json()) as { decisionId: string; selected: string | null };
     expect(body.selected).not.toBeNull();
@@ -73,7 +76,10 @@ test("on-call opens the overview, sees shares, opens the decision log and drills
   // Open-ended on the newest page, the log is a live tail: a decision made now shows up without a reload.
   await page.goto(`/decisions?operation=${OPERATION}&region=${REGION}`);
   await expect(page.getByTestId("live-refresh")).toContainText("Live tail");
-  const fresh = await page.request.post("/api/v1/decide", { headers: auth, data: { operation: OPERATION, region: REGION, requestId: `e2e-tail-${Date.now()}` } });
+  const fresh = await page.request.post("/api/v1/decide", {
+    headers: auth,
+    data: { operation: OPERATION, region: REGION, requestId: `e2e-tail-${Date.now()}` },
+  });
   expect(fresh.status(), await fresh.text()).toBe(200);
   const freshId = ((await fresh.json()) as { decisionId: string }).decisionId;
   await expect(page.locator(`a[href^="/decisions/${freshId}"]`)).toBeVisible({ timeout: 15_000 });

@@ -63,7 +63,10 @@ async function events(since: number): Promise<TEvent[]> {
 type TSample = { t: number; shares: Record<string, number> };
 
 async function samplesSince(since: number): Promise<TSample[]> {
-  const rows = await prisma.trafficShareSample.findMany({ where: { operationKey: OPERATION, region: REGION, at: { gte: new Date(since) } }, orderBy: { at: "asc" } });
+  const rows = await prisma.trafficShareSample.findMany({
+    where: { operationKey: OPERATION, region: REGION, at: { gte: new Date(since) } },
+    orderBy: { at: "asc" },
+  });
   return rows.map((p) => ({ t: p.at.getTime(), shares: p.shares as Record<string, number> }));
 }
 
@@ -84,7 +87,11 @@ test.afterAll(async ({ browser }) => {
   const page = await browser.newPage();
   await as(page, "approver");
   const v1 = await prisma.factorListVersion.findFirst({ where: { operationKey: OPERATION, version: 1 } });
-  if (v1) await page.request.post(`/api/control/factor-lists/${v1.id}/rollback`, { headers: { origin: originOf() }, data: { reason: "e2e: restore Listing 1 after the outage demo" } });
+  if (v1)
+    await page.request.post(`/api/control/factor-lists/${v1.id}/rollback`, {
+      headers: { origin: originOf() },
+      data: { reason: "e2e: restore Listing 1 after the outage demo" },
+    });
   await page.close();
   await prisma.$disconnect();
 });
@@ -104,7 +111,10 @@ test("a complete outage of provider_A in EU moves traffic away, keeps probing, a
     .replace(/^metric_window_minutes: .*$/m, "metric_window_minutes: 1")
     .replace(/^min_sample_size: .*$/m, "min_sample_size: 20")
     .trimEnd()}\n${FAST_TIMINGS}`;
-  const created = await page.request.post("/api/control/factor-lists", { headers: { origin: originOf() }, data: { yaml: fast, changeNote: "e2e: demo timings" } });
+  const created = await page.request.post("/api/control/factor-lists", {
+    headers: { origin: originOf() },
+    data: { yaml: fast, changeNote: "e2e: demo timings" },
+  });
   expect(created.status(), await created.text()).toBe(201);
   const id = ((await created.json()) as { version: { id: string } }).version.id;
   expect((await page.request.post(`/api/control/factor-lists/${id}/submit`, { headers: { origin: originOf() } })).status()).toBe(200);
@@ -122,7 +132,11 @@ test("a complete outage of provider_A in EU moves traffic away, keeps probing, a
   await expect.poll(() => sim!.stats().outcomesSent, { timeout: 30_000 }).toBeGreaterThan(400);
 
   // The outage, recorded where the chaos panel records it so the overview marks it.
-  const fault = await injectFault(prisma, { userId: null, label: "e2e", ip: null }, { provider: "provider_A", region: REGION, kind: "outage", durationSeconds: 600 });
+  const fault = await injectFault(
+    prisma,
+    { userId: null, label: "e2e", ip: null },
+    { provider: "provider_A", region: REGION, kind: "outage", durationSeconds: 600 },
+  );
   sim.inject(fault);
   const injectedAt = fault.startsAt;
 
@@ -153,9 +167,7 @@ test("a complete outage of provider_A in EU moves traffic away, keeps probing, a
   // be slower than the cap while the others rebalance: the time to reach the floor is not fixed.)
   const atFloor = (p: TSample) => Math.abs((p.shares.provider_A ?? 0) - PROBE) < 1e-4;
   let reached: TSample | undefined;
-  await expect
-    .poll(async () => (reached = (await samplesSince(below!.t)).find(atFloor)) !== undefined, { timeout: 90_000, intervals: [2_000] })
-    .toBe(true);
+  await expect.poll(async () => (reached = (await samplesSince(below!.t)).find(atFloor)) !== undefined, { timeout: 90_000, intervals: [2_000] }).toBe(true);
   const floorFrom = reached!.t;
   await expect.poll(async () => (await samplesSince(floorFrom)).length, { timeout: 60_000, intervals: [2_000] }).toBeGreaterThanOrEqual(4);
 
@@ -172,7 +184,10 @@ test("a complete outage of provider_A in EU moves traffic away, keeps probing, a
   // From the shift events: the breaker's exclusion moved the planned share in capped steps.
   const duringOutage = (await events(injectedAt)).filter((e) => e.at <= endedAt);
   const opened = duringOutage.filter((e) => e.type === "circuit_open_shift_to_secondary" && e.provider === "provider_A");
-  expect(opened.some((e) => e.capped), JSON.stringify(duringOutage.map((e) => e.type))).toBe(true);
+  expect(
+    opened.some((e) => e.capped),
+    JSON.stringify(duringOutage.map((e) => e.type)),
+  ).toBe(true);
   expect(duringOutage.some((e) => e.type === "hard_exclusion")).toBe(false);
   for (const e of duringOutage) expect(e.sharesTo.provider_A ?? 0, `${e.type} at ${e.at}`).toBeGreaterThan(0);
 

@@ -30,20 +30,50 @@ test.afterAll(async () => {
 });
 
 test("data plane, execute, control plane, console and sign-in refuse in one shape: 400 malformed, 422 invalid", async ({ request }) => {
-  await expectContract(await request.post("/api/v1/decide", { headers: auth, data: { operation: "SEND_SMS", region: 7, requestId: "e2e-contract-1" } }), 400, "malformed", "region");
-  await expectContract(await request.post("/api/v1/decide", { headers: auth, data: { operation: "SEND_SMS", region: "MARS", requestId: "e2e-contract-2" } }), 422, "invalid", "region");
+  await expectContract(
+    await request.post("/api/v1/decide", { headers: auth, data: { operation: "SEND_SMS", region: 7, requestId: "e2e-contract-1" } }),
+    400,
+    "malformed",
+    "region",
+  );
+  await expectContract(
+    await request.post("/api/v1/decide", { headers: auth, data: { operation: "SEND_SMS", region: "MARS", requestId: "e2e-contract-2" } }),
+    422,
+    "invalid",
+    "region",
+  );
 
-  const outcome = { type: "provider_call", decisionId: "0190a5f0-0000-7000-8000-000000000001", provider: "provider_A", status: "success", latencyMs: 5, retryCount: 0 };
+  const outcome = {
+    type: "provider_call",
+    decisionId: "0190a5f0-0000-7000-8000-000000000001",
+    provider: "provider_A",
+    status: "success",
+    latencyMs: 5,
+    retryCount: 0,
+  };
   await expectContract(await request.post("/api/v1/outcomes", { headers: auth, data: { ...outcome, latencyMs: "fast" } }), 400, "malformed", "latencyMs");
   await expectContract(await request.post("/api/v1/outcomes", { headers: auth, data: { ...outcome, provider: "provider_Z" } }), 422, "invalid", "provider");
 
   await expectContract(await request.post("/api/v1/execute/SEND_SMS", { headers: auth, data: { input: {} } }), 400, "malformed", "region");
-  await expectContract(await request.post("/api/v1/execute/NO_SUCH_OPERATION", { headers: auth, data: { region: "EU", input: { to: "1" } } }), 422, "invalid", "operation");
+  await expectContract(
+    await request.post("/api/v1/execute/NO_SUCH_OPERATION", { headers: auth, data: { region: "EU", input: { to: "1" } } }),
+    422,
+    "invalid",
+    "operation",
+  );
 
   const origin = { origin: originOf() };
-  await expectContract(await onCall.post("/api/control/overrides", { headers: origin, data: { kind: "routing_kill_switch", operationKey: "SEND_SMS" } }), 400, "malformed", "reason");
   await expectContract(
-    await onCall.post("/api/control/overrides", { headers: origin, data: { kind: "routing_kill_switch", operationKey: "NO_SUCH_OPERATION", reason: "contract walk" } }),
+    await onCall.post("/api/control/overrides", { headers: origin, data: { kind: "routing_kill_switch", operationKey: "SEND_SMS" } }),
+    400,
+    "malformed",
+    "reason",
+  );
+  await expectContract(
+    await onCall.post("/api/control/overrides", {
+      headers: origin,
+      data: { kind: "routing_kill_switch", operationKey: "NO_SUCH_OPERATION", reason: "contract walk" },
+    }),
     422,
     "invalid",
     "operationKey",

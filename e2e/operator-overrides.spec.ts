@@ -13,7 +13,10 @@ const auth: Record<string, string> = process.env.SWITCHYARD_API_KEY ? { authoriz
 type TDecision = { selected: string | null; reasonCode: string; candidates: { provider: string; gates: { gate: string; passed: boolean }[] }[] };
 
 async function decide(request: APIRequestContext, tag: string): Promise<TDecision> {
-  const res = await request.post("/api/v1/decide", { headers: auth, data: { operation: OPERATION, region: REGION, requestId: `e2e-ops-${tag}-${Date.now()}-${Math.random()}` } });
+  const res = await request.post("/api/v1/decide", {
+    headers: auth,
+    data: { operation: OPERATION, region: REGION, requestId: `e2e-ops-${tag}-${Date.now()}-${Math.random()}` },
+  });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()) as TDecision;
 }

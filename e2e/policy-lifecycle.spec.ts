@@ -78,7 +78,10 @@ test("author changes a gate, compliance approves, an approver activates, and the
   await expect
     .poll(
       async () => {
-        const res = await request.post("/api/v1/decide", { headers: auth, data: { operation: OPERATION, region: "EU", requestId: `e2e-policy-${Date.now()}-${Math.random()}` } });
+        const res = await request.post("/api/v1/decide", {
+          headers: auth,
+          data: { operation: OPERATION, region: "EU", requestId: `e2e-policy-${Date.now()}-${Math.random()}` },
+        });
         return ((await res.json()) as { policyVersion: string | null }).policyVersion;
       },
       { timeout: 15_000 },

@@ -154,7 +154,10 @@ test("control-plane and sign-in bodies over the limit are refused with 413 befor
   const author = await playwrightRequest.newContext({ baseURL: originOf() });
   try {
     await signIn(author, "policy_author");
-    const big = await author.post("/api/control/factor-lists", { headers: origin, data: JSON.stringify({ yaml: `# ${"x".repeat(2 * 1024 * 1024)}`, changeNote: "" }) });
+    const big = await author.post("/api/control/factor-lists", {
+      headers: origin,
+      data: JSON.stringify({ yaml: `# ${"x".repeat(2 * 1024 * 1024)}`, changeNote: "" }),
+    });
     expect(big.status()).toBe(413);
   } finally {
     await author.dispose();

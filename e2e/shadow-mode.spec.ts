@@ -28,7 +28,10 @@ test("a shadow version's agreement and disagreements show on the Shadow page", a
   const active = await page.request.get(`/api/control/factor-lists?operation=${OPERATION}&status=active`);
   const activeId = ((await active.json()) as { versions: { id: string }[] }).versions[0]?.id;
   const yaml = await (await page.request.get(`/api/control/factor-lists/${activeId}/yaml`)).text();
-  const probe = await request.post("/api/v1/decide", { headers: auth, data: { operation: OPERATION, region: REGION, requestId: `e2e-shadow-pick-${Date.now()}` } });
+  const probe = await request.post("/api/v1/decide", {
+    headers: auth,
+    data: { operation: OPERATION, region: REGION, requestId: `e2e-shadow-pick-${Date.now()}` },
+  });
   const candidates = ((await probe.json()) as { candidates: { provider: string; eligible: boolean; selectionProbability: number }[] }).candidates;
   const eligible = candidates.filter((c) => c.eligible).sort((a, b) => a.selectionProbability - b.selectionProbability);
   expect(eligible.length, JSON.stringify(candidates)).toBeGreaterThanOrEqual(2);
@@ -37,7 +40,9 @@ test("a shadow version's agreement and disagreements show on the Shadow page", a
   const created = await page.request.post("/api/control/factor-lists", {
     headers: { origin: originOf() },
     data: {
-      yaml: yaml.replace(/providers: \[.*\]/, `providers: [${order.join(", ")}]`).replace(/fallback_policy: .*/, "fallback_policy: use_secondary_then_queue\nstrategy: priority_failover"),
+      yaml: yaml
+        .replace(/providers: \[.*\]/, `providers: [${order.join(", ")}]`)
+        .replace(/fallback_policy: .*/, "fallback_policy: use_secondary_then_queue\nstrategy: priority_failover"),
       changeNote: `e2e: ${shadowFirst} first, in shadow`,
     },
   });
@@ -45,7 +50,9 @@ test("a shadow version's agreement and disagreements show on the Shadow page", a
   const id = ((await created.json()) as { version: { id: string } }).version.id;
   expect((await page.request.post(`/api/control/factor-lists/${id}/submit`, { headers: { origin: originOf() } })).status()).toBe(200);
   await as(page, "approver");
-  expect((await page.request.post(`/api/control/factor-lists/${id}/approve`, { headers: { origin: originOf() }, data: { comment: "shadow only" } })).status()).toBe(200);
+  expect(
+    (await page.request.post(`/api/control/factor-lists/${id}/approve`, { headers: { origin: originOf() }, data: { comment: "shadow only" } })).status(),
+  ).toBe(200);
 
   await page.goto(`/factor-lists/${id}`);
   await page.getByTestId("action-shadow").click();
@@ -54,14 +61,23 @@ test("a shadow version's agreement and disagreements show on the Shadow page", a
 
   // Decisions now carry the shadow's pick; the actual provider's calls fail.
   await expect
-    .poll(async () => {
-      const res = await request.post("/api/v1/decide", { headers: auth, data: { operation: OPERATION, region: REGION, requestId: `e2e-shadow-probe-${Date.now()}-${Math.random()}` } });
-      return ((await res.json()) as { shadow: unknown }).shadow !== null;
-    }, { timeout: 15_000 })
+    .poll(
+      async () => {
+        const res = await request.post("/api/v1/decide", {
+          headers: auth,
+          data: { operation: OPERATION, region: REGION, requestId: `e2e-shadow-probe-${Date.now()}-${Math.random()}` },
+        });
+        return ((await res.json()) as { shadow: unknown }).shadow !== null;
+      },
+      { timeout: 15_000 },
+    )
     .toBe(true);
   const outcomes: unknown[] = [];
   for (let i = 0; i < 10; i++) {
-    const res = await request.post("/api/v1/decide", { headers: auth, data: { operation: OPERATION, region: REGION, requestId: `e2e-shadow-${Date.now()}-${i}` } });
+    const res = await request.post("/api/v1/decide", {
+      headers: auth,
+      data: { operation: OPERATION, region: REGION, requestId: `e2e-shadow-${Date.now()}-${i}` },
+    });
     const d = (await res.json()) as { decisionId: string; selected: string };
     outcomes.push(
       { type: "provider_call", decisionId: d.decisionId, provider: d.selected, status: "failure", errorClass: "timeout", latencyMs: 3000, retryCount: 0 },

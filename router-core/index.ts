@@ -25,25 +25,9 @@ export {
   FALLBACK_POLICY_NAMES,
   STALE_POLICIES,
 } from "./policy/names";
-export type {
-  TGateName,
-  TScoreDirection,
-  TScoreName,
-  TStrategyName,
-  TFallbackAction,
-  TFallbackPolicyName,
-  TStalePolicy,
-} from "./policy/names";
+export type { TGateName, TScoreDirection, TScoreName, TStrategyName, TFallbackAction, TFallbackPolicyName, TStalePolicy } from "./policy/names";
 export { ZFactorList, ZScore, ZScores, ZGuardrails, ZSafety, ZCircuitBreaker, ZRegionRule } from "./policy/schema";
-export type {
-  TFactorList,
-  TFactorListInput,
-  TScore,
-  TGuardrails,
-  TSafety,
-  TCircuitBreakerConfig,
-  TRegionRule,
-} from "./policy/schema";
+export type { TFactorList, TFactorListInput, TScore, TGuardrails, TSafety, TCircuitBreakerConfig, TRegionRule } from "./policy/schema";
 export { parseFactorList, factorListToYaml, factorListToJson } from "./policy/codec";
 export type { TPolicyError, TParseResult } from "./policy/codec";
 export { checkPolicyTextBounds, MAX_POLICY_TEXT_CHARS, MAX_POLICY_NESTING, MAX_POLICY_FLOW_OPENERS } from "./policy/text-bounds";
@@ -155,13 +139,7 @@ export type {
   TControllerState,
   TRecovery,
 } from "./control";
-export {
-  CONTROLLER_EVENT_TYPES,
-  createControllerState,
-  resolveControllerConfig,
-  restoreControllerState,
-  stepController,
-} from "./control";
+export { CONTROLLER_EVENT_TYPES, createControllerState, resolveControllerConfig, restoreControllerState, stepController } from "./control";
 export type { TFallbackCandidate, TFallbackContext, TFallbackDecision } from "./control";
 export { isFallbackPolicy, resolveFallback } from "./control";
 

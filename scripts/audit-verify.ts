@@ -37,7 +37,8 @@ async function main(): Promise<number> {
   try {
     // The embedded (demo) database's entries are MACed with the demo key the server generated.
     const env = { ...process.env };
-    if (db.embedded && !env.SWITCHYARD_AUDIT_KEY && !env.SWITCHYARD_AUDIT_KEY_FILE && existsSync(demoAuditKeyPath())) env.SWITCHYARD_AUDIT_KEY_FILE = demoAuditKeyPath();
+    if (db.embedded && !env.SWITCHYARD_AUDIT_KEY && !env.SWITCHYARD_AUDIT_KEY_FILE && existsSync(demoAuditKeyPath()))
+      env.SWITCHYARD_AUDIT_KEY_FILE = demoAuditKeyPath();
     const keyInfo = resolveAuditKey(env);
     const files = args.files ?? [auditCheckpointFile(auditCheckpointDir(env), db.url)];
     const checkpoints: TAuditCheckpoint[] = files.flatMap((f) => readAuditCheckpoints(f));
@@ -54,7 +55,9 @@ async function main(): Promise<number> {
       console.log(`MACs: verified with the key from ${keyInfo.source === "env" ? "SWITCHYARD_AUDIT_KEY" : keyInfo.detail}`);
       if (unauth) console.log(`WARNING: entries ${unauth.from}–${unauth.to} carry no MAC (written before a key was configured); only checkpoints protect them`);
     } else {
-      console.log("WARNING: MACs not checked: no audit key (SWITCHYARD_AUDIT_KEY or SWITCHYARD_AUDIT_KEY_FILE); a chain rewritten and recomputed after the last checkpoint is not detectable");
+      console.log(
+        "WARNING: MACs not checked: no audit key (SWITCHYARD_AUDIT_KEY or SWITCHYARD_AUDIT_KEY_FILE); a chain rewritten and recomputed after the last checkpoint is not detectable",
+      );
     }
     if (checkpoints.length > 0) {
       const lastCp = checkpoints.reduce((a, c) => (c.seq > a.seq ? c : a));

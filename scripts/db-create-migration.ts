@@ -28,7 +28,7 @@ function slug(name: string): string {
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { name: { type: "string" } } });
   const name = slug(values.name ?? "");
-  if (!name) throw new Error('give the migration a name: npm run db:migration:create -- --name add_something');
+  if (!name) throw new Error("give the migration a name: npm run db:migration:create -- --name add_something");
 
   const existing = await readMigrations(DEFAULT_MIGRATIONS_DIR);
   const db = await resolveDatabaseUrl();

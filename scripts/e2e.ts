@@ -22,7 +22,6 @@ async function adminQuery(url: string, sql: string) {
   }
 }
 
-
 /** Stored secrets of the run (hashes are secret too: they would allow offline guessing). */
 async function storedSecrets(url: string): Promise<TSecret[]> {
   const c = new pg.Client({ connectionString: url });
@@ -58,14 +57,26 @@ async function main(): Promise<number> {
   try {
     if (buildIsStale(process.cwd())) {
       log("building the console");
-      const built = spawnSync(process.execPath, [require.resolve("next/dist/bin/next"), "build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+      const built = spawnSync(process.execPath, [require.resolve("next/dist/bin/next"), "build"], {
+        stdio: "inherit",
+        env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+      });
       if (built.status !== 0) throw new Error("next build failed");
     }
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     server = spawn(process.execPath, [require.resolve("tsx/cli"), "server.ts"], {
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: databaseUrl, SWITCHYARD_API_KEY: apiKey, SWITCHYARD_SEED_DEMO: "1", NEXT_TELEMETRY_DISABLED: "1" },
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATABASE_URL: databaseUrl,
+        SWITCHYARD_API_KEY: apiKey,
+        SWITCHYARD_SEED_DEMO: "1",
+        NEXT_TELEMETRY_DISABLED: "1",
+      },
     });
     // Everything the server logs is scanned for secrets at the end of the run.
     const serverLog: { source: string; text: string }[] = [];

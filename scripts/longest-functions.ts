@@ -3,7 +3,9 @@
 import ts from "typescript";
 import { readFileSync } from "node:fs";
 import { execSync } from "node:child_process";
-const files = execSync("git ls-files '*.ts' '*.tsx'", { encoding: "utf8" }).split("\n").filter((f) => f && !/\.test\.tsx?$|\.spec\.ts$|generated|\.d\.ts$/.test(f));
+const files = execSync("git ls-files '*.ts' '*.tsx'", { encoding: "utf8" })
+  .split("\n")
+  .filter((f) => f && !/\.test\.tsx?$|\.spec\.ts$|generated|\.d\.ts$/.test(f));
 const out: { name: string; lines: number }[] = [];
 for (const f of files) {
   const text = readFileSync(f, "utf8");

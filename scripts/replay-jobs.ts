@@ -4,15 +4,7 @@
  */
 import { Worker } from "node:worker_threads";
 import type { TFactorList } from "../router-core/policy/schema";
-import {
-  SENSITIVITY_VARIANTS,
-  runScenario,
-  scenarioTraffic,
-  type TPolicyId,
-  type TRunResult,
-  type TScenarioId,
-  type TTraffic,
-} from "../router-core/replay";
+import { SENSITIVITY_VARIANTS, runScenario, scenarioTraffic, type TPolicyId, type TRunResult, type TScenarioId, type TTraffic } from "../router-core/replay";
 
 /** One run: a Table 14 cell (variant null) or a Table 15 sensitivity variant of the factor list. */
 export type TReplayJob = { scenario: TScenarioId; policy: TPolicyId; variant: number | null };

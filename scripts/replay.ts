@@ -42,7 +42,10 @@ const DEFAULT_SENSITIVITY_SCENARIOS: readonly TScenarioId[] = ["latency"];
 
 function pickList<T extends string>(name: string, value: string | undefined, known: readonly T[], fallback: readonly T[]): T[] {
   if (value === undefined) return [...fallback];
-  const items = value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const items = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   for (const item of items) {
     if (!known.includes(item as T)) throw new Error(`--${name}: unknown "${item}"; known: ${known.join(", ")}`);
   }
@@ -102,7 +105,9 @@ function readOptions(): TReplayOptions {
     policies,
     seed,
     factorList: loadFactorList(values["factor-list"]),
-    sensitivityScenarios: values["no-sensitivity"] ? [] : pickList("sensitivity-scenarios", values["sensitivity-scenarios"], SCENARIO_IDS, DEFAULT_SENSITIVITY_SCENARIOS),
+    sensitivityScenarios: values["no-sensitivity"]
+      ? []
+      : pickList("sensitivity-scenarios", values["sensitivity-scenarios"], SCENARIO_IDS, DEFAULT_SENSITIVITY_SCENARIOS),
     out: values.out,
   };
 }
@@ -128,7 +133,11 @@ async function runReplay(o: TReplayOptions): Promise<TReplayOutcome> {
   const threads = Math.min(jobs.length, wanted);
   let finished = 0;
   const results = await runReplayJobs(jobs, { seed: o.seed, factorList: o.factorList }, threads, (job) =>
-    progress(++finished, jobs.length, job.variant === null ? `${job.scenario} × ${job.policy}` : `sensitivity ${SENSITIVITY_VARIANTS[job.variant]!.id} × ${job.scenario}`),
+    progress(
+      ++finished,
+      jobs.length,
+      job.variant === null ? `${job.scenario} × ${job.policy}` : `sensitivity ${SENSITIVITY_VARIANTS[job.variant]!.id} × ${job.scenario}`,
+    ),
   );
   const cells: TResultCell[] = [];
   const runs = new Map<string, TRunResult>();
@@ -176,7 +185,9 @@ function writeOutputFiles(o: TReplayOptions, r: TReplayOutcome): void {
 /** Tables 14 and 15 and the notes on stdout; returns the notes for the result file. */
 function printTables(o: TReplayOptions, r: TReplayOutcome): string[] {
   const print = (s: string) => process.stdout.write(`${s}\n`);
-  print(`Table 14 (synthetic replay, seed ${o.seed}, ${REPLAY_TRAFFIC.minutes * REPLAY_TRAFFIC.requestsPerMinute} requests per scenario and policy): success rate / degraded minutes`);
+  print(
+    `Table 14 (synthetic replay, seed ${o.seed}, ${REPLAY_TRAFFIC.minutes * REPLAY_TRAFFIC.requestsPerMinute} requests per scenario and policy): success rate / degraded minutes`,
+  );
   print(formatTable14(r.cells, o.policies));
   print("");
   print(formatDetails(r.cells));
@@ -217,7 +228,15 @@ function writeReplayResult(o: TReplayOptions, r: TReplayOutcome, notes: string[]
     name: "replay",
     title: "Replay evaluation (Tables 14 and 15)",
     command: `npm run replay --${flag("scenarios", values.scenarios)}${flag("policies", values.policies)} --seed ${seed}${flag("factor-list", values["factor-list"])}${values["no-sensitivity"] ? " --no-sensitivity" : ""}${flag("sensitivity-scenarios", values["sensitivity-scenarios"])}`,
-    parameters: { seed, scenarios: o.scenarios, policies: o.policies, requestsPerScenario: REPLAY_TRAFFIC.minutes * REPLAY_TRAFFIC.requestsPerMinute, sensitivityScenarios: o.sensitivityScenarios, threads: r.threads, factorList: values["factor-list"] ?? "listing1" },
+    parameters: {
+      seed,
+      scenarios: o.scenarios,
+      policies: o.policies,
+      requestsPerScenario: REPLAY_TRAFFIC.minutes * REPLAY_TRAFFIC.requestsPerMinute,
+      sensitivityScenarios: o.sensitivityScenarios,
+      threads: r.threads,
+      factorList: values["factor-list"] ?? "listing1",
+    },
     figures: [
       { label: "runs", value: r.done, unit: "runs" },
       { label: "wall time", value: Math.round(r.elapsedMs) / 1000, unit: "s" },
@@ -226,14 +245,32 @@ function writeReplayResult(o: TReplayOptions, r: TReplayOutcome, notes: string[]
       {
         title: "Table 14: success rate (%) and degraded minutes per scenario and policy",
         columns: ["scenario", "policy", "success %", "degraded min", "p95 ms", "switches", "oscillations", "shift-away min"],
-        rows: r.cells.map((c) => [c.scenarioLabel, c.policy, pct(c.metrics.successRate), c.metrics.degradedMinutes, r1(c.metrics.p95Ms), c.metrics.switches, c.metrics.oscillations, r1(c.metrics.shiftAwayMinutes)]),
+        rows: r.cells.map((c) => [
+          c.scenarioLabel,
+          c.policy,
+          pct(c.metrics.successRate),
+          c.metrics.degradedMinutes,
+          r1(c.metrics.p95Ms),
+          c.metrics.switches,
+          c.metrics.oscillations,
+          r1(c.metrics.shiftAwayMinutes),
+        ]),
       },
       ...(r.sensitivity
         ? [
             {
               title: `Table 15: factor list on ${o.sensitivityScenarios.join(", ")}, indices relative to the baseline variant = 100`,
               columns: ["variant", "parameter", "completion idx", "failed idx", "p95 idx", "switches", "oscillations", "shift-away min"],
-              rows: r.sensitivity.map((x) => [x.id, x.parameter, r1(x.completionIdx), r1(x.failedIdx), r1(x.p95Idx), x.switches, x.oscillations, r1(x.shiftAwayMinutes)]),
+              rows: r.sensitivity.map((x) => [
+                x.id,
+                x.parameter,
+                r1(x.completionIdx),
+                r1(x.failedIdx),
+                r1(x.p95Idx),
+                x.switches,
+                x.oscillations,
+                r1(x.shiftAwayMinutes),
+              ]),
             },
           ]
         : []),

@@ -46,7 +46,8 @@ const start = Date.now();
 const faults = values.fault.map((spec) => {
   const [kind, provider, region, after, length, magnitude] = spec.split(":");
   if (!kind || !(FAULT_KINDS as readonly string[]).includes(kind)) fail(`--fault ${spec}: kind must be one of ${FAULT_KINDS.join(", ")}`);
-  if (!provider || !region || !(Number(after) >= 0) || !(Number(length) > 0)) fail(`--fault ${spec}: expected kind:provider:region:startAfterS:durationS[:magnitude]`);
+  if (!provider || !region || !(Number(after) >= 0) || !(Number(length) > 0))
+    fail(`--fault ${spec}: expected kind:provider:region:startAfterS:durationS[:magnitude]`);
   const startsAt = start + Number(after) * 1000;
   return {
     id: randomUUID(),
@@ -77,7 +78,9 @@ const report = () => {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([p, n]) => `${p} ${n}`)
     .join(", ");
-  process.stdout.write(`simulate: ${s.decided} decided (${s.decideErrors} errors, ${s.skipped} skipped), ${s.outcomesSent} outcomes (${s.outcomeErrors} rejected); ${picks}\n`);
+  process.stdout.write(
+    `simulate: ${s.decided} decided (${s.decideErrors} errors, ${s.skipped} skipped), ${s.outcomesSent} outcomes (${s.outcomeErrors} rejected); ${picks}\n`,
+  );
 };
 const progress = setInterval(report, 5_000);
 

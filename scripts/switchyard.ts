@@ -26,14 +26,23 @@ async function refusal(res: Response): Promise<never> {
   } catch {
     fail(`${res.status}: ${text.slice(0, 500)}`);
   }
-  const lines = [`${res.status} ${body.error?.code ?? ""}: ${body.error?.message ?? text.slice(0, 500)}`, ...(body.error?.fields ?? []).map((f) => `  ${f.path || "(bundle)"}: ${f.message}`)];
+  const lines = [
+    `${res.status} ${body.error?.code ?? ""}: ${body.error?.message ?? text.slice(0, 500)}`,
+    ...(body.error?.fields ?? []).map((f) => `  ${f.path || "(bundle)"}: ${f.message}`),
+  ];
   fail(lines.join("\n"));
 }
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { file: { type: "string", short: "f" }, out: { type: "string", short: "o" }, "dry-run": { type: "boolean" }, url: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: {
+      file: { type: "string", short: "f" },
+      out: { type: "string", short: "o" },
+      "dry-run": { type: "boolean" },
+      url: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
   });
   const command = positionals[0];
   if (values.help || !command) {
@@ -59,11 +68,16 @@ async function main(): Promise<void> {
     if (!values.file) fail(`apply needs -f FILE\n${USAGE}`);
     const text = await readFile(values.file, "utf8");
     const dryRun = values["dry-run"] === true;
-    const res = await fetch(`${base}/api/control/apply${dryRun ? "?dryRun=1" : ""}`, { method: "POST", headers: { ...auth, "content-type": "application/yaml" }, body: text });
+    const res = await fetch(`${base}/api/control/apply${dryRun ? "?dryRun=1" : ""}`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/yaml" },
+      body: text,
+    });
     if (!res.ok) await refusal(res);
     const result = (await res.json()) as { dryRun: boolean; changes: TChange[]; summary: string };
     const effect = { applied: dryRun ? "would apply" : "applied", pending: "waits for compliance", in_review: "in review" } as Record<string, string>;
-    for (const c of result.changes) process.stdout.write(`${c.action.padEnd(7)} ${c.target.padEnd(36)} ${(effect[c.effect] ?? c.effect).padEnd(22)} ${c.detail}\n`);
+    for (const c of result.changes)
+      process.stdout.write(`${c.action.padEnd(7)} ${c.target.padEnd(36)} ${(effect[c.effect] ?? c.effect).padEnd(22)} ${c.detail}\n`);
     process.stdout.write(`${dryRun ? "dry run: " : ""}${result.summary}\n`);
     return;
   }

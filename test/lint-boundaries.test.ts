@@ -18,21 +18,96 @@ async function boundaryErrors(filePath: string, code: string): Promise<string[]>
 }
 
 const VIOLATIONS: { what: string; filePath: string; code: string; message: RegExp }[] = [
-  { what: "router-core reaching into lib/ by a relative path", filePath: "router-core/decision/probe.ts", code: `import { getPrisma } from "../../lib/db/client";\nexport const x = getPrisma;\n`, message: /router-core imports nothing outside router-core/ },
-  { what: "router-core importing lib/ by alias", filePath: "router-core/probe.ts", code: `import { RANGES } from "@/lib/console/ranges";\nexport const x = RANGES;\n`, message: /router-core imports only router-core/ },
-  { what: "router-core importing an undeclared package", filePath: "router-core/policy/probe.ts", code: `import next from "next";\nexport const x = next;\n`, message: /router-core imports only router-core/ },
-  { what: "lib/ importing app/", filePath: "lib/console/probe.ts", code: `import { signOutAction } from "@/app/login/actions";\nexport const x = signOutAction;\n`, message: /Only app\/ imports app\// },
-  { what: "lib/ importing components/", filePath: "lib/console/probe.ts", code: `import { Nav } from "../../components/nav";\nexport const x = Nav;\n`, message: /lib\/ never imports components\// },
-  { what: "a component importing a runtime value from lib/", filePath: "components/probe.tsx", code: `import { getViewer } from "@/lib/console/get-viewer";\nexport const x = getViewer;\n`, message: /Components take only types from lib\// },
-  { what: "a component importing app/", filePath: "components/probe.tsx", code: `import { signOutAction } from "@/app/login/actions";\nexport const x = signOutAction;\n`, message: /Only app\/ imports app\// },
-  { what: "a page importing the generated Prisma client", filePath: "app/(console)/probe/page.tsx", code: `import { PrismaClient } from "@/lib/db/generated/client";\nexport const x = PrismaClient;\n`, message: /reach the database only through lib\// },
-  { what: "a route handler importing @prisma/client", filePath: "app/api/probe/route.ts", code: `import { Prisma } from "@prisma/client";\nexport const x = Prisma;\n`, message: /reach the database only through lib\// },
-  { what: "a page creating its own Prisma client", filePath: "app/(console)/probe/page.tsx", code: `import { createPrisma } from "@/lib/db/client";\nexport const x = createPrisma;\n`, message: /reach the database only through lib\// },
-  { what: "a page querying Prisma itself", filePath: "app/(console)/probe/page.tsx", code: `import { getPrisma } from "@/lib/db/client";\nexport const x = () => getPrisma().provider.findMany();\n`, message: /move this query into a lib/ },
-  { what: "lib/db importing a higher lib area", filePath: "lib/db/probe.ts", code: `import { createUser } from "../controlplane/create-user";\nexport const x = createUser;\n`, message: /lib\/db sits just above lib\/runtime/ },
-  { what: "lib/runtime importing another lib area", filePath: "lib/runtime/probe.ts", code: `import { resolveSession } from "../auth/session";\nexport const x = resolveSession;\n`, message: /lib\/runtime holds leaf utilities/ },
-  { what: "product code importing bench/", filePath: "lib/console/probe.ts", code: `import { quantile } from "@/bench/lib/bench-results";\nexport const x = quantile;\n`, message: /never imports bench\/ or test\// },
-  { what: "product code importing test/", filePath: "app/(console)/probe/page.tsx", code: `import { createTestDatabase } from "../../../test/support/database";\nexport const x = createTestDatabase;\n`, message: /never imports bench\/ or test\// },
+  {
+    what: "router-core reaching into lib/ by a relative path",
+    filePath: "router-core/decision/probe.ts",
+    code: `import { getPrisma } from "../../lib/db/client";\nexport const x = getPrisma;\n`,
+    message: /router-core imports nothing outside router-core/,
+  },
+  {
+    what: "router-core importing lib/ by alias",
+    filePath: "router-core/probe.ts",
+    code: `import { RANGES } from "@/lib/console/ranges";\nexport const x = RANGES;\n`,
+    message: /router-core imports only router-core/,
+  },
+  {
+    what: "router-core importing an undeclared package",
+    filePath: "router-core/policy/probe.ts",
+    code: `import next from "next";\nexport const x = next;\n`,
+    message: /router-core imports only router-core/,
+  },
+  {
+    what: "lib/ importing app/",
+    filePath: "lib/console/probe.ts",
+    code: `import { signOutAction } from "@/app/login/actions";\nexport const x = signOutAction;\n`,
+    message: /Only app\/ imports app\//,
+  },
+  {
+    what: "lib/ importing components/",
+    filePath: "lib/console/probe.ts",
+    code: `import { Nav } from "../../components/nav";\nexport const x = Nav;\n`,
+    message: /lib\/ never imports components\//,
+  },
+  {
+    what: "a component importing a runtime value from lib/",
+    filePath: "components/probe.tsx",
+    code: `import { getViewer } from "@/lib/console/get-viewer";\nexport const x = getViewer;\n`,
+    message: /Components take only types from lib\//,
+  },
+  {
+    what: "a component importing app/",
+    filePath: "components/probe.tsx",
+    code: `import { signOutAction } from "@/app/login/actions";\nexport const x = signOutAction;\n`,
+    message: /Only app\/ imports app\//,
+  },
+  {
+    what: "a page importing the generated Prisma client",
+    filePath: "app/(console)/probe/page.tsx",
+    code: `import { PrismaClient } from "@/lib/db/generated/client";\nexport const x = PrismaClient;\n`,
+    message: /reach the database only through lib\//,
+  },
+  {
+    what: "a route handler importing @prisma/client",
+    filePath: "app/api/probe/route.ts",
+    code: `import { Prisma } from "@prisma/client";\nexport const x = Prisma;\n`,
+    message: /reach the database only through lib\//,
+  },
+  {
+    what: "a page creating its own Prisma client",
+    filePath: "app/(console)/probe/page.tsx",
+    code: `import { createPrisma } from "@/lib/db/client";\nexport const x = createPrisma;\n`,
+    message: /reach the database only through lib\//,
+  },
+  {
+    what: "a page querying Prisma itself",
+    filePath: "app/(console)/probe/page.tsx",
+    code: `import { getPrisma } from "@/lib/db/client";\nexport const x = () => getPrisma().provider.findMany();\n`,
+    message: /move this query into a lib/,
+  },
+  {
+    what: "lib/db importing a higher lib area",
+    filePath: "lib/db/probe.ts",
+    code: `import { createUser } from "../controlplane/create-user";\nexport const x = createUser;\n`,
+    message: /lib\/db sits just above lib\/runtime/,
+  },
+  {
+    what: "lib/runtime importing another lib area",
+    filePath: "lib/runtime/probe.ts",
+    code: `import { resolveSession } from "../auth/session";\nexport const x = resolveSession;\n`,
+    message: /lib\/runtime holds leaf utilities/,
+  },
+  {
+    what: "product code importing bench/",
+    filePath: "lib/console/probe.ts",
+    code: `import { quantile } from "@/bench/lib/bench-results";\nexport const x = quantile;\n`,
+    message: /never imports bench\/ or test\//,
+  },
+  {
+    what: "product code importing test/",
+    filePath: "app/(console)/probe/page.tsx",
+    code: `import { createTestDatabase } from "../../../test/support/database";\nexport const x = createTestDatabase;\n`,
+    message: /never imports bench\/ or test\//,
+  },
 ];
 
 describe("import boundaries (eslint.config.mjs)", () => {

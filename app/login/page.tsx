@@ -78,7 +78,14 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         </label>
         <label className="flex flex-col gap-1 text-sm">
           Password
-          <input name="password" type="password" autoComplete="current-password" required className="rounded border px-2 py-1" style={{ borderColor: "var(--border)" }} />
+          <input
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            className="rounded border px-2 py-1"
+            style={{ borderColor: "var(--border)" }}
+          />
         </label>
         <button type="submit" className="rounded px-3 py-1 text-sm text-white" style={{ background: "var(--accent)" }}>
           Sign in

@@ -45,7 +45,12 @@ import {
 
 type TOptions = { duration: number; connections: number; durability: "sync" | "async"; existing: string | undefined; resultName: string; closedOnly: boolean };
 /** What the run started, for the cleanup in main's finally. */
-type TResources = { cluster: TEmbeddedDatabase | null; scratch: TScratchDatabase | null; child: ChildProcess | null; stopReference: (() => Promise<void>) | null };
+type TResources = {
+  cluster: TEmbeddedDatabase | null;
+  scratch: TScratchDatabase | null;
+  child: ChildProcess | null;
+  stopReference: (() => Promise<void>) | null;
+};
 type TContext = TOptions & { databaseUrl: string; pgPid: number | null; sweepSeconds: number; fixedSeconds: number };
 type TReferenceRun = { result: TClosedLoop; cpuUs: number | null; pgCpuUs: number | null };
 type TReferenceServer = NonNullable<Awaited<ReturnType<typeof startReferenceServer>>>;
@@ -54,7 +59,14 @@ type TFixedPhase = { commit: TCommitPhase; serverUs: number | null; postgresUs: 
 type TFixedRuns = { fixed: TOpenLoopResult[]; fixedPhase: TFixedPhase[] };
 type TReferenceFixed = Array<{ result: TOpenLoopResult; cpuUs: number | null }>;
 type TOutcomeRun = { load: ReturnType<typeof loadOutcomes>; result: autocannon.Result; seconds: number; startedAt: Date } | null;
-type TRowCheck = { rows: number; lists: number; listsShared: boolean; missing: number; outcomeRows: number; indexReads: Array<{ index: string; scans: string; tuples: string }> };
+type TRowCheck = {
+  rows: number;
+  lists: number;
+  listsShared: boolean;
+  missing: number;
+  outcomeRows: number;
+  indexReads: Array<{ index: string; scans: string; tuples: string }>;
+};
 
 function readOptions(): TOptions {
   const { values } = parseArgs({
@@ -111,7 +123,12 @@ async function postgresPid(databaseUrl: string): Promise<number | null> {
 async function runReference(ctx: TContext, ref: TReferenceServer): Promise<{ reference: TReferenceRun; referenceSweep: TSweepPoint[] }> {
   console.log(`reference: bare node:http + group-committed insert, ${ctx.connections} connections, 127.0.0.1:${ref.port}`);
   await load(ref.port, 3, ctx.connections, "ref-warm", false);
-  const m = await withCpuPerUnit(ref.child.pid, () => load(ref.port, ctx.duration, ctx.connections, "ref", false), (r) => r.ok, ctx.pgPid);
+  const m = await withCpuPerUnit(
+    ref.child.pid,
+    () => load(ref.port, ctx.duration, ctx.connections, "ref", false),
+    (r) => r.ok,
+    ctx.pgPid,
+  );
   const referenceSweep = await sweep(ref.port, ctx.sweepSeconds, sweepPoint(ctx.connections, m.result), "ref-sweep", false);
   await settleAfterReference(ctx.databaseUrl);
   return { reference: { result: m.result, cpuUs: m.cpuUsPerUnit, pgCpuUs: m.postgresCpuUsPerUnit }, referenceSweep };
@@ -122,7 +139,12 @@ async function runDecideClosed(ctx: TContext, child: ChildProcess, port: number)
   console.log(`decide, ${ctx.durability} durability, ${ctx.connections} connections, 127.0.0.1:${port}`);
   await load(port, 3, ctx.connections, "warm");
   const closedBefore = await scrapeCommit(port, AUTH);
-  const measured = await withCpuPerUnit(child.pid, () => load(port, ctx.duration, ctx.connections, "run"), (r) => r.ok, ctx.pgPid);
+  const measured = await withCpuPerUnit(
+    child.pid,
+    () => load(port, ctx.duration, ctx.connections, "run"),
+    (r) => r.ok,
+    ctx.pgPid,
+  );
   const result = measured.result;
   const closedCommit = commitBetween(closedBefore, await scrapeCommit(port, AUTH));
   const decideSweep = ctx.closedOnly ? [] : await sweep(port, ctx.sweepSeconds, sweepPoint(ctx.connections, result), "sweep", true);
@@ -229,7 +251,9 @@ async function checkRows(databaseUrl: string, benchStartedAt: Date, outcomesStar
            from pg_stat_user_indexes where relname ~ '^decision_p[0-9]+$' group by 1 order by sum(idx_tup_read) desc limit 3`,
       )
     ).rows;
-    const missing = await countOf(client, "select count(*) as n from unnest($1::uuid[]) a(id) where not exists (select 1 from decision d where d.id = a.id)", [acknowledgedIds]);
+    const missing = await countOf(client, "select count(*) as n from unnest($1::uuid[]) a(id) where not exists (select 1 from decision d where d.id = a.id)", [
+      acknowledgedIds,
+    ]);
     const outcomeRows = await countOf(
       client,
       "select (select count(*) from provider_call_outcome where recorded_at >= $1) + (select count(*) from business_outcome where recorded_at >= $1) as n",
@@ -262,9 +286,13 @@ function printClosedLoop(run: TRun): void {
   const referencePerSecond = reference ? perSecondOf(reference.result) : null;
   if (reference && referencePerSecond !== null) {
     const r = reference.result;
-    console.log(`reference        ${referencePerSecond.toFixed(0)}/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${reference.cpuUs === null ? "" : `, ${reference.cpuUs.toFixed(0)} µs server CPU per insert`}${reference.pgCpuUs === null ? "" : `, ${reference.pgCpuUs.toFixed(0)} µs Postgres CPU`}, ${r.generatorCpuUs.toFixed(0)} µs load generator CPU (bare node:http + group-committed insert)`);
+    console.log(
+      `reference        ${referencePerSecond.toFixed(0)}/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${reference.cpuUs === null ? "" : `, ${reference.cpuUs.toFixed(0)} µs server CPU per insert`}${reference.pgCpuUs === null ? "" : `, ${reference.pgCpuUs.toFixed(0)} µs Postgres CPU`}, ${r.generatorCpuUs.toFixed(0)} µs load generator CPU (bare node:http + group-committed insert)`,
+    );
   }
-  console.log(`decisions/s      ${perSecond.toFixed(0)}${referencePerSecond ? ` (${((100 * perSecond) / referencePerSecond).toFixed(0)}% of the reference)` : ""}`);
+  console.log(
+    `decisions/s      ${perSecond.toFixed(0)}${referencePerSecond ? ` (${((100 * perSecond) / referencePerSecond).toFixed(0)}% of the reference)` : ""}`,
+  );
   console.log(`latency p50      ${result.latency.p50} ms`);
   console.log(`latency p99      ${result.latency.p99} ms`);
   console.log(`latency max      ${result.latency.max} ms`);
@@ -299,12 +327,17 @@ function printFixedRates(run: TRun): void {
       `at ${f.rate}/s      p50 ${f.latency.p50} ms, p90 ${f.latency.p90} ms, p99 ${f.latency.p99} ms, max ${f.latency.max} ms (${f.statuses["200"] ?? 0} answered, ${fixedNon2xx(f)} non-2xx, ${f.errors} errors, ${(100 * f.lateShare).toFixed(1)}% sent late)`,
     );
     const phase = fixedPhase[i]!;
-    if (phase.serverUs !== null) console.log(`  CPU            ${phase.serverUs.toFixed(0)} µs server${phase.postgresUs === null ? "" : `, ${phase.postgresUs.toFixed(0)} µs Postgres`} per decide`);
+    if (phase.serverUs !== null)
+      console.log(
+        `  CPU            ${phase.serverUs.toFixed(0)} µs server${phase.postgresUs === null ? "" : `, ${phase.postgresUs.toFixed(0)} µs Postgres`} per decide`,
+      );
     console.log(`  durable wait   ${describeCommit(phase.commit)}`);
     const r = run.referenceFixed[i];
     if (r) {
       const l = r.result.latency;
-      console.log(`  reference      p50 ${l.p50} ms, p90 ${l.p90} ms, p99 ${l.p99} ms, max ${l.max} ms at the same rate (${(100 * r.result.lateShare).toFixed(1)}% sent late${r.cpuUs === null ? "" : `, ${r.cpuUs.toFixed(0)} µs server CPU per insert`})`);
+      console.log(
+        `  reference      p50 ${l.p50} ms, p90 ${l.p90} ms, p99 ${l.p99} ms, max ${l.max} ms at the same rate (${(100 * r.result.lateShare).toFixed(1)}% sent late${r.cpuUs === null ? "" : `, ${r.cpuUs.toFixed(0)} µs server CPU per insert`})`,
+      );
     }
   }
 }
@@ -357,9 +390,27 @@ function closedLoopFigures(run: TRun): TBenchFigure[] {
     ...commitFigures("closed loop", closedCommit),
     ...sweepFigures(decideSweep, "decisions/s", "latency p99"),
     ...sweepFigures(run.referenceSweep, "reference inserts/s", "reference latency p99"),
-    ...(best ? [{ label: `highest decisions/s with p99 under ${P99_TARGET_MS} ms (closed loop, ${best.connections} connections)`, value: Math.round(best.perSecond), unit: "req/s" }] : []),
-    ...(referenceBest ? [{ label: `reference: highest inserts/s with p99 under ${P99_TARGET_MS} ms (${referenceBest.connections} connections)`, value: Math.round(referenceBest.perSecond), unit: "req/s" }] : []),
-    ...(closedCommit.loopP99 === null ? [] : [{ label: "closed loop: event-loop delay p99 (server, last 10 s window)", value: closedCommit.loopP99, unit: "ms" }]),
+    ...(best
+      ? [
+          {
+            label: `highest decisions/s with p99 under ${P99_TARGET_MS} ms (closed loop, ${best.connections} connections)`,
+            value: Math.round(best.perSecond),
+            unit: "req/s",
+          },
+        ]
+      : []),
+    ...(referenceBest
+      ? [
+          {
+            label: `reference: highest inserts/s with p99 under ${P99_TARGET_MS} ms (${referenceBest.connections} connections)`,
+            value: Math.round(referenceBest.perSecond),
+            unit: "req/s",
+          },
+        ]
+      : []),
+    ...(closedCommit.loopP99 === null
+      ? []
+      : [{ label: "closed loop: event-loop delay p99 (server, last 10 s window)", value: closedCommit.loopP99, unit: "ms" }]),
   ];
 }
 
@@ -369,8 +420,12 @@ function fixedRateFigures(run: TRun): TBenchFigure[] {
   return fixed.flatMap((f, i) => [
     { label: `latency p50 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p50, unit: "ms" },
     { label: `latency p99 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p99, unit: "ms" },
-    ...(fixedPhase[i]!.serverUs !== null ? [{ label: `server CPU per decide at a fixed ${f.rate}/s`, value: Math.round(fixedPhase[i]!.serverUs!), unit: "µs" }] : []),
-    ...(fixedPhase[i]!.postgresUs !== null ? [{ label: `Postgres CPU per decide at a fixed ${f.rate}/s`, value: Math.round(fixedPhase[i]!.postgresUs!), unit: "µs" }] : []),
+    ...(fixedPhase[i]!.serverUs !== null
+      ? [{ label: `server CPU per decide at a fixed ${f.rate}/s`, value: Math.round(fixedPhase[i]!.serverUs!), unit: "µs" }]
+      : []),
+    ...(fixedPhase[i]!.postgresUs !== null
+      ? [{ label: `Postgres CPU per decide at a fixed ${f.rate}/s`, value: Math.round(fixedPhase[i]!.postgresUs!), unit: "µs" }]
+      : []),
     ...(referenceFixed[i]
       ? [
           { label: `reference latency p50 at a fixed ${f.rate}/s`, value: referenceFixed[i]!.result.latency.p50, unit: "ms" },
@@ -389,7 +444,9 @@ function reportOutcomesAndWrite(run: TRun, outcomes: NonNullable<TOutcomeRun>): 
   const outcomesRecorded = outcomes.load.recorded();
   const refused = outcomes.load.refused();
   const outcomesPerSecond = outcomesRecorded / (outcomes.result.duration || outcomes.seconds);
-  console.log(`outcomes/s       ${outcomesPerSecond.toFixed(0)} (${outcomes.result["2xx"]} batches; batch p50 ${outcomes.result.latency.p50} ms, p99 ${outcomes.result.latency.p99} ms)`);
+  console.log(
+    `outcomes/s       ${outcomesPerSecond.toFixed(0)} (${outcomes.result["2xx"]} batches; batch p50 ${outcomes.result.latency.p50} ms, p99 ${outcomes.result.latency.p99} ms)`,
+  );
   console.log(`outcome rows     ${check.outcomeRows} for ${outcomesRecorded} recorded, ${refused} refused`);
   const outcomesOk = outcomes.result.non2xx === 0 && outcomes.result.errors === 0 && refused === 0 && check.outcomeRows >= outcomesRecorded;
   if (!outcomesOk) process.exitCode = 1;
@@ -415,7 +472,11 @@ function reportOutcomesAndWrite(run: TRun, outcomes: NonNullable<TOutcomeRun>): 
       duration: ctx.duration,
       connections: ctx.connections,
       durability: ctx.durability,
-      database: ctx.existing ? "existing" : process.env.DATABASE_URL ? "scratch database on DATABASE_URL's server" : "scratch database on a throwaway embedded PostgreSQL",
+      database: ctx.existing
+        ? "existing"
+        : process.env.DATABASE_URL
+          ? "scratch database on DATABASE_URL's server"
+          : "scratch database on a throwaway embedded PostgreSQL",
     },
     figures: [
       { label: "decisions/s", value: Math.round(perSecondOf(result)), unit: "req/s", target: "≥ 8,000" },

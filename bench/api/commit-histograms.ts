@@ -11,7 +11,16 @@ const COMMIT = "switchyard_decision_log_commit_seconds";
 const LOOP = "switchyard_event_loop_delay_seconds";
 /** loopP99, loopMax in seconds. */
 export type TCommitScrape = { wait: Map<number, number>; commit: Map<number, number>; loopP99: number | null; loopMax: number | null };
-export type TCommitPhase = { transactions: number; rows: number; waitP50: number | null; waitP99: number | null; commitP50: number | null; commitP99: number | null; loopP99: number | null; loopMax: number | null };
+export type TCommitPhase = {
+  transactions: number;
+  rows: number;
+  waitP50: number | null;
+  waitP99: number | null;
+  commitP50: number | null;
+  commitP99: number | null;
+  loopP99: number | null;
+  loopMax: number | null;
+};
 
 /** Seconds as milliseconds with one decimal. */
 const ms = (v: number | null) => (v === null ? null : Math.round(v * 10_000) / 10);

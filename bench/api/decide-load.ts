@@ -40,7 +40,14 @@ export const acknowledgedIds: string[] = [];
 export const REGIONS = ["EU", "NA", "APAC", "LATAM"];
 
 /** A closed-loop run's figures (latencies in ms, 2xx answers only). */
-export type TClosedLoop = { ok: number; seconds: number; latency: { p50: number; p99: number; max: number }; non2xx: number; errors: number; generatorCpuUs: number };
+export type TClosedLoop = {
+  ok: number;
+  seconds: number;
+  latency: { p50: number; p99: number; max: number };
+  non2xx: number;
+  errors: number;
+  generatorCpuUs: number;
+};
 
 /**
  * Closed loop: each connection sends its next request when the answer arrives (the raw-socket
@@ -59,7 +66,14 @@ export async function load(port: number, seconds: number, connections: number, p
   });
   for (const id of r.collected) acknowledgedIds.push(id);
   const msOf = (us: number) => Math.round(us / 10) / 100;
-  return { ok: r.requests, seconds: r.seconds, latency: { p50: msOf(r.p50Us), p99: msOf(r.p99Us), max: msOf(r.maxUs) }, non2xx: non2xxCount(r.status), errors: r.errors, generatorCpuUs: r.generatorCpuUs };
+  return {
+    ok: r.requests,
+    seconds: r.seconds,
+    latency: { p50: msOf(r.p50Us), p99: msOf(r.p99Us), max: msOf(r.maxUs) },
+    non2xx: non2xxCount(r.status),
+    errors: r.errors,
+    generatorCpuUs: r.generatorCpuUs,
+  };
 }
 
 /** The latency target's bound (ms) on p99, for the sweep's "highest throughput under it". */
@@ -79,7 +93,12 @@ export function sweepConnections(main: number): number[] {
 
 export type TSweepPoint = { connections: number; perSecond: number; p50: number; p99: number };
 
-export const sweepPoint = (connections: number, r: TClosedLoop): TSweepPoint => ({ connections, perSecond: r.ok / r.seconds, p50: r.latency.p50, p99: r.latency.p99 });
+export const sweepPoint = (connections: number, r: TClosedLoop): TSweepPoint => ({
+  connections,
+  perSecond: r.ok / r.seconds,
+  p50: r.latency.p50,
+  p99: r.latency.p99,
+});
 
 /**
  * Throughput against p99 over concurrency, a few seconds per point: a closed loop's latency is
@@ -117,7 +136,12 @@ export const OUTCOME_BATCH = 100;
  * provider-call outcome and a business outcome per decision (the two kinds a service reports).
  * Counts the items the server recorded from the per-item results.
  */
-export function loadOutcomes(port: number, seconds: number, connections: number, ids: readonly string[]): { run: Promise<autocannon.Result>; recorded: () => number; refused: () => number } {
+export function loadOutcomes(
+  port: number,
+  seconds: number,
+  connections: number,
+  ids: readonly string[],
+): { run: Promise<autocannon.Result>; recorded: () => number; refused: () => number } {
   let cursor = 0;
   let recorded = 0;
   let refused = 0;

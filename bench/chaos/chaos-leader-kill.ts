@@ -12,7 +12,10 @@ void runFaultCli({
     rate: { default: 200, help: "decide calls per second across both instances" },
     steady: { default: 25, help: "seconds of load with provider_A degraded before the kill" },
     after: { default: 20, help: "seconds of load after the takeover" },
-    "failure-rate": { default: 0.5, help: "share of provider_A's calls that fail (its breakers never trip in this run: shares move by score, capped per minute)" },
+    "failure-rate": {
+      default: 0.5,
+      help: "share of provider_A's calls that fail (its breakers never trip in this run: shares move by score, capped per minute)",
+    },
     "failure-latency": { default: 1000, help: "provider_A's latency in ms" },
     tick: { default: 1000, help: "CONTROLLER_TICK_MS and METRICS_REFRESH_MS of the instances" },
     "takeover-timeout": { default: 30, help: "seconds allowed for the takeover before the run fails" },

@@ -40,7 +40,10 @@ export async function runFaultCli(spec: {
   try {
     const report = await spec.run(numbers, log);
     // Other work on the machine shows in every latency here: say how busy it was.
-    report.notes = [...(report.notes ?? []), `machine load average (1 min): ${loadBefore.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end, on ${os.cpus().length} cores`];
+    report.notes = [
+      ...(report.notes ?? []),
+      `machine load average (1 min): ${loadBefore.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end, on ${os.cpus().length} cores`,
+    ];
     const flags = Object.entries(values)
       .filter(([k, v]) => k !== "help" && v !== undefined)
       .map(([k, v]) => ` --${k} ${String(v)}`)

@@ -49,7 +49,11 @@ export async function runDbOutage(o: TDbOutageOptions): Promise<TFaultReport> {
     load.phase("recovery");
     const backAt = load.elapsedMs;
     const recoveryMs = await s.waitRecovered(o.recoveryTimeoutSeconds * 1000);
-    log(recoveryMs === null ? `not recovered within ${o.recoveryTimeoutSeconds} s` : `fully recovered ${Math.round(recoveryMs)} ms after PostgreSQL accepted connections`);
+    log(
+      recoveryMs === null
+        ? `not recovered within ${o.recoveryTimeoutSeconds} s`
+        : `fully recovered ${Math.round(recoveryMs)} ms after PostgreSQL accepted connections`,
+    );
     load.phase("after");
     await sleep(o.afterSeconds * 1000);
     await load.stop();
@@ -57,7 +61,11 @@ export async function runDbOutage(o: TDbOutageOptions): Promise<TFaultReport> {
     const drainedMs = await s.waitRecovered(o.recoveryTimeoutSeconds * 1000);
 
     const health = await Promise.all(s.instances.map((i) => i.health()));
-    const ledger = await checkLedger(s.databaseUrl, load.acknowledged.map((a) => a.id), load.outcomesAcknowledged);
+    const ledger = await checkLedger(
+      s.databaseUrl,
+      load.acknowledged.map((a) => a.id),
+      load.outcomesAcknowledged,
+    );
     const outage = load.phases.get("outage")!;
     const firstCommitted = load.acknowledged.find((a) => a.atMs > backAt && a.durability === "committed");
     const spooledDuringOutage = outage.durability.spooled ?? 0;
@@ -65,7 +73,14 @@ export async function runDbOutage(o: TDbOutageOptions): Promise<TFaultReport> {
     const rowsReplayed = health.reduce((n, h) => n + (h?.dataplane.decisionLog.rowsReplayed ?? 0), 0);
 
     return {
-      parameters: { rate: o.rate, steadySeconds: o.steadySeconds, outageSeconds: o.outageSeconds, afterSeconds: o.afterSeconds, instances: s.instances.length, durability: "sync" },
+      parameters: {
+        rate: o.rate,
+        steadySeconds: o.steadySeconds,
+        outageSeconds: o.outageSeconds,
+        afterSeconds: o.afterSeconds,
+        instances: s.instances.length,
+        durability: "sync",
+      },
       figures: [
         figure("decides sent during the outage", outage.decides, "requests"),
         figure("decides answered during the outage (fail-static, 200)", answered, "requests"),
@@ -80,7 +95,11 @@ export async function runDbOutage(o: TDbOutageOptions): Promise<TFaultReport> {
       ],
       tables: [phaseTable(load.phases)],
       invariants: [
-        { label: "full recovery (spools drained, database ok on every instance)", ok: recoveryMs !== null && drainedMs !== null, detail: recoveryMs === null ? `not within ${o.recoveryTimeoutSeconds} s` : `${Math.round(recoveryMs)} ms` },
+        {
+          label: "full recovery (spools drained, database ok on every instance)",
+          ok: recoveryMs !== null && drainedMs !== null,
+          detail: recoveryMs === null ? `not within ${o.recoveryTimeoutSeconds} s` : `${Math.round(recoveryMs)} ms`,
+        },
         serverErrorInvariant(load.phases),
         unknownDecisionInvariant(load.phases),
         crashInvariant(s.instances),

@@ -23,12 +23,17 @@ export function request(method: string, url: string, opts: { body?: string; head
       {
         method,
         agent: loopbackAgent,
-        headers: { ...(opts.body !== undefined ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(opts.body)) } : {}), ...opts.headers },
+        headers: {
+          ...(opts.body !== undefined ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(opts.body)) } : {}),
+          ...opts.headers,
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => done({ ok: true, status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), headers: res.headers, ms: performance.now() - t0 }));
+        res.on("end", () =>
+          done({ ok: true, status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), headers: res.headers, ms: performance.now() - t0 }),
+        );
         res.on("error", (err) => done({ ok: false, error: "connection", detail: err.message, ms: performance.now() - t0 }));
       },
     );

@@ -64,10 +64,21 @@ export async function instanceKillOn(s: TScenario, o: Omit<TInstanceKillOptions,
     await load.stop();
     const recoveredMs = await s.waitRecovered(30_000);
 
-    const ledger = await checkLedger(s.databaseUrl, load.acknowledged.map((a) => a.id), load.outcomesAcknowledged);
+    const ledger = await checkLedger(
+      s.databaseUrl,
+      load.acknowledged.map((a) => a.id),
+      load.outcomesAcknowledged,
+    );
     const dead = load.phases.get("one instance dead")!;
     return {
-      parameters: { rate: o.rate, steadySeconds: o.steadySeconds, downSeconds: o.downSeconds, afterSeconds: o.afterSeconds, instances: s.instances.length, durability: "sync" },
+      parameters: {
+        rate: o.rate,
+        steadySeconds: o.steadySeconds,
+        downSeconds: o.downSeconds,
+        afterSeconds: o.afterSeconds,
+        instances: s.instances.length,
+        durability: "sync",
+      },
       figures: [
         figure(`decisions ${victim.name} acknowledged before the kill`, ackedBeforeKill, "decisions"),
         figure("decides sent while one instance was dead", dead.decides, "requests"),

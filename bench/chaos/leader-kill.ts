@@ -143,7 +143,13 @@ function shiftTable(rows: readonly TShiftRow[], startWall: number) {
   return {
     title: "EU shift events from 5 s before the kill (the controller's own account of each move; first 40)",
     columns: ["t s", "region", "type", "provider", "detail"],
-    rows: rows.map((e) => [Math.round((e.at.getTime() - startWall) / 100) / 10, e.region, e.type, e.provider_key, e.detail.length > 140 ? `${e.detail.slice(0, 137)}...` : e.detail]),
+    rows: rows.map((e) => [
+      Math.round((e.at.getTime() - startWall) / 100) / 10,
+      e.region,
+      e.type,
+      e.provider_key,
+      e.detail.length > 140 ? `${e.detail.slice(0, 137)}...` : e.detail,
+    ]),
   };
 }
 
@@ -190,8 +196,16 @@ function leaderKillReport(r: TLeaderKillRun): TFaultReport {
     ],
     tables: [phaseTable(load.phases), shareTable(samples, kill), shiftTable(r.shifts.euLog, r.startWall)],
     invariants: [
-      { label: "another instance takes over the controller", ok: takeoverMs !== null, detail: takeoverMs === null ? `not within ${o.takeoverTimeoutSeconds} s` : `${kill.follower.name} after ${Math.round(takeoverMs)} ms` },
-      { label: "shares keep moving under the new leader", ok: movedAfter, detail: `${DEGRADED} shares (EU/NA/APAC) changed after the takeover: ${movedAfter ? "yes" : "no"}; mean ${atTakeover?.toFixed(3)} at takeover → ${atEnd?.toFixed(3)} at the end` },
+      {
+        label: "another instance takes over the controller",
+        ok: takeoverMs !== null,
+        detail: takeoverMs === null ? `not within ${o.takeoverTimeoutSeconds} s` : `${kill.follower.name} after ${Math.round(takeoverMs)} ms`,
+      },
+      {
+        label: "shares keep moving under the new leader",
+        ok: movedAfter,
+        detail: `${DEGRADED} shares (EU/NA/APAC) changed after the takeover: ${movedAfter ? "yes" : "no"}; mean ${atTakeover?.toFixed(3)} at takeover → ${atEnd?.toFixed(3)} at the end`,
+      },
       { label: "exactly one leader at the end", ok: r.leadersAfter.length === 1, detail: r.leadersAfter.map((l) => l.name).join(", ") || "none" },
       { label: "instances healthy at the end", ok: r.recoveredMs !== null, detail: r.recoveredMs === null ? "not within 30 s" : "ok" },
       serverErrorInvariant(load.phases),
@@ -243,7 +257,11 @@ export async function runLeaderKill(o: TLeaderKillOptions): Promise<TFaultReport
     await sampler.stop();
     const leadersAfter = await leaderOf(s.instances);
     const shifts = await readShiftEvents(db, kill.killWall);
-    const ledger = await checkLedger(s.databaseUrl, load.acknowledged.map((a) => a.id), load.outcomesAcknowledged);
+    const ledger = await checkLedger(
+      s.databaseUrl,
+      load.acknowledged.map((a) => a.id),
+      load.outcomesAcknowledged,
+    );
     return leaderKillReport({ o, instances: s.instances, load, samples: sampler.samples, kill, startWall, recoveredMs, leadersAfter, shifts, ledger });
   } finally {
     await load?.stop();

@@ -88,13 +88,24 @@ export function figure(label: string, value: number | null, unit: string, target
 }
 
 function pad(cells: readonly string[], widths: readonly number[]): string {
-  return cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  return cells
+    .map((c, i) => c.padEnd(widths[i]!))
+    .join("  ")
+    .trimEnd();
 }
 
 function renderTable(t: TBenchTable): string {
   const cells = [t.columns, ...t.rows.map((r) => r.map((c) => (c === null ? "-" : String(c))))];
   const widths = t.columns.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
-  return [t.title, pad(t.columns, widths), pad(widths.map((w) => "-".repeat(w)), widths), ...cells.slice(1).map((r) => pad(r, widths))].join("\n");
+  return [
+    t.title,
+    pad(t.columns, widths),
+    pad(
+      widths.map((w) => "-".repeat(w)),
+      widths,
+    ),
+    ...cells.slice(1).map((r) => pad(r, widths)),
+  ].join("\n");
 }
 
 /** The report as aligned plain-text tables, for the terminal. */
@@ -106,7 +117,14 @@ export function renderReport(title: string, r: TFaultReport): string {
   out.push(renderTable({ title: "figures", columns: ["figure", "value", "unit", "target"], rows: figureRows }), "");
   for (const t of r.tables ?? []) out.push(renderTable(t), "");
   if (r.invariants?.length) {
-    out.push(renderTable({ title: "invariants", columns: ["check", "result", "detail"], rows: r.invariants.map((i) => [i.label, i.ok ? "ok" : "BROKEN", i.detail ?? ""]) }), "");
+    out.push(
+      renderTable({
+        title: "invariants",
+        columns: ["check", "result", "detail"],
+        rows: r.invariants.map((i) => [i.label, i.ok ? "ok" : "BROKEN", i.detail ?? ""]),
+      }),
+      "",
+    );
   }
   for (const n of r.notes ?? []) out.push(`note: ${n}`);
   return out.join("\n");

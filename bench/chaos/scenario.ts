@@ -76,7 +76,17 @@ export async function startScenario(opts: TScenarioOptions): Promise<TScenario> 
     const apiKey = `chaos-${randomBytes(12).toString("hex")}`;
     const count = opts.instances ?? 2;
     for (let i = 1; i <= count; i++) {
-      instances.push(new AppInstance({ name: `instance-${i}`, databaseUrl: scratch.url, apiKey, spoolDir: path.join(spoolRoot, `instance-${i}`), dir: opts.dir, env: opts.env, onCrash: (name, tail) => log(`${name} exited unexpectedly:\n${tail}`) }));
+      instances.push(
+        new AppInstance({
+          name: `instance-${i}`,
+          databaseUrl: scratch.url,
+          apiKey,
+          spoolDir: path.join(spoolRoot, `instance-${i}`),
+          dir: opts.dir,
+          env: opts.env,
+          onCrash: (name, tail) => log(`${name} exited unexpectedly:\n${tail}`),
+        }),
+      );
     }
     log(`starting ${count} server.ts instances (data plane only)`);
     // One at a time: both compiling TypeScript at once on two cores doubles each start-up.

@@ -38,8 +38,7 @@ function run(n: number, options: TDriverOptions): TRun {
   return { perSecond: (ITERATIONS / elapsed) * 1000, p50: q(0.5), p99: q(0.99) };
 }
 
-const fmt = (r: TRun) =>
-  `${Math.round(r.perSecond).toLocaleString("en-US").padStart(9)} decisions/s, p50 ${r.p50.toFixed(3)} µs, p99 ${r.p99.toFixed(3)} µs`;
+const fmt = (r: TRun) => `${Math.round(r.perSecond).toLocaleString("en-US").padStart(9)} decisions/s, p50 ${r.p50.toFixed(3)} µs, p99 ${r.p99.toFixed(3)} µs`;
 
 /**
  * The target cases (3 and 10 candidates) decide on a routing state the data plane replaces every

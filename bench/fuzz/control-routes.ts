@@ -33,7 +33,10 @@ function routeFiles(dir: string): string[] {
 /** The URL a Next route file answers: `(group)` folders vanish, `[id]` becomes `{id}`. */
 export function routePathOf(root: string, file: string): string {
   const rel = path.relative(path.join(root, "app"), path.dirname(file)).split(path.sep);
-  return `/${rel.filter((seg) => !/^\(.+\)$/.test(seg)).map((seg) => seg.replace(/^\[(.+)\]$/, "{$1}")).join("/")}`;
+  return `/${rel
+    .filter((seg) => !/^\(.+\)$/.test(seg))
+    .map((seg) => seg.replace(/^\[(.+)\]$/, "{$1}"))
+    .join("/")}`;
 }
 
 /** Imports every route module under CONTROL_ROUTE_DIRS and lists its exported handlers. */
@@ -43,7 +46,8 @@ export async function loadControlRoutes(root = process.cwd()): Promise<TControlR
     const mod = (await import(file)) as Record<string, unknown>;
     for (const method of ROUTE_METHODS) {
       const handler = mod[method];
-      if (typeof handler === "function") routes.push({ file: path.relative(root, file).split(path.sep).join("/"), method, path: routePathOf(root, file), handler: handler as TRouteHandler });
+      if (typeof handler === "function")
+        routes.push({ file: path.relative(root, file).split(path.sep).join("/"), method, path: routePathOf(root, file), handler: handler as TRouteHandler });
     }
   }
   return routes;

@@ -21,17 +21,49 @@ function badCredentials(origin: string): fc.Arbitrary<Array<[string, string]>> {
   return fc.constantFrom<Array<[string, string]>>(
     [],
     [["Origin", origin]],
-    [["Cookie", `${SESSION_COOKIE}=not-a-session`], ["Origin", origin]],
-    [["Cookie", `${SESSION_COOKIE}=%zz%E0%A4%A`], ["Origin", origin]],
-    [["Cookie", `${SESSION_COOKIE}=`], ["Origin", origin]],
-    [["Cookie", `other=1; ${SESSION_COOKIE}`], ["Origin", origin]],
+    [
+      ["Cookie", `${SESSION_COOKIE}=not-a-session`],
+      ["Origin", origin],
+    ],
+    [
+      ["Cookie", `${SESSION_COOKIE}=%zz%E0%A4%A`],
+      ["Origin", origin],
+    ],
+    [
+      ["Cookie", `${SESSION_COOKIE}=`],
+      ["Origin", origin],
+    ],
+    [
+      ["Cookie", `other=1; ${SESSION_COOKIE}`],
+      ["Origin", origin],
+    ],
     [["Cookie", admin]],
-    [["Cookie", admin], ["Origin", "https://evil.example"]],
-    [["Cookie", admin], ["Origin", "null"]],
-    [["Cookie", admin], ["Origin", `${origin}.evil.example`]],
-    [["Cookie", admin], ["Origin", "not a url"]],
-    [["Cookie", admin], ["Origin", origin], ["Sec-Fetch-Site", "cross-site"]],
-    [["Cookie", admin], ["Origin", origin], ["Sec-Fetch-Site", "same-site"]],
+    [
+      ["Cookie", admin],
+      ["Origin", "https://evil.example"],
+    ],
+    [
+      ["Cookie", admin],
+      ["Origin", "null"],
+    ],
+    [
+      ["Cookie", admin],
+      ["Origin", `${origin}.evil.example`],
+    ],
+    [
+      ["Cookie", admin],
+      ["Origin", "not a url"],
+    ],
+    [
+      ["Cookie", admin],
+      ["Origin", origin],
+      ["Sec-Fetch-Site", "cross-site"],
+    ],
+    [
+      ["Cookie", admin],
+      ["Origin", origin],
+      ["Sec-Fetch-Site", "same-site"],
+    ],
   );
 }
 
@@ -106,7 +138,8 @@ export async function sendToControlRoute(route: TControlRoute, req: TFuzzRequest
   let request: Request;
   try {
     const headers = new Headers();
-    for (const [name, value] of req.headers) headers.append(name, (typeof value === "string" ? value : value.toString("latin1")).replace(SESSION_PLACEHOLDER, token));
+    for (const [name, value] of req.headers)
+      headers.append(name, (typeof value === "string" ? value : value.toString("latin1")).replace(SESSION_PLACEHOLDER, token));
     headers.set("host", new URL(f.origin).host);
     request = new Request(`${f.origin}${path}${query}`, { method: req.method, headers, ...(req.body ? { body: new Uint8Array(req.body) } : {}) });
   } catch (err) {
@@ -116,6 +149,11 @@ export async function sendToControlRoute(route: TControlRoute, req: TFuzzRequest
     const res = await route.handler(request, { params: Promise.resolve(params) });
     return { ok: true, status: res.status, contentType: res.headers.get("content-type") ?? "", body: res.status === 204 ? "" : await res.text() };
   } catch (err) {
-    return { ok: true, status: 500, contentType: "text/plain", body: `handler threw: ${err instanceof Error ? (err.stack ?? err.message).split("\n").slice(0, 3).join(" | ") : String(err)}` };
+    return {
+      ok: true,
+      status: 500,
+      contentType: "text/plain",
+      body: `handler threw: ${err instanceof Error ? (err.stack ?? err.message).split("\n").slice(0, 3).join(" | ") : String(err)}`,
+    };
   }
 }

@@ -37,10 +37,20 @@ function bodyFor(path: string, f: TDataPlaneFixture): fc.Arbitrary<unknown> | un
     );
   }
   if (path === "/api/v1/outcomes") {
-    const call = fc.record({ type: fc.constant("provider_call"), decisionId, provider, status: fc.constant("success"), latencyMs: fc.nat(5000), retryCount: fc.nat(3) });
+    const call = fc.record({
+      type: fc.constant("provider_call"),
+      decisionId,
+      provider,
+      status: fc.constant("success"),
+      latencyMs: fc.nat(5000),
+      retryCount: fc.nat(3),
+    });
     const business = fc.record({ type: fc.constant("business"), decisionId, completed: fc.constant(true), withinSla: fc.boolean() });
     const one = fc.oneof(call, business);
-    return fc.oneof(one, fc.array(one, { minLength: 1, maxLength: 5 }).map((outcomes) => ({ outcomes })));
+    return fc.oneof(
+      one,
+      fc.array(one, { minLength: 1, maxLength: 5 }).map((outcomes) => ({ outcomes })),
+    );
   }
   // An endpoint this fuzzer has no template for (one that landed later): plausible field names, any values.
   return fc.dictionary(fc.constantFrom(...KNOWN_FIELDS), anyJson, { maxKeys: 6 });
@@ -104,6 +114,7 @@ export async function sendToDataPlane(port: number, req: TFuzzRequest): Promise<
   // A server may stop reading an oversized body and close; so does one answering a GET without
   // reading its (pointless) body. The unread bytes make the kernel reset the connection, which
   // can discard the answer before the client reads it.
-  if (!res.ok) return { ok: false, reason: res.reason, detail: res.detail, tolerated: req.category === "huge_body" && (res.resetWhileSending || req.method === "GET") };
+  if (!res.ok)
+    return { ok: false, reason: res.reason, detail: res.detail, tolerated: req.category === "huge_body" && (res.resetWhileSending || req.method === "GET") };
   return { ok: true, status: res.status, contentType: res.headers["content-type"] ?? "", body: res.body.toString("utf8") };
 }

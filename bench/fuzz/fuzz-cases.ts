@@ -54,20 +54,76 @@ export type TFuzzEndpoint = {
 const utf8 = (s: string) => Buffer.from(s, "utf8");
 
 /** Byte sequences that are not UTF-8: stray continuation, overlong, surrogate, out of range, truncated. */
-const INVALID_UTF8: readonly number[][] = [[0x80], [0xff], [0xfe, 0xff], [0xc0, 0x80], [0xc1, 0xbf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe2, 0x82], [0xf0, 0x9f, 0x98]];
+const INVALID_UTF8: readonly number[][] = [
+  [0x80],
+  [0xff],
+  [0xfe, 0xff],
+  [0xc0, 0x80],
+  [0xc1, 0xbf],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0xe2, 0x82],
+  [0xf0, 0x9f, 0x98],
+];
 
 /** JSON escapes that are valid JSON but troublesome downstream (Postgres rejects \u0000 in text and jsonb). */
 const NASTY_ESCAPES = ["\\u0000", "\\ud800", "\\udfff", "\\ud83d", "\\u202e", "\\ufeff", "\\u0085"];
 
 export const KNOWN_FIELDS = [
-  "operation", "region", "requestId", "attributes", "outcomes", "type", "decisionId", "provider", "status", "errorClass", "httpStatus",
-  "latencyMs", "retryCount", "completed", "failureStage", "withinSla", "name", "email", "password", "roles", "scopes", "operationKeys",
-  "yaml", "reason", "kind", "expiresAt", "note", "lockVersion", "format", "limit", "before", "from", "to", "providers", "input", "idempotencyKey",
+  "operation",
+  "region",
+  "requestId",
+  "attributes",
+  "outcomes",
+  "type",
+  "decisionId",
+  "provider",
+  "status",
+  "errorClass",
+  "httpStatus",
+  "latencyMs",
+  "retryCount",
+  "completed",
+  "failureStage",
+  "withinSla",
+  "name",
+  "email",
+  "password",
+  "roles",
+  "scopes",
+  "operationKeys",
+  "yaml",
+  "reason",
+  "kind",
+  "expiresAt",
+  "note",
+  "lockVersion",
+  "format",
+  "limit",
+  "before",
+  "from",
+  "to",
+  "providers",
+  "input",
+  "idempotencyKey",
 ] as const;
 
 const CONTENT_TYPES = [
-  null, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/xml", "application/json-seq",
-  "application/jsonx", "json", "*/*", "application/", ";", "application/json\u0000", "text/json", "application/merge-patch+json",
+  null,
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "application/xml",
+  "application/json-seq",
+  "application/jsonx",
+  "json",
+  "*/*",
+  "application/",
+  ";",
+  "application/json\u0000",
+  "text/json",
+  "application/merge-patch+json",
 ];
 
 const WRONG_METHODS = ["GET", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "PROPFIND", "POST", "get", "FOO"];
@@ -132,7 +188,12 @@ function caseKit(ep: TFuzzEndpoint): TCaseKit {
   );
   const goodBody: fc.Arbitrary<unknown> = ep.body ?? fc.constant(undefined);
   const jsonType: Array<[string, string]> = [["Content-Type", "application/json"]];
-  const base = (category: TFuzzCategory, params: Record<string, string>, body: Buffer | undefined, extra: Array<[string, string | Buffer]> = jsonType): TFuzzRequest => ({
+  const base = (
+    category: TFuzzCategory,
+    params: Record<string, string>,
+    body: Buffer | undefined,
+    extra: Array<[string, string | Buffer]> = jsonType,
+  ): TFuzzRequest => ({
     category,
     endpoint,
     method: ep.method,
@@ -147,8 +208,9 @@ function caseKit(ep: TFuzzEndpoint): TCaseKit {
 }
 
 function badJsonCase({ goodParams, goodBody, base, bodyText }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
-  return fc.tuple(goodParams, goodBody, fc.nat(), fc.constantFrom("truncate", "garbage", "trailing", "single_quotes", "nan", "empty", "bom", "comment", "two_docs")).map(
-    ([p, b, n, how]) => {
+  return fc
+    .tuple(goodParams, goodBody, fc.nat(), fc.constantFrom("truncate", "garbage", "trailing", "single_quotes", "nan", "empty", "bom", "comment", "two_docs"))
+    .map(([p, b, n, how]) => {
       const text = bodyText(b) || '{"a":1}';
       const cut = text.slice(0, n % Math.max(1, text.length));
       const bodies: Record<string, string> = {
@@ -163,46 +225,54 @@ function badJsonCase({ goodParams, goodBody, base, bodyText }: TCaseKit): fc.Arb
         two_docs: `${text}${text}`,
       };
       return base("bad_json", p, utf8(bodies[how]!));
-    },
-  );
+    });
 }
 
 function wrongContentTypeCase({ goodParams, goodBody, base, bodyText }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
-  return fc.tuple(goodParams, goodBody, fc.constantFrom(...CONTENT_TYPES)).map(([p, b, ct]) =>
-    base("wrong_content_type", p, utf8(bodyText(b) || "{}"), ct === null ? [] : [["Content-Type", ct]]),
-  );
+  return fc
+    .tuple(goodParams, goodBody, fc.constantFrom(...CONTENT_TYPES))
+    .map(([p, b, ct]) => base("wrong_content_type", p, utf8(bodyText(b) || "{}"), ct === null ? [] : [["Content-Type", ct]]));
 }
 
 function invalidUtf8Case({ goodParams, goodBody, base, bodyText }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
-  return fc.tuple(goodParams, goodBody, fc.nat(), fc.constantFrom(...INVALID_UTF8), fc.boolean(), fc.constantFrom(...NASTY_ESCAPES)).map(([p, b, n, bytes, raw, escape]) =>
-    base("invalid_utf8", p, spliceIntoString(bodyText(b) || '{"a":"b"}', n, raw ? Buffer.from(bytes) : utf8(escape))),
-  );
+  return fc
+    .tuple(goodParams, goodBody, fc.nat(), fc.constantFrom(...INVALID_UTF8), fc.boolean(), fc.constantFrom(...NASTY_ESCAPES))
+    .map(([p, b, n, bytes, raw, escape]) => base("invalid_utf8", p, spliceIntoString(bodyText(b) || '{"a":"b"}', n, raw ? Buffer.from(bytes) : utf8(escape))));
 }
 
 function hugeBodyCase({ goodParams, goodBody, base, bodyText }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
-  return fc.tuple(goodParams, goodBody, fc.constantFrom("big_field", "many_keys", "lying_length", "chunked_big", "long_array"), fc.constantFrom(20 * 1024, 2 * 1024 * 1024 + 17, 3 * 1024 * 1024)).map(([p, b, how, size]) => {
-    if (how === "lying_length") return { ...base("huge_body", p, utf8(bodyText(b) || "{}")), declaredLength: 10 ** 12 };
-    const obj = (b && typeof b === "object" ? b : {}) as Record<string, unknown>;
-    const text =
-      how === "many_keys"
-        ? jsonText({ ...obj, attributes: Object.fromEntries(Array.from({ length: Math.ceil(size / 24) }, (_, i) => [`k${i}`, "v"])) })
-        : how === "long_array"
-          ? jsonText({ ...obj, outcomes: Array.from({ length: Math.ceil(size / 8) }, () => 0) })
-          : jsonText({ ...obj, requestId: "x".repeat(size) });
-    return { ...base("huge_body", p, utf8(text)), ...(how === "chunked_big" ? { chunked: true } : {}) };
-  });
+  return fc
+    .tuple(
+      goodParams,
+      goodBody,
+      fc.constantFrom("big_field", "many_keys", "lying_length", "chunked_big", "long_array"),
+      fc.constantFrom(20 * 1024, 2 * 1024 * 1024 + 17, 3 * 1024 * 1024),
+    )
+    .map(([p, b, how, size]) => {
+      if (how === "lying_length") return { ...base("huge_body", p, utf8(bodyText(b) || "{}")), declaredLength: 10 ** 12 };
+      const obj = (b && typeof b === "object" ? b : {}) as Record<string, unknown>;
+      const text =
+        how === "many_keys"
+          ? jsonText({ ...obj, attributes: Object.fromEntries(Array.from({ length: Math.ceil(size / 24) }, (_, i) => [`k${i}`, "v"])) })
+          : how === "long_array"
+            ? jsonText({ ...obj, outcomes: Array.from({ length: Math.ceil(size / 8) }, () => 0) })
+            : jsonText({ ...obj, requestId: "x".repeat(size) });
+      return { ...base("huge_body", p, utf8(text)), ...(how === "chunked_big" ? { chunked: true } : {}) };
+    });
 }
 
 // Up to 4 million levels: as deep as execute's 8 MB (outcomes' 2 MB takes 1 million) allows.
 function deepNestingCase({ goodParams, goodBody, base }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
-  return fc.tuple(goodParams, goodBody, fc.constantFrom(100, 1_000, 10_000, 100_000, 1_000_000, 4_000_000), fc.boolean(), fc.boolean()).map(([p, b, depth, asArray, inside]) => {
-    const nested = nest(depth, asArray || depth > 100_000);
-    const obj = b && typeof b === "object" && !Array.isArray(b) ? (b as Record<string, unknown>) : {};
-    const key = Object.keys(obj)[0];
-    // Inside: the nesting replaces a real field, so it gets past the envelope to the field check.
-    const text = inside && key !== undefined ? jsonText({ ...obj, [key]: "\u0000NEST" }).replace('"\\u0000NEST"', nested) : nested;
-    return base("deep_nesting", p, utf8(text));
-  });
+  return fc
+    .tuple(goodParams, goodBody, fc.constantFrom(100, 1_000, 10_000, 100_000, 1_000_000, 4_000_000), fc.boolean(), fc.boolean())
+    .map(([p, b, depth, asArray, inside]) => {
+      const nested = nest(depth, asArray || depth > 100_000);
+      const obj = b && typeof b === "object" && !Array.isArray(b) ? (b as Record<string, unknown>) : {};
+      const key = Object.keys(obj)[0];
+      // Inside: the nesting replaces a real field, so it gets past the envelope to the field check.
+      const text = inside && key !== undefined ? jsonText({ ...obj, [key]: "\u0000NEST" }).replace('"\\u0000NEST"', nested) : nested;
+      return base("deep_nesting", p, utf8(text));
+    });
 }
 
 // A key of some object said twice with different values (JSON.parse would keep the last),
@@ -225,23 +295,28 @@ function reuseCase({ ep, goodParams, base }: TCaseKit): fc.Arbitrary<TFuzzReques
 }
 
 function prototypeKeyCase({ goodParams, goodBody, base, bodyText }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
-  return fc.tuple(goodParams, goodBody, fc.constantFrom("__proto__", "constructor", "prototype", "hasOwnProperty", "toString", "__defineGetter__"), fc.boolean()).map(
-    ([p, b, key, nested]) => {
+  return fc
+    .tuple(goodParams, goodBody, fc.constantFrom("__proto__", "constructor", "prototype", "hasOwnProperty", "toString", "__defineGetter__"), fc.boolean())
+    .map(([p, b, key, nested]) => {
       const text = bodyText(b) || "{}";
       const payload = `{"polluted":true,"isAdmin":true,"roles":["admin"]}`;
-      const injected = nested && text.includes('"attributes":{')
-        ? text.replace('"attributes":{', `"attributes":{"${key}":${payload},`)
-        : text.replace(/^\{/, `{"${key}":${payload}${text === "{}" ? "" : ","}`);
+      const injected =
+        nested && text.includes('"attributes":{')
+          ? text.replace('"attributes":{', `"attributes":{"${key}":${payload},`)
+          : text.replace(/^\{/, `{"${key}":${payload}${text === "{}" ? "" : ","}`);
       return base("prototype_keys", p, utf8(injected));
-    },
-  );
+    });
 }
 
 function wrongTypesCase({ goodParams, goodBody, base }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
   return fc.tuple(goodParams, goodBody, fc.nat(), anyJson, fc.constantFrom("replace", "drop", "add", "whole")).map(([p, b, n, v, how]) => {
     const obj = b ?? {};
     const mutated =
-      how === "whole" ? v : how === "add" ? { ...(typeof obj === "object" && obj !== null ? obj : {}), [KNOWN_FIELDS[n % KNOWN_FIELDS.length]! + (n % 2 ? "" : "_x")]: v } : replaceAt(obj, n, v, how === "drop");
+      how === "whole"
+        ? v
+        : how === "add"
+          ? { ...(typeof obj === "object" && obj !== null ? obj : {}), [KNOWN_FIELDS[n % KNOWN_FIELDS.length]! + (n % 2 ? "" : "_x")]: v }
+          : replaceAt(obj, n, v, how === "drop");
     return base("wrong_types", p, utf8(jsonText(mutated)));
   });
 }
@@ -255,7 +330,25 @@ function wrongMethodCase({ ep, goodParams, goodBody, base, bodyText, withBody }:
 
 function badPathCase({ ep, paramNames, goodParams, goodBody, base, bodyText, withBody }: TCaseKit): fc.Arbitrary<TFuzzRequest> {
   const badPathValue = fc.oneof(
-    fc.constantFrom("%zz", "%", "%00", "..%2f..%2fetc%2fpasswd", "null", "undefined", "-1", "0", "1e309", "NaN", "%E0%A4%A", "%C0%AF", "%ED%A0%80", "x".repeat(9000), "\u202e", "' or 1=1 --", "${jndi:x}"),
+    fc.constantFrom(
+      "%zz",
+      "%",
+      "%00",
+      "..%2f..%2fetc%2fpasswd",
+      "null",
+      "undefined",
+      "-1",
+      "0",
+      "1e309",
+      "NaN",
+      "%E0%A4%A",
+      "%C0%AF",
+      "%ED%A0%80",
+      "x".repeat(9000),
+      "\u202e",
+      "' or 1=1 --",
+      "${jndi:x}",
+    ),
     fc.string({ unit: "binary", maxLength: 40 }).map((s) => encodeURIComponent(s)),
   );
   return fc.tuple(goodParams, goodBody, badPathValue, fc.constantFrom("param", "query", "suffix", "double_slash", "unknown")).map(([p, b, bad, where]) => {
@@ -263,7 +356,15 @@ function badPathCase({ ep, paramNames, goodParams, goodBody, base, bodyText, wit
     const firstParam = paramNames[0];
     const path = ep.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === firstParam && where === "param" ? bad : encodeURIComponent(p[name] ?? "x")));
     const target =
-      where === "query" ? `${path}?${bad}=${bad}&limit=${bad}` : where === "suffix" ? `${path}/${bad}` : where === "double_slash" ? path.replace(/\//g, "//") : where === "unknown" ? `${path.replace(/[^/]+$/, "")}${bad}` : path;
+      where === "query"
+        ? `${path}?${bad}=${bad}&limit=${bad}`
+        : where === "suffix"
+          ? `${path}/${bad}`
+          : where === "double_slash"
+            ? path.replace(/\//g, "//")
+            : where === "unknown"
+              ? `${path.replace(/[^/]+$/, "")}${bad}`
+              : path;
     return { ...req, target };
   });
 }
@@ -304,7 +405,12 @@ export function fuzzRequestArbitrary(ep: TFuzzEndpoint): fc.Arbitrary<TFuzzReque
         ["bad_path", badPath],
         ["bad_auth", badAuth],
       ]
-    : [["wrong_method", wrongMethod], ["bad_path", badPath], ["bad_auth", badAuth], ["huge_body", huge]];
+    : [
+        ["wrong_method", wrongMethod],
+        ["bad_path", badPath],
+        ["bad_auth", badAuth],
+        ["huge_body", huge],
+      ];
   const chosen = all.filter(([c]) => !ep.exclude?.includes(c));
   return fc.oneof(...chosen.map(([c, arbitrary]) => ({ arbitrary, weight: c === "huge_body" ? 1 : 2 })));
 }
@@ -322,7 +428,10 @@ export function bearerBadAuth(extra: string[] = []): fc.Arbitrary<Array<[string,
       [["Authorization", "Token abc"]],
       [["Authorization", `Bearer ${"A".repeat(16_000)}`]],
       [["Authorization", Buffer.from([0x42, 0x65, 0x61, 0x72, 0x65, 0x72, 0x20, 0xff, 0xfe, 0x80])]],
-      [["Authorization", "Bearer a"], ["Authorization", "Bearer b"]],
+      [
+        ["Authorization", "Bearer a"],
+        ["Authorization", "Bearer b"],
+      ],
       [["Authorization", "Bearer %00%ff"]],
       [["Cookie", "sy_session=abc"]],
       ...extra.map((h): Array<[string, string]> => [["Authorization", h]]),

@@ -34,7 +34,13 @@ type TSample = { at: number; ms: number; ok: boolean };
  * the JSON error body and be closed within `limitMs`, and is replaced when closed. `during(label)`
  * notes the fuzz request being sent, so the slowest probes name what was in flight.
  */
-export function startSideLoad(opts: { base: string; port: number; apiKey: string; healthIntervalMs?: number; slow?: { count: number; trickleMs: number; limitMs: number } }) {
+export function startSideLoad(opts: {
+  base: string;
+  port: number;
+  apiKey: string;
+  healthIntervalMs?: number;
+  slow?: { count: number; trickleMs: number; limitMs: number };
+}) {
   const worker = new Worker(new URL("./fuzz-side-worker.mjs", import.meta.url), {
     workerData: { base: opts.base, port: opts.port, apiKey: opts.apiKey, healthIntervalMs: opts.healthIntervalMs ?? 20, slow: opts.slow ?? null },
   });
@@ -77,7 +83,13 @@ export function startSideLoad(opts: { base: string; port: number; apiKey: string
       const worst = [...samples]
         .sort((a, b) => b.ms - a.ms)
         .slice(0, 5)
-        .map((x) => ({ ms: x.ms, during: inFlight(x.at, x.at + x.ms).map((m) => m.label).slice(-3).join(" / ") }));
+        .map((x) => ({
+          ms: x.ms,
+          during: inFlight(x.at, x.at + x.ms)
+            .map((m) => m.label)
+            .slice(-3)
+            .join(" / "),
+        }));
       return {
         health: {
           probes: samples.length,

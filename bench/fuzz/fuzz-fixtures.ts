@@ -49,7 +49,10 @@ export async function prepareDataPlaneFixture(opts: { port: number; prisma: Pris
 }
 
 /** An admin session for the in-process control-plane calls; a new one is minted if a fuzzed sign-out ends it. */
-export async function prepareControlFixture(prisma: PrismaClient, origin: string): Promise<TControlFixture & { tokens: () => string[]; ensureSession: () => Promise<boolean> }> {
+export async function prepareControlFixture(
+  prisma: PrismaClient,
+  origin: string,
+): Promise<TControlFixture & { tokens: () => string[]; ensureSession: () => Promise<boolean> }> {
   const user = await prisma.user.create({ data: { email: `fuzz-admin-${randomUUID()}@fuzz.local`, name: "fuzz admin", roles: ["admin"] } });
   const tokens: string[] = [(await createSession(prisma, user.id)).token];
   return {

@@ -97,7 +97,8 @@ async function spawnServer(databaseUrl: string, spoolDir: string): Promise<TServ
 
 /** Concurrent decides reusing one requestId across two regions: one answer, one logged region per id. */
 async function reuseBursts(s: TServer, pool: pg.Pool, fixture: TDataPlaneFixture) {
-  const decisionRegions = async (requestId: string) => (await pool.query<{ region: string }>("select region from decision where request_id = $1", [requestId])).rows.map((r) => r.region);
+  const decisionRegions = async (requestId: string) =>
+    (await pool.query<{ region: string }>("select region from decision where request_id = $1", [requestId])).rows.map((r) => r.region);
   const burstOperation = fixture.decided[0]!.operation;
   const burstRegions = fixture.decided.filter((d) => d.operation === burstOperation).map((d) => d.region);
   if (burstRegions.length < 2) throw new Error(`${burstOperation} routes only ${burstRegions.join(", ")}: the reuse bursts need two regions`);
@@ -145,7 +146,9 @@ async function fuzzDataPlane(s: TServer, opts: TFuzzOptions, rows: TRows, pool: 
   const bursts = await reuseBursts(s, pool, fixture);
   const { health: healthReport, slow: slowReport } = await side.stop();
   if (serverMemory.at(-1)!.at !== opts.runs) serverMemory.push({ at: opts.runs, ...(await memoryOf(server)) });
-  process.stdout.write(`\n${formatReport("data plane", dp)}\n${formatBurstReport(bursts)}\n${formatSlowReport(slowReport!)}\n${formatHealthReport(healthReport, HEALTH_STALL_LIMIT_MS)}\n${formatMemory("server", serverMemory)}\n`);
+  process.stdout.write(
+    `\n${formatReport("data plane", dp)}\n${formatBurstReport(bursts)}\n${formatSlowReport(slowReport!)}\n${formatHealthReport(healthReport, HEALTH_STALL_LIMIT_MS)}\n${formatMemory("server", serverMemory)}\n`,
+  );
   let failed = bursts.violations.length > 0 || slowReport!.violations.length > 0 || slowReport!.answered408 === 0;
   failed ||= healthReport.maxMs > HEALTH_STALL_LIMIT_MS || healthReport.failures > 0;
   const dpMemory = judgeMemory(serverMemory);
@@ -176,7 +179,9 @@ async function fuzzControlPlane(opts: TFuzzOptions, rows: TRows, control: TContr
       log(`control plane: ${done}/${opts.controlRuns}`);
     },
   });
-  process.stdout.write(`\n${formatReport(`control plane (${routes.length} handlers in-process)`, cp)}\n${formatMemory("fuzzer process (control-plane handlers)", ownMemory)}\n`);
+  process.stdout.write(
+    `\n${formatReport(`control plane (${routes.length} handlers in-process)`, cp)}\n${formatMemory("fuzzer process (control-plane handlers)", ownMemory)}\n`,
+  );
   const cpMemory = judgeMemory(ownMemory);
   process.stdout.write(`${cpMemory.leak ? "FAIL" : "ok  "} control-plane memory flat: ${cpMemory.detail}\n\n`);
   return { failed: violationTotal(cp) > 0 || cpMemory.leak, requests: cp.requests };
@@ -199,7 +204,9 @@ function scanServerOutput(s: TServer, fixture: TDataPlaneFixture, control: TCont
   ]);
   for (const chunk of s.output) scanner.feed(chunk.source, chunk.text);
   const findings = scanner.findings();
-  process.stdout.write(`${findings.length === 0 ? "ok  " : "FAIL"} no secret in ${scanner.stats().scannedChars} characters of server output\n${formatFindings(findings)}`);
+  process.stdout.write(
+    `${findings.length === 0 ? "ok  " : "FAIL"} no secret in ${scanner.stats().scannedChars} characters of server output\n${formatFindings(findings)}`,
+  );
   return findings.length > 0;
 }
 

@@ -9,12 +9,30 @@ export type TObserved =
   /** The request cannot exist on the wire or in a Request (e.g. a forbidden method in fetch), or the framework answers before the handler. */
   | { skipped: "unsendable" | "not_routed"; detail: string };
 
-export const INVARIANTS = ["no_5xx", "no_dropped_connection", "json_error_body", "no_rows_when_rejected", "credentials_enforced", "duplicate_keys_refused", "no_answer_for_another_request"] as const;
+export const INVARIANTS = [
+  "no_5xx",
+  "no_dropped_connection",
+  "json_error_body",
+  "no_rows_when_rejected",
+  "credentials_enforced",
+  "duplicate_keys_refused",
+  "no_answer_for_another_request",
+] as const;
 export type TInvariant = (typeof INVARIANTS)[number];
 
 export type TViolation = { invariant: TInvariant; category: TFuzzCategory; endpoint: string; request: string; detail: string };
 
-export type TCategoryStats = { sent: number; skipped: number; status2xx: number; status4xx: number; status503: number; status5xx: number; dropped: number; tolerated: number; withField: number };
+export type TCategoryStats = {
+  sent: number;
+  skipped: number;
+  status2xx: number;
+  status4xx: number;
+  status503: number;
+  status5xx: number;
+  dropped: number;
+  tolerated: number;
+  withField: number;
+};
 
 export type TFuzzReport = {
   requests: number;
@@ -55,7 +73,11 @@ export function errorBodyProblem(method: string, contentType: string, body: stri
   const extra = Object.keys(error).filter((k) => k !== "code" && k !== "message" && k !== "fields");
   if (extra.length > 0) return `error carries ${extra.join(", ")} (the contract has only code, message, fields)`;
   const fields = error.fields;
-  if (fields !== undefined && (!Array.isArray(fields) || !fields.every((f) => typeof (f as { path?: unknown })?.path === "string" && typeof (f as { message?: unknown })?.message === "string"))) {
+  if (
+    fields !== undefined &&
+    (!Array.isArray(fields) ||
+      !fields.every((f) => typeof (f as { path?: unknown })?.path === "string" && typeof (f as { message?: unknown })?.message === "string"))
+  ) {
     return "error.fields is not a list of {path, message}";
   }
   return null;
@@ -99,7 +121,17 @@ export type TFuzzRunOptions = {
  */
 export async function runFuzz(opts: TFuzzRunOptions): Promise<TFuzzReport> {
   const t0 = performance.now();
-  const emptyStats = (): TCategoryStats => ({ sent: 0, skipped: 0, status2xx: 0, status4xx: 0, status503: 0, status5xx: 0, dropped: 0, tolerated: 0, withField: 0 });
+  const emptyStats = (): TCategoryStats => ({
+    sent: 0,
+    skipped: 0,
+    status2xx: 0,
+    status4xx: 0,
+    status503: 0,
+    status5xx: 0,
+    dropped: 0,
+    tolerated: 0,
+    withField: 0,
+  });
   const report: TFuzzReport = {
     requests: 0,
     byCategory: Object.fromEntries(FUZZ_CATEGORIES.map((c) => [c, emptyStats()])) as Record<TFuzzCategory, TCategoryStats>,
@@ -155,7 +187,8 @@ export async function runFuzz(opts: TFuzzRunOptions): Promise<TFuzzReport> {
           if (namesField(res.body)) stats.withField += 1;
         }
         if (res.status < 400 && opts.mustRefuse(req)) violate("credentials_enforced", req, `answered ${res.status} without valid credentials`);
-        if (res.status < 400 && req.category === "duplicate_keys" && opts.refusesDuplicateKeys) violate("duplicate_keys_refused", req, `answered ${res.status}`);
+        if (res.status < 400 && req.category === "duplicate_keys" && opts.refusesDuplicateKeys)
+          violate("duplicate_keys_refused", req, `answered ${res.status}`);
         if (res.status < 400 && req.category === "idempotency_reuse") {
           const asked = regionOf(req.body?.toString("utf8"));
           const answered = regionOf(res.body);
@@ -201,12 +234,21 @@ export function formatReport(title: string, report: TFuzzReport): string {
   for (const [cat, s] of Object.entries(report.byCategory)) {
     lines.push(pad([cat, s.sent, s.skipped, s.status2xx, s.status4xx, s.withField, s.status503, s.status5xx, s.dropped, s.tolerated], widths));
   }
-  lines.push(`statuses: ${Object.entries(report.byStatus).map(([k, v]) => `${k}×${v}`).join(" ")}`);
-  lines.push(`endpoints: ${Object.keys(report.byEndpoint).length} (${Object.entries(report.byEndpoint).map(([k, v]) => `${k} ${v}`).join("; ")})`);
+  lines.push(
+    `statuses: ${Object.entries(report.byStatus)
+      .map(([k, v]) => `${k}×${v}`)
+      .join(" ")}`,
+  );
+  lines.push(
+    `endpoints: ${Object.keys(report.byEndpoint).length} (${Object.entries(report.byEndpoint)
+      .map(([k, v]) => `${k} ${v}`)
+      .join("; ")})`,
+  );
   for (const inv of Object.keys(report.violationCounts) as TInvariant[]) {
     const n = report.violationCounts[inv];
     lines.push(`${n === 0 ? "ok  " : "FAIL"} ${inv}: ${n} violation${n === 1 ? "" : "s"}`);
-    for (const v of report.violations.filter((x) => x.invariant === inv)) lines.push(`       [${v.category}] ${v.endpoint} — ${v.detail}\n         request: ${v.request}`);
+    for (const v of report.violations.filter((x) => x.invariant === inv))
+      lines.push(`       [${v.category}] ${v.endpoint} — ${v.detail}\n         request: ${v.request}`);
   }
   return lines.join("\n");
 }

@@ -57,7 +57,8 @@ afterAll(async () => {
   await prisma?.$disconnect();
   await db?.drop();
   await rm(spoolDir, { recursive: true, force: true });
-  for (const k of ["SWITCHYARD_DATAPLANE_ONLY", "SWITCHYARD_API_KEY", "SPOOL_DIR", "IDEMPOTENCY_CACHE_BYTES", "HEADERS_TIMEOUT_MS", "REQUEST_TIMEOUT_MS"]) delete process.env[k];
+  for (const k of ["SWITCHYARD_DATAPLANE_ONLY", "SWITCHYARD_API_KEY", "SPOOL_DIR", "IDEMPOTENCY_CACHE_BYTES", "HEADERS_TIMEOUT_MS", "REQUEST_TIMEOUT_MS"])
+    delete process.env[k];
 });
 
 describe("fuzzing, quick and seeded (npm run fuzz runs 10,000+)", () => {
@@ -65,7 +66,16 @@ describe("fuzzing, quick and seeded (npm run fuzz runs 10,000+)", () => {
     const fixture = await prepareDataPlaneFixture({ port: server.port, prisma, apiKey });
     const doc = (await (await fetch(`${server.url}/api/v1/openapi.json`)).json()) as Parameters<typeof dataPlaneEndpoints>[0];
     const { endpoints, authenticated } = dataPlaneEndpoints(doc, fixture);
-    expect(endpoints.map((e) => `${e.method} ${e.path}`)).toEqual(expect.arrayContaining(["POST /api/v1/decide", "POST /api/v1/outcomes", "GET /api/v1/decisions/{id}", "GET /api/v1/health", "GET /api/v1/metrics", "GET /api/v1/openapi.json"]));
+    expect(endpoints.map((e) => `${e.method} ${e.path}`)).toEqual(
+      expect.arrayContaining([
+        "POST /api/v1/decide",
+        "POST /api/v1/outcomes",
+        "GET /api/v1/decisions/{id}",
+        "GET /api/v1/health",
+        "GET /api/v1/metrics",
+        "GET /api/v1/openapi.json",
+      ]),
+    );
     const memory = [{ at: 0, ...sampleMemory() }];
     const report = await runFuzz({
       endpoints,
@@ -99,7 +109,8 @@ describe("fuzzing, quick and seeded (npm run fuzz runs 10,000+)", () => {
       regions: [regions[0]!, regions[1]!],
       rounds: 3,
       size: 50,
-      loggedRegions: async (requestId) => (await pool.query<{ region: string }>("select region from decision where request_id = $1", [requestId])).rows.map((r) => r.region),
+      loggedRegions: async (requestId) =>
+        (await pool.query<{ region: string }>("select region from decision where request_id = $1", [requestId])).rows.map((r) => r.region),
     });
     expect(bursts.violations, formatBurstReport(bursts)).toEqual([]);
     expect(bursts.refused422).toBe(75);

@@ -40,5 +40,11 @@ export function judgeMemory(points: readonly TMemoryPoint[], warmIndex = 1, limi
 }
 
 export function formatMemory(title: string, points: readonly TMemoryPoint[]): string {
-  return [`${title} memory (after GC):`, ...points.map((p) => `  after ${String(p.at).padStart(6)} requests: heap ${(p.heapUsed / MIB).toFixed(1).padStart(7)} MiB, RSS ${(p.rss / MIB).toFixed(0).padStart(5)} MiB`)].join("\n");
+  return [
+    `${title} memory (after GC):`,
+    ...points.map(
+      (p) =>
+        `  after ${String(p.at).padStart(6)} requests: heap ${(p.heapUsed / MIB).toFixed(1).padStart(7)} MiB, RSS ${(p.rss / MIB).toFixed(0).padStart(5)} MiB`,
+    ),
+  ].join("\n");
 }

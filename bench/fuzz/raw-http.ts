@@ -19,7 +19,8 @@ export type TRawResponse =
 
 function encodeRequest(req: TRawRequest, host: string): Buffer {
   const lines: Buffer[] = [Buffer.from(`${req.method} ${req.target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n`, "latin1")];
-  for (const [name, value] of req.headers) lines.push(Buffer.concat([Buffer.from(`${name}: `, "latin1"), typeof value === "string" ? Buffer.from(value, "utf8") : value, Buffer.from("\r\n")]));
+  for (const [name, value] of req.headers)
+    lines.push(Buffer.concat([Buffer.from(`${name}: `, "latin1"), typeof value === "string" ? Buffer.from(value, "utf8") : value, Buffer.from("\r\n")]));
   const body = req.body ?? Buffer.alloc(0);
   if (req.chunked) {
     lines.push(Buffer.from("Transfer-Encoding: chunked\r\n\r\n", "latin1"));
@@ -88,7 +89,10 @@ export function sendRaw(port: number, req: TRawRequest, timeoutMs = 15_000): Pro
       socket.destroy();
       resolve(r);
     };
-    const timer = setTimeout(() => finish({ ok: false, reason: "timeout", detail: `no complete response within ${timeoutMs} ms`, ms: performance.now() - t0, resetWhileSending }), timeoutMs);
+    const timer = setTimeout(
+      () => finish({ ok: false, reason: "timeout", detail: `no complete response within ${timeoutMs} ms`, ms: performance.now() - t0, resetWhileSending }),
+      timeoutMs,
+    );
     socket.on("data", (c: Buffer) => chunks.push(c));
     // The server may answer (413, 415) before it has read the whole body and then reset the
     // connection while we still write: what it answered is what counts.

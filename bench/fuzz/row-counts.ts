@@ -26,7 +26,14 @@ type TQueryable = Pick<pg.Pool, "query">;
 
 /** One statement counting every watched table, so a check after each request stays cheap. */
 export async function createRowCounter(db: TQueryable) {
-  const existing = (await db.query<{ name: string }>("select table_name as name from information_schema.tables where table_schema = current_schema() and table_name = any($1)", [[...WATCHED_TABLES]])).rows.map((r) => r.name).sort();
+  const existing = (
+    await db.query<{ name: string }>(
+      "select table_name as name from information_schema.tables where table_schema = current_schema() and table_name = any($1)",
+      [[...WATCHED_TABLES]],
+    )
+  ).rows
+    .map((r) => r.name)
+    .sort();
   const sql = `select ${existing.map((t) => `(select count(*) from ${t})::int as "${t}"`).join(", ")}`;
   return {
     tables: existing,
@@ -40,5 +47,7 @@ export type RowCounter = Awaited<ReturnType<typeof createRowCounter>>;
 
 /** Tables whose count changed, as "table +n". */
 export function rowChanges(before: TRowCounts, after: TRowCounts): string[] {
-  return Object.keys(after).filter((t) => after[t] !== before[t]).map((t) => `${t} ${after[t]! - before[t]! >= 0 ? "+" : ""}${after[t]! - before[t]!}`);
+  return Object.keys(after)
+    .filter((t) => after[t] !== before[t])
+    .map((t) => `${t} ${after[t]! - before[t]! >= 0 ? "+" : ""}${after[t]! - before[t]!}`);
 }

@@ -4,7 +4,16 @@ import { factorListToYaml, parseFactorList } from "../../router-core/index";
 import { canonicalJson } from "../../lib/audit/canonical";
 
 export type TYamlViolation = { invariant: "never_throws" | "errors_name_a_field" | "round_trip"; input: string; detail: string };
-export type TYamlFuzzReport = { cases: number; accepted: number; rejected: number; errors: number; documentLevel: number; violations: TYamlViolation[]; violationCount: number; ms: number };
+export type TYamlFuzzReport = {
+  cases: number;
+  accepted: number;
+  rejected: number;
+  errors: number;
+  documentLevel: number;
+  violations: TYamlViolation[];
+  violationCount: number;
+  ms: number;
+};
 
 /**
  * Errors about the document as a whole have no field to name: YAML that does not parse, text
@@ -13,17 +22,64 @@ export type TYamlFuzzReport = { cases: number; accepted: number; rejected: numbe
  */
 function isDocumentLevel(message: string): boolean {
   // An unknown key that is itself empty has the empty path, and the message says so.
-  return message.startsWith("invalid YAML") || message.startsWith("factor list ") || message.startsWith("a factor list must be a mapping") || message.startsWith('unknown field ""');
+  return (
+    message.startsWith("invalid YAML") ||
+    message.startsWith("factor list ") ||
+    message.startsWith("a factor list must be a mapping") ||
+    message.startsWith('unknown field ""')
+  );
 }
 
 const SCALARS = fc.oneof(
-  fc.constantFrom("null", "~", "true", "no", "yes", "-1", "0", "1e309", ".nan", "-.inf", "0x1F", "''", '""', "[]", "{}", "!!binary aGVsbG8=", "!!js/function 'x'", "*undefined_alias", "&a [*a]", "|\n  block", "2026-11-30"),
+  fc.constantFrom(
+    "null",
+    "~",
+    "true",
+    "no",
+    "yes",
+    "-1",
+    "0",
+    "1e309",
+    ".nan",
+    "-.inf",
+    "0x1F",
+    "''",
+    '""',
+    "[]",
+    "{}",
+    "!!binary aGVsbG8=",
+    "!!js/function 'x'",
+    "*undefined_alias",
+    "&a [*a]",
+    "|\n  block",
+    "2026-11-30",
+  ),
   fc.double().map(String),
   fc.integer().map(String),
   fc.string({ maxLength: 30 }).map((s) => JSON.stringify(s)),
 );
 
-const FIELD_NAMES = ["operation", "providers", "gates", "scores", "guardrails", "safety", "circuit_breaker", "fallback_policy", "strategy", "hysteresis_score_margin", "refresh_interval_seconds", "metric_window_minutes", "min_sample_size", "weight", "direction", "max_p95_ms", "unknown_field", "__proto__", "constructor"];
+const FIELD_NAMES = [
+  "operation",
+  "providers",
+  "gates",
+  "scores",
+  "guardrails",
+  "safety",
+  "circuit_breaker",
+  "fallback_policy",
+  "strategy",
+  "hysteresis_score_margin",
+  "refresh_interval_seconds",
+  "metric_window_minutes",
+  "min_sample_size",
+  "weight",
+  "direction",
+  "max_p95_ms",
+  "unknown_field",
+  "__proto__",
+  "constructor",
+];
 
 /** Mutations of a valid factor list's text: one line changed, removed, duplicated, re-indented or replaced, plus hostile YAML. */
 export function yamlCaseArbitrary(valid: string): fc.Arbitrary<unknown> {
@@ -33,8 +89,12 @@ export function yamlCaseArbitrary(valid: string): fc.Arbitrary<unknown> {
     fc.tuple(lineIdx, SCALARS).map(([i, v]) => lines.map((l, j) => (j === i ? l.replace(/:\s.*$/, `: ${v}`) : l)).join("\n")),
     fc.tuple(lineIdx).map(([i]) => lines.filter((_, j) => j !== i).join("\n")),
     fc.tuple(lineIdx).map(([i]) => [...lines.slice(0, i + 1), lines[i]!, ...lines.slice(i + 1)].join("\n")),
-    fc.tuple(lineIdx, fc.integer({ min: -4, max: 6 })).map(([i, d]) => lines.map((l, j) => (j === i ? (d >= 0 ? " ".repeat(d) + l : l.slice(-d)) : l)).join("\n")),
-    fc.tuple(lineIdx, fc.constantFrom(...FIELD_NAMES), SCALARS).map(([i, k, v]) => [...lines.slice(0, i), `${lines[i]!.match(/^\s*/)![0]}${k}: ${v}`, ...lines.slice(i)].join("\n")),
+    fc
+      .tuple(lineIdx, fc.integer({ min: -4, max: 6 }))
+      .map(([i, d]) => lines.map((l, j) => (j === i ? (d >= 0 ? " ".repeat(d) + l : l.slice(-d)) : l)).join("\n")),
+    fc
+      .tuple(lineIdx, fc.constantFrom(...FIELD_NAMES), SCALARS)
+      .map(([i, k, v]) => [...lines.slice(0, i), `${lines[i]!.match(/^\s*/)![0]}${k}: ${v}`, ...lines.slice(i)].join("\n")),
     fc.tuple(lineIdx, fc.string({ unit: "binary", maxLength: 20 })).map(([i, junk]) => lines.map((l, j) => (j === i ? l + junk : l)).join("\n")),
     fc.nat(valid.length).map((n) => valid.slice(0, n)),
     fc.string({ unit: "binary", maxLength: 200 }),
@@ -54,7 +114,9 @@ export function yamlCaseArbitrary(valid: string): fc.Arbitrary<unknown> {
     ),
   );
   // Decoded values too: the console and API hand parsed JSON straight to the parser.
-  const decoded = fc.tuple(fc.constantFrom(...FIELD_NAMES), fc.jsonValue({ maxDepth: 3 })).map(([k, v]) => ({ ...(parse(valid) as Record<string, unknown>), [k]: v }));
+  const decoded = fc
+    .tuple(fc.constantFrom(...FIELD_NAMES), fc.jsonValue({ maxDepth: 3 }))
+    .map(([k, v]) => ({ ...(parse(valid) as Record<string, unknown>), [k]: v }));
   return fc.oneof({ arbitrary: text, weight: 5 }, { arbitrary: decoded, weight: 2 }, { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 });
 }
 
@@ -74,7 +136,7 @@ export function runYamlFuzz(valid: string, runs: number, seed: number): TYamlFuz
   fc.assert(
     fc.property(yamlCaseArbitrary(valid), (input) => {
       report.cases += 1;
-      const shown = (typeof input === "string" ? input : JSON.stringify(input) ?? String(input)).slice(0, 160);
+      const shown = (typeof input === "string" ? input : (JSON.stringify(input) ?? String(input))).slice(0, 160);
       let result: ReturnType<typeof parseFactorList>;
       try {
         result = parseFactorList(input);
@@ -94,7 +156,8 @@ export function runYamlFuzz(valid: string, runs: number, seed: number): TYamlFuz
       if (result.errors.length === 0) violate({ invariant: "errors_name_a_field", input: shown, detail: "rejected with no error" });
       for (const e of result.errors) {
         report.errors += 1;
-        if (typeof e.message !== "string" || e.message.trim() === "") violate({ invariant: "errors_name_a_field", input: shown, detail: `empty message at "${e.path}"` });
+        if (typeof e.message !== "string" || e.message.trim() === "")
+          violate({ invariant: "errors_name_a_field", input: shown, detail: `empty message at "${e.path}"` });
         else if (isDocumentLevel(e.message)) report.documentLevel += 1;
         else if (e.path === "") violate({ invariant: "errors_name_a_field", input: shown, detail: `no field path: ${e.message}` });
       }

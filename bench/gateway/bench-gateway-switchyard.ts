@@ -48,7 +48,10 @@ export async function startSwitchyardTarget(upstreamUrl: string, dataDir: string
       postgresPid = await postgresServerPid(async (sql) => ({ rows: await prisma.$queryRawUnsafe<{ pid: number }[]>(sql) }));
       await seedLlmChat(prisma, { baseUrls: Object.fromEntries(LLM_PROVIDERS.map((p) => [p, `${upstreamUrl}/v1`])) });
       // One upstream speaks one protocol: every provider uses the OpenAI-compatible adapter here.
-      await prisma.providerAdapter.updateMany({ where: { providerKey: { in: [...LLM_PROVIDERS] } }, data: { kind: "openai_chat", baseUrl: `${upstreamUrl}/v1` } });
+      await prisma.providerAdapter.updateMany({
+        where: { providerKey: { in: [...LLM_PROVIDERS] } },
+        data: { kind: "openai_chat", baseUrl: `${upstreamUrl}/v1` },
+      });
     } finally {
       await prisma.$disconnect();
     }

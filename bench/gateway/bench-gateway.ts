@@ -68,7 +68,14 @@ async function servePassThrough(upstream: string): Promise<void> {
     req.on("end", () => {
       const body = Buffer.concat(chunks);
       const up = http.request(
-        { host: target.hostname, port: target.port, path: "/v1/chat/completions", method: "POST", agent, headers: { "content-type": "application/json", "content-length": body.length } },
+        {
+          host: target.hostname,
+          port: target.port,
+          path: "/v1/chat/completions",
+          method: "POST",
+          agent,
+          headers: { "content-type": "application/json", "content-length": body.length },
+        },
         (ur) => {
           res.writeHead(ur.statusCode ?? 502, { "content-type": ur.headers["content-type"] ?? "application/json" });
           ur.pipe(res);
@@ -105,11 +112,13 @@ async function waitForHttp(url: string, init: RequestInit, timeoutMs: number): P
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (last: ${last})`);
 }
 
-
 async function startPortkey(upstream: string): Promise<{ child: ChildProcess; target: TTarget }> {
   const port = await freePort();
   const entry = require.resolve("@portkey-ai/gateway/build/start-server.js");
-  const child = spawn(process.execPath, [entry, `--port=${port}`, "--headless"], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, NODE_ENV: "production" } });
+  const child = spawn(process.execPath, [entry, `--port=${port}`, "--headless"], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, NODE_ENV: "production" },
+  });
   // The equivalent of Switchyard's LLM_CHAT with three eligible providers: fall back along the targets in order.
   const config = {
     strategy: { mode: "fallback" },
@@ -138,7 +147,18 @@ function printTable(results: TLoadResult[], direct: TLoadResult): void {
     const self = r === direct;
     const cpu = r.cpuUsPerRequest?.toFixed(0) ?? "-";
     const pgCpu = r.postgresCpuUsPerRequest?.toFixed(0) ?? "-";
-    return [r.label, r.perSecond.toFixed(0), us(r.p50Us), us(r.p99Us), self ? "-" : us(r.p50Us - direct.p50Us), self ? "-" : us(r.p99Us - direct.p99Us), cpu, pgCpu, String(non2xx), String(r.errors)];
+    return [
+      r.label,
+      r.perSecond.toFixed(0),
+      us(r.p50Us),
+      us(r.p99Us),
+      self ? "-" : us(r.p50Us - direct.p50Us),
+      self ? "-" : us(r.p99Us - direct.p99Us),
+      cpu,
+      pgCpu,
+      String(non2xx),
+      String(r.errors),
+    ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
@@ -157,7 +177,12 @@ function createMeasure(o: TRunOptions): TMeasure {
     const spec = { url: t.url, headers: t.headers, body: t.body, connections: o.connections, label: t.label };
     await runLoadInChild({ ...spec, seconds: warmed.has(t.label) ? o.warmup : Math.max(o.warmup, FIRST_WARMUP_SECONDS) });
     warmed.add(t.label);
-    const measured = await withCpuPerUnit(t.pid, () => runLoadInChild({ ...spec, seconds: o.seconds }), (x) => x.requests, t.postgresPid);
+    const measured = await withCpuPerUnit(
+      t.pid,
+      () => runLoadInChild({ ...spec, seconds: o.seconds }),
+      (x) => x.requests,
+      t.postgresPid,
+    );
     const r: TLoadResult = { ...measured.result, cpuUsPerRequest: measured.cpuUsPerUnit, postgresCpuUsPerRequest: measured.postgresCpuUsPerUnit };
     const cpu =
       (r.cpuUsPerRequest == null ? "" : `, ${r.cpuUsPerRequest.toFixed(0)} µs CPU per request`) +
@@ -220,13 +245,18 @@ function reportGateway(o: TRunOptions, perRound: readonly TRound[], passResult: 
   if (ratio) {
     console.log("");
     if (rounds > 1) {
-      for (const [i, r] of ratios.entries()) console.log(`  round ${i + 1}: added p50 ${r.p50.toFixed(2)}×, added p99 ${r.p99.toFixed(2)}×, throughput ${r.throughput.toFixed(1)}×`);
+      for (const [i, r] of ratios.entries())
+        console.log(`  round ${i + 1}: added p50 ${r.p50.toFixed(2)}×, added p99 ${r.p99.toFixed(2)}×, throughput ${r.throughput.toFixed(1)}×`);
     }
-    console.log(`switchyard vs portkey${rounds > 1 ? " (median of the rounds)" : ""}: added p50 ${ratio.p50.toFixed(2)}× (target ≤ 0.5), added p99 ${ratio.p99.toFixed(2)}× (target ≤ 0.5), throughput ${ratio.throughput.toFixed(1)}× (target ≥ 5)`);
+    console.log(
+      `switchyard vs portkey${rounds > 1 ? " (median of the rounds)" : ""}: added p50 ${ratio.p50.toFixed(2)}× (target ≤ 0.5), added p99 ${ratio.p99.toFixed(2)}× (target ≤ 0.5), throughput ${ratio.throughput.toFixed(1)}× (target ≥ 5)`,
+    );
     if (ratio.cpu !== null) {
       const pk = results.find((r) => r.label === "portkey")!;
       const sy = results.find((r) => r.label === "switchyard")!;
-      console.log(`CPU per request: portkey ${pk.cpuUsPerRequest!.toFixed(0)} µs, switchyard ${cpuWithPostgres(sy).toFixed(0)} µs with its Postgres (${ratio.cpu.toFixed(1)}× less; the machine's two cores also run the upstream and the load generator)`);
+      console.log(
+        `CPU per request: portkey ${pk.cpuUsPerRequest!.toFixed(0)} µs, switchyard ${cpuWithPostgres(sy).toFixed(0)} µs with its Postgres (${ratio.cpu.toFixed(1)}× less; the machine's two cores also run the upstream and the load generator)`,
+      );
     }
   }
   writeGatewayResult(results, direct, ratio, ratios, { seconds: o.seconds, warmup: o.warmup, connections: o.connections, latencyMs: o.latencyMs, rounds });
@@ -250,12 +280,24 @@ async function runBenchmark(o: TRunOptions): Promise<void> {
         `${o.rounds} round${o.rounds === 1 ? "" : "s"}, ${os.cpus().length} cores`,
     );
     const measure = createMeasure(o);
-    const directTarget: TTarget = { label: "direct", url: `${upstreamUrl}/v1/chat/completions`, headers: CHAT_HEADERS, body: JSON.stringify(CHAT_REQUEST), pid: upstream.child.pid };
+    const directTarget: TTarget = {
+      label: "direct",
+      url: `${upstreamUrl}/v1/chat/completions`,
+      headers: CHAT_HEADERS,
+      body: JSON.stringify(CHAT_REQUEST),
+      pid: upstream.child.pid,
+    };
     let passResult: TLoadResult | null = null;
     if (!o.only || o.only.has("pass-through")) {
       const pass = await spawnRole(["--role", "pass-through", "--upstream", upstreamUrl]);
       children.push(pass.child);
-      passResult = await measure({ label: "pass-through", url: `http://127.0.0.1:${pass.port}/v1/chat/completions`, headers: CHAT_HEADERS, body: JSON.stringify(CHAT_REQUEST), pid: pass.child.pid });
+      passResult = await measure({
+        label: "pass-through",
+        url: `http://127.0.0.1:${pass.port}/v1/chat/completions`,
+        headers: CHAT_HEADERS,
+        body: JSON.stringify(CHAT_REQUEST),
+        pid: pass.child.pid,
+      });
       await stopChild(pass.child);
     }
     const gateways = await startGateways(upstreamUrl, o.only, children, closers);
@@ -315,10 +357,13 @@ type TRound = { direct: TLoadResult; byLabel: Map<string, TLoadResult> };
 type TRatios = { p50: number; p99: number; throughput: number; cpu: number | null };
 
 /** The middle round's value (nearest rank: the lower middle for an even number of rounds). */
-const median = (values: readonly number[]): number => quantile([...values].sort((a, b) => a - b), 0.5);
+const median = (values: readonly number[]): number =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
-const medianOrNull = (values: readonly (number | null | undefined)[]): number | null =>
-  values.every((v) => v != null) ? median(values as number[]) : null;
+const medianOrNull = (values: readonly (number | null | undefined)[]): number | null => (values.every((v) => v != null) ? median(values as number[]) : null);
 
 /** One target's rounds as one result: the median of each figure; counts and status codes summed. */
 function medianResult(rs: readonly TLoadResult[]): TLoadResult {
@@ -348,11 +393,21 @@ function roundRatios(r: TRound): TRatios | null {
   const sy = r.byLabel.get("switchyard");
   if (!pk || !sy) return null;
   const added = (x: TLoadResult, p: "p50Us" | "p99Us") => x[p] - r.direct[p];
-  return { p50: added(sy, "p50Us") / added(pk, "p50Us"), p99: added(sy, "p99Us") / added(pk, "p99Us"), throughput: sy.perSecond / pk.perSecond, cpu: cpuPerRequestRatio(pk, sy) };
+  return {
+    p50: added(sy, "p50Us") / added(pk, "p50Us"),
+    p99: added(sy, "p99Us") / added(pk, "p99Us"),
+    throughput: sy.perSecond / pk.perSecond,
+    cpu: cpuPerRequestRatio(pk, sy),
+  };
 }
 
 function medianRatios(rs: readonly TRatios[]): TRatios {
-  return { p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), throughput: median(rs.map((r) => r.throughput)), cpu: medianOrNull(rs.map((r) => r.cpu)) };
+  return {
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+    throughput: median(rs.map((r) => r.throughput)),
+    cpu: medianOrNull(rs.map((r) => r.cpu)),
+  };
 }
 
 /** A target's CPU per request with its Postgres server's (Portkey has no database). */
@@ -377,9 +432,24 @@ function writeGatewayResult(
   const sy = results.find((r) => r.label === "switchyard");
   const figures = [];
   if (sy) {
-    figures.push({ label: "switchyard execute throughput", value: Math.round(sy.perSecond), unit: "req/s", ...(pk ? { target: `≥ ${Math.round(5 * pk.perSecond)} (5× portkey)` } : {}) });
-    figures.push({ label: "switchyard added p50", value: ms(sy.p50Us - direct.p50Us), unit: "ms", ...(pk ? { target: `≤ ${ms((pk.p50Us - direct.p50Us) / 2)} (half of portkey)` } : {}) });
-    figures.push({ label: "switchyard added p99", value: ms(sy.p99Us - direct.p99Us), unit: "ms", ...(pk ? { target: `≤ ${ms((pk.p99Us - direct.p99Us) / 2)} (half of portkey)` } : {}) });
+    figures.push({
+      label: "switchyard execute throughput",
+      value: Math.round(sy.perSecond),
+      unit: "req/s",
+      ...(pk ? { target: `≥ ${Math.round(5 * pk.perSecond)} (5× portkey)` } : {}),
+    });
+    figures.push({
+      label: "switchyard added p50",
+      value: ms(sy.p50Us - direct.p50Us),
+      unit: "ms",
+      ...(pk ? { target: `≤ ${ms((pk.p50Us - direct.p50Us) / 2)} (half of portkey)` } : {}),
+    });
+    figures.push({
+      label: "switchyard added p99",
+      value: ms(sy.p99Us - direct.p99Us),
+      unit: "ms",
+      ...(pk ? { target: `≤ ${ms((pk.p99Us - direct.p99Us) / 2)} (half of portkey)` } : {}),
+    });
   }
   if (pk) {
     figures.push({ label: "portkey throughput", value: Math.round(pk.perSecond), unit: "req/s" });
@@ -391,11 +461,15 @@ function writeGatewayResult(
     figures.push({ label: `throughput, switchyard over portkey${per}`, value: x(ratio.throughput, 2), unit: "×", target: "≥ 5" });
     figures.push({ label: `added p50, switchyard over portkey${per}`, value: x(ratio.p50, 2), unit: "×", target: "≤ 0.5" });
     figures.push({ label: `added p99, switchyard over portkey${per}`, value: x(ratio.p99, 2), unit: "×", target: "≤ 0.5" });
-    if (ratio.cpu !== null) figures.push({ label: `portkey's CPU per request over switchyard's (server + its Postgres)${per}`, value: x(ratio.cpu, 1), unit: "×" });
+    if (ratio.cpu !== null)
+      figures.push({ label: `portkey's CPU per request over switchyard's (server + its Postgres)${per}`, value: x(ratio.cpu, 1), unit: "×" });
   }
   const tables = [
     {
-      title: p.rounds > 1 ? `per target, medians of ${p.rounds} rounds (added = target percentile minus the direct run's)` : "per target (added = target percentile minus the direct run's)",
+      title:
+        p.rounds > 1
+          ? `per target, medians of ${p.rounds} rounds (added = target percentile minus the direct run's)`
+          : "per target (added = target percentile minus the direct run's)",
       columns: ["target", "req/s", "p50 ms", "p99 ms", "added p50 ms", "added p99 ms", "server CPU µs/req", "Postgres CPU µs/req"],
       rows: results.map((r) => [
         r.label,
@@ -420,10 +494,21 @@ function writeGatewayResult(
     name: "gateway",
     title: "Gateway overhead: Switchyard execute vs Portkey vs a bare pass-through",
     command: `npm run bench:gateway -- --seconds ${p.seconds} --connections ${p.connections} --latency-ms ${p.latencyMs} --rounds ${p.rounds}`,
-    parameters: { seconds: p.seconds, warmupSeconds: p.warmup, firstWarmupSeconds: Math.max(p.warmup, FIRST_WARMUP_SECONDS), connections: p.connections, upstreamLatencyMs: p.latencyMs, rounds: p.rounds },
+    parameters: {
+      seconds: p.seconds,
+      warmupSeconds: p.warmup,
+      firstWarmupSeconds: Math.max(p.warmup, FIRST_WARMUP_SECONDS),
+      connections: p.connections,
+      upstreamLatencyMs: p.latencyMs,
+      rounds: p.rounds,
+    },
     figures,
     tables,
-    invariants: results.map((r) => ({ label: `${r.label}: every answer 2xx`, ok: r.errors === 0 && Object.keys(r.status).every((s) => s.startsWith("2")), detail: JSON.stringify(r.status) + (r.errors ? `, ${r.errors} errors` : "") })),
+    invariants: results.map((r) => ({
+      label: `${r.label}: every answer 2xx`,
+      ok: r.errors === 0 && Object.keys(r.status).every((s) => s.startsWith("2")),
+      detail: JSON.stringify(r.status) + (r.errors ? `, ${r.errors} errors` : ""),
+    })),
   });
 }
 

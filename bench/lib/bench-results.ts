@@ -115,7 +115,11 @@ export function machineInfo(): TBenchMachine {
 export function gitCommit(root: string = ROOT): string {
   try {
     const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
+      cwd: root,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
     return dirty ? `${head}+dirty` : head;
   } catch {
     return "unknown";
@@ -147,7 +151,9 @@ export function writeBenchResult(input: TBenchResultInput, options: { dir?: stri
 export function readBenchResults(dir: string = benchResultsDir()): { results: TBenchResult[]; invalid: { file: string; error: string }[] } {
   let files: string[];
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .sort();
   } catch {
     return { results: [], invalid: [] };
   }

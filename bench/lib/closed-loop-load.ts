@@ -75,7 +75,9 @@ export async function runLoad(spec: TLoadSpec): Promise<TLoadResult> {
         const i = sequence++;
         const n = String(i);
         const body = templatedBody ? spec.body.replaceAll("{n}", n).replaceAll("{cycle}", cycle[i % Math.max(1, cycle.length)] ?? "") : spec.body;
-        const head = templatedHead ? requestHead("POST", port, url.pathname + url.search, Object.fromEntries(Object.entries(spec.headers).map(([k, v]) => [k, v.replaceAll("{n}", n)]))) : fixedHead;
+        const head = templatedHead
+          ? requestHead("POST", port, url.pathname + url.search, Object.fromEntries(Object.entries(spec.headers).map(([k, v]) => [k, v.replaceAll("{n}", n)])))
+          : fixedHead;
         t0 = performance.now();
         inFlight = true;
         http.send(requestText(head, body));

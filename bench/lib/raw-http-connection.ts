@@ -80,7 +80,12 @@ export class RawHttpConnection {
 
 /** The request line and headers every request of a run shares; `requestText` adds its length and body. */
 export function requestHead(method: string, port: number, path: string, headers: Record<string, string>): string {
-  return `${method} ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n` + Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+  return (
+    `${method} ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n` +
+    Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join("")
+  );
 }
 
 export function requestText(head: string, body: string): string {

@@ -59,7 +59,6 @@ function run(cmd: string, args: string[]): boolean {
   }
 }
 
-
 type TLog = (line: string) => void;
 type TFacts = { decisions: number; last: number; ids: { id: string; at: Date }[]; events: { id: string; at: Date }[]; versions: { id: string }[] };
 type TRow = { kind: string; url: string; status: number; p50: number; p95: number; max: number };
@@ -70,7 +69,10 @@ function ensureBuild(log: TLog): void {
   if (run("pgrep", ["-f", "next build"])) throw new Error("a `next build` is running; run bench:console again when it has finished");
   if (buildIsStale(ROOT)) {
     log("the console build is stale: next build (the same check as npm start and e2e)");
-    const built = spawnSync(process.execPath, [require.resolve("next/dist/bin/next"), "build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    const built = spawnSync(process.execPath, [require.resolve("next/dist/bin/next"), "build"], {
+      stdio: "inherit",
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
     if (built.status !== 0) throw new Error("next build failed");
   }
   if (!existsSync(path.join(ROOT, ".next", "BUILD_ID"))) throw new Error("no production build in .next");
@@ -86,8 +88,12 @@ async function readFacts(url: string): Promise<TFacts> {
               (select max(created_at) from decision where instance_id = $1) as last`,
       [SEED_INSTANCE_ID],
     );
-    const { rows: ids } = await client.query<{ id: string; at: Date }>(`select id::text as id, created_at as at from decision tablesample system (0.05) repeatable (11) limit 5`);
-    const { rows: events } = await client.query<{ id: string; at: Date }>(`select id::text as id, at from shift_event where type <> 'probe_floor_held' order by at desc limit 1`);
+    const { rows: ids } = await client.query<{ id: string; at: Date }>(
+      `select id::text as id, created_at as at from decision tablesample system (0.05) repeatable (11) limit 5`,
+    );
+    const { rows: events } = await client.query<{ id: string; at: Date }>(
+      `select id::text as id, at from shift_event where type <> 'probe_floor_held' order by at desc limit 1`,
+    );
     const { rows: versions } = await client.query<{ id: string }>(`select id::text as id from factor_list_version order by created_at limit 1`);
     return { decisions: Number(facts[0]!.n), last: facts[0]!.last?.getTime() ?? Date.now(), ids, events, versions };
   } finally {
@@ -111,7 +117,10 @@ async function signIn(base: string, password: string): Promise<string> {
     body: JSON.stringify({ email: BENCH_EMAIL, password }),
   });
   if (login.status !== 200) throw new Error(`sign-in answered ${login.status}: ${await login.text()}`);
-  return login.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  return login.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
 }
 
 /** Query variants per page: each range and filter the pages offer, on the seeded window. */
@@ -137,7 +146,13 @@ function pageVariants(facts: TFacts): Record<string, string[]> {
       `/decisions?from=${week}&stale=true`,
     ],
     // The default operation (the first by key) may have no shadow version: SEND_SMS has one in the seeded data.
-    "/shadow": ["/shadow?range=24h", "/shadow?range=7d", "/shadow?operation=SEND_SMS&range=1h", "/shadow?operation=SEND_SMS&range=24h", "/shadow?operation=SEND_SMS&range=7d"],
+    "/shadow": [
+      "/shadow?range=24h",
+      "/shadow?range=7d",
+      "/shadow?operation=SEND_SMS&range=1h",
+      "/shadow?operation=SEND_SMS&range=24h",
+      "/shadow?operation=SEND_SMS&range=7d",
+    ],
     "/api/console/overview": [],
   };
 }
@@ -174,7 +189,10 @@ function consoleTargets(facts: TFacts): { targets: TTarget[]; skipped: string[] 
       skipped.push(t);
       continue;
     }
-    const withQuery = t === "/api/console/overview" ? ["/api/console/overview?operation=SEND_SMS&region=EU&range=1h", "/api/console/overview?operation=SEND_SMS&region=EU&range=7d"] : [url];
+    const withQuery =
+      t === "/api/console/overview"
+        ? ["/api/console/overview?operation=SEND_SMS&region=EU&range=1h", "/api/console/overview?operation=SEND_SMS&region=EU&range=7d"]
+        : [url];
     for (const u of withQuery) targets.push({ kind: "api", url: u });
   }
   return { targets, skipped };
@@ -198,7 +216,9 @@ async function measureTargets(base: string, cookie: string, targets: readonly TT
     ms.sort((a, b) => a - b);
     const row = { kind: t.kind, url: t.url, status, p50: quantile(ms, 0.5), p95: quantile(ms, 0.95), max: ms[ms.length - 1]! };
     rows.push(row);
-    console.log(`${t.kind.padEnd(4)} ${t.url.slice(0, 70).padEnd(70)} ${String(status).padStart(3)} ${row.p50.toFixed(0).padStart(6)} ${row.p95.toFixed(0).padStart(6)} ${row.max.toFixed(0).padStart(6)}${row.max >= TARGET_MS ? "  SLOW" : ""}`);
+    console.log(
+      `${t.kind.padEnd(4)} ${t.url.slice(0, 70).padEnd(70)} ${String(status).padStart(3)} ${row.p50.toFixed(0).padStart(6)} ${row.p95.toFixed(0).padStart(6)} ${row.max.toFixed(0).padStart(6)}${row.max >= TARGET_MS ? "  SLOW" : ""}`,
+    );
   }
   return rows;
 }
@@ -215,14 +235,32 @@ function reportConsole(rows: readonly TRow[], skipped: readonly string[], facts:
     name: "console",
     title: "Console pages and routes over HTTP on a large decision log",
     command: `npm run bench:console -- --runs ${runs}`,
-    parameters: { decisions: facts.decisions, runs, targetMs: TARGET_MS, dataAgeMinutes: Math.round((Date.now() - facts.last) / 60_000), build: "next production build" },
+    parameters: {
+      decisions: facts.decisions,
+      runs,
+      targetMs: TARGET_MS,
+      dataAgeMinutes: Math.round((Date.now() - facts.last) / 60_000),
+      build: "next production build",
+    },
     figures: [
       { label: "decisions in the table", value: facts.decisions, unit: "rows" },
       { label: "pages and routes with every request under the target", value: rows.length - slow.length, unit: `of ${rows.length}` },
       { label: "slowest request", value: r2(worst.max), unit: "ms", target: `< ${TARGET_MS}` },
     ],
-    tables: [{ title: `GET requests, ${runs} each (ms)`, columns: ["kind", "url", "status", "p50", "p95", "max"], rows: rows.map((r) => [r.kind, r.url, r.status, r2(r.p50), r2(r.p95), r2(r.max)]) }],
-    invariants: [{ label: "no 5xx answer", ok: errors.length === 0, detail: errors.length ? errors.map((e) => `${e.url} → ${e.status}`).join("; ") : `${rows.length} URLs` }],
+    tables: [
+      {
+        title: `GET requests, ${runs} each (ms)`,
+        columns: ["kind", "url", "status", "p50", "p95", "max"],
+        rows: rows.map((r) => [r.kind, r.url, r.status, r2(r.p50), r2(r.p95), r2(r.max)]),
+      },
+    ],
+    invariants: [
+      {
+        label: "no 5xx answer",
+        ok: errors.length === 0,
+        detail: errors.length ? errors.map((e) => `${e.url} → ${e.status}`).join("; ") : `${rows.length} URLs`,
+      },
+    ],
     notes: skipped.map((s) => `${s}: not measured (no value for its dynamic segment)`),
   });
   return errors.length === 0 ? 0 : 1;
@@ -233,7 +271,12 @@ function reportConsole(rows: readonly TRow[], skipped: readonly string[], facts:
  * Ctrl-C or SIGTERM, so a benchmarked database (possibly a real one via --database-url) does
  * not keep an admin account nobody manages. Its sessions go with it (and by the cascade).
  */
-function createCleanup(prisma: ReturnType<typeof createPrisma>, db: { stop(): Promise<void> }, server: { current: ChildProcess | null }, log: TLog): () => Promise<void> {
+function createCleanup(
+  prisma: ReturnType<typeof createPrisma>,
+  db: { stop(): Promise<void> },
+  server: { current: ChildProcess | null },
+  log: TLog,
+): () => Promise<void> {
   let cleaning: Promise<void> | null = null;
   const cleanup = () =>
     (cleaning ??= (async () => {
@@ -275,19 +318,33 @@ async function main(): Promise<number> {
   const log = (line: string) => process.stderr.write(`bench:console: ${line}\n`);
   ensureBuild(log);
 
-  const db = await openScaleDatabase({ databaseUrl: values["database-url"] ?? process.env.DATABASE_URL, dataDir: values["data-dir"] ?? DEFAULT_SCALE_DATA_DIR, log });
+  const db = await openScaleDatabase({
+    databaseUrl: values["database-url"] ?? process.env.DATABASE_URL,
+    dataDir: values["data-dir"] ?? DEFAULT_SCALE_DATA_DIR,
+    log,
+  });
   const server: { current: ChildProcess | null } = { current: null };
   const prisma = createPrisma(db.url);
   const cleanup = createCleanup(prisma, db, server, log);
   try {
     const facts = await readFacts(db.url);
-    log(`${facts.decisions.toLocaleString("en-US")} decisions (planner estimate); newest ${new Date(facts.last).toISOString()} (${((Date.now() - facts.last) / 60_000).toFixed(0)} min ago)`);
+    log(
+      `${facts.decisions.toLocaleString("en-US")} decisions (planner estimate); newest ${new Date(facts.last).toISOString()} (${((Date.now() - facts.last) / 60_000).toFixed(0)} min ago)`,
+    );
     const password = await ensureBenchAdmin(prisma);
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     server.current = spawn(process.execPath, [require.resolve("tsx/cli"), "server.ts"], {
       stdio: ["ignore", "ignore", "inherit"],
-      env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: "1", SWITCHYARD_SEED_DEMO: "0" },
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATABASE_URL: db.url,
+        NEXT_TELEMETRY_DISABLED: "1",
+        SWITCHYARD_SEED_DEMO: "0",
+      },
     });
     await waitForHealth(base, server.current, 180_000, 500);
     log(`server ready at ${base}`);

@@ -123,7 +123,10 @@ async function decisionListCases(facts: TSeedFacts, cases: TCase[], notes: strin
     for (const window of ["1h", "7d"] as const) {
       // A time-range filter brings its own window.
       if (f.from && window === "7d") continue;
-      const base: TDecisionFilters = { ...f, ...(f.from ? {} : window === "7d" ? { from: new Date(now - 7 * 24 * HOUR).toISOString() } : {}) } as TDecisionFilters;
+      const base: TDecisionFilters = {
+        ...f,
+        ...(f.from ? {} : window === "7d" ? { from: new Date(now - 7 * 24 * HOUR).toISOString() } : {}),
+      } as TDecisionFilters;
       const span = f.from ? "" : window === "1h" ? ", last hour" : ", last 7 days";
       cases.push({ name: `decision list: ${label}${span}, page 1`, run: () => listDecisions(base, 50, now) });
       let cursor: string | null = null;
@@ -184,7 +187,9 @@ async function timeCases(cases: readonly TCase[], notes: readonly string[], opts
   }
   for (const n of notes) console.log(`note: ${n}`);
   const slow = timings.filter((t) => t.p95 >= TARGET_MS);
-  console.log(`${timings.length - slow.length} of ${timings.length} under the ${TARGET_MS} ms p95 target${slow.length ? `; slow: ${slow.map((t) => t.name).join("; ")}` : ""}`);
+  console.log(
+    `${timings.length - slow.length} of ${timings.length} under the ${TARGET_MS} ms p95 target${slow.length ? `; slow: ${slow.map((t) => t.name).join("; ")}` : ""}`,
+  );
   return timings;
 }
 
@@ -192,10 +197,24 @@ async function timeCases(cases: readonly TCase[], notes: readonly string[], opts
 function decideFigures(opts: TOptions, databaseUrl: string): TBenchFigure[] {
   log("decide throughput with this table in place (bench:api on the same database)");
   const apiName = opts.resultName === "scale" ? "api-scale" : `api-${opts.resultName}`;
-  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(here, "..", "api", "bench-api.ts"), "--use-database", databaseUrl, "--duration", opts.decideSeconds, "--result-name", apiName], {
-    stdio: "inherit",
-    env: process.env,
-  });
+  const r = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.join(here, "..", "api", "bench-api.ts"),
+      "--use-database",
+      databaseUrl,
+      "--duration",
+      opts.decideSeconds,
+      "--result-name",
+      apiName,
+    ],
+    {
+      stdio: "inherit",
+      env: process.env,
+    },
+  );
   if (r.status !== 0) throw new Error(`bench:api on the scale database exited with ${r.status}`);
   const api = readBenchResults().results.find((x) => x.name === apiName);
   return (api?.figures ?? []).map((f) => ({ ...f, label: `decide: ${f.label}` }));

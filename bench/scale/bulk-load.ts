@@ -37,7 +37,9 @@ export async function beginBulkLoad(pool: pg.Pool, opts: { from: number; to: num
         [name],
       );
       for (const c of cons) await client.query(`alter table ${q(name)} drop constraint ${q(c.conname)}`);
-      const { rows: idx } = await client.query<{ name: string }>(`select indexrelid::regclass::text as name from pg_index where indrelid = $1::regclass`, [name]);
+      const { rows: idx } = await client.query<{ name: string }>(`select indexrelid::regclass::text as name from pg_index where indrelid = $1::regclass`, [
+        name,
+      ]);
       for (const i of idx) await client.query(`drop index ${i.name}`);
     }
     for (const table of opts.tables) {

@@ -46,7 +46,9 @@ export type TBodyParts = readonly [string, string, string, string, string];
 export type TDecisionTemplate = { key: number; fields: TTemplateFields; parts: TBodyParts };
 export type TCompactDecision = { id: string; at: number; requestId: string; template: number };
 
-const insertInto = (table: string) => `insert into ${pg.escapeIdentifier(table)} (${[PER_ROW.id, PER_ROW.createdAt, PER_ROW.requestId, PER_ROW.body, ...FIELD_KEYS.map((k) => FIELDS[k][0])].join(", ")})
+const insertInto = (
+  table: string,
+) => `insert into ${pg.escapeIdentifier(table)} (${[PER_ROW.id, PER_ROW.createdAt, PER_ROW.requestId, PER_ROW.body, ...FIELD_KEYS.map((k) => FIELDS[k][0])].join(", ")})
   select r.id, to_timestamp(r.at / 1000.0), r.rq, (t.p0 || r.id::text || t.p1 || r.id::text || t.p2 || r.at::text || t.p3 || r.rq || t.p4)::json,
          ${FIELD_KEYS.map((k) => `t.${FIELDS[k][0]}`).join(", ")}
     from unnest($1::uuid[], $2::int8[], $3::text[], $4::int4[]) as r(id, at, rq, k)
@@ -54,14 +56,25 @@ const insertInto = (table: string) => `insert into ${pg.escapeIdentifier(table)}
       on t.k = r.k`;
 
 /** Inserts into `table`: the decision log itself, or one of its daily partitions while detached for a bulk load. */
-export async function insertTemplatedDecisions(client: pg.PoolClient, table: string, templates: readonly TDecisionTemplate[], rows: readonly TCompactDecision[]): Promise<void> {
+export async function insertTemplatedDecisions(
+  client: pg.PoolClient,
+  table: string,
+  templates: readonly TDecisionTemplate[],
+  rows: readonly TCompactDecision[],
+): Promise<void> {
   if (rows.length === 0) return;
   const t = templates.map((x) => {
     const o: Record<string, unknown> = { k: x.key, p0: x.parts[0], p1: x.parts[1], p2: x.parts[2], p3: x.parts[3], p4: x.parts[4] };
     for (const k of FIELD_KEYS) o[FIELDS[k][0]] = x.fields[k];
     return o;
   });
-  await client.query(insertInto(table), [rows.map((r) => r.id), rows.map((r) => r.at), rows.map((r) => r.requestId), rows.map((r) => r.template), JSON.stringify(t)]);
+  await client.query(insertInto(table), [
+    rows.map((r) => r.id),
+    rows.map((r) => r.at),
+    rows.map((r) => r.requestId),
+    rows.map((r) => r.template),
+    JSON.stringify(t),
+  ]);
 }
 
 /**
@@ -79,7 +92,10 @@ export async function checkDecisionColumns(client: pg.Pool | pg.PoolClient): Pro
   if (missing.length > 0 || unfilled.length > 0) {
     throw new Error(
       `the decision table and the decision log's row type (TDecisionRow) disagree: ` +
-        [missing.length > 0 ? `columns not in the table: ${missing.join(", ")}` : "", unfilled.length > 0 ? `required columns not in TDecisionRow: ${unfilled.join(", ")}` : ""]
+        [
+          missing.length > 0 ? `columns not in the table: ${missing.join(", ")}` : "",
+          unfilled.length > 0 ? `required columns not in TDecisionRow: ${unfilled.join(", ")}` : "",
+        ]
           .filter(Boolean)
           .join("; "),
     );

@@ -9,7 +9,9 @@ export function createProgressBar(opts: { total: number; label: string; stream?:
   const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
   const duration = (ms: number) => {
     const s = Math.max(0, Math.round(ms / 1000));
-    return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+    return s >= 3600
+      ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`
+      : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
   };
   return {
     update(done: number, elapsedMs: number, extra = ""): void {

@@ -43,7 +43,11 @@ async function main(): Promise<number> {
   const seed = positive("seed", values.seed, 42, true);
   const batch = positive("batch", values.batch, 5_000, true);
   const log = (line: string) => process.stderr.write(`seed:scale: ${line}\n`);
-  const db = await openScaleDatabase({ databaseUrl: values["database-url"] ?? process.env.DATABASE_URL, dataDir: values["data-dir"] ?? DEFAULT_SCALE_DATA_DIR, log });
+  const db = await openScaleDatabase({
+    databaseUrl: values["database-url"] ?? process.env.DATABASE_URL,
+    dataDir: values["data-dir"] ?? DEFAULT_SCALE_DATA_DIR,
+    log,
+  });
   log(db.embedded ? `embedded cluster in ${db.dataDir}` : "database from --database-url / DATABASE_URL");
   const bar = createProgressBar({ total: decisions, label: "decisions" });
   // Ctrl-C stops the load where it is and still finishes cleanly (partitions re-attached, indexes

@@ -39,14 +39,17 @@ afterAll(async () => {
 describe("seedScale", () => {
   it("writes exactly the decisions asked for, each row's columns agreeing with its record", async () => {
     expect(result.decisions).toBe(4_000);
-    const { rows } = await client.query<{ n: string; bad: string; span: string }>(`
+    const { rows } = await client.query<{ n: string; bad: string; span: string }>(
+      `
       select count(*) as n,
              count(*) filter (where record->>'id' <> id::text or record->>'decisionId' <> id::text or record->>'requestId' <> request_id
                or (record->>'at')::bigint <> round(extract(epoch from created_at) * 1000)::bigint
                or record->>'selected' is distinct from selected_provider or record->>'reasonCode' <> reason_code
                or (record->>'stale')::bool <> stale or record->>'policyVersion' is distinct from policy_version) as bad,
              count(*) filter (where created_at < $1 or created_at >= $2) as span
-        from decision`, [new Date(END - 12 * 3_600_000), new Date(END)]);
+        from decision`,
+      [new Date(END - 12 * 3_600_000), new Date(END)],
+    );
     expect(rows[0]).toEqual({ n: "4000", bad: "0", span: "0" });
     const { rows: ids } = await client.query<{ n: string }>("select count(distinct id) as n from decision");
     expect(ids[0]!.n).toBe("4000");
@@ -77,7 +80,9 @@ describe("seedScale", () => {
   });
 
   it("records the degradation episode: breaker transitions and the controller moving traffic off the failing provider", async () => {
-    const { rows: breakers } = await client.query<{ to_state: string }>("select to_state from breaker_event where provider_key = 'provider_A' and region = 'EU' order by at");
+    const { rows: breakers } = await client.query<{ to_state: string }>(
+      "select to_state from breaker_event where provider_key = 'provider_A' and region = 'EU' order by at",
+    );
     expect(breakers.map((b) => b.to_state).slice(0, 2)).toEqual(["open", "half_open"]);
     const { rows: shifts } = await client.query<{ type: string }>("select distinct type from shift_event where operation_key = 'SEND_SMS' and region = 'EU'");
     expect(shifts.map((s) => s.type)).toContain("circuit_open_shift_to_secondary");
@@ -91,10 +96,13 @@ describe("seedScale", () => {
 describe("console read models on the seeded log", () => {
   it("share chart: the last sample in each bucket, as a full scan of the samples finds it", async () => {
     const series = await getShareSeries("SEND_SMS", "EU", "24h", END);
-    const { rows } = await client.query<{ b: string; shares: Record<string, number> }>(`
+    const { rows } = await client.query<{ b: string; shares: Record<string, number> }>(
+      `
       select distinct on (b) (floor(extract(epoch from at) / 600) * 600)::bigint as b, shares
         from traffic_share_sample where operation_key = 'SEND_SMS' and region = 'EU' and at > $1 and at <= $2
-       order by b, at desc`, [new Date(END - 86_400_000), new Date(END)]);
+       order by b, at desc`,
+      [new Date(END - 86_400_000), new Date(END)],
+    );
     expect(series.points.length).toBeGreaterThan(10);
     expect(series.points).toEqual(rows.map((r) => ({ t: Number(r.b) * 1000, shares: r.shares })));
   });

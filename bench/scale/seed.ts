@@ -56,7 +56,17 @@ export type TSeedScaleResult = {
 /** Tables whose secondary indexes are dropped for the load and rebuilt after it (bulk-load.ts). */
 const REINDEXED_TABLES = ["provider_call_outcome", "business_outcome", "traffic_share_sample", "shift_event"];
 
-const SEEDED_TABLES = ["decision", "provider_call_outcome", "business_outcome", "traffic_share_sample", "shift_event", "breaker_event", "metric_bucket", "controller_state", "traffic_share"];
+const SEEDED_TABLES = [
+  "decision",
+  "provider_call_outcome",
+  "business_outcome",
+  "traffic_share_sample",
+  "shift_event",
+  "breaker_event",
+  "metric_bucket",
+  "controller_state",
+  "traffic_share",
+];
 
 const INSERT_CALLS = `insert into provider_call_outcome (outcome_id, decision_id, operation_key, region, provider_key, status, error_class, http_status, latency_ms, retry_count, reported_at)
   select o, d, op, r, p, case when ok then 'success' else 'failure' end, e::"OutcomeErrorClass", h, l, rc, to_timestamp(at / 1000.0)
@@ -126,7 +136,12 @@ async function writeChunk(client: pg.PoolClient, chunk: TChunk, partitionFor: (a
       ]);
     }
     if (samples.length > 0) {
-      await client.query(INSERT_SAMPLES, [samples.map((s) => s.operation), samples.map((s) => s.region), samples.map((s) => s.at), samples.map((s) => JSON.stringify(s.shares))]);
+      await client.query(INSERT_SAMPLES, [
+        samples.map((s) => s.operation),
+        samples.map((s) => s.region),
+        samples.map((s) => s.at),
+        samples.map((s) => JSON.stringify(s.shares)),
+      ]);
     }
     if (events.length > 0) {
       const rows = events.map(({ operation, region, policyVersion, event: e }) => ({
@@ -312,9 +327,15 @@ async function prepareSimulation(pool: pg.Pool, prisma: ReturnType<typeof create
   let now = end;
   const state = createRoutingState({ now: () => now });
   await loadConfig(prisma, state, end);
-  const sim = createScaleSimulation(state, { decisions: opts.decisions, days: opts.days, end, seed: opts.seed ?? 42, sampleMs: opts.sampleMs }, { set: (t) => (now = t) });
+  const sim = createScaleSimulation(
+    state,
+    { decisions: opts.decisions, days: opts.days, end, seed: opts.seed ?? 42, sampleMs: opts.sampleMs },
+    { set: (t) => (now = t) },
+  );
   const partitions = await maintainPartitions(pool, { now: end, daysAhead: 3, retentionDays: 0, from: sim.start });
-  log(`window ${new Date(sim.start).toISOString()} – ${new Date(end).toISOString()}; ${sim.scopes.length} (operation, region) scopes; partitions created: ${partitions.created.length}`);
+  log(
+    `window ${new Date(sim.start).toISOString()} – ${new Date(end).toISOString()}; ${sim.scopes.length} (operation, region) scopes; partitions created: ${partitions.created.length}`,
+  );
   return { sim, partitions: partitions.created };
 }
 

@@ -467,7 +467,8 @@ function finish(sim: TSim, until: number): TFinalState {
     const c = sim.controllers.get(s.key);
     if (!c) continue;
     controllerStates.push({ operation: s.operation, region: s.region, state: c });
-    for (const [provider, share] of Object.entries(c.shares)) shares.push({ operation: s.operation, region: s.region, provider, share, policyVersion: sim.lastVersion.get(s.key)! });
+    for (const [provider, share] of Object.entries(c.shares))
+      shares.push({ operation: s.operation, region: s.region, provider, share, policyVersion: sim.lastVersion.get(s.key)! });
   }
   return { shares, controllerStates, buckets: [...sim.buckets.values()], breakerEvents, episodes: sim.eps };
 }

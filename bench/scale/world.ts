@@ -79,8 +79,26 @@ export function episodes(windowStart: number, days: number): TEpisode[] {
         { afterMs: 98 * MINUTE_MS, to: "closed", reason: "probe_successes", detail: "3 probe calls succeeded" },
       ],
     },
-    { name: "provider_D slow in NA", kind: "latency", provider: "provider_D", operation: null, region: "NA", start: at(0.93), end: at(0.93) + 45 * MINUTE_MS, magnitude: 3.2 },
-    { name: "SMS metrics stale in NA", kind: "stale_metrics", provider: null, operation: "SEND_SMS", region: "NA", start: at(0.35), end: at(0.35) + 25 * MINUTE_MS, magnitude: 1 },
+    {
+      name: "provider_D slow in NA",
+      kind: "latency",
+      provider: "provider_D",
+      operation: null,
+      region: "NA",
+      start: at(0.93),
+      end: at(0.93) + 45 * MINUTE_MS,
+      magnitude: 3.2,
+    },
+    {
+      name: "SMS metrics stale in NA",
+      kind: "stale_metrics",
+      provider: null,
+      operation: "SEND_SMS",
+      region: "NA",
+      start: at(0.35),
+      end: at(0.35) + 25 * MINUTE_MS,
+      magnitude: 1,
+    },
   ];
 }
 

@@ -35,7 +35,9 @@ bench-results/security-probe.json for BENCHMARKS.md.
 const require = createRequire(import.meta.url);
 const log = (line: string) => process.stdout.write(`security-probe: ${line}\n`);
 
-const { values } = parseArgs({ options: { only: { type: "string" }, "no-write": { type: "boolean", default: false }, help: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: { only: { type: "string" }, "no-write": { type: "boolean", default: false }, help: { type: "boolean", default: false } },
+});
 if (values.help) {
   process.stdout.write(HELP);
   process.exit(0);
@@ -91,7 +93,12 @@ async function prepareDatabase(databaseUrl: string, env: TProbeEnv): Promise<voi
 }
 
 /** server.ts in production mode with the probe's admin and data-plane key; its output is kept for the leak checks. */
-async function startProbeServer(env: TProbeEnv, apiKey: string, password: string, output: string[]): Promise<{ server: ChildProcess; base: string; port: number }> {
+async function startProbeServer(
+  env: TProbeEnv,
+  apiKey: string,
+  password: string,
+  output: string[],
+): Promise<{ server: ChildProcess; base: string; port: number }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const server = spawn(process.execPath, [require.resolve("tsx/cli"), "server.ts"], {
@@ -119,7 +126,10 @@ function cookieJar(base: string, password: string): (role: TProbeRole) => Promis
   return async (role) => {
     const known = cookies.get(role);
     if (known) return known;
-    const a = await request(base, "/api/auth/login", { headers: { "content-type": "application/json", origin: base }, body: JSON.stringify({ email: EMAILS[role], password }) });
+    const a = await request(base, "/api/auth/login", {
+      headers: { "content-type": "application/json", origin: base },
+      body: JSON.stringify({ email: EMAILS[role], password }),
+    });
     if (a.status !== 200) throw new Error(`sign-in as ${role}: ${a.status} ${a.body.slice(0, 200)}`);
     const cookie = cookieFrom(a.headers);
     cookies.set(role, cookie);
@@ -128,7 +138,12 @@ function cookieJar(base: string, password: string): (role: TProbeRole) => Promis
 }
 
 /** One account per role, then a second admin (with one admin, grants apply at once and are marked so); their ids by role. */
-async function createAccounts(base: string, databaseUrl: string, password: string, cookieOf: (role: TProbeRole) => Promise<string>): Promise<Record<TProbeRole, string>> {
+async function createAccounts(
+  base: string,
+  databaseUrl: string,
+  password: string,
+  cookieOf: (role: TProbeRole) => Promise<string>,
+): Promise<Record<TProbeRole, string>> {
   for (const role of ["policy_author", "on_call", "approver", "compliance", "admin2"] as const) {
     const a = await request(base, "/api/control/users", {
       headers: { "content-type": "application/json", origin: base, cookie: await cookieOf("admin") },
@@ -230,7 +245,13 @@ function reportProbe(rows: readonly TProbeRow[], output: readonly string[], from
         { label: "attacks held", value: rows.length - holes, unit: "count", target: `= ${rows.length}` },
         { label: "holes", value: holes, unit: "count", target: "= 0" },
       ],
-      tables: [{ title: "attack → expected → observed", columns: ["#", "attack", "expected", "observed", "held"], rows: rows.map((r) => [r.item, r.attack, r.expected, r.observed, r.ok]) }],
+      tables: [
+        {
+          title: "attack → expected → observed",
+          columns: ["#", "attack", "expected", "observed", "held"],
+          rows: rows.map((r) => [r.item, r.attack, r.expected, r.observed, r.ok]),
+        },
+      ],
       invariants: [{ label: "every attack held", ok: holes === 0 }],
     });
     log(`wrote ${file}`);
@@ -250,7 +271,13 @@ async function main(): Promise<number> {
   const password = `pw-${randomBytes(12).toString("hex")}`;
   // The audit checkpoints go where audit:verify (item 7) looks for them, outside the checkout's .data/.
   const checkpointDir = await mkdtemp(path.join(tmpdir(), "sy-probe-audit-"));
-  const env = { ...process.env, DATABASE_URL: databaseUrl, SWITCHYARD_AUDIT_KEY: auditKey, SWITCHYARD_AUDIT_CHECKPOINT_DIR: checkpointDir, NEXT_TELEMETRY_DISABLED: "1" };
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    SWITCHYARD_AUDIT_KEY: auditKey,
+    SWITCHYARD_AUDIT_CHECKPOINT_DIR: checkpointDir,
+    NEXT_TELEMETRY_DISABLED: "1",
+  };
   let server: ChildProcess | null = null;
   const output: string[] = [];
   try {

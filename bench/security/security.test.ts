@@ -47,7 +47,12 @@ afterAll(async () => {
   await db.drop();
 });
 
-function request(route: TControlRoute, headers: Record<string, string>, body?: unknown, url = `${ORIGIN}${route.path.replace(/\{\w+\}/g, randomUUID())}`): Promise<Response> {
+function request(
+  route: TControlRoute,
+  headers: Record<string, string>,
+  body?: unknown,
+  url = `${ORIGIN}${route.path.replace(/\{\w+\}/g, randomUUID())}`,
+): Promise<Response> {
   const req = new Request(url, {
     method: route.method,
     headers: { host: HOST, "content-type": "application/json", ...headers },
@@ -74,7 +79,9 @@ describe("CSRF: every state-changing console request needs this site's origin", 
   it("walks the route registry: each state-changing handler declares a permission (withPermission checks the origin first) or is one of the auth routes that check it themselves", () => {
     const writes = routes.filter((r) => STATE_CHANGING.has(r.method));
     expect(writes.length).toBeGreaterThan(15);
-    expect(new Set(routes.map((r) => r.file.split("/")[1] === "(auth)" ? "auth" : r.file.split("/")[2]))).toEqual(new Set(["control", "console", "demo", "auth"]));
+    expect(new Set(routes.map((r) => (r.file.split("/")[1] === "(auth)" ? "auth" : r.file.split("/")[2])))).toEqual(
+      new Set(["control", "console", "demo", "auth"]),
+    );
     const undeclared = writes.filter((r) => !declaredPermission(r.handler)).map((r) => `${r.file} ${r.method}`);
     expect(undeclared.sort()).toEqual(SELF_CHECKED);
   });
@@ -142,7 +149,9 @@ describe("sessions: fixation and cookie flags", () => {
     const expires = plain.find((a) => a.startsWith("Expires="));
     expect(new Date(expires!.slice("Expires=".length)).getTime()).toBeGreaterThan(Date.now());
 
-    const https = setCookie(await request(login(), { origin: "https://switchyard.test" }, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD }, "https://switchyard.test/api/auth/login")).attributes;
+    const https = setCookie(
+      await request(login(), { origin: "https://switchyard.test" }, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD }, "https://switchyard.test/api/auth/login"),
+    ).attributes;
     expect(https).toContain("Secure");
 
     // Behind a TLS-terminating proxy: trusted only when SWITCHYARD_TRUST_PROXY=1.
@@ -202,7 +211,12 @@ describe("data-plane API keys are rate limited", () => {
     const spoolDir = await mkdtemp(path.join(tmpdir(), "sy-rate-"));
     // A refill this slow keeps the test independent of how long three decides take here.
     process.env.API_KEY_RATE_LIMIT = "0.01/3";
-    const server = await startStandaloneDataPlane({ databaseUrl: db.url, embeddedDatabase: false, seed: false, settings: { ...dataPlaneSettings({}, process.cwd()), apiKey: undefined, spoolDir } });
+    const server = await startStandaloneDataPlane({
+      databaseUrl: db.url,
+      embeddedDatabase: false,
+      seed: false,
+      settings: { ...dataPlaneSettings({}, process.cwd()), apiKey: undefined, spoolDir },
+    });
     delete process.env.API_KEY_RATE_LIMIT;
     try {
       const a = await createApiKey(prisma, SYSTEM_ACTOR, { name: "busy", scopes: ["decide"], operationKeys: [] });
@@ -245,7 +259,9 @@ describe("no secret in any control-plane response or log line", () => {
     const spies = [
       vi.spyOn(process.stdout, "write").mockImplementation(capture("stdout")),
       vi.spyOn(process.stderr, "write").mockImplementation(capture("stderr")),
-      ...(["log", "info", "warn", "error", "debug"] as const).map((m) => vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void capture(`console.${m}`)(args.map(String).join(" ")))),
+      ...(["log", "info", "warn", "error", "debug"] as const).map((m) =>
+        vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void capture(`console.${m}`)(args.map(String).join(" "))),
+      ),
     ];
     const userPassword = `user-password-${randomUUID()}`;
     const sessionTokens: string[] = [adminCookie.slice(SESSION_COOKIE.length + 1)];
@@ -255,20 +271,36 @@ describe("no secret in any control-plane response or log line", () => {
         const route = routeAt(method, p);
         const url = `${ORIGIN}${p.replace(/\{(\w+)\}/g, (_, n: string) => params[n] ?? randomUUID())}`;
         const res = await route.handler(
-          new Request(url, { method, headers: { host: HOST, origin: ORIGIN, cookie: adminCookie, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
+          new Request(url, {
+            method,
+            headers: { host: HOST, origin: ORIGIN, cookie: adminCookie, "content-type": "application/json" },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          }),
           { params: Promise.resolve(params) },
         );
-        const headers = [...res.headers.entries()].filter(([k]) => k !== "set-cookie").map(([k, v]) => `${k}: ${v}`).join("\n");
+        const headers = [...res.headers.entries()]
+          .filter(([k]) => k !== "set-cookie")
+          .map(([k, v]) => `${k}: ${v}`)
+          .join("\n");
         const text = await res.text();
         texts.push({ source: `${method} ${p}`, text: `${headers}\n\n${text}` });
         expect(res.status, `${method} ${p}: ${text}`).toBeLessThan(300);
         return JSON.parse(text) as unknown;
       };
-      const user = (await call("POST", "/api/control/users", { email: `leak-${randomUUID()}@switchyard.test`, name: "Leak Check", password: userPassword, roles: ["viewer"] })) as { user: { id: string } };
+      const user = (await call("POST", "/api/control/users", {
+        email: `leak-${randomUUID()}@switchyard.test`,
+        name: "Leak Check",
+        password: userPassword,
+        roles: ["viewer"],
+      })) as { user: { id: string } };
       const created = (await call("POST", "/api/control/api-keys", { name: "leak check", scopes: ["decide"] })) as { key: string; apiKey: { id: string } };
       apiKey = created.key;
       const signIn = await routeAt("POST", "/api/auth/login").handler(
-        new Request(`${ORIGIN}/api/auth/login`, { method: "POST", headers: { host: HOST, origin: ORIGIN, "content-type": "application/json" }, body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }) }),
+        new Request(`${ORIGIN}/api/auth/login`, {
+          method: "POST",
+          headers: { host: HOST, origin: ORIGIN, "content-type": "application/json" },
+          body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+        }),
         { params: Promise.resolve({}) },
       );
       sessionTokens.push(setCookie(signIn).token);
@@ -281,7 +313,10 @@ describe("no secret in any control-plane response or log line", () => {
           const params = Object.fromEntries([...route.path.matchAll(/\{(\w+)\}/g)].map((m) => [m[1]!, user.user.id]));
           const url = `${ORIGIN}${route.path.replace(/\{(\w+)\}/g, user.user.id)}${query}`;
           const res = await route.handler(new Request(url, { headers: { host: HOST, cookie: adminCookie } }), { params: Promise.resolve(params) });
-          texts.push({ source: `GET ${route.path}${query}`, text: `${[...res.headers.entries()].map(([k, v]) => `${k}: ${v}`).join("\n")}\n\n${await res.text()}` });
+          texts.push({
+            source: `GET ${route.path}${query}`,
+            text: `${[...res.headers.entries()].map(([k, v]) => `${k}: ${v}`).join("\n")}\n\n${await res.text()}`,
+          });
         }
       }
     } finally {
@@ -325,7 +360,11 @@ describe("malformed identifiers in control-plane paths", () => {
     for (const [method, p, body, id = "not-a-uuid"] of cases) {
       const route = routeAt(method, p);
       const res = await route.handler(
-        new Request(`${ORIGIN}${p.replace("{id}", encodeURIComponent(id))}`, { method, headers: { host: HOST, origin: ORIGIN, cookie: adminCookie, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) }),
+        new Request(`${ORIGIN}${p.replace("{id}", encodeURIComponent(id))}`, {
+          method,
+          headers: { host: HOST, origin: ORIGIN, cookie: adminCookie, "content-type": "application/json" },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        }),
         { params: Promise.resolve({ id }) },
       );
       const answer = (await res.json()) as { error: { code: string; message: string } };

@@ -180,7 +180,17 @@ export class SwitchyardClient {
       // A record whose candidates were all ineligible says nothing about whom to call: keep the previous.
       if (order.length > 0) this.last.set(key, { candidates, order, policyVersion: body.policyVersion ?? null, at: this.now() });
       this.counters.decisions.switchyard++;
-      return { decisionId: body.decisionId, operation: req.operation, region: req.region, requestId, selected: body.selected, order, failStatic: false, source: "switchyard", record: body };
+      return {
+        decisionId: body.decisionId,
+        operation: req.operation,
+        region: req.region,
+        requestId,
+        selected: body.selected,
+        order,
+        failStatic: false,
+        source: "switchyard",
+        record: body,
+      };
     } catch (err) {
       if (!(err instanceof SwitchyardUnavailableError) || !this.failStaticOn) throw err;
       const d = this.failStaticDecision(req, requestId, key, err);
@@ -208,7 +218,18 @@ export class SwitchyardClient {
     const decisionId = uuidV7At(this.now());
     const reason = `${cause.reason}: ${cause.message}`;
     this.counters.decisions.failStatic++;
-    this.recordDecision({ decisionId, operation: req.operation, region: req.region, requestId, selected, mode: "fail_static", source, order, reason, policyVersion: seen?.policyVersion ?? null });
+    this.recordDecision({
+      decisionId,
+      operation: req.operation,
+      region: req.region,
+      requestId,
+      selected,
+      mode: "fail_static",
+      source,
+      order,
+      reason,
+      policyVersion: seen?.policyVersion ?? null,
+    });
     return { decisionId, operation: req.operation, region: req.region, requestId, selected, order, failStatic: true, source, reason };
   }
 
@@ -234,7 +255,9 @@ export class SwitchyardClient {
   async snapshot(since: string | null, waitMs: number, signal?: AbortSignal): Promise<TSnapshotAnswer | null> {
     const query = since === null ? "" : `?since=${encodeURIComponent(since)}&waitMs=${waitMs}`;
     try {
-      return (await callJson<TSnapshotAnswer>(this.http, "GET", `/api/v1/routing/snapshot${query}`, undefined, { timeoutMs: waitMs + this.http.timeoutMs, signal })).body;
+      return (
+        await callJson<TSnapshotAnswer>(this.http, "GET", `/api/v1/routing/snapshot${query}`, undefined, { timeoutMs: waitMs + this.http.timeoutMs, signal })
+      ).body;
     } catch (err) {
       if (err instanceof SwitchyardError && err.status === 304) return null;
       throw err;
@@ -294,7 +317,8 @@ export class SwitchyardClient {
         const batch = this.nextBatch(limit);
         let results: TBatchResult["results"];
         try {
-          results = (await callJson<TBatchResult>(this.http, "POST", "/api/v1/decisions/batch", { decisions: batch }, { timeoutMs: this.flushTimeoutMs })).body.results;
+          results = (await callJson<TBatchResult>(this.http, "POST", "/api/v1/decisions/batch", { decisions: batch }, { timeoutMs: this.flushTimeoutMs })).body
+            .results;
         } catch (err) {
           if (err instanceof SwitchyardError && err.status === 413 && batch.length > 1) {
             // Over the server's body bounds: the same decisions in smaller batches.

@@ -47,7 +47,13 @@ function isTimeout(err: unknown): boolean {
  * maxAttempts. Network errors and timeouts are not retried: an unreachable Switchyard should be
  * noticed at once, and decide has its fail-static answer for it.
  */
-export async function callJson<T>(o: THttpOptions, method: string, path: string, body: unknown, call: TCallOptions = {}): Promise<{ status: number; body: T; headers: Headers }> {
+export async function callJson<T>(
+  o: THttpOptions,
+  method: string,
+  path: string,
+  body: unknown,
+  call: TCallOptions = {},
+): Promise<{ status: number; body: T; headers: Headers }> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (body !== undefined) headers["content-type"] = "application/json";
   if (o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
@@ -59,7 +65,12 @@ export async function callJson<T>(o: THttpOptions, method: string, path: string,
     let res: Response;
     let text: string;
     try {
-      res = await o.fetch(`${o.baseUrl}${path}`, { method, headers, body: payload, signal: call.signal ? AbortSignal.any([call.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs) });
+      res = await o.fetch(`${o.baseUrl}${path}`, {
+        method,
+        headers,
+        body: payload,
+        signal: call.signal ? AbortSignal.any([call.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs),
+      });
       text = await res.text();
     } catch (err) {
       if (isTimeout(err)) throw new SwitchyardUnavailableError("timeout", `Switchyard did not answer ${method} ${path} within ${timeoutMs} ms`);

@@ -106,7 +106,8 @@ export class LocalRouter {
     if (!snap) throw new SwitchyardError(503, "no_snapshot", "no routing snapshot yet: await start()", null);
     const op = snap.operations[req.operation];
     const regionState = op?.regions[req.region];
-    if (!op || !regionState) throw new SwitchyardError(422, "invalid", `unknown operation or region "${req.operation}"/"${req.region}" in the routing snapshot`, null);
+    if (!op || !regionState)
+      throw new SwitchyardError(422, "invalid", `unknown operation or region "${req.operation}"/"${req.region}" in the routing snapshot`, null);
     const key = `${req.operation}\u001f${req.region}`;
     let state = this.states.get(key);
     if (!state) {
@@ -138,7 +139,17 @@ export class LocalRouter {
       policyVersion: record.policyVersion,
       record: record as unknown as Record<string, unknown>,
     });
-    return { decisionId, operation: req.operation, region: req.region, requestId, selected: record.selected, order, failStatic: false, source: "local", record };
+    return {
+      decisionId,
+      operation: req.operation,
+      region: req.region,
+      requestId,
+      selected: record.selected,
+      order,
+      failStatic: false,
+      source: "local",
+      record,
+    };
   }
 
   /**
@@ -155,7 +166,10 @@ export class LocalRouter {
     const key = selected ?? "";
     let order = bySelected.get(key);
     if (!order) {
-      const eligible = candidates.filter((c) => c.eligible).sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity)).map((c) => c.provider);
+      const eligible = candidates
+        .filter((c) => c.eligible)
+        .sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity))
+        .map((c) => c.provider);
       order = selected === null ? eligible : [selected, ...eligible.filter((p) => p !== selected)];
       bySelected.set(key, order);
     }

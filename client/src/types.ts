@@ -103,7 +103,15 @@ export type TExecuteAttempt = {
 export type TExecuteAnswer = {
   decisionId: string;
   provider: string;
-  result: { text?: string; model?: string; finishReason?: string | null; usage?: { inputTokens: number; outputTokens: number }; status: number; body?: unknown; [key: string]: unknown };
+  result: {
+    text?: string;
+    model?: string;
+    finishReason?: string | null;
+    usage?: { inputTokens: number; outputTokens: number };
+    status: number;
+    body?: unknown;
+    [key: string]: unknown;
+  };
   attempts: TExecuteAttempt[];
   costEstimate: number | null;
   cached?: { ageSeconds: number };

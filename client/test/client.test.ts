@@ -100,7 +100,9 @@ describe("@switchyard/client against server.ts", () => {
     const ids = made.map((d) => d.decisionId);
     expect(await loggedFailStatic(ids)).toBe(25);
     expect(await outcomesFor(ids)).toBe(25);
-    const row = await pool.query(`select record->>'mode' as mode, (record->>'local')::boolean as local, selected_provider from decision where id = $1`, [ids[0]]);
+    const row = await pool.query(`select record->>'mode' as mode, (record->>'local')::boolean as local, selected_provider from decision where id = $1`, [
+      ids[0],
+    ]);
     expect(row.rows[0]).toEqual({ mode: "fail_static", local: true, selected_provider: made[0]!.selected });
   }, 90_000);
 
@@ -138,10 +140,23 @@ describe("@switchyard/client against server.ts", () => {
 
   it("logs a batch of client decisions once, refusing unknown operations per item", async () => {
     const post = (body: unknown) =>
-      fetch(`${server.url}/api/v1/decisions/batch`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${API_KEY}` }, body: JSON.stringify(body) });
+      fetch(`${server.url}/api/v1/decisions/batch`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${API_KEY}` },
+        body: JSON.stringify(body),
+      });
     const id = uuidV7At(Date.now());
     const decisions = [
-      { decisionId: id, operation: "SEND_SMS", region: "EU", requestId: `batch-${id}`, selected: "provider_B", mode: "fail_static", source: "static", order: ["provider_B"] },
+      {
+        decisionId: id,
+        operation: "SEND_SMS",
+        region: "EU",
+        requestId: `batch-${id}`,
+        selected: "provider_B",
+        mode: "fail_static",
+        source: "static",
+        order: ["provider_B"],
+      },
       { decisionId: uuidV7At(Date.now()), operation: "NO_SUCH_OP", region: "EU", requestId: "x", selected: null, mode: "fail_static" },
     ];
     const first = (await (await post({ decisions })).json()) as { results: Array<{ result: string }>; logged: number; refused: number };

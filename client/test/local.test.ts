@@ -43,10 +43,20 @@ describe("LocalRouter: in-process decisions on the routing snapshot", () => {
     }
     await until("every local decision to be logged", () => client.stats().local.pending === 0);
     expect(client.stats().local).toEqual({ made: 50, reported: 50, refused: 0, dropped: 0, pending: 0 });
-    const rows = await env.pool.query(`select count(*)::int as n, count(*) filter (where record->>'mode' = 'local' and (record->>'local')::boolean)::int as marked from decision where id = any($1::uuid[])`, [made.map((d) => d.decisionId)]);
+    const rows = await env.pool.query(
+      `select count(*)::int as n, count(*) filter (where record->>'mode' = 'local' and (record->>'local')::boolean)::int as marked from decision where id = any($1::uuid[])`,
+      [made.map((d) => d.decisionId)],
+    );
     expect(rows.rows[0]).toEqual({ n: 50, marked: 50 });
     // Outcomes attach to local decisions like to any other.
-    client.reportOutcome({ type: "provider_call", decisionId: made[0]!.decisionId, provider: made[0]!.selected!, status: "success", latencyMs: 3, retryCount: 0 });
+    client.reportOutcome({
+      type: "provider_call",
+      decisionId: made[0]!.decisionId,
+      provider: made[0]!.selected!,
+      status: "success",
+      latencyMs: 3,
+      retryCount: 0,
+    });
     await until("the outcome", () => client.stats().outcomes.sent === 1);
   });
 

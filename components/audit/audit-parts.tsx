@@ -103,9 +103,7 @@ export function AuditTable({ page }: { page: TAuditEntry[] }) {
               </td>
             </tr>
           ) : (
-            page.map((e) => (
-              <AuditRow key={e.seq} e={e} />
-            ))
+            page.map((e) => <AuditRow key={e.seq} e={e} />)
           )}
         </tbody>
       </table>

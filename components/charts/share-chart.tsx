@@ -35,7 +35,16 @@ export function ShareChart({ series, marks, height, onMark, onMoment }: TProps) 
           }}
         >
           <CartesianGrid stroke="var(--border)" strokeDasharray="2 4" vertical={false} />
-          <XAxis dataKey="t" type="number" scale="time" domain={[series.from, series.to]} tickFormatter={tickFormat(span)} stroke="var(--muted)" fontSize={11} minTickGap={48} />
+          <XAxis
+            dataKey="t"
+            type="number"
+            scale="time"
+            domain={[series.from, series.to]}
+            tickFormatter={tickFormat(span)}
+            stroke="var(--muted)"
+            fontSize={11}
+            minTickGap={48}
+          />
           <YAxis domain={[0, 1]} tickFormatter={(v: number) => pct(v, 0)} stroke="var(--muted)" fontSize={11} width={40} ticks={[0, 0.25, 0.5, 0.75, 1]} />
           <Tooltip
             isAnimationActive={false}
@@ -44,7 +53,16 @@ export function ShareChart({ series, marks, height, onMark, onMoment }: TProps) 
             formatter={(v, name) => [pct(Number(v)), String(name)]}
           />
           {series.providers.map((p) => (
-            <Area key={p} type="stepAfter" dataKey={p} stackId="share" stroke={providerColor(p, series.providers)} fill={providerColor(p, series.providers)} fillOpacity={0.55} isAnimationActive={false} />
+            <Area
+              key={p}
+              type="stepAfter"
+              dataKey={p}
+              stackId="share"
+              stroke={providerColor(p, series.providers)}
+              fill={providerColor(p, series.providers)}
+              fillOpacity={0.55}
+              isAnimationActive={false}
+            />
           ))}
           {marks.map((m) => (
             <ReferenceLine key={`l-${m.kind}-${m.id}`} x={m.at} stroke={MARK_COLORS[m.kind]} strokeDasharray="3 3" ifOverflow="discard" />

@@ -17,17 +17,30 @@ export function ContributionBar({ contributions, score, names }: { contributions
   const gross = positive.reduce((s, c) => s + c.value, 0);
   return (
     <div className="flex items-center gap-2">
-      <div className="relative h-4 w-[360px] overflow-hidden rounded-sm" style={{ background: "var(--bg)", border: "1px solid var(--border)" }} role="img" aria-label={`score ${score.toFixed(2)} of 100`}>
+      <div
+        className="relative h-4 w-[360px] overflow-hidden rounded-sm"
+        style={{ background: "var(--bg)", border: "1px solid var(--border)" }}
+        role="img"
+        aria-label={`score ${score.toFixed(2)} of 100`}
+      >
         <div className="absolute inset-y-0 left-0 flex">
           {positive.map((c) => (
-            <div key={c.score} title={`${c.score}: ${c.weight} × ${c.index.toFixed(1)} = ${c.value.toFixed(2)}`} style={{ width: `${(c.value / 100) * 360}px`, background: factorColor(c.score, names) }} />
+            <div
+              key={c.score}
+              title={`${c.score}: ${c.weight} × ${c.index.toFixed(1)} = ${c.value.toFixed(2)}`}
+              style={{ width: `${(c.value / 100) * 360}px`, background: factorColor(c.score, names) }}
+            />
           ))}
         </div>
         {penalty < 0 ? (
           <div
             className="absolute inset-y-0"
             title={`stale penalty ${penalty.toFixed(2)}`}
-            style={{ left: `${((gross + penalty) / 100) * 360}px`, width: `${(-penalty / 100) * 360}px`, background: "repeating-linear-gradient(45deg, var(--bad) 0 3px, transparent 3px 6px)" }}
+            style={{
+              left: `${((gross + penalty) / 100) * 360}px`,
+              width: `${(-penalty / 100) * 360}px`,
+              background: "repeating-linear-gradient(45deg, var(--bad) 0 3px, transparent 3px 6px)",
+            }}
           />
         ) : null}
       </div>

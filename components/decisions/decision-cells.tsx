@@ -14,7 +14,17 @@ export function DecisionLink({ id, at }: { id: string; at: number }) {
  * What came back for a decision: the business outcome (with the stage that failed) and, when
  * known, the provider call's status. Red when either failed.
  */
-export function DecisionOutcome({ completed, failureStage = null, callStatus = null, callError = null }: { completed: boolean | null; failureStage?: string | null; callStatus?: string | null; callError?: string | null }) {
+export function DecisionOutcome({
+  completed,
+  failureStage = null,
+  callStatus = null,
+  callError = null,
+}: {
+  completed: boolean | null;
+  failureStage?: string | null;
+  callStatus?: string | null;
+  callError?: string | null;
+}) {
   const call = callStatus ? `call ${callStatus}${callError ? ` (${callError})` : ""}` : null;
   const business = completed === null ? null : completed ? "completed" : `failed${failureStage ? ` at ${failureStage}` : ""}`;
   const failed = completed === false || (callStatus !== null && callStatus !== "success");

@@ -72,7 +72,10 @@ function ScoreBreakdown({ c, factorNames }: { c: TCandidateRecord; factorNames: 
                 {x.score === "stale_penalty" ? "penalty" : `${x.weight} × ${x.index.toFixed(1)}`}
                 {x.defaulted ? <span className="muted"> (safe default)</span> : null}
               </td>
-              <td className="mono text-right">{x.value >= 0 ? "+" : ""}{x.value.toFixed(2)}</td>
+              <td className="mono text-right">
+                {x.value >= 0 ? "+" : ""}
+                {x.value.toFixed(2)}
+              </td>
             </tr>
           ))}
           <tr style={{ borderTop: "1px solid var(--border)" }}>
@@ -87,9 +90,22 @@ function ScoreBreakdown({ c, factorNames }: { c: TCandidateRecord; factorNames: 
   );
 }
 
-function CandidateRow({ c, selected, factorNames, metricAge }: { c: TCandidateRecord; selected: string | null; factorNames: string[]; metricAge: number | null }) {
+function CandidateRow({
+  c,
+  selected,
+  factorNames,
+  metricAge,
+}: {
+  c: TCandidateRecord;
+  selected: string | null;
+  factorNames: string[];
+  metricAge: number | null;
+}) {
   return (
-    <tr data-testid={`candidate-${c.provider}`} style={{ verticalAlign: "top", background: c.provider === selected ? "color-mix(in srgb, var(--ok) 8%, transparent)" : undefined }}>
+    <tr
+      data-testid={`candidate-${c.provider}`}
+      style={{ verticalAlign: "top", background: c.provider === selected ? "color-mix(in srgb, var(--ok) 8%, transparent)" : undefined }}
+    >
       <td className="mono">
         {c.priority === 0 ? "① " : `${c.priority + 1}. `}
         {c.provider}

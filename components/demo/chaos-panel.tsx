@@ -56,8 +56,8 @@ export function ChaosPanel({ providers }: { providers: TProviderOption[] }) {
       <section className="panel">
         <div className="panel-title">Inject a provider fault</div>
         <p className="muted px-3 pt-2 text-xs">
-          The demo&apos;s simulated services call the real decide and outcome APIs; a fault changes what the simulated provider answers in that region. Switchyard only sees
-          the outcomes. Watch the{" "}
+          The demo&apos;s simulated services call the real decide and outcome APIs; a fault changes what the simulated provider answers in that region.
+          Switchyard only sees the outcomes. Watch the{" "}
           <Link className="underline" href={`/?operation=SEND_SMS&region=${form.effectiveRegion}`}>
             overview
           </Link>{" "}

@@ -28,8 +28,8 @@ export async function DemoWelcome() {
           <h2 className="text-base font-semibold">Welcome to the Switchyard demo</h2>
           <p>
             Switchyard tells your services which third-party provider to call for each request (SMS, email, payments, LLM APIs), from hard eligibility gates and
-            weighted scores over live outcome telemetry, and explains every decision. When a provider degrades it moves traffic safely — capped shifts, probe traffic,
-            cooldowns, gradual failback — and shows you why.
+            weighted scores over live outcome telemetry, and explains every decision. When a provider degrades it moves traffic safely — capped shifts, probe
+            traffic, cooldowns, gradual failback — and shows you why.
           </p>
           <p className="muted">
             Simulated services are calling the real decide and outcome APIs right now: SEND_SMS and SEND_EMAIL from EU (50%), NA (30%) and APAC (20%).
@@ -42,8 +42,11 @@ export async function DemoWelcome() {
           <h3 className="mb-1 font-semibold">Three things to try</h3>
           <ol className="flex list-decimal flex-col gap-2 pl-5">
             <li>
-              <strong>Inject an outage and watch traffic move.</strong> As <em>Ari Admin</em>, open <Link className="underline" href="/chaos">Chaos</Link>, take down{" "}
-              <span className="mono">provider_A</span> in <span className="mono">EU</span>, then watch{" "}
+              <strong>Inject an outage and watch traffic move.</strong> As <em>Ari Admin</em>, open{" "}
+              <Link className="underline" href="/chaos">
+                Chaos
+              </Link>
+              , take down <span className="mono">provider_A</span> in <span className="mono">EU</span>, then watch{" "}
               <Link className="underline" href="/?operation=SEND_SMS&region=EU">
                 SEND_SMS · EU
               </Link>
@@ -61,15 +64,23 @@ export async function DemoWelcome() {
               <Link className="underline" href="/factor-lists">
                 Factor lists
               </Link>{" "}
-              that changes a gate and submit it; sign in as <em>Chen Compliance</em> to approve it, then as <em>Priya Approver</em> to approve and activate it. A
-              latency-heavier version is already running in <Link className="underline" href="/shadow?operation=SEND_SMS">shadow</Link>.
+              that changes a gate and submit it; sign in as <em>Chen Compliance</em> to approve it, then as <em>Priya Approver</em> to approve and activate it.
+              A latency-heavier version is already running in{" "}
+              <Link className="underline" href="/shadow?operation=SEND_SMS">
+                shadow
+              </Link>
+              .
             </li>
           </ol>
         </div>
         <div>
           <h3 className="mb-1 font-semibold">Demo accounts</h3>
           <p className="muted mb-1">
-            One per role, no passwords, one click at <Link className="underline" href="/login">sign in</Link> (demo mode only).
+            One per role, no passwords, one click at{" "}
+            <Link className="underline" href="/login">
+              sign in
+            </Link>{" "}
+            (demo mode only).
           </p>
           <table className="w-full">
             <tbody>

@@ -33,7 +33,21 @@ export function useFaultForm(providers: TProviderOption[]) {
 
 type TFaultForm = ReturnType<typeof useFaultForm>;
 
-function Choice<T extends string | number>({ label, value, options, text, onChange, testId }: { label: string; value: T; options: readonly T[]; text: (v: T) => string; onChange: (v: string) => void; testId: string }) {
+function Choice<T extends string | number>({
+  label,
+  value,
+  options,
+  text,
+  onChange,
+  testId,
+}: {
+  label: string;
+  value: T;
+  options: readonly T[];
+  text: (v: T) => string;
+  onChange: (v: string) => void;
+  testId: string;
+}) {
   return (
     <label className="flex flex-col gap-1">
       {label}
@@ -56,16 +70,45 @@ export function FaultForm({ form, providers, pending, onSubmit }: { form: TFault
   const { kind } = form;
   return (
     <form onSubmit={submit} className="flex flex-wrap items-end gap-3 p-3 text-sm">
-      <Choice label="Provider" value={form.provider} options={providers.map((p) => p.key)} text={(k) => k} onChange={form.setProvider} testId="chaos-provider" />
+      <Choice
+        label="Provider"
+        value={form.provider}
+        options={providers.map((p) => p.key)}
+        text={(k) => k}
+        onChange={form.setProvider}
+        testId="chaos-provider"
+      />
       <Choice label="Region" value={form.effectiveRegion} options={form.regions} text={(r) => r} onChange={form.setRegion} testId="chaos-region" />
-      <Choice label="Fault" value={kind} options={FAULT_KINDS} text={(k) => FAULT_KIND_LABELS[k]} onChange={(v) => form.chooseKind(v as TFaultKind)} testId="chaos-kind" />
+      <Choice
+        label="Fault"
+        value={kind}
+        options={FAULT_KINDS}
+        text={(k) => FAULT_KIND_LABELS[k]}
+        onChange={(v) => form.chooseKind(v as TFaultKind)}
+        testId="chaos-kind"
+      />
       {kind !== "outage" && (
         <label className="flex flex-col gap-1" title={MAGNITUDE_HELP[kind]}>
           {kind === "latency" ? "Multiplier" : "Share (0–1]"}
-          <input className="field w-24" type="number" step="0.05" min="0" value={form.magnitude} onChange={(e) => form.setMagnitude(e.target.value)} data-testid="chaos-magnitude" />
+          <input
+            className="field w-24"
+            type="number"
+            step="0.05"
+            min="0"
+            value={form.magnitude}
+            onChange={(e) => form.setMagnitude(e.target.value)}
+            data-testid="chaos-magnitude"
+          />
         </label>
       )}
-      <Choice label="For" value={form.duration} options={DURATIONS} text={(d) => (d < 60 ? `${d} s` : `${d / 60} min`)} onChange={(v) => form.setDuration(Number(v))} testId="chaos-duration" />
+      <Choice
+        label="For"
+        value={form.duration}
+        options={DURATIONS}
+        text={(d) => (d < 60 ? `${d} s` : `${d / 60} min`)}
+        onChange={(v) => form.setDuration(Number(v))}
+        testId="chaos-duration"
+      />
       <button type="submit" className="btn btn-danger" disabled={pending || !form.provider || !form.effectiveRegion} data-testid="chaos-inject">
         Inject
       </button>

@@ -39,7 +39,21 @@ export function SourcePicker({ sources, value, onChange }: { sources: TEvaluatio
   );
 }
 
-function SeedForm({ seed, setSeed, seedError, busy, running, run }: { seed: string; setSeed: (s: string) => void; seedError: string | null; busy: boolean; running: boolean; run: () => void }) {
+function SeedForm({
+  seed,
+  setSeed,
+  seedError,
+  busy,
+  running,
+  run,
+}: {
+  seed: string;
+  setSeed: (s: string) => void;
+  seedError: string | null;
+  busy: boolean;
+  running: boolean;
+  run: () => void;
+}) {
   return (
     <form
       className="flex items-center gap-2 text-xs"
@@ -118,9 +132,9 @@ export function EvaluationHeader({
         </p>
       ) : null}
       <p className="muted text-xs">
-        60 simulated minutes × 600 requests per scenario and policy, providers A (primary), B and C in EU 50% / NA 30% / APAC 20%; A degrades from minute 20 to 40. The factor-list policy
-        is router-core&apos;s decide and controller running the chosen list; static primary, conventional failover and circuit breaker are the paper&apos;s baselines. Runs are deterministic
-        for a list and seed, so a result is kept until the list or the seed changes.
+        60 simulated minutes × 600 requests per scenario and policy, providers A (primary), B and C in EU 50% / NA 30% / APAC 20%; A degrades from minute 20 to
+        40. The factor-list policy is router-core&apos;s decide and controller running the chosen list; static primary, conventional failover and circuit
+        breaker are the paper&apos;s baselines. Runs are deterministic for a list and seed, so a result is kept until the list or the seed changes.
       </p>
       {result && (result.providerMap.length > 0 || result.adaptations.length > 0) ? (
         <p className="text-xs" data-testid="evaluation-mapping">

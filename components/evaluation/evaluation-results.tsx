@@ -10,10 +10,21 @@ import { TraceCharts } from "./trace-charts";
 export type TSelection = { scenario: TScenarioId; policy: TPolicyId };
 const CHARTS_HEIGHT = 214;
 
-function TracePanel({ version, fingerprint, selection, degraded }: { version: string; fingerprint: string; selection: TSelection; degraded: { from: number; to: number } }) {
+function TracePanel({
+  version,
+  fingerprint,
+  selection,
+  degraded,
+}: {
+  version: string;
+  fingerprint: string;
+  selection: TSelection;
+  degraded: { from: number; to: number };
+}) {
   const trace = useQuery({
     queryKey: ["evaluation-trace", version, fingerprint, selection.scenario, selection.policy],
-    queryFn: () => fetchJson<{ fingerprint: string; trace: TTraceMinute[] } | null>(`/api/console/evaluation/trace?${new URLSearchParams({ version, ...selection })}`),
+    queryFn: () =>
+      fetchJson<{ fingerprint: string; trace: TTraceMinute[] } | null>(`/api/console/evaluation/trace?${new URLSearchParams({ version, ...selection })}`),
     // A trace of a finished run never changes; a new run has a new fingerprint, hence a new key.
     refetchInterval: false,
     staleTime: Infinity,
@@ -48,21 +59,38 @@ export function EvaluationEmpty({ view, running, canRun }: { view: TEvaluationVi
       ) : canRun ? (
         <span className="muted">{view?.source.label ?? "This factor list"} has not been evaluated since the server started. Choose a seed and run it.</span>
       ) : (
-        <span className="muted">{view?.source.label ?? "This factor list"} has not been evaluated since the server started; a policy author, compliance or an approver can run it.</span>
+        <span className="muted">
+          {view?.source.label ?? "This factor list"} has not been evaluated since the server started; a policy author, compliance or an approver can run it.
+        </span>
       )}
     </section>
   );
 }
 
 /** Table 14 (click a row for its per-minute trace), the trace, Table 15 and the notes. */
-export function EvaluationResults({ view, result, version, selection, choose }: { view: TEvaluationView | undefined; result: TEvaluationSummary; version: string; selection: TSelection; choose: (s: TSelection) => void }) {
+export function EvaluationResults({
+  view,
+  result,
+  version,
+  selection,
+  choose,
+}: {
+  view: TEvaluationView | undefined;
+  result: TEvaluationSummary;
+  version: string;
+  selection: TSelection;
+  choose: (s: TSelection) => void;
+}) {
   const scenarioWindow = result.scenarios.find((s) => s.id === selection.scenario);
   const selectedCell = result.cells.find((c) => c.scenario === selection.scenario && c.policy === selection.policy);
   return (
     <>
       <section className="panel" aria-label="Table 14">
         <h2 className="panel-title">
-          Table 14 · policies × scenarios <span className="muted font-normal">· {view?.source.label}, seed {result.seed}, {result.runs} runs in {(result.elapsedMs / 1000).toFixed(1)} s · paper figures in grey</span>
+          Table 14 · policies × scenarios{" "}
+          <span className="muted font-normal">
+            · {view?.source.label}, seed {result.seed}, {result.runs} runs in {(result.elapsedMs / 1000).toFixed(1)} s · paper figures in grey
+          </span>
         </h2>
         <div className="overflow-x-auto">
           <Table14 result={result} selected={selection} onSelect={choose} />
@@ -73,12 +101,18 @@ export function EvaluationResults({ view, result, version, selection, choose }: 
         <h2 className="panel-title">
           Per minute · {selectedCell ? `${selectedCell.scenarioLabel} × ${selectedCell.policyLabel}` : "choose a row above"}{" "}
           <span className="muted font-normal">
-            · shaded: degradation window{scenarioWindow ? ` (minutes ${scenarioWindow.degradedFrom}–${scenarioWindow.degradedTo}, ${scenarioWindow.affectedRegions.join(", ")})` : ""}
+            · shaded: degradation window
+            {scenarioWindow ? ` (minutes ${scenarioWindow.degradedFrom}–${scenarioWindow.degradedTo}, ${scenarioWindow.affectedRegions.join(", ")})` : ""}
           </span>
         </h2>
         <div className="px-2 pb-2">
           {scenarioWindow ? (
-            <TracePanel version={version} fingerprint={result.fingerprint} selection={selection} degraded={{ from: scenarioWindow.degradedFrom, to: scenarioWindow.degradedTo }} />
+            <TracePanel
+              version={version}
+              fingerprint={result.fingerprint}
+              selection={selection}
+              degraded={{ from: scenarioWindow.degradedFrom, to: scenarioWindow.degradedTo }}
+            />
           ) : null}
         </div>
       </section>
@@ -86,7 +120,8 @@ export function EvaluationResults({ view, result, version, selection, choose }: 
       <div className="grid grid-cols-1 gap-4 xl:grid-cols-[3fr_2fr]">
         <section className="panel" aria-label="Table 15">
           <h2 className="panel-title">
-            Table 15 · sensitivity <span className="muted font-normal">· factor list on {result.sensitivity.scenarios.join(", ")}; indices relative to scen_01_baseline = 100</span>
+            Table 15 · sensitivity{" "}
+            <span className="muted font-normal">· factor list on {result.sensitivity.scenarios.join(", ")}; indices relative to scen_01_baseline = 100</span>
           </h2>
           <div className="overflow-x-auto">
             <Table15 result={result} />

@@ -39,7 +39,10 @@ export function Table14({ result, selected, onSelect }: { result: TEvaluationSum
               <tr
                 key={`${c.scenario}/${c.policy}`}
                 data-testid={`t14-${c.scenario}-${c.policy}`}
-                style={{ background: isSelected ? "color-mix(in srgb, var(--accent) 10%, transparent)" : undefined, borderTop: i === 0 ? "2px solid var(--border)" : undefined }}
+                style={{
+                  background: isSelected ? "color-mix(in srgb, var(--accent) 10%, transparent)" : undefined,
+                  borderTop: i === 0 ? "2px solid var(--border)" : undefined,
+                }}
               >
                 {i === 0 ? (
                   <td rowSpan={rows.length} style={{ verticalAlign: "top", fontWeight: 600 }}>
@@ -47,7 +50,13 @@ export function Table14({ result, selected, onSelect }: { result: TEvaluationSum
                   </td>
                 ) : null}
                 <td>
-                  <button type="button" className="underline" aria-pressed={isSelected} onClick={() => onSelect({ scenario: c.scenario, policy: c.policy })} title="show its per-minute charts">
+                  <button
+                    type="button"
+                    className="underline"
+                    aria-pressed={isSelected}
+                    onClick={() => onSelect({ scenario: c.scenario, policy: c.policy })}
+                    title="show its per-minute charts"
+                  >
                     {c.policyLabel}
                   </button>
                 </td>

@@ -16,7 +16,8 @@ function useSeedRun(version: string, initialSeed: number, setError: (e: TControl
   const [busy, setBusy] = useState(false);
   const client = useQueryClient();
   const seedNumber = Number(seed);
-  const seedError = seed.trim() === "" || !Number.isInteger(seedNumber) || seedNumber < 0 || seedNumber > 2_147_483_647 ? "seed must be an integer from 0 to 2147483647" : null;
+  const seedError =
+    seed.trim() === "" || !Number.isInteger(seedNumber) || seedNumber < 0 || seedNumber > 2_147_483_647 ? "seed must be an integer from 0 to 2147483647" : null;
   const run = async () => {
     if (seedError) return;
     setBusy(true);
@@ -29,7 +30,17 @@ function useSeedRun(version: string, initialSeed: number, setError: (e: TControl
   return { seed, setSeed, seedError, busy, run: () => void run() };
 }
 
-export function EvaluationView({ sources, initial, canRun, initialSelection }: { sources: TEvaluationSourceOption[]; initial: TEvaluationView; canRun: boolean; initialSelection: TSelection }) {
+export function EvaluationView({
+  sources,
+  initial,
+  canRun,
+  initialSelection,
+}: {
+  sources: TEvaluationSourceOption[];
+  initial: TEvaluationView;
+  canRun: boolean;
+  initialSelection: TSelection;
+}) {
   const [version, setVersion] = useState(initial.source.key);
   const [selection, setSelection] = useState<TSelection>(initialSelection);
   const [error, setError] = useState<TControlError | null>(null);
@@ -67,7 +78,11 @@ export function EvaluationView({ sources, initial, canRun, initialSelection }: {
         error={error}
         refreshError={query.isError ? query.error : null}
       />
-      {!result ? <EvaluationEmpty view={view} running={running} canRun={canRun} /> : <EvaluationResults view={view} result={result} version={version} selection={selection} choose={choose} />}
+      {!result ? (
+        <EvaluationEmpty view={view} running={running} canRun={canRun} />
+      ) : (
+        <EvaluationResults view={view} result={result} version={version} selection={selection} choose={choose} />
+      )}
     </div>
   );
 }

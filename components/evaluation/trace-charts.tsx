@@ -56,13 +56,37 @@ function ProviderLines({
         <CartesianGrid stroke="var(--border)" strokeDasharray="2 4" vertical={false} />
         <XAxis dataKey="minute" type="number" domain={[0, Math.max(1, rows.length - 1)]} tickFormatter={(m: number) => `${m}′`} {...axis} />
         <YAxis domain={domain ?? ["auto", "auto"]} tickFormatter={yFormat} width={64} {...axis} />
-        <Tooltip {...tooltip} labelFormatter={(m) => `minute ${m}`} formatter={(v, name) => [v === null ? "no traffic" : valueFormat(Number(v)), String(name)]} />
+        <Tooltip
+          {...tooltip}
+          labelFormatter={(m) => `minute ${m}`}
+          formatter={(v, name) => [v === null ? "no traffic" : valueFormat(Number(v)), String(name)]}
+        />
         <Legend wrapperStyle={{ fontSize: 11 }} iconSize={8} height={18} verticalAlign="top" />
         <ReferenceArea x1={degradedWindow.from} x2={degradedWindow.to} fill="var(--bad)" fillOpacity={0.08} stroke="none" ifOverflow="hidden" />
         {providers.map((p) => (
-          <Line key={p} type="linear" dataKey={p} stroke={providerColor(p, providers)} dot={false} strokeWidth={1.5} connectNulls={false} isAnimationActive={false} />
+          <Line
+            key={p}
+            type="linear"
+            dataKey={p}
+            stroke={providerColor(p, providers)}
+            dot={false}
+            strokeWidth={1.5}
+            connectNulls={false}
+            isAnimationActive={false}
+          />
         ))}
-        {overall ? <Line type="linear" dataKey={overall} name="overall" stroke="var(--text)" strokeDasharray="4 3" dot={false} strokeWidth={1.5} isAnimationActive={false} /> : null}
+        {overall ? (
+          <Line
+            type="linear"
+            dataKey={overall}
+            name="overall"
+            stroke="var(--text)"
+            strokeDasharray="4 3"
+            dot={false}
+            strokeWidth={1.5}
+            isAnimationActive={false}
+          />
+        ) : null}
       </LineChart>
     </ResponsiveContainer>
   );
@@ -97,13 +121,30 @@ export function TraceCharts({ trace, degraded }: { trace: readonly TTraceMinute[
             {legend}
             {shade}
             {providers.map((p) => (
-              <Area key={p} type="stepAfter" dataKey={p} stackId="share" stroke={providerColor(p, providers)} fill={providerColor(p, providers)} fillOpacity={0.55} isAnimationActive={false} />
+              <Area
+                key={p}
+                type="stepAfter"
+                dataKey={p}
+                stackId="share"
+                stroke={providerColor(p, providers)}
+                fill={providerColor(p, providers)}
+                fillOpacity={0.55}
+                isAnimationActive={false}
+              />
             ))}
           </AreaChart>
         </ResponsiveContainer>
       </Panel>
       <Panel title="Success rate per provider, and overall">
-        <ProviderLines rows={success} providers={providers} yFormat={(v) => pct(v, 0)} valueFormat={(v) => pct(v, 2)} domain={[0, 1]} overall="all" degradedWindow={degraded} />
+        <ProviderLines
+          rows={success}
+          providers={providers}
+          yFormat={(v) => pct(v, 0)}
+          valueFormat={(v) => pct(v, 2)}
+          domain={[0, 1]}
+          overall="all"
+          degradedWindow={degraded}
+        />
       </Panel>
       <Panel title="p95 latency per provider">
         <ProviderLines rows={latency} providers={providers} yFormat={ms} valueFormat={ms} degradedWindow={degraded} />

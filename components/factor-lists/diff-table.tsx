@@ -14,7 +14,10 @@ function Value({ value, other, mark }: { value: unknown; other: unknown; mark: s
         const text = show(item);
         const differs = Array.isArray(other) && !others.includes(text);
         return (
-          <span key={i} style={differs ? { color: mark, fontWeight: 700, textDecoration: mark === "var(--bad)" ? "line-through" : undefined } : { color: "var(--text)" }}>
+          <span
+            key={i}
+            style={differs ? { color: mark, fontWeight: 700, textDecoration: mark === "var(--bad)" ? "line-through" : undefined } : { color: "var(--text)" }}
+          >
             {i > 0 ? ", " : ""}
             {text}
           </span>

@@ -11,7 +11,17 @@ import { GatesSection, LimitSections, ProvidersSection, ScoresSection, type TFor
  * sum is checked as it is typed. Fields the form does not cover (circuit breaker, regional
  * rules, description) stay as the YAML has them.
  */
-export function FactorListForm({ yaml, onChange, errors, height }: { yaml: string; onChange: (yaml: string) => void; errors: readonly TError[]; height: number }) {
+export function FactorListForm({
+  yaml,
+  onChange,
+  errors,
+  height,
+}: {
+  yaml: string;
+  onChange: (yaml: string) => void;
+  errors: readonly TError[];
+  height: number;
+}) {
   const raw = useMemo(() => readYaml(yaml), [yaml]);
   const idBase = useId();
   if (raw === null) {

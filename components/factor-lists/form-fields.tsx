@@ -99,7 +99,21 @@ export function NumberField({
   );
 }
 
-export function SelectField({ label, path, value, options, errors, onSet }: { label: string; path: TYamlPath; value: unknown; options: readonly string[]; errors: readonly TError[]; onSet: (path: TYamlPath, value: unknown) => void }) {
+export function SelectField({
+  label,
+  path,
+  value,
+  options,
+  errors,
+  onSet,
+}: {
+  label: string;
+  path: TYamlPath;
+  value: unknown;
+  options: readonly string[];
+  errors: readonly TError[];
+  onSet: (path: TYamlPath, value: unknown) => void;
+}) {
   const own = errorsAt(errors, path);
   const id = useId();
   const current = typeof value === "string" ? value : "";
@@ -107,7 +121,14 @@ export function SelectField({ label, path, value, options, errors, onSet }: { la
     <label className="grid grid-cols-[220px_1fr] items-center gap-2 text-xs">
       <span className="mono">{label}</span>
       <span className="flex items-center gap-2">
-        <select className="field mono" value={current} onChange={(e) => onSet(path, e.target.value)} aria-invalid={own.length > 0} aria-describedby={own.length > 0 ? `${id}-e` : undefined} data-testid={`form-${pathText(path)}`}>
+        <select
+          className="field mono"
+          value={current}
+          onChange={(e) => onSet(path, e.target.value)}
+          aria-invalid={own.length > 0}
+          aria-describedby={own.length > 0 ? `${id}-e` : undefined}
+          data-testid={`form-${pathText(path)}`}
+        >
           {options.includes(current) ? null : <option value={current}>{current || "(unset)"}</option>}
           {options.map((o) => (
             <option key={o}>{o}</option>

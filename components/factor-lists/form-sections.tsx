@@ -39,7 +39,10 @@ export function ProvidersSection({ ctx }: { ctx: TFormContext }) {
             key={providers.join(",")}
             placeholder="provider_A, provider_B (empty: catalogue order)"
             onBlur={(e) => {
-              const list = e.target.value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+              const list = e.target.value
+                .split(",")
+                .map((s) => s.trim())
+                .filter((s) => s !== "");
               if (list.join(",") !== providers.join(",")) set(["providers"], list.length > 0 ? list : undefined);
             }}
             data-testid="form-providers"
@@ -77,7 +80,10 @@ export function GatesSection({ ctx }: { ctx: TFormContext }) {
 /** The scores in use with their weights, and the edits that keep router-core's defaults when the YAML has none. */
 function useScores(ctx: TFormContext) {
   const { raw, set } = ctx;
-  const scores = (raw.scores && typeof raw.scores === "object" ? raw.scores : DEFAULTS.scores) as Record<string, { weight?: unknown; direction?: unknown } | null>;
+  const scores = (raw.scores && typeof raw.scores === "object" ? raw.scores : DEFAULTS.scores) as Record<
+    string,
+    { weight?: unknown; direction?: unknown } | null
+  >;
   const used = Object.keys(scores);
   const sum = used.reduce((s, k) => s + (typeof scores[k]?.weight === "number" ? (scores[k]!.weight as number) : 0), 0);
   const nonNumeric = used.filter((k) => typeof scores[k]?.weight !== "number");
@@ -120,7 +126,11 @@ export function ScoresSection({ ctx }: { ctx: TFormContext }) {
                   </label>
                 </td>
                 <td className="muted pr-2">{SCORE_DIRECTIONS[name]} is better</td>
-                <td className="pr-2">{on ? <WeightInput value={scores[name]?.weight} onSet={(w) => setWeight(name, w)} invalid={own.length > 0} testId={`form-weight-${name}`} /> : null}</td>
+                <td className="pr-2">
+                  {on ? (
+                    <WeightInput value={scores[name]?.weight} onSet={(w) => setWeight(name, w)} invalid={own.length > 0} testId={`form-weight-${name}`} />
+                  ) : null}
+                </td>
                 <td>
                   <FieldErrors errors={own} id={`${ctx.idBase}-${name}`} />
                 </td>
@@ -131,7 +141,11 @@ export function ScoresSection({ ctx }: { ctx: TFormContext }) {
       </table>
       <p className="text-xs" role="status" aria-live="polite" data-testid="weight-sum" data-ok={sumOk} style={{ color: sumOk ? "var(--ok)" : "var(--bad)" }}>
         Σ weights = <span className="mono">{Number(sum.toFixed(10))}</span>
-        {sumOk ? " ✓" : nonNumeric.length > 0 ? ` · not a number: ${nonNumeric.join(", ")}` : ` · must be 1 (${sum > 1 ? "remove" : "add"} ${Number(Math.abs(1 - sum).toFixed(10))})`}
+        {sumOk
+          ? " ✓"
+          : nonNumeric.length > 0
+            ? ` · not a number: ${nonNumeric.join(", ")}`
+            : ` · must be 1 (${sum > 1 ? "remove" : "add"} ${Number(Math.abs(1 - sum).toFixed(10))})`}
         {scoreErrors.length > 0 ? <span> · {scoreErrors.map((e) => e.message).join("; ")}</span> : null}
       </p>
     </Section>
@@ -145,9 +159,33 @@ export function LimitSections({ ctx }: { ctx: TFormContext }) {
   return (
     <>
       <Section title="Guardrails" note="Soft limits: candidates outside them are dropped unless none is left. Empty: no limit.">
-        <NumberField label="max_p95_ms" path={["guardrails", "max_p95_ms"]} value={v(["guardrails", "max_p95_ms"])} fallback={undefined} optional errors={errors} onSet={set} />
-        <NumberField label="max_cost_per_request" path={["guardrails", "max_cost_per_request"]} value={v(["guardrails", "max_cost_per_request"])} fallback={undefined} optional errors={errors} onSet={set} />
-        <NumberField label="min_confidence" path={["guardrails", "min_confidence"]} value={v(["guardrails", "min_confidence"])} fallback={undefined} optional errors={errors} onSet={set} />
+        <NumberField
+          label="max_p95_ms"
+          path={["guardrails", "max_p95_ms"]}
+          value={v(["guardrails", "max_p95_ms"])}
+          fallback={undefined}
+          optional
+          errors={errors}
+          onSet={set}
+        />
+        <NumberField
+          label="max_cost_per_request"
+          path={["guardrails", "max_cost_per_request"]}
+          value={v(["guardrails", "max_cost_per_request"])}
+          fallback={undefined}
+          optional
+          errors={errors}
+          onSet={set}
+        />
+        <NumberField
+          label="min_confidence"
+          path={["guardrails", "min_confidence"]}
+          value={v(["guardrails", "min_confidence"])}
+          fallback={undefined}
+          optional
+          errors={errors}
+          onSet={set}
+        />
       </Section>
 
       <Section title="Safety">
@@ -163,19 +201,40 @@ export function LimitSections({ ctx }: { ctx: TFormContext }) {
             data-testid="form-safety.require_reason_code"
           />
         </label>
-        <NumberField label="hysteresis_score_margin" path={["hysteresis_score_margin"]} value={v(["hysteresis_score_margin"])} fallback={DEFAULTS.hysteresis_score_margin} errors={errors} onSet={set} />
+        <NumberField
+          label="hysteresis_score_margin"
+          path={["hysteresis_score_margin"]}
+          value={v(["hysteresis_score_margin"])}
+          fallback={DEFAULTS.hysteresis_score_margin}
+          errors={errors}
+          onSet={set}
+        />
       </Section>
 
       <Section title="Strategy and fallback">
         <SelectField label="strategy" path={["strategy"]} value={v(["strategy"]) ?? DEFAULTS.strategy} options={STRATEGY_NAMES} errors={errors} onSet={set} />
-        <SelectField label="fallback_policy" path={["fallback_policy"]} value={v(["fallback_policy"]) ?? DEFAULTS.fallback_policy} options={FALLBACK_POLICY_NAMES} errors={errors} onSet={set} />
+        <SelectField
+          label="fallback_policy"
+          path={["fallback_policy"]}
+          value={v(["fallback_policy"]) ?? DEFAULTS.fallback_policy}
+          options={FALLBACK_POLICY_NAMES}
+          errors={errors}
+          onSet={set}
+        />
       </Section>
 
       <Section title="Telemetry">
         {(["refresh_interval_seconds", "metric_window_minutes", "min_sample_size"] as const).map((k) => (
           <NumberField key={k} label={k} path={[k]} value={v([k])} fallback={fallback([k])} errors={errors} onSet={set} />
         ))}
-        <SelectField label="stale_policy" path={["stale_policy"]} value={v(["stale_policy"]) ?? DEFAULTS.stale_policy} options={STALE_POLICIES} errors={errors} onSet={set} />
+        <SelectField
+          label="stale_policy"
+          path={["stale_policy"]}
+          value={v(["stale_policy"]) ?? DEFAULTS.stale_policy}
+          options={STALE_POLICIES}
+          errors={errors}
+          onSet={set}
+        />
       </Section>
     </>
   );

@@ -19,7 +19,12 @@ export function StatusBadge({ status }: { status: string }) {
 /** Gates and regional rules belong to compliance: a change to them needs their approval too. */
 export function ComplianceBadge() {
   return (
-    <span className="tag" style={{ color: "var(--warn)", borderColor: "var(--warn)", fontWeight: 600 }} title="changes gates or regional rules: needs a compliance approval" data-testid="compliance-badge">
+    <span
+      className="tag"
+      style={{ color: "var(--warn)", borderColor: "var(--warn)", fontWeight: 600 }}
+      title="changes gates or regional rules: needs a compliance approval"
+      data-testid="compliance-badge"
+    >
       compliance
     </span>
   );

@@ -25,13 +25,44 @@ function WhatIfChart({ result }: { result: TWhatIfResult }) {
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={data} margin={{ top: 4, right: 16, bottom: 0, left: 0 }}>
           <CartesianGrid stroke="var(--border)" strokeDasharray="2 4" vertical={false} />
-          <XAxis dataKey="t" type="number" scale="time" domain={[first, result.to]} tickFormatter={(t: number) => utcShort(t).slice(0, 5)} stroke="var(--muted)" fontSize={11} minTickGap={48} />
+          <XAxis
+            dataKey="t"
+            type="number"
+            scale="time"
+            domain={[first, result.to]}
+            tickFormatter={(t: number) => utcShort(t).slice(0, 5)}
+            stroke="var(--muted)"
+            fontSize={11}
+            minTickGap={48}
+          />
           <YAxis domain={[0, 1]} ticks={[0, 0.25, 0.5, 0.75, 1]} tickFormatter={(v: number) => pct(v, 0)} stroke="var(--muted)" fontSize={11} width={40} />
-          <Tooltip isAnimationActive={false} contentStyle={{ background: "var(--panel)", border: "1px solid var(--border)", fontSize: 12 }} labelFormatter={(t) => utc(Number(t))} formatter={(v, name) => [v === null ? "no decisions" : pct(Number(v)), String(name)]} />
+          <Tooltip
+            isAnimationActive={false}
+            contentStyle={{ background: "var(--panel)", border: "1px solid var(--border)", fontSize: 12 }}
+            labelFormatter={(t) => utc(Number(t))}
+            formatter={(v, name) => [v === null ? "no decisions" : pct(Number(v)), String(name)]}
+          />
           <Legend wrapperStyle={{ fontSize: 11 }} iconSize={8} height={18} verticalAlign="top" />
           {providers.flatMap((p) => [
-            <Line key={`${p}-r`} type="stepAfter" dataKey={`${p} recorded`} stroke={providerColor(p, providers)} strokeWidth={1.5} dot={false} isAnimationActive={false} />,
-            <Line key={`${p}-p`} type="stepAfter" dataKey={`${p} projected`} stroke={providerColor(p, providers)} strokeWidth={1.5} strokeDasharray="5 3" dot={false} isAnimationActive={false} />,
+            <Line
+              key={`${p}-r`}
+              type="stepAfter"
+              dataKey={`${p} recorded`}
+              stroke={providerColor(p, providers)}
+              strokeWidth={1.5}
+              dot={false}
+              isAnimationActive={false}
+            />,
+            <Line
+              key={`${p}-p`}
+              type="stepAfter"
+              dataKey={`${p} projected`}
+              stroke={providerColor(p, providers)}
+              strokeWidth={1.5}
+              strokeDasharray="5 3"
+              dot={false}
+              isAnimationActive={false}
+            />,
           ])}
         </LineChart>
       </ResponsiveContainer>
@@ -45,7 +76,8 @@ export function WhatIfResult({ result }: { result: TWhatIfResult }) {
     <div className="grid grid-cols-1 gap-3 xl:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
       <div className="flex flex-col gap-2">
         <p className="text-xs">
-          <span className="mono">{utc(result.from)}</span> – <span className="mono">{utc(result.to)}</span> · {result.requests.toLocaleString("en-US")} recorded decisions
+          <span className="mono">{utc(result.from)}</span> – <span className="mono">{utc(result.to)}</span> · {result.requests.toLocaleString("en-US")} recorded
+          decisions
         </p>
         <table className="dense" data-testid="what-if-table">
           <thead>
@@ -76,14 +108,16 @@ export function WhatIfResult({ result }: { result: TWhatIfResult }) {
               <td className="mono">{pct(result.actualSuccessRate, 2)}</td>
               <td className="mono">{pct(result.projectedSuccessRate, 2)}</td>
               <td className="mono muted">
-                {result.actualSuccessRate === null ? "–" : `${result.projectedSuccessRate >= result.actualSuccessRate ? "+" : ""}${((result.projectedSuccessRate - result.actualSuccessRate) * 100).toFixed(2)} pts`}
+                {result.actualSuccessRate === null
+                  ? "–"
+                  : `${result.projectedSuccessRate >= result.actualSuccessRate ? "+" : ""}${((result.projectedSuccessRate - result.actualSuccessRate) * 100).toFixed(2)} pts`}
               </td>
             </tr>
           </tbody>
         </table>
         <p className="muted text-xs">
-          Recorded per-minute outcomes of each provider and region drive the simulated providers; the recorded request counts are the traffic. Solid lines: what happened; dashed:
-          this version.
+          Recorded per-minute outcomes of each provider and region drive the simulated providers; the recorded request counts are the traffic. Solid lines: what
+          happened; dashed: this version.
         </p>
         {result.assumed.length > 0 ? (
           <p className="text-xs" style={{ color: "var(--warn)" }}>

@@ -18,7 +18,12 @@ function YamlText({ yaml, setYaml }: { yaml: string; setYaml: (y: string) => voi
   const lineCount = yaml.split("\n").length;
   return (
     <>
-      <div ref={gutter} aria-hidden className="mono muted overflow-hidden py-2 pr-2 pl-3 text-right text-xs select-none" style={{ lineHeight: `${LINE_HEIGHT}px`, minWidth: 44, background: "var(--bg)" }}>
+      <div
+        ref={gutter}
+        aria-hidden
+        className="mono muted overflow-hidden py-2 pr-2 pl-3 text-right text-xs select-none"
+        style={{ lineHeight: `${LINE_HEIGHT}px`, minWidth: 44, background: "var(--bg)" }}
+      >
         {Array.from({ length: lineCount }, (_, i) => (
           <div key={i}>{i + 1}</div>
         ))}
@@ -93,7 +98,11 @@ function DiffPanel({ parsed, diff, active }: { parsed: TParsed; diff: ReturnType
         Diff against {active ? `active v${active.version}` : "nothing (no active version)"} {diff?.complianceRelevant ? <ComplianceBadge /> : null}
       </h2>
       <div style={{ height: 260, overflowY: "auto" }}>
-        {diff ? <DiffTable changes={diff.changes} against={`v${active?.version}`} /> : <p className="muted px-3 py-2 text-sm">{parsed.ok ? "Nothing to compare with." : "Fix the errors to see the diff."}</p>}
+        {diff ? (
+          <DiffTable changes={diff.changes} against={`v${active?.version}`} />
+        ) : (
+          <p className="muted px-3 py-2 text-sm">{parsed.ok ? "Nothing to compare with." : "Fix the errors to see the diff."}</p>
+        )}
       </div>
     </section>
   );
@@ -175,7 +184,13 @@ export function YamlEditor({
           )}
         </div>
         <div className="flex items-center gap-2 p-3">
-          <input className="field flex-1" placeholder="Change note: what changes and why" value={note} onChange={(e) => setNote(e.target.value)} data-testid="change-note" />
+          <input
+            className="field flex-1"
+            placeholder="Change note: what changes and why"
+            value={note}
+            onChange={(e) => setNote(e.target.value)}
+            data-testid="change-note"
+          />
           <button type="button" className="btn" disabled={busy || !parsed.ok} onClick={save} data-testid="save-draft">
             {busy ? "Saving…" : mode === "create" ? "Create draft" : "Save draft"}
           </button>

@@ -8,7 +8,12 @@ const money = (v: number) => (v === 0 ? "$0" : v >= 0.01 ? `$${v.toFixed(v >= 1 
 /** Spend so far (all instances) against a cap: "$0.1250 of $0.50", coloured once the cap is reached. */
 function Spend({ spent, cap, thisInstance }: { spent: number; cap: number | null; thisInstance: number | null }) {
   const own = thisInstance === null ? "" : `this instance ${money(thisInstance)}`;
-  if (cap === null) return <span className="muted" title={own || undefined}>{spent > 0 ? `${money(spent)} · no cap` : "no cap"}</span>;
+  if (cap === null)
+    return (
+      <span className="muted" title={own || undefined}>
+        {spent > 0 ? `${money(spent)} · no cap` : "no cap"}
+      </span>
+    );
   const reached = spent >= cap;
   const title = [reached ? "cap reached: the fallback policy answers until the window resets" : "", own].filter(Boolean).join(" · ");
   return (
@@ -27,7 +32,10 @@ function RetryBudget({ row }: { row: TGatewayOperationRow }) {
     <span>
       {ratio}
       <span className="muted"> · </span>
-      <span style={{ color: spent ? "var(--bad)" : undefined }} title={`retries in the last ${r.windowSeconds} s over ${r.requests} requests; allowed ${r.allowed}`}>
+      <span
+        style={{ color: spent ? "var(--bad)" : undefined }}
+        title={`retries in the last ${r.windowSeconds} s over ${r.requests} requests; allowed ${r.allowed}`}
+      >
         {r.retries}/{r.allowed} used
       </span>
     </span>
@@ -51,33 +59,38 @@ function Fallback({ row, now }: { row: TGatewayOperationRow; now: number }) {
 
 function OperationRow({ o, now }: { o: TGatewayOperationRow; now: number }) {
   return (
-  <tr data-testid={`gateway-op-${o.operation}`}>
-    <td className="mono">
-      {o.operation}
-      {o.configured ? null : <span className="muted" title="no gateway_operation row"> · defaults</span>}
-    </td>
-    <td className="mono">{o.callable.length > 0 ? o.callable.join(", ") : <span style={{ color: "var(--bad)" }}>none</span>}</td>
-    <td className="mono">{ms(o.limits.deadlineMs)}</td>
-    <td className="mono">{o.limits.maxAttempts}</td>
-    <td className="mono" data-testid="gateway-retry-budget">
-      <RetryBudget row={o} />
-    </td>
-    <td className="mono" data-testid="gateway-cap-minute">
-      <Spend spent={o.spend.minute} cap={o.limits.costCapPerMinute} thisInstance={o.runtime?.spentMinuteThisInstance ?? null} />
-    </td>
-    <td className="mono" data-testid="gateway-cap-day">
-      <Spend spent={o.spend.day} cap={o.limits.costCapPerDay} thisInstance={o.runtime?.spentDayThisInstance ?? null} />
-    </td>
-    <td className="mono">
-      <Fallback row={o} now={now} />
-    </td>
-    <td className="mono" data-testid="gateway-fallback-policy">
-      {o.fallbackPolicy ?? <span className="muted">no active policy</span>}
-      {o.fallbackAction && o.fallbackAction !== o.fallbackPolicy ? <span className="muted"> → {o.fallbackAction}</span> : null}
-    </td>
-    <td className="mono">{o.limits.cacheTtlSeconds === null ? <span className="muted">off</span> : `${o.limits.cacheTtlSeconds} s`}</td>
-    <td className="mono">{o.limits.idempotencyWindowSeconds} s</td>
-  </tr>
+    <tr data-testid={`gateway-op-${o.operation}`}>
+      <td className="mono">
+        {o.operation}
+        {o.configured ? null : (
+          <span className="muted" title="no gateway_operation row">
+            {" "}
+            · defaults
+          </span>
+        )}
+      </td>
+      <td className="mono">{o.callable.length > 0 ? o.callable.join(", ") : <span style={{ color: "var(--bad)" }}>none</span>}</td>
+      <td className="mono">{ms(o.limits.deadlineMs)}</td>
+      <td className="mono">{o.limits.maxAttempts}</td>
+      <td className="mono" data-testid="gateway-retry-budget">
+        <RetryBudget row={o} />
+      </td>
+      <td className="mono" data-testid="gateway-cap-minute">
+        <Spend spent={o.spend.minute} cap={o.limits.costCapPerMinute} thisInstance={o.runtime?.spentMinuteThisInstance ?? null} />
+      </td>
+      <td className="mono" data-testid="gateway-cap-day">
+        <Spend spent={o.spend.day} cap={o.limits.costCapPerDay} thisInstance={o.runtime?.spentDayThisInstance ?? null} />
+      </td>
+      <td className="mono">
+        <Fallback row={o} now={now} />
+      </td>
+      <td className="mono" data-testid="gateway-fallback-policy">
+        {o.fallbackPolicy ?? <span className="muted">no active policy</span>}
+        {o.fallbackAction && o.fallbackAction !== o.fallbackPolicy ? <span className="muted"> → {o.fallbackAction}</span> : null}
+      </td>
+      <td className="mono">{o.limits.cacheTtlSeconds === null ? <span className="muted">off</span> : `${o.limits.cacheTtlSeconds} s`}</td>
+      <td className="mono">{o.limits.idempotencyWindowSeconds} s</td>
+    </tr>
   );
 }
 
@@ -86,7 +99,8 @@ export function OperationsPanel({ executable, others, now }: { executable: TGate
   return (
     <section className="panel" aria-label="Execute limits per operation">
       <h2 className="panel-title">
-        Operations <span className="muted font-normal">· limits, budgets and the fallback policy that answers when nothing is eligible or a budget is breached</span>
+        Operations{" "}
+        <span className="muted font-normal">· limits, budgets and the fallback policy that answers when nothing is eligible or a budget is breached</span>
       </h2>
       <div className="overflow-x-auto">
         <DataTable

@@ -10,8 +10,8 @@ export function GatewayHeader({ view, refreshError }: { view: TGatewayView; refr
     <section className="panel flex flex-wrap items-center gap-3 p-3 text-sm">
       <h1 className="font-semibold">Gateway · execute mode</h1>
       <span className="muted text-xs">
-        POST /api/v1/execute/:operation calls the chosen provider itself and fails over within these limits. Read-only here: limits live in gateway_operation, adapters in
-        provider_adapter.
+        POST /api/v1/execute/:operation calls the chosen provider itself and fails over within these limits. Read-only here: limits live in gateway_operation,
+        adapters in provider_adapter.
       </span>
       <span className="ml-auto text-xs" data-testid="gateway-instance">
         {view.instance ? (
@@ -24,7 +24,10 @@ export function GatewayHeader({ view, refreshError }: { view: TGatewayView; refr
             </span>
           </>
         ) : (
-          <span className="muted">Retry budgets, the fallback period and the job queue are not observable from this process (no gateway running in it); spend comes from the shared table.</span>
+          <span className="muted">
+            Retry budgets, the fallback period and the job queue are not observable from this process (no gateway running in it); spend comes from the shared
+            table.
+          </span>
         )}
       </span>
       {refreshError ? (
@@ -38,30 +41,34 @@ export function GatewayHeader({ view, refreshError }: { view: TGatewayView; refr
 
 function AdapterRow({ a }: { a: TAdapter }) {
   return (
-  <tr data-testid={`gateway-adapter-${a.provider}`}>
-    <td className="mono">{a.provider}</td>
-    <td className="mono">{a.kind}</td>
-    <td className="mono">{a.model ?? "–"}</td>
-    <td className="mono">{a.host ?? "–"}</td>
-    <td className="mono" data-testid="gateway-credential">
-      {a.credentialRef ?? <span className="muted">{a.error?.includes("credential_ref") ? "invalid (hidden)" : "none"}</span>}
-      {a.credentialAvailable === null ? null : a.credentialAvailable ? (
-        <span style={{ color: "var(--ok)" }}> · set</span>
-      ) : (
-        <span style={{ color: "var(--bad)" }} title="the reference does not resolve in this server process: execute skips this provider">
-          {" "}
-          · missing
-        </span>
-      )}
-    </td>
-    <td className="mono">{a.contextWindow === null ? <span className="muted">no check</span> : a.contextWindow.toLocaleString("en-US")}</td>
-    <td className="mono">
-      {a.inputPricePer1k === null && a.outputPricePer1k === null ? <span className="muted">catalogue cost</span> : `$${a.inputPricePer1k ?? 0} · $${a.outputPricePer1k ?? 0}`}
-    </td>
-    <td className="mono">{ms(a.timeoutMs)}</td>
-    <td className="mono">{a.operations.join(", ") || <span className="muted">none</span>}</td>
-    <td style={{ whiteSpace: "normal", color: a.error ? "var(--bad)" : "var(--ok)" }}>{a.error ? `skipped: ${a.error}` : "loaded"}</td>
-  </tr>
+    <tr data-testid={`gateway-adapter-${a.provider}`}>
+      <td className="mono">{a.provider}</td>
+      <td className="mono">{a.kind}</td>
+      <td className="mono">{a.model ?? "–"}</td>
+      <td className="mono">{a.host ?? "–"}</td>
+      <td className="mono" data-testid="gateway-credential">
+        {a.credentialRef ?? <span className="muted">{a.error?.includes("credential_ref") ? "invalid (hidden)" : "none"}</span>}
+        {a.credentialAvailable === null ? null : a.credentialAvailable ? (
+          <span style={{ color: "var(--ok)" }}> · set</span>
+        ) : (
+          <span style={{ color: "var(--bad)" }} title="the reference does not resolve in this server process: execute skips this provider">
+            {" "}
+            · missing
+          </span>
+        )}
+      </td>
+      <td className="mono">{a.contextWindow === null ? <span className="muted">no check</span> : a.contextWindow.toLocaleString("en-US")}</td>
+      <td className="mono">
+        {a.inputPricePer1k === null && a.outputPricePer1k === null ? (
+          <span className="muted">catalogue cost</span>
+        ) : (
+          `$${a.inputPricePer1k ?? 0} · $${a.outputPricePer1k ?? 0}`
+        )}
+      </td>
+      <td className="mono">{ms(a.timeoutMs)}</td>
+      <td className="mono">{a.operations.join(", ") || <span className="muted">none</span>}</td>
+      <td style={{ whiteSpace: "normal", color: a.error ? "var(--bad)" : "var(--ok)" }}>{a.error ? `skipped: ${a.error}` : "loaded"}</td>
+    </tr>
   );
 }
 
@@ -90,9 +97,16 @@ export function EventsPanel({ view }: { view: TGatewayView }) {
   return (
     <section className="panel" aria-label="Gateway events">
       <h2 className="panel-title">
-        Budget events <span className="muted font-normal">· cost caps and maximum fallback duration breached, newest first (at most one per operation, region and kind a minute)</span>
+        Budget events{" "}
+        <span className="muted font-normal">
+          · cost caps and maximum fallback duration breached, newest first (at most one per operation, region and kind a minute)
+        </span>
       </h2>
-      <DataTable columns={["Time", "Operation", "Region", "Event", "Provider", "Detail", "Policy"]} empty="No budget has been breached." testId="gateway-events">
+      <DataTable
+        columns={["Time", "Operation", "Region", "Event", "Provider", "Detail", "Policy"]}
+        empty="No budget has been breached."
+        testId="gateway-events"
+      >
         {view.events.map((e) => (
           <tr key={e.id}>
             <td className="mono">{utc(e.at)}</td>

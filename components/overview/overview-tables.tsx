@@ -12,9 +12,16 @@ export function HealthAndOverrides({ data }: { data: TOverview }) {
     <div className="grid gap-4 lg:grid-cols-[3fr_2fr]">
       <section className="panel" aria-label="Provider health">
         <div className="panel-title">
-          Providers in <span className="mono">{data.region}</span> <span className="muted font-normal">· last {data.windowMinutes} min, merged across instances</span>
+          Providers in <span className="mono">{data.region}</span>{" "}
+          <span className="muted font-normal">· last {data.windowMinutes} min, merged across instances</span>
         </div>
-        <ProviderHealthTable rows={health} now={data.generatedAt} byRegion={false} testId="health-table" empty={`No provider serves ${data.operation} in ${data.region}.`} />
+        <ProviderHealthTable
+          rows={health}
+          now={data.generatedAt}
+          byRegion={false}
+          testId="health-table"
+          empty={`No provider serves ${data.operation} in ${data.region}.`}
+        />
       </section>
       <section className="panel" aria-label="Active overrides">
         <div className="panel-title">Active overrides</div>

@@ -32,9 +32,9 @@ function BreakerHeldNote({ data }: { data: TOverview }) {
     <div className="border-t px-3 py-2 text-xs" style={{ borderColor: "var(--border)" }} data-testid="breaker-held-note">
       {breakerHeld.map((h) => (
         <div key={h.provider}>
-          <span className="mono">{h.provider}</span>: breaker <span style={{ color: "var(--bad)" }}>{h.breaker.replace("_", "-")}</span>, so it
-          serves {h.breaker === "open" ? "0" : "only its probe calls"}; the chart plots its planned{" "}
-          <span className="mono">{((h.share ?? 0) * 100).toFixed(1)}%</span>, which falls at the capped rate to the probe floor that carries its half-open probes.
+          <span className="mono">{h.provider}</span>: breaker <span style={{ color: "var(--bad)" }}>{h.breaker.replace("_", "-")}</span>, so it serves{" "}
+          {h.breaker === "open" ? "0" : "only its probe calls"}; the chart plots its planned <span className="mono">{((h.share ?? 0) * 100).toFixed(1)}%</span>,
+          which falls at the capped rate to the probe floor that carries its half-open probes.
         </div>
       ))}
     </div>

@@ -16,5 +16,8 @@ export async function controlRequest<T = unknown>(url: string, method: "POST" | 
   const json = (await res.json().catch(() => null)) as { error?: Partial<TControlError> } | null;
   if (res.ok) return { ok: true, value: json as T };
   const e = json?.error;
-  return { ok: false, error: { status: res.status, code: e?.code ?? `http_${res.status}`, message: e?.message ?? `HTTP ${res.status}`, fields: e?.fields ?? [] } };
+  return {
+    ok: false,
+    error: { status: res.status, code: e?.code ?? `http_${res.status}`, message: e?.message ?? `HTTP ${res.status}`, fields: e?.fields ?? [] },
+  };
 }

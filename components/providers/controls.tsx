@@ -84,7 +84,13 @@ function OverrideFields({
       <label htmlFor="ov-operation" className="muted">
         Operation
       </label>
-      <select id="ov-operation" className="field" value={d.operation} onChange={(e) => setD({ ...d, operation: e.target.value, region: ALL })} data-testid="override-operation">
+      <select
+        id="ov-operation"
+        className="field"
+        value={d.operation}
+        onChange={(e) => setD({ ...d, operation: e.target.value, region: ALL })}
+        data-testid="override-operation"
+      >
         {operationRequired ? null : <option value={ALL}>all operations</option>}
         {operationRequired && d.operation === ALL ? <option value={ALL}>choose…</option> : null}
         {data.operations.map((o) => (
@@ -163,7 +169,9 @@ function BlastRadius({ d, radius, operationRequired }: { d: TDraft; radius: TTra
                   <td className="mono">{s.region}</td>
                   <td className="mono">{s.provider}</td>
                   <td className="mono">{pct(s.share)}</td>
-                  <td className="mono muted">{d.kind === "provider_kill" ? "0% (excluded)" : d.kind === "provider_pin" ? "100% (pinned)" : "static priority order"}</td>
+                  <td className="mono muted">
+                    {d.kind === "provider_kill" ? "0% (excluded)" : d.kind === "provider_pin" ? "100% (pinned)" : "static priority order"}
+                  </td>
                 </tr>
               ))
             )}
@@ -190,7 +198,8 @@ function OverrideDialog({ draft, onClose }: { draft: TDraft; onClose: () => void
   const [error, setError] = useState<TControlError | null>(null);
   const radius = blastRadius(data, d);
   const operationRequired = d.kind !== "provider_kill";
-  const regions = d.operation === ALL ? [...new Set(data.operations.flatMap((o) => o.regions))].sort() : (data.operations.find((o) => o.key === d.operation)?.regions ?? []);
+  const regions =
+    d.operation === ALL ? [...new Set(data.operations.flatMap((o) => o.regions))].sort() : (data.operations.find((o) => o.key === d.operation)?.regions ?? []);
   const canSubmit = reason.trim().length >= MIN_REASON && (!operationRequired || d.operation !== ALL);
 
   const confirm = async () => {
@@ -223,7 +232,16 @@ function OverrideDialog({ draft, onClose }: { draft: TDraft; onClose: () => void
       confirmLabel={d.kind === "provider_pin" ? "Pin provider" : d.kind === "provider_kill" ? "Kill provider" : "Turn adaptive routing off"}
       danger={d.kind !== "provider_pin"}
     >
-      <OverrideFields d={d} setD={setD} regions={regions} operationRequired={operationRequired} reason={reason} setReason={setReason} expiry={expiry} setExpiry={setExpiry} />
+      <OverrideFields
+        d={d}
+        setD={setD}
+        regions={regions}
+        operationRequired={operationRequired}
+        reason={reason}
+        setReason={setReason}
+        expiry={expiry}
+        setExpiry={setExpiry}
+      />
       <BlastRadius d={d} radius={radius} operationRequired={operationRequired} />
       <ControlErrorView error={error} />
     </ConfirmDialog>
@@ -245,9 +263,18 @@ function EndDialog({ override, onClose }: { override: TOverrideRow; onClose: () 
     router.refresh();
   };
   return (
-    <ConfirmDialog title={`End ${KIND_LABEL[override.kind].toLowerCase()} · ${override.provider ?? override.operation ?? ""}`} open onClose={onClose} onConfirm={confirm} canSubmit={reason.trim().length >= MIN_REASON} busy={busy} confirmLabel="End override">
+    <ConfirmDialog
+      title={`End ${KIND_LABEL[override.kind].toLowerCase()} · ${override.provider ?? override.operation ?? ""}`}
+      open
+      onClose={onClose}
+      onConfirm={confirm}
+      canSubmit={reason.trim().length >= MIN_REASON}
+      busy={busy}
+      confirmLabel="End override"
+    >
       <p className="text-sm">
-        Scope: <span className="mono">{override.operation ?? "all operations"}</span> · <span className="mono">{override.region ?? "all regions"}</span>. Created for: {override.reason}
+        Scope: <span className="mono">{override.operation ?? "all operations"}</span> · <span className="mono">{override.region ?? "all regions"}</span>.
+        Created for: {override.reason}
       </p>
       <label className="flex flex-col gap-1 text-sm">
         <span className="muted">Why it ends</span>
@@ -276,10 +303,20 @@ export function ProviderRowActions({ provider }: { provider: string }) {
   if (!data.canCreate) return null;
   return (
     <span className="flex gap-1">
-      <button type="button" className="btn btn-danger" onClick={() => open({ kind: "provider_kill", provider, operation: ALL, region: ALL })} data-testid={`kill-${provider}`}>
+      <button
+        type="button"
+        className="btn btn-danger"
+        onClick={() => open({ kind: "provider_kill", provider, operation: ALL, region: ALL })}
+        data-testid={`kill-${provider}`}
+      >
         Kill…
       </button>
-      <button type="button" className="btn" onClick={() => open({ kind: "provider_pin", provider, operation: data.operations[0]?.key ?? ALL, region: ALL })} data-testid={`pin-${provider}`}>
+      <button
+        type="button"
+        className="btn"
+        onClick={() => open({ kind: "provider_pin", provider, operation: data.operations[0]?.key ?? ALL, region: ALL })}
+        data-testid={`pin-${provider}`}
+      >
         Pin…
       </button>
     </span>
@@ -305,7 +342,12 @@ export function KillSwitchPanel({ overrides }: { overrides: TOverrideRow[] }) {
               </td>
               <td style={{ width: 1 }}>
                 {data.canCreate ? (
-                  <button type="button" className="btn btn-danger" onClick={() => open({ kind: "routing_kill_switch", provider: null, operation: o.key, region: ALL })} data-testid={`kill-switch-${o.key}`}>
+                  <button
+                    type="button"
+                    className="btn btn-danger"
+                    onClick={() => open({ kind: "routing_kill_switch", provider: null, operation: o.key, region: ALL })}
+                    data-testid={`kill-switch-${o.key}`}
+                  >
                     Turn adaptive off…
                   </button>
                 ) : null}
@@ -325,7 +367,11 @@ export function OverridesPanel({ overrides, now }: { overrides: TOverrideRow[]; 
   return (
     <section className="panel" aria-label="Active overrides">
       <h2 className="panel-title">Active overrides</h2>
-      <DataTable columns={["Kind", "Provider", "Operation", "Region", "Reason", "Created", "Expires", ""]} empty="No override is active: routing is fully adaptive." testId="overrides-table">
+      <DataTable
+        columns={["Kind", "Provider", "Operation", "Region", "Reason", "Created", "Expires", ""]}
+        empty="No override is active: routing is fully adaptive."
+        testId="overrides-table"
+      >
         {overrides.map((o) => (
           <tr key={o.id} data-testid={`override-${o.kind}-${o.provider ?? o.operation ?? "all"}`}>
             <td style={{ color: o.kind === "provider_pin" ? "var(--warn)" : "var(--bad)" }}>{KIND_LABEL[o.kind]}</td>

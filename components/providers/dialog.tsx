@@ -36,7 +36,12 @@ export function ConfirmDialog({
     if (canSubmit && !busy) onConfirm();
   };
   return (
-    <div className="fixed inset-0 z-50 flex items-start justify-center pt-[10vh]" role="presentation" onClick={onClose} style={{ background: "rgb(0 0 0 / 0.35)" }}>
+    <div
+      className="fixed inset-0 z-50 flex items-start justify-center pt-[10vh]"
+      role="presentation"
+      onClick={onClose}
+      style={{ background: "rgb(0 0 0 / 0.35)" }}
+    >
       <form
         ref={panel}
         role="dialog"

@@ -16,7 +16,19 @@ export function BreakerState({ state, since, reason, now }: { state: TBreakerSta
  * Provider health rows: share, completion, p95, samples and breaker per provider (and region,
  * when the table spans regions). Completion below 90% is marked: that is where on-call looks first.
  */
-export function ProviderHealthTable({ rows, now, byRegion, testId, empty }: { rows: readonly TProviderHealth[]; now: number; byRegion: boolean; testId: string; empty: string }) {
+export function ProviderHealthTable({
+  rows,
+  now,
+  byRegion,
+  testId,
+  empty,
+}: {
+  rows: readonly TProviderHealth[];
+  now: number;
+  byRegion: boolean;
+  testId: string;
+  empty: string;
+}) {
   return (
     <DataTable columns={["Provider", ...(byRegion ? ["Region"] : []), "Share", "Completion", "p95", "Samples", "Breaker"]} empty={empty} testId={testId}>
       {rows.map((h) => (

@@ -14,10 +14,14 @@ export function ReplayProgress({ status, finishedAt, testId }: { status: TReplay
       {running && p ? (
         <>
           <span className="relative inline-block h-2 w-40 overflow-hidden rounded" style={{ background: "var(--border)" }} aria-hidden>
-            <span className="absolute inset-y-0 left-0" style={{ width: `${Math.round(fraction * 100)}%`, background: "var(--accent)", transition: "width 300ms" }} />
+            <span
+              className="absolute inset-y-0 left-0"
+              style={{ width: `${Math.round(fraction * 100)}%`, background: "var(--accent)", transition: "width 300ms" }}
+            />
           </span>
           <span>
-            {status.state === "queued" ? `queued${status.queuePosition ? ` (#${status.queuePosition})` : ""}` : `running ${p.done}/${p.total}`} · <span className="muted">{p.label}</span>
+            {status.state === "queued" ? `queued${status.queuePosition ? ` (#${status.queuePosition})` : ""}` : `running ${p.done}/${p.total}`} ·{" "}
+            <span className="muted">{p.label}</span>
           </span>
         </>
       ) : status?.state === "failed" ? (

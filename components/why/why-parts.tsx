@@ -38,11 +38,14 @@ export function MomentPanel({ moment, chosen }: { moment: TMoment; chosen: TChos
   return (
     <section className="panel" data-testid="moment">
       <h2 className="panel-title">
-        In effect at <span className="mono">{utc(moment.at)}</span> · <span className="mono">{chosen.operation}</span> · <span className="mono">{chosen.region}</span>
+        In effect at <span className="mono">{utc(moment.at)}</span> · <span className="mono">{chosen.operation}</span> ·{" "}
+        <span className="mono">{chosen.region}</span>
       </h2>
       <dl className="grid grid-cols-[170px_1fr] gap-x-3 gap-y-1 px-3 pb-3 text-sm">
         <dt className="muted">Shares</dt>
-        <dd className="mono">{moment.shares ? `${sharesText(moment.shares)} (controller sample ${utc(moment.sharesAt)})` : "no controller sample before this moment"}</dd>
+        <dd className="mono">
+          {moment.shares ? `${sharesText(moment.shares)} (controller sample ${utc(moment.sharesAt)})` : "no controller sample before this moment"}
+        </dd>
         <dt className="muted">Active policy</dt>
         <dd className="mono">{moment.policyVersion ? `${moment.policyVersion}, activated ${utc(moment.policyActivatedAt)}` : "none"}</dd>
         <dt className="muted">Overrides in effect</dt>
@@ -83,7 +86,12 @@ export function MomentPanel({ moment, chosen }: { moment: TMoment; chosen: TChos
 
 export function EventBlock({ e, highlighted }: { e: TShiftEvent; highlighted: boolean }) {
   return (
-    <section className="panel" id={`event-${e.id}`} style={highlighted ? { borderColor: "var(--accent)" } : undefined} data-testid={highlighted ? "selected-event" : undefined}>
+    <section
+      className="panel"
+      id={`event-${e.id}`}
+      style={highlighted ? { borderColor: "var(--accent)" } : undefined}
+      data-testid={highlighted ? "selected-event" : undefined}
+    >
       <div className="panel-title flex flex-wrap items-center gap-3">
         <span className="mono">{utc(e.at)}</span>
         <span className="mono" style={{ color: "var(--warn)" }}>

@@ -51,7 +51,10 @@ export default async function pageScreenshots(config: FullConfig): Promise<void>
         await context.addInitScript((t) => localStorage.setItem("sy-theme", t), theme);
         const page = await context.newPage();
         try {
-          const login = await context.request.post("/api/auth/login", { headers: { origin: baseURL }, data: { email: emailOf(shot.role), password: passwordOf() } });
+          const login = await context.request.post("/api/auth/login", {
+            headers: { origin: baseURL },
+            data: { email: emailOf(shot.role), password: passwordOf() },
+          });
           if (!login.ok()) throw new Error(`sign-in as ${shot.role}: HTTP ${login.status()}`);
           const path = typeof shot.path === "string" ? shot.path : await shot.path(page);
           if (path === null) {

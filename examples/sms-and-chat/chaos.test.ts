@@ -42,7 +42,11 @@ describe("chaos: the example service routes in local mode while Switchyard is SI
     let running = true;
     const load = (async () => {
       while (running) {
-        const r = await fetch(`${service.url}/sms`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ to: "+100", text: "x", local: true }) });
+        const r = await fetch(`${service.url}/sms`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ to: "+100", text: "x", local: true }),
+        });
         const body = (await r.json()) as { sent: boolean; decisionId: string; source: string };
         if (r.status !== 200 || body.source !== "local") failures.push(`${phase}: ${r.status} ${JSON.stringify(body)}`);
         else {
@@ -76,7 +80,9 @@ describe("chaos: the example service routes in local mode while Switchyard is SI
     expect(s.pending).toBe(0);
     const logged = await pool.query<{ n: number }>(`select count(*)::int as n from decision where id = any($1::uuid[]) and record->>'mode' = 'local'`, [ids]);
     const missing = ids.length - s.dropped - logged.rows[0]!.n;
-    process.stdout.write(`chaos: ${ids.length} local decisions (before ${phases.before}, down ${phases.down}, after ${phases.after}); logged ${logged.rows[0]!.n}, dropped ${s.dropped}, missing ${missing}\n`);
+    process.stdout.write(
+      `chaos: ${ids.length} local decisions (before ${phases.before}, down ${phases.down}, after ${phases.after}); logged ${logged.rows[0]!.n}, dropped ${s.dropped}, missing ${missing}\n`,
+    );
     expect(missing).toBe(0);
     expect(s.reported + s.dropped + s.refused).toBe(s.made);
   }, 180_000);

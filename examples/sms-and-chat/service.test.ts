@@ -44,7 +44,10 @@ describe("examples/sms-and-chat", () => {
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ sent: true, failStatic: false, source: "local" });
     await service.switchyard.flush();
-    const rows = await env.pool.query(`select d.record->>'mode' as mode, o.status from decision d join provider_call_outcome o on o.decision_id = d.id::text where d.id = $1`, [r.json.decisionId]);
+    const rows = await env.pool.query(
+      `select d.record->>'mode' as mode, o.status from decision d join provider_call_outcome o on o.decision_id = d.id::text where d.id = $1`,
+      [r.json.decisionId],
+    );
     expect(rows.rows).toEqual([{ mode: "local", status: "success" }]);
   });
 
@@ -55,7 +58,9 @@ describe("examples/sms-and-chat", () => {
       const r = await post(service.url, "/sms", { to: "+1555", text: "x" });
       expect(r.status).toBe(502);
       await service.switchyard.flush();
-      const rows = await env.pool.query(`select count(*)::int as n from provider_call_outcome where decision_id = $1 and status = 'failure'`, [r.json.decisionId]);
+      const rows = await env.pool.query(`select count(*)::int as n from provider_call_outcome where decision_id = $1 and status = 'failure'`, [
+        r.json.decisionId,
+      ]);
       expect(rows.rows[0].n).toBeGreaterThanOrEqual(2);
     } finally {
       env.mocks.provider_A.setAlways(null);
@@ -72,7 +77,11 @@ describe("examples/sms-and-chat", () => {
 
   it("keeps sending while Switchyard is unreachable (fail-static from the static order)", async () => {
     const dead = `http://127.0.0.1:${await freePort()}`;
-    const offline = await startService({ switchyardUrl: dead, apiKey: API_KEY, providerUrls: { provider_A: env.mocks.provider_A.url, provider_B: env.mocks.provider_B.url } });
+    const offline = await startService({
+      switchyardUrl: dead,
+      apiKey: API_KEY,
+      providerUrls: { provider_A: env.mocks.provider_A.url, provider_B: env.mocks.provider_B.url },
+    });
     try {
       const r = await post(offline.url, "/sms", { to: "+33612345678", text: "code 9" });
       expect(r.status).toBe(200);

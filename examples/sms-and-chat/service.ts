@@ -59,7 +59,15 @@ export async function startService(opts: TServiceOptions): Promise<TService> {
       const base = opts.providerUrls[provider];
       let status = 0;
       try {
-        if (base) status = (await fetch(`${base}/sms/${encodeURIComponent(to)}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ to, text }), signal: AbortSignal.timeout(2_000) })).status;
+        if (base)
+          status = (
+            await fetch(`${base}/sms/${encodeURIComponent(to)}`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ to, text }),
+              signal: AbortSignal.timeout(2_000),
+            })
+          ).status;
       } catch {
         status = 0;
       }
@@ -89,8 +97,15 @@ export async function startService(opts: TServiceOptions): Promise<TService> {
           reply(res, r.sent ? 200 : 502, r);
         } else if (req.method === "POST" && req.url === "/chat") {
           const body = await readJson(req);
-          const { data, response } = await ai.chat.completions.create({ model: "LLM_CHAT@EU", messages: [{ role: "user", content: String(body.prompt) }] }).withResponse();
-          reply(res, 200, { text: data.choices[0]?.message.content, usage: data.usage, provider: response.headers.get("x-switchyard-provider"), decisionId: response.headers.get("x-switchyard-decision-id") });
+          const { data, response } = await ai.chat.completions
+            .create({ model: "LLM_CHAT@EU", messages: [{ role: "user", content: String(body.prompt) }] })
+            .withResponse();
+          reply(res, 200, {
+            text: data.choices[0]?.message.content,
+            usage: data.usage,
+            provider: response.headers.get("x-switchyard-provider"),
+            decisionId: response.headers.get("x-switchyard-decision-id"),
+          });
         } else if (req.method === "GET" && req.url === "/stats") {
           reply(res, 200, sy.stats());
         } else reply(res, 404, { error: "not found" });

@@ -30,7 +30,9 @@ function setKey(key: string | undefined) {
 
 async function append(n: number, from = 1) {
   for (let i = from; i < from + n; i++) {
-    await prisma.$transaction((tx) => appendAudit(tx, actor, { action: "override.create", targetType: "override", targetId: `o${i}`, after: { n: i }, reason: `reason ${i}` }));
+    await prisma.$transaction((tx) =>
+      appendAudit(tx, actor, { action: "override.create", targetType: "override", targetId: `o${i}`, after: { n: i }, reason: `reason ${i}` }),
+    );
   }
 }
 
@@ -116,7 +118,11 @@ describe("checkpoints of the head kept outside the database", () => {
     await asDatabaseOwner(prisma, "delete from audit_entry where seq > 3");
     // Without the checkpoint the shorter log is a valid chain: what the old code reported.
     expect(await verifyAuditChain(prisma)).toMatchObject({ ok: true, entries: 3 });
-    expect(await verifyAuditChain(prisma, { checkpoints: checkpoints() })).toMatchObject({ ok: false, entries: 3, firstBreak: { seq: 4, problem: "truncated" } });
+    expect(await verifyAuditChain(prisma, { checkpoints: checkpoints() })).toMatchObject({
+      ok: false,
+      entries: 3,
+      firstBreak: { seq: 4, problem: "truncated" },
+    });
   });
 
   it("detects a chain recomputed after the tail was deleted and new entries appended past the checkpoint", async () => {
@@ -130,7 +136,10 @@ describe("checkpoints of the head kept outside the database", () => {
     await checkpointer().checkpointNow();
     await rewriteChainFrom(prisma, 2, "nothing to see", "strip");
     expect(await verifyAuditChain(prisma, { key: null })).toMatchObject({ ok: true });
-    expect(await verifyAuditChain(prisma, { key: null, checkpoints: checkpoints() })).toMatchObject({ ok: false, firstBreak: { seq: 5, problem: "checkpoint_mismatch" } });
+    expect(await verifyAuditChain(prisma, { key: null, checkpoints: checkpoints() })).toMatchObject({
+      ok: false,
+      firstBreak: { seq: 5, problem: "checkpoint_mismatch" },
+    });
   });
 
   it("refuses a checkpoint edited without the key", async () => {

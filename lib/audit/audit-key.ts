@@ -29,7 +29,8 @@ export function demoAuditKeyPath(cwd = process.cwd()): string {
 }
 
 function checkLength(text: string, where: string): Buffer {
-  if (text.length < MIN_AUDIT_KEY_LENGTH) throw new Error(`${where}: the audit key must be at least ${MIN_AUDIT_KEY_LENGTH} characters (e.g. openssl rand -hex 32)`);
+  if (text.length < MIN_AUDIT_KEY_LENGTH)
+    throw new Error(`${where}: the audit key must be at least ${MIN_AUDIT_KEY_LENGTH} characters (e.g. openssl rand -hex 32)`);
   return Buffer.from(text, "utf8");
 }
 

@@ -1,6 +1,13 @@
 import type { PrismaClient } from "../db/generated/client";
 import { resolveAuditKey, type TAuditKeySource } from "./audit-key";
-import { appendAuditCheckpoint, auditCheckpointDir, auditCheckpointFile, makeAuditCheckpoint, readAuditCheckpoints, type TAuditCheckpoint } from "./checkpoints";
+import {
+  appendAuditCheckpoint,
+  auditCheckpointDir,
+  auditCheckpointFile,
+  makeAuditCheckpoint,
+  readAuditCheckpoints,
+  type TAuditCheckpoint,
+} from "./checkpoints";
 import { verifyAuditChain } from "./verify-audit-chain";
 
 /**
@@ -44,7 +51,8 @@ export function auditCheckpointMsFromEnv(env: Record<string, string | undefined>
   const raw = env.SWITCHYARD_AUDIT_CHECKPOINT_MS;
   if (raw === undefined || raw === "") return DEFAULT_AUDIT_CHECKPOINT_MS;
   const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 0) throw new Error(`SWITCHYARD_AUDIT_CHECKPOINT_MS must be a whole number of milliseconds ≥ 0 (0: no periodic checkpoints), got ${raw}`);
+  if (!Number.isInteger(ms) || ms < 0)
+    throw new Error(`SWITCHYARD_AUDIT_CHECKPOINT_MS must be a whole number of milliseconds ≥ 0 (0: no periodic checkpoints), got ${raw}`);
   return ms;
 }
 
@@ -81,7 +89,9 @@ export function createAuditCheckpointer(opts: TAuditCheckpointerOptions): TAudit
       }
       const result = await verifyAuditChain(opts.prisma, { key: keyInfo.key, from: last ?? undefined });
       if (!result.ok) {
-        fail(`chain broken at entry ${result.firstBreak.seq} (${result.firstBreak.problem}): ${result.firstBreak.detail}; no checkpoint written; run npm run audit:verify`);
+        fail(
+          `chain broken at entry ${result.firstBreak.seq} (${result.firstBreak.problem}): ${result.firstBreak.detail}; no checkpoint written; run npm run audit:verify`,
+        );
         return health();
       }
       error = null;
@@ -127,7 +137,8 @@ export function startAuditCheckpoints(opts: TAuditCheckpointerOptions): TAuditCh
   const env = opts.env ?? process.env;
   const keyInfo = resolveAuditKey(env); // throws on a short key or an unreadable key file
   if (keyInfo.source === "none") {
-    if (env.SWITCHYARD_AUDIT_REQUIRE_KEY === "1") throw new Error("SWITCHYARD_AUDIT_REQUIRE_KEY=1 but no audit key is configured (SWITCHYARD_AUDIT_KEY or SWITCHYARD_AUDIT_KEY_FILE)");
+    if (env.SWITCHYARD_AUDIT_REQUIRE_KEY === "1")
+      throw new Error("SWITCHYARD_AUDIT_REQUIRE_KEY=1 but no audit key is configured (SWITCHYARD_AUDIT_KEY or SWITCHYARD_AUDIT_KEY_FILE)");
     opts.log(
       "WARNING: no audit key (SWITCHYARD_AUDIT_KEY or SWITCHYARD_AUDIT_KEY_FILE): audit entries are written without a MAC, so anyone with write access to the database can rewrite the audit log and recompute its hashes; only the checkpoints kept outside the database would show it. See lib/audit/README.md",
     );

@@ -30,7 +30,13 @@ export function auditCheckpointFile(dir: string, databaseUrl: string): string {
 
 export function makeAuditCheckpoint(head: { seq: number; hash: string }, key: Buffer | null, databaseUrl: string, now = new Date()): TAuditCheckpoint {
   const at = now.toISOString();
-  return { seq: head.seq, hash: head.hash, mac: key ? auditCheckpointMac(key, { seq: head.seq, hash: head.hash, at }) : null, at, database: auditDatabaseId(databaseUrl) };
+  return {
+    seq: head.seq,
+    hash: head.hash,
+    mac: key ? auditCheckpointMac(key, { seq: head.seq, hash: head.hash, at }) : null,
+    at,
+    database: auditDatabaseId(databaseUrl),
+  };
 }
 
 function isCheckpoint(v: unknown): v is TAuditCheckpoint {

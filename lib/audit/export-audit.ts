@@ -19,5 +19,9 @@ export function auditToCsv(rows: readonly AuditEntry[]): string {
 
 /** JSON export keeps every field needed to re-verify the chain offline. */
 export function auditToJson(rows: readonly AuditEntry[]): string {
-  return JSON.stringify(rows.map((r) => ({ ...r, at: r.at.toISOString() })), null, 2);
+  return JSON.stringify(
+    rows.map((r) => ({ ...r, at: r.at.toISOString() })),
+    null,
+    2,
+  );
 }

@@ -45,12 +45,15 @@ beforeAll(async () => {
   for (const file of ROUTE_DIRS.flatMap(routeFiles)) {
     const rel = path.relative(path.resolve(process.cwd(), "app"), path.dirname(file));
     const params: Record<string, string> = {};
-    const url = `/${rel.split(path.sep).map((seg) => {
-      const m = /^\[(.+)\]$/.exec(seg);
-      if (!m) return seg;
-      params[m[1]!] = randomUUID();
-      return params[m[1]!];
-    }).join("/")}`;
+    const url = `/${rel
+      .split(path.sep)
+      .map((seg) => {
+        const m = /^\[(.+)\]$/.exec(seg);
+        if (!m) return seg;
+        params[m[1]!] = randomUUID();
+        return params[m[1]!];
+      })
+      .join("/")}`;
     const mod = (await import(file)) as Record<string, unknown>;
     for (const method of METHODS) {
       const handler = mod[method];
@@ -82,7 +85,7 @@ describe("authorisation matrix", () => {
     expect(unregistered).toEqual([]);
   });
 
-  it("every exported server action (a \"use server\" module) declares a permission", async () => {
+  it('every exported server action (a "use server" module) declares a permission', async () => {
     const app = path.resolve(process.cwd(), "app");
     const modules = filesUnder(app, /\.(ts|tsx)$/).filter((f) => /^\s*["']use server["']/.test(readFileSync(f, "utf8")));
     expect(modules.length).toBeGreaterThan(1);
@@ -106,7 +109,8 @@ describe("authorisation matrix", () => {
         const allowed = roleGrants(role, permission);
         const denied = res.status === 401 || res.status === 403;
         if (res.status >= 500) mismatches.push(`${route.method} ${route.url} as ${role}: ${res.status}`);
-        else if (allowed === denied) mismatches.push(`${route.method} ${route.url} as ${role}: ${res.status}, ${permission} is ${allowed ? "granted" : "denied"}`);
+        else if (allowed === denied)
+          mismatches.push(`${route.method} ${route.url} as ${role}: ${res.status}, ${permission} is ${allowed ? "granted" : "denied"}`);
         else if (!allowed) expect(((await res.json()) as { error: { code: string } }).error.code).toBe("forbidden");
       }
     }
@@ -116,18 +120,23 @@ describe("authorisation matrix", () => {
   });
 
   it("the role-grant routes are in the matrix: reading grants is user.read, confirming and rejecting is user.set_roles", () => {
-    const declared = (method: string, pattern: RegExp) => routes.filter((r) => r.method === method && pattern.test(r.url)).map((r) => declaredPermission(r.handler));
+    const declared = (method: string, pattern: RegExp) =>
+      routes.filter((r) => r.method === method && pattern.test(r.url)).map((r) => declaredPermission(r.handler));
     expect(declared("GET", /^\/api\/control\/users\/grants$/)).toEqual(["user.read"]);
     expect(declared("POST", /^\/api\/control\/users\/grants\/[^/]+\/confirm$/)).toEqual(["user.set_roles"]);
     expect(declared("POST", /^\/api\/control\/users\/grants\/[^/]+\/reject$/)).toEqual(["user.set_roles"]);
   });
 
   it("the catalogue routes are in the matrix: reading is catalog.read, editing catalog.edit (admin), held changes catalog.approve_compliance (compliance)", () => {
-    const declared = (method: string, pattern: RegExp) => routes.filter((r) => r.method === method && pattern.test(r.url)).map((r) => declaredPermission(r.handler));
+    const declared = (method: string, pattern: RegExp) =>
+      routes.filter((r) => r.method === method && pattern.test(r.url)).map((r) => declaredPermission(r.handler));
     expect(declared("GET", /^\/api\/control\/catalog(\/|$)/).every((p) => p === "catalog.read")).toBe(true);
     expect(declared("POST", /^\/api\/control\/catalog\/(providers|operations)$/)).toEqual(["catalog.edit", "catalog.edit"]);
     expect(declared("PATCH", /^\/api\/control\/catalog\//)).toEqual(["catalog.edit", "catalog.edit"]);
-    expect(declared("POST", /^\/api\/control\/catalog\/changes\/[^/]+\/(approve|reject)$/)).toEqual(["catalog.approve_compliance", "catalog.approve_compliance"]);
+    expect(declared("POST", /^\/api\/control\/catalog\/changes\/[^/]+\/(approve|reject)$/)).toEqual([
+      "catalog.approve_compliance",
+      "catalog.approve_compliance",
+    ]);
     expect(ROLES.filter((r) => roleGrants(r, "catalog.edit"))).toEqual(["admin"]);
     expect(ROLES.filter((r) => roleGrants(r, "catalog.approve_compliance"))).toEqual(["compliance"]);
   });

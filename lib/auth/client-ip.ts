@@ -12,7 +12,11 @@ export function trustProxy(): boolean {
 }
 
 export function stampClientIp(req: IncomingMessage): void {
-  const forwarded = trustProxy() ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0]?.trim() : "";
+  const forwarded = trustProxy()
+    ? String(req.headers["x-forwarded-for"] ?? "")
+        .split(",")[0]
+        ?.trim()
+    : "";
   req.headers[CLIENT_IP_HEADER] = forwarded || req.socket.remoteAddress || "";
 }
 

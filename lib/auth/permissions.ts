@@ -63,15 +63,7 @@ export const ROLE_PERMISSIONS: Readonly<Record<TRole, readonly TPermission[]>> =
   policy_author: [...READ, "factor_list.create", "factor_list.edit", "factor_list.submit", "evaluation.run"],
   // catalog.approve_compliance: approve or reject catalogue changes that move compliance (certifications, regions, requirements).
   compliance: [...READ, "factor_list.approve_compliance", "factor_list.reject", "evaluation.run", "catalog.approve_compliance"],
-  approver: [
-    ...READ,
-    "evaluation.run",
-    "factor_list.approve",
-    "factor_list.reject",
-    "factor_list.activate",
-    "factor_list.shadow",
-    "factor_list.rollback",
-  ],
+  approver: [...READ, "evaluation.run", "factor_list.approve", "factor_list.reject", "factor_list.activate", "factor_list.shadow", "factor_list.rollback"],
   // demo.chaos: injecting simulated provider faults (demo mode only, also checked by the route).
   // catalog.edit: providers, operations, adapters and gateway limits; what moves compliance still waits for compliance.
   admin: [...READ, "api_key.create", "api_key.revoke", "user.create", "user.set_roles", "user.revoke_sessions", "demo.chaos", "catalog.edit"],

@@ -70,10 +70,19 @@ export function sessionCookieOptions(secure: boolean, expiresAt: Date) {
  * not depend on next/headers and their cookies can be checked on the Response itself.
  */
 export function sessionSetCookie(token: string, expiresAt: Date, secure: boolean): string {
-  return [`${SESSION_COOKIE}=${encodeURIComponent(token)}`, "Path=/", `Expires=${expiresAt.toUTCString()}`, "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : [])].join("; ");
+  return [
+    `${SESSION_COOKIE}=${encodeURIComponent(token)}`,
+    "Path=/",
+    `Expires=${expiresAt.toUTCString()}`,
+    "HttpOnly",
+    "SameSite=Lax",
+    ...(secure ? ["Secure"] : []),
+  ].join("; ");
 }
 
 /** Expires the session cookie in the browser. */
 export function clearSessionSetCookie(secure: boolean): string {
-  return [`${SESSION_COOKIE}=`, "Path=/", "Expires=Thu, 01 Jan 1970 00:00:00 GMT", "Max-Age=0", "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : [])].join("; ");
+  return [`${SESSION_COOKIE}=`, "Path=/", "Expires=Thu, 01 Jan 1970 00:00:00 GMT", "Max-Age=0", "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : [])].join(
+    "; ",
+  );
 }

@@ -42,7 +42,11 @@ describe("accounts and sessions", () => {
   });
 
   it("refuses a short admin password", async () => {
-    await expect(createAdmin(prisma, { email: "short@example.com", password: "short" })).rejects.toMatchObject({ status: 400, code: "malformed", fields: [{ path: "password" }] });
+    await expect(createAdmin(prisma, { email: "short@example.com", password: "short" })).rejects.toMatchObject({
+      status: 400,
+      code: "malformed",
+      fields: [{ path: "password" }],
+    });
   });
 
   it("signs in with the right password only, and the session resolves to the user's roles", async () => {
@@ -70,7 +74,10 @@ describe("accounts and sessions", () => {
     expect(await resolveSession(prisma, b.token)).toBeNull();
 
     const viewer = await makeUser(prisma, ["viewer"]);
-    await prisma.user.update({ where: { id: viewer.user.id }, data: { passwordHash: (await prisma.user.findUniqueOrThrow({ where: { id: admin.id } })).passwordHash } });
+    await prisma.user.update({
+      where: { id: viewer.user.id },
+      data: { passwordHash: (await prisma.user.findUniqueOrThrow({ where: { id: admin.id } })).passwordHash },
+    });
     const v = (await signInWithPassword(prisma, viewer.user.email, "correct horse battery"))!;
     await prisma.user.update({ where: { id: viewer.user.id }, data: { disabledAt: new Date() } });
     expect(await resolveSession(prisma, v.token)).toBeNull();

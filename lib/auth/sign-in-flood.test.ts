@@ -99,7 +99,12 @@ describe("sign-in throttle at the route", () => {
 type TFloodResult = { statuses: Record<number, number>; overrideMs: number[]; overrideStatuses: number[] };
 
 /** Sends `total` failed sign-ins, `concurrency` at a time, while on-call creates and ends overrides one after another. */
-async function flood(total: number, concurrency: number, attempt: (i: number) => { email: string; ip: string }, minimum = total > 0 ? 10 : 2): Promise<TFloodResult> {
+async function flood(
+  total: number,
+  concurrency: number,
+  attempt: (i: number) => { email: string; ip: string },
+  minimum = total > 0 ? 10 : 2,
+): Promise<TFloodResult> {
   const statuses: Record<number, number> = {};
   let next = 0;
   let done = false;

@@ -24,26 +24,46 @@ type TFailure = "unknown_account" | "wrong_password" | "no_password" | "disabled
  * write nothing and are counted in the next entry for their address or account
  * (refusedWhileThrottled), so a flood cannot queue on the audit chain's lock.
  */
-async function recordFailure(prisma: PrismaClient, attempted: string, userId: string | null, reason: TFailure, method: "password" | "demo", meta: TMeta, note: TThrottleNote) {
+async function recordFailure(
+  prisma: PrismaClient,
+  attempted: string,
+  userId: string | null,
+  reason: TFailure,
+  method: "password" | "demo",
+  meta: TMeta,
+  note: TThrottleNote,
+) {
   // Whoever typed it is not known to be the account's owner: the account is the target, not the actor.
   const actor: TActor = { userId: null, label: attempted.slice(0, MAX_ATTEMPTED_EMAIL) || "(empty)", ip: meta.ip ?? null };
-  await prisma.$transaction((tx) => appendAudit(tx, actor, { action: "auth.sign_in_failed", targetType: "user", targetId: userId, after: { method, reason, ...note } }));
+  await prisma.$transaction((tx) =>
+    appendAudit(tx, actor, { action: "auth.sign_in_failed", targetType: "user", targetId: userId, after: { method, reason, ...note } }),
+  );
 }
 
 /**
  * A fresh random token on every sign-in, created with its audit entry in one transaction; a
  * session the browser already carried is revoked in the same transaction.
  */
-async function startSession(prisma: PrismaClient, user: { id: string; email: string }, method: "password" | "demo", meta: TMeta, note: TThrottleNote): Promise<TSignIn> {
+async function startSession(
+  prisma: PrismaClient,
+  user: { id: string; email: string },
+  method: "password" | "demo",
+  meta: TMeta,
+  note: TThrottleNote,
+): Promise<TSignIn> {
   return prisma.$transaction(async (tx) => {
     if (meta.previousToken) await revokeSessionToken(tx, meta.previousToken);
     const session = await createSession(tx, user.id, meta);
-    await appendAudit(tx, { userId: user.id, label: user.email, ip: meta.ip ?? null }, {
-      action: "auth.sign_in",
-      targetType: "session",
-      targetId: session.sessionId,
-      after: { method, expiresAt: session.expiresAt, ...note },
-    });
+    await appendAudit(
+      tx,
+      { userId: user.id, label: user.email, ip: meta.ip ?? null },
+      {
+        action: "auth.sign_in",
+        targetType: "session",
+        targetId: session.sessionId,
+        after: { method, expiresAt: session.expiresAt, ...note },
+      },
+    );
     return { token: session.token, expiresAt: session.expiresAt };
   });
 }
@@ -64,14 +84,28 @@ async function throttled(throttle: TSignInThrottle, account: string, meta: TMeta
  * audit log says which it was. The throttle answers first (ControlPlaneError 429 with
  * retryAfterSeconds), before the database or argon2 is touched.
  */
-export async function signInWithPassword(prisma: PrismaClient, email: string, password: string, meta: TMeta = {}, throttle = signInThrottle()): Promise<TSignIn> {
+export async function signInWithPassword(
+  prisma: PrismaClient,
+  email: string,
+  password: string,
+  meta: TMeta = {},
+  throttle = signInThrottle(),
+): Promise<TSignIn> {
   const normalised = email.trim().toLowerCase();
   return throttled(throttle, normalised, meta, async (attempt) => {
     const { user, ok } = await withPasswordSlot(async () => {
       const found = await prisma.user.findUnique({ where: { email: normalised } });
       return { user: found, ok: await verifyPassword(found?.passwordHash ?? (await dummyPasswordHash()), password) };
     });
-    const failure: TFailure | null = !user ? "unknown_account" : !user.passwordHash ? "no_password" : !ok ? "wrong_password" : user.disabledAt ? "disabled" : null;
+    const failure: TFailure | null = !user
+      ? "unknown_account"
+      : !user.passwordHash
+        ? "no_password"
+        : !ok
+          ? "wrong_password"
+          : user.disabledAt
+            ? "disabled"
+            : null;
     if (failure || !user) {
       await recordFailure(prisma, normalised, user?.id ?? null, failure ?? "unknown_account", "password", meta, attempt.failed());
       return null;

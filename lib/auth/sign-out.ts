@@ -13,7 +13,11 @@ export async function signOut(prisma: PrismaClient, token: string, meta: { ip?: 
     // Two sign-outs racing: only the one that revokes records it.
     const revoked = await tx.session.updateMany({ where: { id: row.id, revokedAt: null }, data: { revokedAt: now } });
     if (revoked.count === 0) return false;
-    await appendAudit(tx, { userId: row.user.id, label: row.user.email, ip: meta.ip ?? null }, { action: "auth.sign_out", targetType: "session", targetId: row.id });
+    await appendAudit(
+      tx,
+      { userId: row.user.id, label: row.user.email, ip: meta.ip ?? null },
+      { action: "auth.sign_out", targetType: "session", targetId: row.id },
+    );
     return true;
   });
 }

@@ -153,5 +153,8 @@ export async function verifyApiKey(
     return { ok: false, status: 403, reason: `API key ${row.prefix} is not allowed for operation ${operation}` };
   }
   touchLastUsed(prisma, row.id, now);
-  return { ok: true, principal: { kind: "api_key", apiKeyId: row.id, name: row.name, prefix: row.prefix, scopes: row.scopes, operationKeys: row.operationKeys } };
+  return {
+    ok: true,
+    principal: { kind: "api_key", apiKeyId: row.id, name: row.name, prefix: row.prefix, scopes: row.scopes, operationKeys: row.operationKeys },
+  };
 }

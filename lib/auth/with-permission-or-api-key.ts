@@ -20,10 +20,22 @@ export function withPermissionOrApiKey(permission: TPermission, scope: TApiKeySc
     if (!auth?.toLowerCase().startsWith("bearer ")) return sessionRoute(req, nextCtx);
     const prisma = getPrisma();
     const verified = await verifyApiKey(prisma, auth.slice(7).trim(), scope);
-    if (!verified.ok) return errorResponse(verified.status, verified.status === 401 ? "unauthenticated" : verified.status === 403 ? "forbidden" : "auth_unavailable", verified.reason);
+    if (!verified.ok)
+      return errorResponse(
+        verified.status,
+        verified.status === 401 ? "unauthenticated" : verified.status === 403 ? "forbidden" : "auth_unavailable",
+        verified.reason,
+      );
     const key = await prisma.apiKey.findUnique({ where: { id: verified.principal.apiKeyId }, select: { createdById: true, prefix: true } });
     const actor = { userId: key?.createdById ?? null, label: `api_key:${key?.prefix ?? verified.principal.prefix}`, ip: clientIpOf(req.headers) };
-    const principal: TRouteContext["principal"] = { kind: "user", userId: actor.userId ?? "", email: actor.label, name: verified.principal.name, roles: [], sessionId: "" };
+    const principal: TRouteContext["principal"] = {
+      kind: "user",
+      userId: actor.userId ?? "",
+      email: actor.label,
+      name: verified.principal.name,
+      roles: [],
+      sessionId: "",
+    };
     try {
       return await handler({ req, prisma, principal, actor, params: {} });
     } catch (err) {

@@ -97,7 +97,9 @@ function malformedIdRefusal(err: unknown, params: Record<string, string>): Respo
   if (!bad) return null;
   const [name, value] = bad;
   const shown = value.length > 60 ? `${value.slice(0, 60)}…` : value;
-  return errorResponse(404, "not_found", `nothing has ${name} ${JSON.stringify(shown)}: ${name} must be an id (a UUID)`, [{ path: name, message: "must be an id (a UUID)" }]);
+  return errorResponse(404, "not_found", `nothing has ${name} ${JSON.stringify(shown)}: ${name} must be an id (a UUID)`, [
+    { path: name, message: "must be an id (a UUID)" },
+  ]);
 }
 
 /** Reads a JSON body; malformed JSON is a 400 before any validation runs. */

@@ -23,7 +23,12 @@ import type { TOperation, TProvider } from "./schemas";
  * `in_review`: a factor-list version that waits for an approver (and compliance when it
  * touches gates or regions) and an activation, as any other version does.
  */
-export type TBundleChange = { target: string; action: "create" | "update" | "delete" | "request" | "draft"; effect: "applied" | "pending" | "in_review"; detail: string };
+export type TBundleChange = {
+  target: string;
+  action: "create" | "update" | "delete" | "request" | "draft";
+  effect: "applied" | "pending" | "in_review";
+  detail: string;
+};
 
 export type TApplyResult = { dryRun: boolean; changes: TBundleChange[]; summary: string };
 
@@ -66,19 +71,31 @@ export async function planBundle(prisma: PrismaClient, bundle: TBundle): Promise
   bundle.providers.forEach((bp, i) => {
     const next = providerOnly(bp);
     const row = providerBy.get(bp.key);
-    if (!row) changes.push({ target: `provider ${bp.key}`, action: "create", effect: "applied", detail: `regions ${next.regions.join(", ")}; certifications ${next.certifications.join(", ") || "none"}` });
+    if (!row)
+      changes.push({
+        target: `provider ${bp.key}`,
+        action: "create",
+        effect: "applied",
+        detail: `regions ${next.regions.join(", ")}; certifications ${next.certifications.join(", ") || "none"}`,
+      });
     else {
       const current = providerOf(row);
       if (!same(current, next) && !held("provider", bp.key, next)) {
         const reasons = providerComplianceReasons(current, next);
-        changes.push({ target: `provider ${bp.key}`, action: reasons.length > 0 ? "request" : "update", effect: reasons.length > 0 ? "pending" : "applied", detail: reasons.join("; ") || changedFields(current, next) });
+        changes.push({
+          target: `provider ${bp.key}`,
+          action: reasons.length > 0 ? "request" : "update",
+          effect: reasons.length > 0 ? "pending" : "applied",
+          detail: reasons.join("; ") || changedFields(current, next),
+        });
       }
     }
     if (bp.adapter) {
       const problem = baseUrlProblem(bp.adapter.baseUrl);
       if (problem) errors.push({ path: `providers.${i}.adapter.baseUrl`, message: problem });
       const a = adapterBy.get(bp.key);
-      if (!a || !same(adapterOf(a), bp.adapter)) changes.push({ target: `adapter ${bp.key}`, action: a ? "update" : "create", effect: "applied", detail: `${bp.adapter.kind} → ${bp.adapter.baseUrl}` });
+      if (!a || !same(adapterOf(a), bp.adapter))
+        changes.push({ target: `adapter ${bp.key}`, action: a ? "update" : "create", effect: "applied", detail: `${bp.adapter.kind} → ${bp.adapter.baseUrl}` });
     } else if (bp.adapter === null && adapterBy.has(bp.key)) {
       changes.push({ target: `adapter ${bp.key}`, action: "delete", effect: "applied", detail: "adapter: null" });
     }
@@ -92,12 +109,23 @@ export async function planBundle(prisma: PrismaClient, bundle: TBundle): Promise
       const current = operationOf(row);
       if (!same(current, next) && !held("operation", bo.key, next)) {
         const reasons = operationComplianceReasons(current, next);
-        changes.push({ target: `operation ${bo.key}`, action: reasons.length > 0 ? "request" : "update", effect: reasons.length > 0 ? "pending" : "applied", detail: reasons.join("; ") || changedFields(current, next) });
+        changes.push({
+          target: `operation ${bo.key}`,
+          action: reasons.length > 0 ? "request" : "update",
+          effect: reasons.length > 0 ? "pending" : "applied",
+          detail: reasons.join("; ") || changedFields(current, next),
+        });
       }
     }
     if (bo.gatewayLimits) {
       const l = limitsBy.get(bo.key);
-      if (!l || !same(limitsOf(l), bo.gatewayLimits)) changes.push({ target: `gateway limits ${bo.key}`, action: l ? "update" : "create", effect: "applied", detail: `deadline ${bo.gatewayLimits.deadlineMs} ms, ${bo.gatewayLimits.maxAttempts} attempts` });
+      if (!l || !same(limitsOf(l), bo.gatewayLimits))
+        changes.push({
+          target: `gateway limits ${bo.key}`,
+          action: l ? "update" : "create",
+          effect: "applied",
+          detail: `deadline ${bo.gatewayLimits.deadlineMs} ms, ${bo.gatewayLimits.maxAttempts} attempts`,
+        });
     }
     if (bo.factorList) {
       const parsed = parseFactorList(bo.factorList);
@@ -108,11 +136,17 @@ export async function planBundle(prisma: PrismaClient, bundle: TBundle): Promise
       const fl = parsed.value;
       if (fl.operation !== bo.key) errors.push({ path: `operations.${i}.factorList.operation`, message: `must be ${bo.key}, the operation it sits under` });
       fl.providers.forEach((p, j) => {
-        if (!knownProviders.has(p)) errors.push({ path: `operations.${i}.factorList.providers.${j}`, message: `unknown provider "${p}" (neither in the bundle nor on this instance)` });
+        if (!knownProviders.has(p))
+          errors.push({ path: `operations.${i}.factorList.providers.${j}`, message: `unknown provider "${p}" (neither in the bundle nor on this instance)` });
       });
       if (await factorListPlanned(prisma, bo.key, fl)) continue;
       factorLists.set(bo.key, fl);
-      changes.push({ target: `factor list ${bo.key}`, action: "draft", effect: "in_review", detail: "a new version in review: needs an approver (and compliance for gates or regions), then activation" });
+      changes.push({
+        target: `factor list ${bo.key}`,
+        action: "draft",
+        effect: "in_review",
+        detail: "a new version in review: needs an approver (and compliance for gates or regions), then activation",
+      });
     }
   }
   if (errors.length > 0) throw invalid(errors, "the bundle is invalid");
@@ -121,7 +155,10 @@ export async function planBundle(prisma: PrismaClient, bundle: TBundle): Promise
 
 /** The same content is already active, or waiting in review or approved: nothing to add. */
 async function factorListPlanned(prisma: PrismaClient, operationKey: string, fl: TFactorList): Promise<boolean> {
-  const versions = await prisma.factorListVersion.findMany({ where: { operationKey, status: { in: ["active", "in_review", "approved", "draft", "shadow"] } }, select: { document: true } });
+  const versions = await prisma.factorListVersion.findMany({
+    where: { operationKey, status: { in: ["active", "in_review", "approved", "draft", "shadow"] } },
+    select: { document: true },
+  });
   return versions.some((v) => same(v.document, fl));
 }
 
@@ -165,7 +202,10 @@ export async function applyBundle(prisma: PrismaClient, actor: TActor, bundle: T
     if (targets.has(`gateway limits ${bo.key}`) && bo.gatewayLimits) await putGatewayLimits(prisma, actor, bo.key, bo.gatewayLimits);
     const fl = factorLists.get(bo.key);
     if (fl) {
-      const draft = await createFactorListDraft(prisma, actor, { document: fl as unknown as Record<string, unknown>, changeNote: "Applied from a configuration bundle" });
+      const draft = await createFactorListDraft(prisma, actor, {
+        document: fl as unknown as Record<string, unknown>,
+        changeNote: "Applied from a configuration bundle",
+      });
       await submitFactorList(prisma, actor, draft.id);
     }
   }

@@ -23,10 +23,15 @@ export async function approveCatalogChange(prisma: PrismaClient, actor: TActor, 
   return prisma.$transaction(async (tx) => {
     const change = await lockChange(tx, id);
     if (!actor.userId) throw new ControlPlaneError(403, "forbidden", "only a signed-in user can approve");
-    if (change.requestedById === actor.userId) throw new ControlPlaneError(403, "four_eyes", "you asked for this change; someone else in the compliance role must approve it");
+    if (change.requestedById === actor.userId)
+      throw new ControlPlaneError(403, "four_eyes", "you asked for this change; someone else in the compliance role must approve it");
     const stale = (version: number) => {
       if (change.baseVersion !== null && change.baseVersion !== version) {
-        throw new ControlPlaneError(409, "stale_change", `${change.targetType} ${change.targetKey} changed since this was requested (version ${change.baseVersion} → ${version}); ask for it again`);
+        throw new ControlPlaneError(
+          409,
+          "stale_change",
+          `${change.targetType} ${change.targetKey} changed since this was requested (version ${change.baseVersion} → ${version}); ask for it again`,
+        );
       }
     };
     const extra = { approvedChange: change.id, requestedBy: change.requestedBy };
@@ -39,8 +44,18 @@ export async function approveCatalogChange(prisma: PrismaClient, actor: TActor, 
       stale(before.version);
       await writeOperation(tx, actor, before, parseInput(ZOperation, change.payload), "catalog.operation.update", extra);
     }
-    const after = await tx.catalogChange.update({ where: { id }, data: { status: "applied", decidedById: actor.userId, decidedBy: actor.label, decidedAt: new Date(), comment } });
-    await appendAudit(tx, actor, { action: "catalog.change.approve", targetType: "catalog_change", targetId: id, before: { status: "pending" }, after: { status: "applied", reasons: change.reasons }, reason: comment || null });
+    const after = await tx.catalogChange.update({
+      where: { id },
+      data: { status: "applied", decidedById: actor.userId, decidedBy: actor.label, decidedAt: new Date(), comment },
+    });
+    await appendAudit(tx, actor, {
+      action: "catalog.change.approve",
+      targetType: "catalog_change",
+      targetId: id,
+      before: { status: "pending" },
+      after: { status: "applied", reasons: change.reasons },
+      reason: comment || null,
+    });
     return { change: changeSummary(after) };
   });
 }

@@ -22,7 +22,11 @@ import { putAdapter } from "./put-adapter";
 import { putGatewayLimits } from "./put-gateway-limits";
 import { ZAdapter, ZGatewayLimits, ZOperation, ZProvider } from "./schemas";
 
-type TInstance = { db: TTestDatabase; prisma: PrismaClient; users: Record<"admin" | "author" | "approver" | "compliance", Awaited<ReturnType<typeof makeUser>>> };
+type TInstance = {
+  db: TTestDatabase;
+  prisma: PrismaClient;
+  users: Record<"admin" | "author" | "approver" | "compliance", Awaited<ReturnType<typeof makeUser>>>;
+};
 
 const POLICY = `operation: SEND_SMS
 providers: [sms_certified, sms_budget]
@@ -63,7 +67,11 @@ async function reviewAndActivate(i: TInstance): Promise<number> {
 async function decide(i: TInstance, region: string, requestId: string) {
   const server = await startStandaloneDataPlane({ databaseUrl: i.db.url, seed: false, settings: { ...dataPlaneSettings({}, process.cwd()), spoolDir } });
   servers.push(server);
-  const res = await fetch(`${server.url}/api/v1/decide`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ operation: "SEND_SMS", region, requestId }) });
+  const res = await fetch(`${server.url}/api/v1/decide`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ operation: "SEND_SMS", region, requestId }),
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as any;
 }
@@ -73,10 +81,41 @@ beforeAll(async () => {
   source = await instance();
   target = await instance();
   const admin = source.users.admin.actor;
-  await createProvider(source.prisma, admin, parseInput(ZProvider, { key: "sms_certified", displayName: "Certified SMS", regions: ["EU", "NA"], certifications: ["gdpr", "soc2"], costPerRequest: 0.0079, credentialRef: "env:SMS_CERTIFIED_TOKEN" }));
-  await createProvider(source.prisma, admin, parseInput(ZProvider, { key: "sms_budget", displayName: "Budget SMS", regions: ["EU", "NA"], certifications: ["soc2"], costPerRequest: 0.0062, quotas: [{ unit: "requests", limit: 50, windowSeconds: 1 }] }));
-  await putAdapter(source.prisma, admin, "sms_certified", parseInput(ZAdapter, { kind: "http_json", baseUrl: "https://sms.certified.example/v1", options: { path: "/messages" } }));
-  await createOperation(source.prisma, admin, parseInput(ZOperation, { key: "SEND_SMS", description: "verification codes", criticality: "critical", regionRequirements: { EU: ["gdpr"] } }));
+  await createProvider(
+    source.prisma,
+    admin,
+    parseInput(ZProvider, {
+      key: "sms_certified",
+      displayName: "Certified SMS",
+      regions: ["EU", "NA"],
+      certifications: ["gdpr", "soc2"],
+      costPerRequest: 0.0079,
+      credentialRef: "env:SMS_CERTIFIED_TOKEN",
+    }),
+  );
+  await createProvider(
+    source.prisma,
+    admin,
+    parseInput(ZProvider, {
+      key: "sms_budget",
+      displayName: "Budget SMS",
+      regions: ["EU", "NA"],
+      certifications: ["soc2"],
+      costPerRequest: 0.0062,
+      quotas: [{ unit: "requests", limit: 50, windowSeconds: 1 }],
+    }),
+  );
+  await putAdapter(
+    source.prisma,
+    admin,
+    "sms_certified",
+    parseInput(ZAdapter, { kind: "http_json", baseUrl: "https://sms.certified.example/v1", options: { path: "/messages" } }),
+  );
+  await createOperation(
+    source.prisma,
+    admin,
+    parseInput(ZOperation, { key: "SEND_SMS", description: "verification codes", criticality: "critical", regionRequirements: { EU: ["gdpr"] } }),
+  );
   await putGatewayLimits(source.prisma, admin, "SEND_SMS", parseInput(ZGatewayLimits, { deadlineMs: 5000, maxAttempts: 2 }));
   const draft = await createFactorListDraft(source.prisma, source.users.author.actor, { yaml: POLICY, changeNote: "first" });
   await submitFactorList(source.prisma, source.users.author.actor, draft.id);
@@ -158,9 +197,20 @@ operations:
 `;
     const schema = await refusal(Promise.resolve().then(() => parseBundle(bad)));
     expect(schema.fields.map((f) => f.path).sort()).toEqual(["providers.1.key", "providers.1.regions.0"]);
-    const semantic = await refusal(applyBundle(target.prisma, target.users.admin.actor, parseBundle(bad.replace("regions: [eu]", "regions: [EU]").replace("  - key: a\n    displayName: A again", "  - key: b\n    displayName: B")), { dryRun: true }));
+    const semantic = await refusal(
+      applyBundle(
+        target.prisma,
+        target.users.admin.actor,
+        parseBundle(bad.replace("regions: [eu]", "regions: [EU]").replace("  - key: a\n    displayName: A again", "  - key: b\n    displayName: B")),
+        { dryRun: true },
+      ),
+    );
     expect([semantic.status, semantic.code]).toEqual([422, "invalid"]);
-    expect(semantic.fields.map((f) => f.path).sort()).toEqual(["operations.0.factorList.operation", "operations.0.factorList.providers.0", "providers.0.adapter.baseUrl"]);
+    expect(semantic.fields.map((f) => f.path).sort()).toEqual([
+      "operations.0.factorList.operation",
+      "operations.0.factorList.providers.0",
+      "providers.0.adapter.baseUrl",
+    ]);
   });
 
   it("refuses bundles past the text bounds and YAML with duplicate keys as malformed", async () => {

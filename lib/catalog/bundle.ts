@@ -48,15 +48,26 @@ export type TBundle = z.output<typeof ZBundle>;
  */
 export function parseBundle(text: string): TBundle {
   const bounds = checkPolicyTextBounds(text);
-  if (bounds) throw new ControlPlaneError(400, "malformed", `${bounds.message.replace(/^factor list/, "the bundle")}`, [{ path: "", message: bounds.message.replace(/^factor list/, "the bundle") }]);
+  if (bounds)
+    throw new ControlPlaneError(400, "malformed", `${bounds.message.replace(/^factor list/, "the bundle")}`, [
+      { path: "", message: bounds.message.replace(/^factor list/, "the bundle") },
+    ]);
   let raw: unknown;
   try {
     const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
-    if (doc.errors.length > 0) throw new ControlPlaneError(400, "malformed", "the bundle is not valid YAML or JSON", doc.errors.map((e) => ({ path: "", message: e.message })));
+    if (doc.errors.length > 0)
+      throw new ControlPlaneError(
+        400,
+        "malformed",
+        "the bundle is not valid YAML or JSON",
+        doc.errors.map((e) => ({ path: "", message: e.message })),
+      );
     raw = doc.toJS({ maxAliasCount: 100 });
   } catch (err) {
     if (err instanceof ControlPlaneError) throw err;
-    throw new ControlPlaneError(400, "malformed", "the bundle is not valid YAML or JSON", [{ path: "", message: err instanceof Error ? err.message : String(err) }]);
+    throw new ControlPlaneError(400, "malformed", "the bundle is not valid YAML or JSON", [
+      { path: "", message: err instanceof Error ? err.message : String(err) },
+    ]);
   }
   const parsed = ZBundle.safeParse(raw);
   if (!parsed.success) throw invalid(zodFields(parsed.error), "the bundle is invalid");

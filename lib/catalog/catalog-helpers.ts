@@ -62,7 +62,9 @@ export async function refuseIfNamed(tx: TTx, key: string, doing: "disable" | "re
 export async function refuseIfOperationLive(tx: TTx, key: string, doing: string): Promise<void> {
   const refs = await policiesOfOperation(tx, key);
   if (refs.length === 0) return;
-  throw new ControlPlaneError(409, "operation_in_use", `cannot ${doing} operation ${key}: ${describePolicies(refs)} routes it`, [{ path: "enabled", message: `live policies: ${describePolicies(refs)}` }]);
+  throw new ControlPlaneError(409, "operation_in_use", `cannot ${doing} operation ${key}: ${describePolicies(refs)} routes it`, [
+    { path: "enabled", message: `live policies: ${describePolicies(refs)}` },
+  ]);
 }
 
 /**
@@ -80,7 +82,8 @@ export async function syncAdapter(tx: TTx, provider: TProvider): Promise<void> {
 export async function writeProvider(tx: TTx, actor: TActor, before: Provider, next: TProvider, action: string, extra: Record<string, unknown> = {}) {
   if (next.key !== before.key) {
     await refuseIfNamed(tx, before.key, "rename");
-    if (await tx.provider.findUnique({ where: { key: next.key }, select: { key: true } })) throw invalid([{ path: "key", message: `a provider ${next.key} already exists` }]);
+    if (await tx.provider.findUnique({ where: { key: next.key }, select: { key: true } }))
+      throw invalid([{ path: "key", message: `a provider ${next.key} already exists` }]);
   }
   if (before.enabled && !next.enabled) await refuseIfNamed(tx, before.key, "disable");
   const row = await tx.provider.update({ where: { key: before.key }, data: { ...providerData(next), version: { increment: 1 } } });
@@ -92,15 +95,34 @@ export async function writeProvider(tx: TTx, actor: TActor, before: Provider, ne
     }
   }
   await syncAdapter(tx, next);
-  await appendAudit(tx, actor, { action, targetType: "provider", targetId: row.key, before: { ...providerOf(before), version: before.version }, after: { ...next, version: row.version, ...extra } });
+  await appendAudit(tx, actor, {
+    action,
+    targetType: "provider",
+    targetId: row.key,
+    before: { ...providerOf(before), version: before.version },
+    after: { ...next, version: row.version, ...extra },
+  });
   await notifyConfigChange(tx, { kind: "catalog" });
   return row;
 }
 
-export async function writeOperation(tx: TTx, actor: TActor, before: Awaited<ReturnType<typeof lockOperation>>, next: TOperation, action: string, extra: Record<string, unknown> = {}) {
+export async function writeOperation(
+  tx: TTx,
+  actor: TActor,
+  before: Awaited<ReturnType<typeof lockOperation>>,
+  next: TOperation,
+  action: string,
+  extra: Record<string, unknown> = {},
+) {
   if (before.enabled && !next.enabled) await refuseIfOperationLive(tx, before.key, "disable");
   const row = await tx.operation.update({ where: { key: before.key }, data: { ...operationData(next), key: before.key, version: { increment: 1 } } });
-  await appendAudit(tx, actor, { action, targetType: "operation", targetId: row.key, before: { ...operationOf(before), version: before.version }, after: { ...next, version: row.version, ...extra } });
+  await appendAudit(tx, actor, {
+    action,
+    targetType: "operation",
+    targetId: row.key,
+    before: { ...operationOf(before), version: before.version },
+    after: { ...next, version: row.version, ...extra },
+  });
   await notifyConfigChange(tx, { kind: "catalog" });
   return row;
 }

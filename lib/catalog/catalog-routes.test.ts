@@ -51,19 +51,33 @@ const asAdmin = { cookie: "", origin: ORIGIN };
 describe("catalogue routes", () => {
   it("POST /catalog/providers: 201, and refusals name each field", async () => {
     asAdmin.cookie = adminCookie;
-    const ok = await call(routes.providers.POST, "POST", "/api/control/catalog/providers", { headers: asAdmin, body: JSON.stringify({ key: "sinch", displayName: "Sinch", regions: ["EU"], certifications: ["gdpr"] }) });
+    const ok = await call(routes.providers.POST, "POST", "/api/control/catalog/providers", {
+      headers: asAdmin,
+      body: JSON.stringify({ key: "sinch", displayName: "Sinch", regions: ["EU"], certifications: ["gdpr"] }),
+    });
     expect(ok.status).toBe(201);
-    const bad = await call(routes.providers.POST, "POST", "/api/control/catalog/providers", { headers: asAdmin, body: JSON.stringify({ key: "x y", displayName: "", regions: [], credentialRef: "hunter2" }) });
+    const bad = await call(routes.providers.POST, "POST", "/api/control/catalog/providers", {
+      headers: asAdmin,
+      body: JSON.stringify({ key: "x y", displayName: "", regions: [], credentialRef: "hunter2" }),
+    });
     const body = (await bad.json()) as { error: { code: string; fields: { path: string }[] } };
     expect([400, 422]).toContain(bad.status);
     expect(body.error.fields.map((f) => f.path).sort()).toEqual(["credentialRef", "displayName", "key", "regions"]);
   });
 
   it("PATCH /catalog/providers/:key: 202 for a change that waits for compliance, 409 naming the policy for a disable", async () => {
-    const held = await call(routes.provider.PATCH, "PATCH", "/api/control/catalog/providers/provider_C", { headers: asAdmin, params: { key: "provider_C" }, body: JSON.stringify({ certifications: ["soc2", "gdpr"] }) });
+    const held = await call(routes.provider.PATCH, "PATCH", "/api/control/catalog/providers/provider_C", {
+      headers: asAdmin,
+      params: { key: "provider_C" },
+      body: JSON.stringify({ certifications: ["soc2", "gdpr"] }),
+    });
     expect(held.status).toBe(202);
     expect(((await held.json()) as { status: string }).status).toBe("pending");
-    const inUse = await call(routes.provider.PATCH, "PATCH", "/api/control/catalog/providers/provider_A", { headers: asAdmin, params: { key: "provider_A" }, body: JSON.stringify({ enabled: false }) });
+    const inUse = await call(routes.provider.PATCH, "PATCH", "/api/control/catalog/providers/provider_A", {
+      headers: asAdmin,
+      params: { key: "provider_A" },
+      body: JSON.stringify({ enabled: false }),
+    });
     const body = (await inUse.json()) as { error: { code: string; message: string; fields: { path: string; message: string }[] } };
     expect([inUse.status, body.error.code]).toEqual([409, "provider_in_use"]);
     expect(body.error.fields).toEqual([{ path: "enabled", message: "named by SEND_SMS v1 (active)" }]);
@@ -74,7 +88,10 @@ describe("catalogue routes", () => {
     expect(exported.status).toBe(200);
     const yaml = await exported.text();
     expect(yaml).toContain("key: provider_A");
-    const dry = await call(routes.apply.POST, "POST", "/api/control/apply?dryRun=1", { headers: { authorization: `Bearer ${controlKey}`, "content-type": "application/yaml" }, body: yaml });
+    const dry = await call(routes.apply.POST, "POST", "/api/control/apply?dryRun=1", {
+      headers: { authorization: `Bearer ${controlKey}`, "content-type": "application/yaml" },
+      body: yaml,
+    });
     expect(dry.status).toBe(200);
     expect(((await dry.json()) as { summary: string }).summary).toBe("no changes");
     const wrongScope = await call(routes.apply.POST, "POST", "/api/control/apply", { headers: { authorization: `Bearer ${decideKey}` }, body: yaml });

@@ -30,31 +30,146 @@ type TDoc = {
 };
 
 const ENDPOINTS: TDoc[] = [
-  { method: "get", path: "/api/control/catalog", summary: "The whole catalogue: providers (credential state, adapter, policies naming them), operations, changes waiting for compliance", permission: "catalog.read", ok: { status: 200, description: "catalogue" } },
-  { method: "get", path: "/api/control/catalog/providers", summary: "List providers", permission: "catalog.read", ok: { status: 200, description: "providers" } },
-  { method: "post", path: "/api/control/catalog/providers", summary: "Add a provider", permission: "catalog.edit", request: ZProvider, ok: { status: 201, description: "created" } },
-  { method: "get", path: "/api/control/catalog/providers/{key}", summary: "One provider", permission: "catalog.read", params: ["key"], ok: { status: 200, description: "provider" } },
+  {
+    method: "get",
+    path: "/api/control/catalog",
+    summary: "The whole catalogue: providers (credential state, adapter, policies naming them), operations, changes waiting for compliance",
+    permission: "catalog.read",
+    ok: { status: 200, description: "catalogue" },
+  },
+  {
+    method: "get",
+    path: "/api/control/catalog/providers",
+    summary: "List providers",
+    permission: "catalog.read",
+    ok: { status: 200, description: "providers" },
+  },
+  {
+    method: "post",
+    path: "/api/control/catalog/providers",
+    summary: "Add a provider",
+    permission: "catalog.edit",
+    request: ZProvider,
+    ok: { status: 201, description: "created" },
+  },
+  {
+    method: "get",
+    path: "/api/control/catalog/providers/{key}",
+    summary: "One provider",
+    permission: "catalog.read",
+    params: ["key"],
+    ok: { status: 200, description: "provider" },
+  },
   {
     method: "patch",
     path: "/api/control/catalog/providers/{key}",
-    summary: "Edit, disable ({enabled: false}) or rename ({key}) a provider; 202 when the change moves compliance and waits for approval; 409 provider_in_use when a live policy names it",
+    summary:
+      "Edit, disable ({enabled: false}) or rename ({key}) a provider; 202 when the change moves compliance and waits for approval; 409 provider_in_use when a live policy names it",
     permission: "catalog.edit",
     params: ["key"],
     request: ZProviderPatch,
     ok: { status: 200, description: "applied or unchanged (202: pending)" },
   },
-  { method: "delete", path: "/api/control/catalog/providers/{key}", summary: "Delete a provider no live policy names", permission: "catalog.edit", params: ["key"], ok: { status: 200, description: "deleted" } },
-  { method: "put", path: "/api/control/catalog/providers/{key}/adapter", summary: "Create or replace the provider's execute-mode adapter (https base URL)", permission: "catalog.edit", params: ["key"], request: ZAdapter, ok: { status: 200, description: "applied" } },
-  { method: "delete", path: "/api/control/catalog/providers/{key}/adapter", summary: "Remove the provider's adapter", permission: "catalog.edit", params: ["key"], ok: { status: 200, description: "deleted" } },
-  { method: "get", path: "/api/control/catalog/operations", summary: "List operations", permission: "catalog.read", ok: { status: 200, description: "operations" } },
-  { method: "post", path: "/api/control/catalog/operations", summary: "Add an operation with its per-region certification requirements", permission: "catalog.edit", request: ZOperation, ok: { status: 201, description: "created" } },
-  { method: "get", path: "/api/control/catalog/operations/{key}", summary: "One operation", permission: "catalog.read", params: ["key"], ok: { status: 200, description: "operation" } },
-  { method: "patch", path: "/api/control/catalog/operations/{key}", summary: "Edit an operation; a change to its regional requirements waits for compliance (202)", permission: "catalog.edit", params: ["key"], request: ZOperationPatch, ok: { status: 200, description: "applied or unchanged (202: pending)" } },
-  { method: "put", path: "/api/control/catalog/operations/{key}/gateway-limits", summary: "Execute-mode limits of an operation", permission: "catalog.edit", params: ["key"], request: ZGatewayLimits, ok: { status: 200, description: "applied" } },
-  { method: "get", path: "/api/control/catalog/changes", summary: "Catalogue changes held for compliance", permission: "catalog.read", query: { status: "pending | applied | rejected | superseded" }, ok: { status: 200, description: "changes" } },
-  { method: "post", path: "/api/control/catalog/changes/{id}/approve", summary: "Approve a held change (not one you asked for)", permission: "catalog.approve_compliance", params: ["id"], request: ZReviewComment, ok: { status: 200, description: "applied" } },
-  { method: "post", path: "/api/control/catalog/changes/{id}/reject", summary: "Reject a held change, with a comment", permission: "catalog.approve_compliance", params: ["id"], request: ZReviewComment, ok: { status: 200, description: "rejected" } },
-  { method: "get", path: "/api/control/export", summary: "The running configuration as a bundle (YAML; ?format=json for JSON)", permission: "catalog.read (or an API key with the control scope)", query: { format: "yaml | json" }, ok: { status: 200, description: "bundle", contentType: "application/yaml" } },
+  {
+    method: "delete",
+    path: "/api/control/catalog/providers/{key}",
+    summary: "Delete a provider no live policy names",
+    permission: "catalog.edit",
+    params: ["key"],
+    ok: { status: 200, description: "deleted" },
+  },
+  {
+    method: "put",
+    path: "/api/control/catalog/providers/{key}/adapter",
+    summary: "Create or replace the provider's execute-mode adapter (https base URL)",
+    permission: "catalog.edit",
+    params: ["key"],
+    request: ZAdapter,
+    ok: { status: 200, description: "applied" },
+  },
+  {
+    method: "delete",
+    path: "/api/control/catalog/providers/{key}/adapter",
+    summary: "Remove the provider's adapter",
+    permission: "catalog.edit",
+    params: ["key"],
+    ok: { status: 200, description: "deleted" },
+  },
+  {
+    method: "get",
+    path: "/api/control/catalog/operations",
+    summary: "List operations",
+    permission: "catalog.read",
+    ok: { status: 200, description: "operations" },
+  },
+  {
+    method: "post",
+    path: "/api/control/catalog/operations",
+    summary: "Add an operation with its per-region certification requirements",
+    permission: "catalog.edit",
+    request: ZOperation,
+    ok: { status: 201, description: "created" },
+  },
+  {
+    method: "get",
+    path: "/api/control/catalog/operations/{key}",
+    summary: "One operation",
+    permission: "catalog.read",
+    params: ["key"],
+    ok: { status: 200, description: "operation" },
+  },
+  {
+    method: "patch",
+    path: "/api/control/catalog/operations/{key}",
+    summary: "Edit an operation; a change to its regional requirements waits for compliance (202)",
+    permission: "catalog.edit",
+    params: ["key"],
+    request: ZOperationPatch,
+    ok: { status: 200, description: "applied or unchanged (202: pending)" },
+  },
+  {
+    method: "put",
+    path: "/api/control/catalog/operations/{key}/gateway-limits",
+    summary: "Execute-mode limits of an operation",
+    permission: "catalog.edit",
+    params: ["key"],
+    request: ZGatewayLimits,
+    ok: { status: 200, description: "applied" },
+  },
+  {
+    method: "get",
+    path: "/api/control/catalog/changes",
+    summary: "Catalogue changes held for compliance",
+    permission: "catalog.read",
+    query: { status: "pending | applied | rejected | superseded" },
+    ok: { status: 200, description: "changes" },
+  },
+  {
+    method: "post",
+    path: "/api/control/catalog/changes/{id}/approve",
+    summary: "Approve a held change (not one you asked for)",
+    permission: "catalog.approve_compliance",
+    params: ["id"],
+    request: ZReviewComment,
+    ok: { status: 200, description: "applied" },
+  },
+  {
+    method: "post",
+    path: "/api/control/catalog/changes/{id}/reject",
+    summary: "Reject a held change, with a comment",
+    permission: "catalog.approve_compliance",
+    params: ["id"],
+    request: ZReviewComment,
+    ok: { status: 200, description: "rejected" },
+  },
+  {
+    method: "get",
+    path: "/api/control/export",
+    summary: "The running configuration as a bundle (YAML; ?format=json for JSON)",
+    permission: "catalog.read (or an API key with the control scope)",
+    query: { format: "yaml | json" },
+    ok: { status: 200, description: "bundle", contentType: "application/yaml" },
+  },
   {
     method: "post",
     path: "/api/control/apply",
@@ -63,10 +178,24 @@ const ENDPOINTS: TDoc[] = [
     request: ZBundle,
     requestContentType: "application/yaml",
     query: { dryRun: "1: plan only" },
-    ok: { status: 200, description: "the planned or applied changes and a summary (\"no changes\" when the bundle already matches)" },
+    ok: { status: 200, description: 'the planned or applied changes and a summary ("no changes" when the bundle already matches)' },
   },
-  { method: "post", path: "/api/control/factor-lists", summary: "Import a factor list as a draft (JSON {yaml | document, changeNote} or a raw YAML body)", permission: "factor_list.create", request: ZFactorListSource, ok: { status: 201, description: "draft" } },
-  { method: "post", path: "/api/control/api-keys", summary: "Create a scoped API key (shown once)", permission: "api_key.create", request: ZCreateApiKeyBody, ok: { status: 201, description: "the key" } },
+  {
+    method: "post",
+    path: "/api/control/factor-lists",
+    summary: "Import a factor list as a draft (JSON {yaml | document, changeNote} or a raw YAML body)",
+    permission: "factor_list.create",
+    request: ZFactorListSource,
+    ok: { status: 201, description: "draft" },
+  },
+  {
+    method: "post",
+    path: "/api/control/api-keys",
+    summary: "Create a scoped API key (shown once)",
+    permission: "api_key.create",
+    request: ZCreateApiKeyBody,
+    ok: { status: 201, description: "the key" },
+  },
 ];
 
 const schema = (s: z.ZodType) => z.toJSONSchema(s, { target: "draft-2020-12", io: "input", unrepresentable: "any" });
@@ -79,12 +208,25 @@ export function controlOpenApiDocument(info: { version: string }): Record<string
     (paths[d.path] ??= {})[d.method] = {
       summary: d.summary,
       description: `Permission: ${d.permission}.`,
-      tags: [d.path.startsWith("/api/control/catalog") ? "catalog" : d.path.includes("factor-lists") || d.path.includes("api-keys") ? "governance" : "config-as-code"],
+      tags: [
+        d.path.startsWith("/api/control/catalog")
+          ? "catalog"
+          : d.path.includes("factor-lists") || d.path.includes("api-keys")
+            ? "governance"
+            : "config-as-code",
+      ],
       parameters: [
         ...(d.params ?? []).map((name) => ({ name, in: "path", required: true, schema: { type: "string" } })),
         ...Object.entries(d.query ?? {}).map(([name, description]) => ({ name, in: "query", required: false, description, schema: { type: "string" } })),
       ],
-      ...(body ? { requestBody: { required: true, content: { "application/json": { schema: body }, ...(d.requestContentType ? { [d.requestContentType]: { schema: body } } : {}) } } } : {}),
+      ...(body
+        ? {
+            requestBody: {
+              required: true,
+              content: { "application/json": { schema: body }, ...(d.requestContentType ? { [d.requestContentType]: { schema: body } } : {}) },
+            },
+          }
+        : {}),
       responses: {
         [d.ok.status]: { description: d.ok.description, ...(d.ok.contentType ? { content: { [d.ok.contentType]: { schema: { type: "string" } } } } : {}) },
         ...Object.fromEntries(
@@ -102,7 +244,11 @@ export function controlOpenApiDocument(info: { version: string }): Record<string
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Switchyard control plane", version: info.version, description: "Catalogue, configuration as code and governance. Session cookie (console) or, for export/apply, an API key with the control scope." },
+    info: {
+      title: "Switchyard control plane",
+      version: info.version,
+      description: "Catalogue, configuration as code and governance. Session cookie (console) or, for export/apply, an API key with the control scope.",
+    },
     components: {
       securitySchemes: {
         session: { type: "apiKey", in: "cookie", name: "sy_session" },

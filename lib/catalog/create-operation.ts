@@ -13,7 +13,9 @@ import type { TOperation } from "./schemas";
 export async function createOperation(prisma: PrismaClient, actor: TActor, input: TOperation) {
   return prisma.$transaction(async (tx) => {
     if (await tx.operation.findUnique({ where: { key: input.key }, select: { key: true } })) {
-      throw new ControlPlaneError(409, "already_exists", `operation ${input.key} already exists`, [{ path: "key", message: `an operation ${input.key} already exists` }]);
+      throw new ControlPlaneError(409, "already_exists", `operation ${input.key} already exists`, [
+        { path: "key", message: `an operation ${input.key} already exists` },
+      ]);
     }
     const row = await tx.operation.create({ data: operationData(input) });
     await appendAudit(tx, actor, { action: "catalog.operation.create", targetType: "operation", targetId: row.key, after: { ...input, version: row.version } });

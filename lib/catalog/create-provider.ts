@@ -14,7 +14,9 @@ import type { TProvider } from "./schemas";
 export async function createProvider(prisma: PrismaClient, actor: TActor, input: TProvider) {
   return prisma.$transaction(async (tx) => {
     if (await tx.provider.findUnique({ where: { key: input.key }, select: { key: true } })) {
-      throw new ControlPlaneError(409, "already_exists", `provider ${input.key} already exists`, [{ path: "key", message: `a provider ${input.key} already exists` }]);
+      throw new ControlPlaneError(409, "already_exists", `provider ${input.key} already exists`, [
+        { path: "key", message: `a provider ${input.key} already exists` },
+      ]);
     }
     const row = await tx.provider.create({ data: providerData(input) });
     await appendAudit(tx, actor, { action: "catalog.provider.create", targetType: "provider", targetId: row.key, after: { ...input, version: row.version } });

@@ -13,7 +13,12 @@ export async function deleteProvider(prisma: PrismaClient, actor: TActor, key: s
     await tx.providerAdapter.deleteMany({ where: { providerKey: key } });
     await tx.catalogChange.updateMany({ where: { targetType: "provider", targetKey: key, status: "pending" }, data: { status: "superseded" } });
     await tx.provider.delete({ where: { key } });
-    await appendAudit(tx, actor, { action: "catalog.provider.delete", targetType: "provider", targetId: key, before: { ...providerOf(before), version: before.version } });
+    await appendAudit(tx, actor, {
+      action: "catalog.provider.delete",
+      targetType: "provider",
+      targetId: key,
+      before: { ...providerOf(before), version: before.version },
+    });
     await notifyConfigChange(tx, { kind: "catalog" });
     return { status: "deleted" as const, key };
   });

@@ -30,7 +30,11 @@ afterAll(async () => {
 });
 
 async function decide(region: string, requestId: string) {
-  const res = await fetch(`${server.url}/api/v1/decide`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ operation: "SEND_SMS", region, requestId }) });
+  const res = await fetch(`${server.url}/api/v1/decide`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ operation: "SEND_SMS", region, requestId }),
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as any;
 }
@@ -46,7 +50,10 @@ describe("demo world compliance", () => {
     }
     expect(picks.has("provider_C")).toBe(false);
     const c = first.candidates.find((x: any) => x.provider === "provider_C");
-    expect(c.gates.find((g: any) => g.gate === "compliance_allowed")).toMatchObject({ passed: false, detail: "provider lacks required compliance: gdpr (EU requires gdpr; provider holds soc2)" });
+    expect(c.gates.find((g: any) => g.gate === "compliance_allowed")).toMatchObject({
+      passed: false,
+      detail: "provider lacks required compliance: gdpr (EU requires gdpr; provider holds soc2)",
+    });
     // Outside the EU it remains a candidate.
     const na = await decide("NA", "demo-na-1");
     expect(na.candidates.find((x: any) => x.provider === "provider_C").gates.find((g: any) => g.gate === "compliance_allowed").passed).toBe(true);

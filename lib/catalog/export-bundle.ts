@@ -15,7 +15,10 @@ export async function exportBundle(prisma: PrismaClient): Promise<TBundle> {
     prisma.gatewayOperation.findMany(),
     prisma.operationPolicy.findMany({ where: { activeVersionId: { not: null } } }),
   ]);
-  const active = await prisma.factorListVersion.findMany({ where: { id: { in: pointers.map((p) => p.activeVersionId!) } }, select: { operationKey: true, document: true } });
+  const active = await prisma.factorListVersion.findMany({
+    where: { id: { in: pointers.map((p) => p.activeVersionId!) } },
+    select: { operationKey: true, document: true },
+  });
   const adapterBy = new Map(adapters.map((a) => [a.providerKey, a]));
   const limitsBy = new Map(limits.map((l) => [l.operationKey, l]));
   const policyBy = new Map(active.map((v) => [v.operationKey, v.document as Record<string, unknown>]));

@@ -30,7 +30,10 @@ function json(form: FormData, name: string): unknown {
 /** "EU: gdpr, soc2; NA: tcpa" → {EU: ["gdpr", "soc2"], NA: ["tcpa"]}. */
 export function parseRequirements(s: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const part of s.split(/[;\n]+/).map((p) => p.trim()).filter(Boolean)) {
+  for (const part of s
+    .split(/[;\n]+/)
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [region, certs = ""] = part.split(":");
     out[region!.trim()] = certs.split(/[\s,]+/).filter(Boolean);
   }

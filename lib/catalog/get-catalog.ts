@@ -37,7 +37,12 @@ export async function getCatalog(prisma: PrismaClient) {
       operations: await Promise.all(
         operations.map(async (o) => {
           const l = limitsBy.get(o.key);
-          return { ...operationOf(o), version: o.version, gatewayLimits: l ? limitsOf(l) : null, livePolicies: describePolicies(await policiesOfOperation(tx, o.key)) };
+          return {
+            ...operationOf(o),
+            version: o.version,
+            gatewayLimits: l ? limitsOf(l) : null,
+            livePolicies: describePolicies(await policiesOfOperation(tx, o.key)),
+          };
         }),
       ),
       pendingChanges: pending.map(changeSummary),

@@ -17,12 +17,48 @@ export async function getFirstSteps(prisma: PrismaClient): Promise<{ steps: TFir
     prisma.$queryRaw<{ one: number }[]>`select 1 as one from decision limit 1`,
   ]);
   const steps: TFirstStep[] = [
-    { key: "providers", title: "Add your providers", done: providers > 0, href: "/catalog", hint: "Each account you route between: regions it serves, certifications it holds, cost, credential reference (env:NAME)." },
-    { key: "operation", title: "Add an operation", done: operations.length > 0, href: "/catalog", hint: "What callers ask to route (e.g. SEND_SMS), with the certifications each region requires (EU: gdpr)." },
-    { key: "factor_list", title: "Write its factor list", done: factorLists > 0, href: "/factor-lists/new", hint: "A policy author lists the providers in priority order, the gates and the score weights." },
-    { key: "approval", title: "Get it approved and activated", done: active !== null, href: "/factor-lists", hint: "An approver and someone in compliance review it (neither may be its author); an approver activates it." },
-    { key: "api_key", title: "Create an API key", done: keys > 0, href: "/governance/access", hint: "An admin creates a key with the decide scope for the calling service." },
-    { key: "decide", title: "Make the first decide call", done: decided.length > 0, href: "/decisions", hint: "Call /api/v1/decide with the key; the decision explains every gate." },
+    {
+      key: "providers",
+      title: "Add your providers",
+      done: providers > 0,
+      href: "/catalog",
+      hint: "Each account you route between: regions it serves, certifications it holds, cost, credential reference (env:NAME).",
+    },
+    {
+      key: "operation",
+      title: "Add an operation",
+      done: operations.length > 0,
+      href: "/catalog",
+      hint: "What callers ask to route (e.g. SEND_SMS), with the certifications each region requires (EU: gdpr).",
+    },
+    {
+      key: "factor_list",
+      title: "Write its factor list",
+      done: factorLists > 0,
+      href: "/factor-lists/new",
+      hint: "A policy author lists the providers in priority order, the gates and the score weights.",
+    },
+    {
+      key: "approval",
+      title: "Get it approved and activated",
+      done: active !== null,
+      href: "/factor-lists",
+      hint: "An approver and someone in compliance review it (neither may be its author); an approver activates it.",
+    },
+    {
+      key: "api_key",
+      title: "Create an API key",
+      done: keys > 0,
+      href: "/governance/access",
+      hint: "An admin creates a key with the decide scope for the calling service.",
+    },
+    {
+      key: "decide",
+      title: "Make the first decide call",
+      done: decided.length > 0,
+      href: "/decisions",
+      hint: "Call /api/v1/decide with the key; the decision explains every gate.",
+    },
   ];
   return { steps, operation: active?.operationKey ?? operations[0]?.key ?? null, allDone: steps.every((s) => s.done) };
 }

@@ -36,7 +36,8 @@ export function baseUrlProblem(baseUrl: string, settings: TOutboundSettings = ou
   const loopback = isLoopbackHost(host);
   if (url.protocol === "http:") {
     if (!loopback) return "must be https (plain http only to loopback in demo mode and tests)";
-    if (!settings.allowLoopbackHttp) return "must be https: plain http to loopback is allowed only in demo mode and tests (SWITCHYARD_ALLOW_LOOPBACK_PROVIDERS=1)";
+    if (!settings.allowLoopbackHttp)
+      return "must be https: plain http to loopback is allowed only in demo mode and tests (SWITCHYARD_ALLOW_LOOPBACK_PROVIDERS=1)";
     return null;
   }
   if (url.protocol !== "https:") return `must be https, not ${url.protocol.replace(/:$/, "")}`;

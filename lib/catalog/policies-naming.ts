@@ -35,5 +35,10 @@ export async function policiesOfOperation(tx: Prisma.TransactionClient, operatio
   const ids = [p?.activeVersionId, p?.shadowVersionId].filter((id): id is string => !!id);
   if (ids.length === 0) return [];
   const versions = await tx.factorListVersion.findMany({ where: { id: { in: ids } }, select: { id: true, operationKey: true, version: true } });
-  return versions.map((v) => ({ operation: v.operationKey, version: v.version, status: v.id === p?.shadowVersionId ? ("shadow" as const) : ("active" as const), id: v.id }));
+  return versions.map((v) => ({
+    operation: v.operationKey,
+    version: v.version,
+    status: v.id === p?.shadowVersionId ? ("shadow" as const) : ("active" as const),
+    id: v.id,
+  }));
 }

@@ -33,7 +33,13 @@ export async function putAdapter(prisma: PrismaClient, actor: TActor, providerKe
     };
     if (before && canonicalJson(adapterOf(before)) === canonicalJson(input)) return { status: "unchanged" as const, adapter: input };
     await tx.providerAdapter.upsert({ where: { providerKey }, create: { providerKey, ...data }, update: data });
-    await appendAudit(tx, actor, { action: "catalog.adapter.put", targetType: "provider_adapter", targetId: providerKey, before: before ? adapterOf(before) : null, after: input });
+    await appendAudit(tx, actor, {
+      action: "catalog.adapter.put",
+      targetType: "provider_adapter",
+      targetId: providerKey,
+      before: before ? adapterOf(before) : null,
+      after: input,
+    });
     await notifyConfigChange(tx, { kind: "catalog" });
     return { status: "applied" as const, adapter: input };
   });

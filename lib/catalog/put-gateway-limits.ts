@@ -17,7 +17,13 @@ export async function putGatewayLimits(prisma: PrismaClient, actor: TActor, oper
     const before = await tx.gatewayOperation.findUnique({ where: { operationKey } });
     if (before && canonicalJson(limitsOf(before)) === canonicalJson(input)) return { status: "unchanged" as const, limits: input };
     await tx.gatewayOperation.upsert({ where: { operationKey }, create: { operationKey, ...input }, update: input });
-    await appendAudit(tx, actor, { action: "catalog.gateway_limits.put", targetType: "gateway_operation", targetId: operationKey, before: before ? limitsOf(before) : null, after: input });
+    await appendAudit(tx, actor, {
+      action: "catalog.gateway_limits.put",
+      targetType: "gateway_operation",
+      targetId: operationKey,
+      before: before ? limitsOf(before) : null,
+      after: input,
+    });
     await notifyConfigChange(tx, { kind: "catalog" });
     return { status: "applied" as const, limits: input };
   });

@@ -12,8 +12,18 @@ export async function rejectCatalogChange(prisma: PrismaClient, actor: TActor, i
     const change = await tx.catalogChange.findUnique({ where: { id } });
     if (!change) throw notFound("catalogue change", id);
     if (change.status !== "pending") throw new ControlPlaneError(409, "invalid_state", `the change is ${change.status}, not pending`);
-    const after = await tx.catalogChange.update({ where: { id }, data: { status: "rejected", decidedById: actor.userId, decidedBy: actor.label, decidedAt: new Date(), comment } });
-    await appendAudit(tx, actor, { action: "catalog.change.reject", targetType: "catalog_change", targetId: id, before: { status: "pending" }, after: { status: "rejected" }, reason: comment });
+    const after = await tx.catalogChange.update({
+      where: { id },
+      data: { status: "rejected", decidedById: actor.userId, decidedBy: actor.label, decidedAt: new Date(), comment },
+    });
+    await appendAudit(tx, actor, {
+      action: "catalog.change.reject",
+      targetType: "catalog_change",
+      targetId: id,
+      before: { status: "pending" },
+      after: { status: "rejected" },
+      reason: comment,
+    });
     return { change: changeSummary(after) };
   });
 }

@@ -20,22 +20,25 @@ export const ZCatalogKey = z
   .string()
   .regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, "must start with a letter and hold only letters, digits, _ . - (at most 64 characters)");
 
-export const ZRegion = z.string().regex(/^(\*|[A-Z][A-Z0-9_-]{0,31})$/, 'a region is upper case letters, digits, _ or - (e.g. EU, NA, APAC), or "*" for every region');
+export const ZRegion = z
+  .string()
+  .regex(/^(\*|[A-Z][A-Z0-9_-]{0,31})$/, 'a region is upper case letters, digits, _ or - (e.g. EU, NA, APAC), or "*" for every region');
 
 /** A named region (requirements are per named region; "*" is not one). */
 export const ZRegionName = z.string().regex(/^[A-Z][A-Z0-9_-]{0,31}$/, "a region is upper case letters, digits, _ or - (e.g. EU, NA, APAC)");
 
 export const ZCertification = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, "a certification is lower case letters, digits and _ (e.g. gdpr, soc2, pci_dss)");
 
-export const ZCredentialRef = z
-  .string()
-  .max(300)
-  .regex(CREDENTIAL_REF_PATTERN, "must be a reference (env:NAME or file:/path), never the secret itself");
+export const ZCredentialRef = z.string().max(300).regex(CREDENTIAL_REF_PATTERN, "must be a reference (env:NAME or file:/path), never the secret itself");
 
 export const ZQuota = z.strictObject({
   unit: z.enum(QUOTA_UNITS),
   limit: z.number().int().positive().max(1e12),
-  windowSeconds: z.number().int().min(1).max(31 * 86_400),
+  windowSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(31 * 86_400),
   /** rolling: the window slides; fixed: it resets at each window boundary. */
   reset: z.enum(["rolling", "fixed"]).default("rolling"),
 });
@@ -87,7 +90,10 @@ export type TOperationPatch = z.output<typeof ZOperationPatch>;
 export const ZAdapter = z
   .strictObject({
     kind: z.enum(ADAPTER_KINDS),
-    baseUrl: z.string().max(2000).refine((u) => URL.canParse(u), "must be an absolute URL (https://…)"),
+    baseUrl: z
+      .string()
+      .max(2000)
+      .refine((u) => URL.canParse(u), "must be an absolute URL (https://…)"),
     model: z.string().min(1).max(200).nullable().default(null),
     contextWindow: z.number().int().positive().max(100_000_000).nullable().default(null),
     timeoutMs: z.number().int().min(100).max(600_000).default(30_000),

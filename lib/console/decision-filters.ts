@@ -23,7 +23,12 @@ export const ZDecisionFilters = z.object({
   outcome: optional.pipe(z.enum(OUTCOME_FILTERS).optional()),
   stale: optional.pipe(z.enum(["true", "false"]).optional()),
   /** Keyset cursor: "<created_at epoch ms>_<id>" of the last row already shown. */
-  after: optional.pipe(z.string().regex(/^\d{1,15}_[0-9a-f-]{36}$/).optional()),
+  after: optional.pipe(
+    z
+      .string()
+      .regex(/^\d{1,15}_[0-9a-f-]{36}$/)
+      .optional(),
+  ),
 });
 export type TDecisionFilters = z.output<typeof ZDecisionFilters>;
 

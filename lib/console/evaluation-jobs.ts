@@ -27,5 +27,11 @@ export function evaluationView(source: TEvaluationSourceOption): TEvaluationView
 }
 
 export function queueEvaluation(source: TEvaluationSourceOption, factorList: TFactorList, seed: number, requestedBy: string) {
-  return startReplay(evaluationKey(source.key), fingerprintOf(["evaluation", factorList, seed]), { kind: "evaluation", factorList, seed }, requestedBy, EVALUATION_RUNS);
+  return startReplay(
+    evaluationKey(source.key),
+    fingerprintOf(["evaluation", factorList, seed]),
+    { kind: "evaluation", factorList, seed },
+    requestedBy,
+    EVALUATION_RUNS,
+  );
 }

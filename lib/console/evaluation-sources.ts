@@ -5,7 +5,13 @@ import type { TFactorList } from "@/router-core/policy/schema";
 import { listing1 } from "@/router-core/replay";
 import type { TEvaluationSourceOption } from "./evaluation-types";
 
-export const LISTING_1_SOURCE: TEvaluationSourceOption = { key: "listing1", label: "The paper's Listing 1 (reference)", operation: null, version: null, status: null };
+export const LISTING_1_SOURCE: TEvaluationSourceOption = {
+  key: "listing1",
+  label: "The paper's Listing 1 (reference)",
+  operation: null,
+  version: null,
+  status: null,
+};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -16,7 +22,10 @@ export async function listEvaluationSources(): Promise<TEvaluationSourceOption[]
     select: { id: true, operationKey: true, version: true, status: true },
     take: 500,
   });
-  return [LISTING_1_SOURCE, ...versions.map((v) => ({ key: v.id, label: `${v.operationKey} v${v.version}`, operation: v.operationKey, version: v.version, status: v.status }))];
+  return [
+    LISTING_1_SOURCE,
+    ...versions.map((v) => ({ key: v.id, label: `${v.operationKey} v${v.version}`, operation: v.operationKey, version: v.version, status: v.status })),
+  ];
 }
 
 /**
@@ -24,10 +33,15 @@ export async function listEvaluationSources(): Promise<TEvaluationSourceOption[]
  * version parsed from the YAML its author wrote (so defaults are today's router-core defaults,
  * as they would be if it were activated now). Null for an unknown key.
  */
-export async function loadEvaluationSource(key: string): Promise<{ source: TEvaluationSourceOption; factorList: TFactorList } | { source: TEvaluationSourceOption; invalid: string } | null> {
+export async function loadEvaluationSource(
+  key: string,
+): Promise<{ source: TEvaluationSourceOption; factorList: TFactorList } | { source: TEvaluationSourceOption; invalid: string } | null> {
   if (key === LISTING_1_SOURCE.key) return { source: LISTING_1_SOURCE, factorList: listing1() };
   if (!UUID.test(key)) return null;
-  const v = await getPrisma().factorListVersion.findUnique({ where: { id: key }, select: { id: true, operationKey: true, version: true, status: true, yaml: true } });
+  const v = await getPrisma().factorListVersion.findUnique({
+    where: { id: key },
+    select: { id: true, operationKey: true, version: true, status: true, yaml: true },
+  });
   if (!v) return null;
   const source = { key: v.id, label: `${v.operationKey} v${v.version}`, operation: v.operationKey, version: v.version, status: v.status };
   const parsed = parseFactorList(v.yaml);

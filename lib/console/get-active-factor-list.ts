@@ -6,6 +6,9 @@ export async function getActiveFactorList(operation: string): Promise<{ id: stri
   const prisma = getPrisma();
   const pointer = await prisma.operationPolicy.findUnique({ where: { operationKey: operation } });
   if (!pointer?.activeVersionId) return null;
-  const v = await prisma.factorListVersion.findUnique({ where: { id: pointer.activeVersionId }, select: { id: true, version: true, yaml: true, document: true } });
+  const v = await prisma.factorListVersion.findUnique({
+    where: { id: pointer.activeVersionId },
+    select: { id: true, version: true, yaml: true, document: true },
+  });
   return v;
 }

@@ -2,7 +2,15 @@ import "server-only";
 import { metricAgeSecondsAt, type TCandidateRecord, type TDecisionRecord } from "@/router-core/index";
 import { getPrisma } from "@/lib/db/client";
 
-export type TCallOutcome = { at: number; provider: string; status: string; errorClass: string | null; httpStatus: number | null; latencyMs: number; retryCount: number };
+export type TCallOutcome = {
+  at: number;
+  provider: string;
+  status: string;
+  errorClass: string | null;
+  httpStatus: number | null;
+  latencyMs: number;
+  retryCount: number;
+};
 export type TBusinessOutcome = { at: number; provider: string | null; completed: boolean; failureStage: string | null; withinSla: boolean };
 
 export type TDecisionDetail = {
@@ -41,8 +49,22 @@ export async function getDecision(id: string, near?: number): Promise<TDecisionD
     degraded: row.degraded,
     durability: row.durability,
     instanceId: row.instanceId,
-    calls: calls.map((c) => ({ at: c.reportedAt.getTime(), provider: c.providerKey, status: c.status, errorClass: c.errorClass, httpStatus: c.httpStatus, latencyMs: c.latencyMs, retryCount: c.retryCount })),
-    outcomes: outcomes.map((o) => ({ at: o.reportedAt.getTime(), provider: o.providerKey, completed: o.completed, failureStage: o.failureStage, withinSla: o.withinSla })),
+    calls: calls.map((c) => ({
+      at: c.reportedAt.getTime(),
+      provider: c.providerKey,
+      status: c.status,
+      errorClass: c.errorClass,
+      httpStatus: c.httpStatus,
+      latencyMs: c.latencyMs,
+      retryCount: c.retryCount,
+    })),
+    outcomes: outcomes.map((o) => ({
+      at: o.reportedAt.getTime(),
+      provider: o.providerKey,
+      completed: o.completed,
+      failureStage: o.failureStage,
+      withinSla: o.withinSla,
+    })),
   };
 }
 

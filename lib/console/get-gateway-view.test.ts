@@ -27,7 +27,10 @@ beforeAll(async () => {
   prisma = createPrisma(db.url);
   await seedCatalog(prisma);
   await seedLlmChat(prisma);
-  await prisma.gatewayOperation.update({ where: { operationKey: "LLM_CHAT" }, data: { costCapPerMinute: 0.5, costCapPerDay: 20, maxFallbackSeconds: 120, cacheTtlSeconds: 30, retryBudgetRatio: 0.25 } });
+  await prisma.gatewayOperation.update({
+    where: { operationKey: "LLM_CHAT" },
+    data: { costCapPerMinute: 0.5, costCapPerDay: 20, maxFallbackSeconds: 120, cacheTtlSeconds: 30, retryBudgetRatio: 0.25 },
+  });
   // SEND_SMS over an http_json adapter written carelessly: a literal key in a header template, user info and a key in the URL.
   await prisma.providerAdapter.create({
     data: {
@@ -40,7 +43,9 @@ beforeAll(async () => {
     },
   });
   // A secret pasted where the reference belongs: the gateway skips the row; the console must not echo it.
-  await prisma.providerAdapter.create({ data: { providerKey: "provider_B", kind: "http_json", baseUrl: "https://b.example.test", credentialRef: SECRETS.asRef, timeoutMs: 5_000 } });
+  await prisma.providerAdapter.create({
+    data: { providerKey: "provider_B", kind: "http_json", baseUrl: "https://b.example.test", credentialRef: SECRETS.asRef, timeoutMs: 5_000 },
+  });
   // Shared spend of two instances in the current minute and day, and an older minute that no longer counts.
   const minute = new Date(NOW - (NOW % 60_000));
   const day = new Date(NOW - (NOW % 86_400_000));
@@ -49,9 +54,39 @@ beforeAll(async () => {
     ('LLM_CHAT', 'day', ${day}, 'i1', 3), ('LLM_CHAT', 'day', ${day}, 'i2', 2)`;
   await prisma.shiftEvent.createMany({
     data: [
-      { at: new Date(NOW - 60_000), operationKey: "LLM_CHAT", region: "EU", type: "budget_breach", sharesFrom: {}, sharesTo: {}, detail: "spend this minute 0.5 reached the cap of 0.5", evidence: { kind: "cost_cap_minute", spentMinute: 0.5, capPerMinute: 0.5 }, policyVersion: "v1" },
-      { at: new Date(NOW - 30_000), operationKey: "LLM_CHAT", region: "EU", type: "max_fallback_duration", providerKey: "llm_openai", sharesFrom: {}, sharesTo: {}, detail: "served by fallback providers for 130 s", evidence: { fallbackSeconds: 130 }, policyVersion: "v1" },
-      { at: new Date(NOW - 10_000), operationKey: "SEND_SMS", region: "EU", type: "share_shift", sharesFrom: {}, sharesTo: {}, detail: "controller moved traffic", evidence: {} },
+      {
+        at: new Date(NOW - 60_000),
+        operationKey: "LLM_CHAT",
+        region: "EU",
+        type: "budget_breach",
+        sharesFrom: {},
+        sharesTo: {},
+        detail: "spend this minute 0.5 reached the cap of 0.5",
+        evidence: { kind: "cost_cap_minute", spentMinute: 0.5, capPerMinute: 0.5 },
+        policyVersion: "v1",
+      },
+      {
+        at: new Date(NOW - 30_000),
+        operationKey: "LLM_CHAT",
+        region: "EU",
+        type: "max_fallback_duration",
+        providerKey: "llm_openai",
+        sharesFrom: {},
+        sharesTo: {},
+        detail: "served by fallback providers for 130 s",
+        evidence: { fallbackSeconds: 130 },
+        policyVersion: "v1",
+      },
+      {
+        at: new Date(NOW - 10_000),
+        operationKey: "SEND_SMS",
+        region: "EU",
+        type: "share_shift",
+        sharesFrom: {},
+        sharesTo: {},
+        detail: "controller moved traffic",
+        evidence: {},
+      },
     ],
   });
 });
@@ -72,7 +107,15 @@ describe("getGatewayView", () => {
 
     const llm = view.operations.find((o) => o.operation === "LLM_CHAT")!;
     expect(llm).toMatchObject({ configured: true, policyVersion: "v1", runtime: null, spend: { minute: 0.375, day: 5 } });
-    expect(llm.limits).toMatchObject({ deadlineMs: 60_000, maxAttempts: 3, retryBudgetRatio: 0.25, costCapPerMinute: 0.5, costCapPerDay: 20, maxFallbackSeconds: 120, cacheTtlSeconds: 30 });
+    expect(llm.limits).toMatchObject({
+      deadlineMs: 60_000,
+      maxAttempts: 3,
+      retryBudgetRatio: 0.25,
+      costCapPerMinute: 0.5,
+      costCapPerDay: 20,
+      maxFallbackSeconds: 120,
+      cacheTtlSeconds: 30,
+    });
     expect(llm.callable).toEqual(["llm_openai", "llm_anthropic", "llm_gemini"]);
     expect(llm.fallbackPolicy).not.toBeNull();
     expect(llm.fallbackAction).toMatch(/^(queue|degraded_message|probe_only|escalate)$/);
@@ -83,9 +126,24 @@ describe("getGatewayView", () => {
     expect(sms.callable).toEqual(["provider_A"]);
 
     const openai = view.adapters.find((a) => a.provider === "llm_openai")!;
-    expect(openai).toMatchObject({ kind: "openai_chat", model: "gpt-4o-mini", host: "api.openai.com", credentialRef: "env:OPENAI_API_KEY", credentialAvailable: true, contextWindow: 128_000, error: null, operations: ["LLM_CHAT"] });
+    expect(openai).toMatchObject({
+      kind: "openai_chat",
+      model: "gpt-4o-mini",
+      host: "api.openai.com",
+      credentialRef: "env:OPENAI_API_KEY",
+      credentialAvailable: true,
+      contextWindow: 128_000,
+      error: null,
+      operations: ["LLM_CHAT"],
+    });
     expect(view.adapters.find((a) => a.provider === "llm_anthropic")).toMatchObject({ credentialRef: "env:ANTHROPIC_API_KEY", credentialAvailable: false });
-    expect(view.adapters.find((a) => a.provider === "provider_A")).toMatchObject({ kind: "http_json", host: "sms.example.test:8443", credentialRef: "env:SMS_A_TOKEN", credentialAvailable: true, error: null });
+    expect(view.adapters.find((a) => a.provider === "provider_A")).toMatchObject({
+      kind: "http_json",
+      host: "sms.example.test:8443",
+      credentialRef: "env:SMS_A_TOKEN",
+      credentialAvailable: true,
+      error: null,
+    });
     const b = view.adapters.find((a) => a.provider === "provider_B")!;
     expect(b.credentialRef).toBeNull();
     expect(b.error).toContain("credential_ref: not a reference");
@@ -110,7 +168,11 @@ describe("getGatewayView", () => {
       context: {
         budget,
         retryBudget: (op: string, limits: { retryBudgetRatio: number; retryBudgetMinPerSecond: number }) => {
-          if (!budgets.has(op)) budgets.set(op, createRetryBudget({ ratio: limits.retryBudgetRatio, minPerSecond: limits.retryBudgetMinPerSecond }, () => t));
+          if (!budgets.has(op))
+            budgets.set(
+              op,
+              createRetryBudget({ ratio: limits.retryBudgetRatio, minPerSecond: limits.retryBudgetMinPerSecond }, () => t),
+            );
           return budgets.get(op)!;
         },
         jobs: { depth: 2 },
@@ -140,7 +202,12 @@ describe("getGatewayView", () => {
     budget.charge("LLM_CHAT", 1);
     expect((await getGatewayView(t, env)).operations.find((o) => o.operation === "LLM_CHAT")!.spend).toEqual({ minute: 1.125, day: 5 });
     // Per operation: SEND_SMS has spent nothing and used no retry.
-    expect(view.operations.find((o) => o.operation === "SEND_SMS")!.runtime).toMatchObject({ spentMinute: 0, spentDay: 0, fallbackSince: null, retry: { requests: 0, retries: 0, allowed: 30 } });
+    expect(view.operations.find((o) => o.operation === "SEND_SMS")!.runtime).toMatchObject({
+      spentMinute: 0,
+      spentDay: 0,
+      fallbackSince: null,
+      retry: { requests: 0, retries: 0, allowed: 30 },
+    });
     expect(view.operations.find((o) => o.operation === "SEND_SMS")!.spend).toEqual({ minute: 0, day: 0 });
   });
 });

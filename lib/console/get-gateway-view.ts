@@ -51,7 +51,17 @@ export type TGatewayAdapterRow = {
   operations: string[];
 };
 
-export type TGatewayEventRow = { id: string; at: number; operation: string; region: string; type: string; kind: string | null; provider: string | null; detail: string; policyVersion: string | null };
+export type TGatewayEventRow = {
+  id: string;
+  at: number;
+  operation: string;
+  region: string;
+  type: string;
+  kind: string | null;
+  provider: string | null;
+  detail: string;
+  policyVersion: string | null;
+};
 
 export type TGatewayView = {
   now: number;
@@ -85,7 +95,17 @@ function readGatewayTables(prisma: TPrisma, now: number) {
     prisma.gatewayOperation.findMany(),
     prisma.providerAdapter.findMany({
       orderBy: { providerKey: "asc" },
-      select: { providerKey: true, kind: true, baseUrl: true, model: true, contextWindow: true, inputPricePer1k: true, outputPricePer1k: true, credentialRef: true, timeoutMs: true },
+      select: {
+        providerKey: true,
+        kind: true,
+        baseUrl: true,
+        model: true,
+        contextWindow: true,
+        inputPricePer1k: true,
+        outputPricePer1k: true,
+        credentialRef: true,
+        timeoutMs: true,
+      },
     }),
     prisma.shiftEvent.findMany({
       where: { type: { in: [...GATEWAY_EVENT_TYPES] } },
@@ -129,7 +149,13 @@ function toAdapterRow(r: TTables[3][number], env: Readonly<Record<string, string
     inputPricePer1k: r.inputPricePer1k,
     outputPricePer1k: r.outputPricePer1k,
     timeoutMs: r.timeoutMs,
-    error: parsed.success ? null : parsed.error.issues.map((i) => `${i.path.join(".") || "(row)"}: ${i.path[0] === "credential_ref" ? "not a reference (env:NAME or file:/path); value hidden" : i.message}`).join("; "),
+    error: parsed.success
+      ? null
+      : parsed.error.issues
+          .map(
+            (i) => `${i.path.join(".") || "(row)"}: ${i.path[0] === "credential_ref" ? "not a reference (env:NAME or file:/path); value hidden" : i.message}`,
+          )
+          .join("; "),
     operations: [],
   };
 }

@@ -15,11 +15,21 @@ export type THealthContext = { breakers: TBreakerStatus[]; providers: { key: str
 
 /** What every operation's health reads alike: one read for a page showing several operations. */
 export async function loadHealthContext(): Promise<THealthContext> {
-  const [breakers, providers] = await Promise.all([listBreakerStates(), getPrisma().provider.findMany({ select: { key: true, supportedRegions: true }, orderBy: { key: "asc" } })]);
+  const [breakers, providers] = await Promise.all([
+    listBreakerStates(),
+    getPrisma().provider.findMany({ select: { key: true, supportedRegions: true }, orderBy: { key: "asc" } }),
+  ]);
   return { breakers, providers };
 }
 
-export async function getProviderHealth(opts: { operation: string; region?: string; windowMinutes: number; minSampleSize: number; now?: number; context?: THealthContext }): Promise<TProviderHealth[]> {
+export async function getProviderHealth(opts: {
+  operation: string;
+  region?: string;
+  windowMinutes: number;
+  minSampleSize: number;
+  now?: number;
+  context?: THealthContext;
+}): Promise<TProviderHealth[]> {
   const now = opts.now ?? Date.now();
   const prisma = getPrisma();
   const [buckets, shares, { breakers, providers }] = await Promise.all([

@@ -11,7 +11,11 @@ export async function getProvidersView(now = Date.now()) {
   const health = await Promise.all(
     catalog.operations.map(async (o) => {
       const policy = await getActivePolicy(o.key);
-      return { operation: o.key, windowMinutes: policy.windowMinutes, rows: await getProviderHealth({ operation: o.key, windowMinutes: policy.windowMinutes, minSampleSize: policy.minSampleSize, now, context }) };
+      return {
+        operation: o.key,
+        windowMinutes: policy.windowMinutes,
+        rows: await getProviderHealth({ operation: o.key, windowMinutes: policy.windowMinutes, minSampleSize: policy.minSampleSize, now, context }),
+      };
     }),
   );
   return { now, providers: catalog.providers, health, breakerEvents };

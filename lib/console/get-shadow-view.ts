@@ -100,11 +100,20 @@ export async function getShadowView(operation: string, range: TRangeKey, now = D
       order by d.created_at desc
       limit 100`),
   ]);
-  const shadow = pointer?.shadowVersionId ? await prisma.factorListVersion.findUnique({ where: { id: pointer.shadowVersionId }, select: { id: true, version: true } }) : null;
-  const series = buckets.map((b) => ({ t: b.t.getTime(), compared: Number(b.compared), agreed: Number(b.agreed), rate: Number(b.compared) > 0 ? Number(b.agreed) / Number(b.compared) : null }));
+  const shadow = pointer?.shadowVersionId
+    ? await prisma.factorListVersion.findUnique({ where: { id: pointer.shadowVersionId }, select: { id: true, version: true } })
+    : null;
+  const series = buckets.map((b) => ({
+    t: b.t.getTime(),
+    compared: Number(b.compared),
+    agreed: Number(b.agreed),
+    rate: Number(b.compared) > 0 ? Number(b.agreed) / Number(b.compared) : null,
+  }));
   const disagreements = raw.map((r): TDisagreement => {
     const degraded =
-      BROKEN.has(r.actual_breaker ?? "") || (r.call_status !== null && r.call_status !== "success") || (r.completed === false && r.failure_stage === "provider_call");
+      BROKEN.has(r.actual_breaker ?? "") ||
+      (r.call_status !== null && r.call_status !== "success") ||
+      (r.completed === false && r.failure_stage === "provider_call");
     return {
       id: r.id,
       at: r.created_at.getTime(),

@@ -31,5 +31,8 @@ export async function getVersionDetail(id: string) {
 /** The fields the YAML editor starts from, or null when `id` names no version. */
 export async function getVersionForEdit(id: string) {
   if (!UUID.test(id)) return null;
-  return getPrisma().factorListVersion.findUnique({ where: { id }, select: { id: true, operationKey: true, version: true, status: true, yaml: true, changeNote: true } });
+  return getPrisma().factorListVersion.findUnique({
+    where: { id },
+    select: { id: true, operationKey: true, version: true, status: true, yaml: true, changeNote: true },
+  });
 }

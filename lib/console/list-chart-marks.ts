@@ -65,10 +65,26 @@ export async function listChartMarks(operation: string, region: string, from: nu
   for (const o of overrides) {
     const what = `${o.kind.replaceAll("_", " ")}${o.providerKey ? ` ${o.providerKey}` : ""}`;
     if (o.createdAt.getTime() >= from) {
-      marks.push({ kind: "override", id: `${o.id}:start`, at: o.createdAt.getTime(), label: what, detail: o.reason, provider: o.providerKey, href: `/why?at=${o.createdAt.getTime()}` });
+      marks.push({
+        kind: "override",
+        id: `${o.id}:start`,
+        at: o.createdAt.getTime(),
+        label: what,
+        detail: o.reason,
+        provider: o.providerKey,
+        href: `/why?at=${o.createdAt.getTime()}`,
+      });
     }
     if (o.endedAt && o.endedAt.getTime() >= from && o.endedAt.getTime() <= to) {
-      marks.push({ kind: "override", id: `${o.id}:end`, at: o.endedAt.getTime(), label: `${what} ended`, detail: o.endReason ?? "ended", provider: o.providerKey, href: `/why?at=${o.endedAt.getTime()}` });
+      marks.push({
+        kind: "override",
+        id: `${o.id}:end`,
+        at: o.endedAt.getTime(),
+        label: `${what} ended`,
+        detail: o.endReason ?? "ended",
+        provider: o.providerKey,
+        href: `/why?at=${o.endedAt.getTime()}`,
+      });
     }
   }
   for (const f of faults) {
@@ -77,10 +93,26 @@ export async function listChartMarks(operation: string, region: string, from: nu
     const start = f.startsAt.getTime();
     const end = Math.min(f.endsAt.getTime(), f.endedAt?.getTime() ?? Infinity);
     if (start >= from && start <= to) {
-      marks.push({ kind: "fault", id: `${f.id}:start`, at: start, label: `fault injected: ${what}${magnitude}`, detail: `by ${f.createdBy}, until ${new Date(end).toISOString()}`, provider: f.providerKey, href: `/why?at=${start}` });
+      marks.push({
+        kind: "fault",
+        id: `${f.id}:start`,
+        at: start,
+        label: `fault injected: ${what}${magnitude}`,
+        detail: `by ${f.createdBy}, until ${new Date(end).toISOString()}`,
+        provider: f.providerKey,
+        href: `/why?at=${start}`,
+      });
     }
     if (end >= from && end <= to) {
-      marks.push({ kind: "fault", id: `${f.id}:end`, at: end, label: `fault ended: ${what}`, detail: f.endedAt ? `ended early by the chaos panel` : "planned end", provider: f.providerKey, href: `/why?at=${end}` });
+      marks.push({
+        kind: "fault",
+        id: `${f.id}:end`,
+        at: end,
+        label: `fault ended: ${what}`,
+        detail: f.endedAt ? `ended early by the chaos panel` : "planned end",
+        provider: f.providerKey,
+        href: `/why?at=${end}`,
+      });
     }
   }
   return marks.sort((a, b) => a.at - b.at);

@@ -10,7 +10,12 @@ export async function listDecisionFacets(): Promise<TDecisionFacets> {
   const [ops, providers, versions] = await Promise.all([
     prisma.operation.findMany({ select: { key: true }, orderBy: { key: "asc" } }),
     prisma.provider.findMany({ select: { key: true, supportedRegions: true }, orderBy: { key: "asc" } }),
-    prisma.factorListVersion.findMany({ where: { activatedAt: { not: null } }, select: { version: true }, distinct: ["version"], orderBy: { version: "desc" } }),
+    prisma.factorListVersion.findMany({
+      where: { activatedAt: { not: null } },
+      select: { version: true },
+      distinct: ["version"],
+      orderBy: { version: "desc" },
+    }),
   ]);
   return {
     operations: ops.map((o) => o.key),

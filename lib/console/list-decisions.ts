@@ -68,9 +68,12 @@ export async function listDecisions(f: TDecisionFilters, limit = 50, now = Date.
   // clock skew between instances) cannot belong to it: the bound keeps a hash plan from reading
   // every failed outcome ever recorded (measured: 300 ms for the last hour on 1M decisions).
   const reportedFrom = new Date(from - OUTCOME_SKEW_MS);
-  if (f.outcome === "completed") where.push(Prisma.sql`exists (select 1 from business_outcome b where b.decision_id = d.id::text and b.reported_at >= ${reportedFrom} and b.completed)`);
-  if (f.outcome === "failed") where.push(Prisma.sql`exists (select 1 from business_outcome b where b.decision_id = d.id::text and b.reported_at >= ${reportedFrom} and not b.completed)`);
-  if (f.outcome === "pending") where.push(Prisma.sql`not exists (select 1 from business_outcome b where b.decision_id = d.id::text and b.reported_at >= ${reportedFrom})`);
+  if (f.outcome === "completed")
+    where.push(Prisma.sql`exists (select 1 from business_outcome b where b.decision_id = d.id::text and b.reported_at >= ${reportedFrom} and b.completed)`);
+  if (f.outcome === "failed")
+    where.push(Prisma.sql`exists (select 1 from business_outcome b where b.decision_id = d.id::text and b.reported_at >= ${reportedFrom} and not b.completed)`);
+  if (f.outcome === "pending")
+    where.push(Prisma.sql`not exists (select 1 from business_outcome b where b.decision_id = d.id::text and b.reported_at >= ${reportedFrom})`);
   if (f.after) {
     const [ms, id] = f.after.split("_") as [string, string];
     const at = new Date(Number(ms));
@@ -85,26 +88,24 @@ export async function listDecisions(f: TDecisionFilters, limit = 50, now = Date.
      where ${Prisma.join(where, " and ")}
      order by d.created_at desc, d.id desc
      limit ${limit + 1}`;
-  const page = rows.slice(0, limit).map(
-    (r): TDecisionRow => ({
-      id: r.id,
-      at: r.created_at.getTime(),
-      operation: r.operation,
-      region: r.region,
-      requestId: r.request_id,
-      policyVersion: r.policy_version,
-      selected: r.selected_provider,
-      reasonCode: r.reason_code,
-      shadowPick: r.shadow_pick,
-      shadowAgrees: r.shadow_agrees,
-      scoreMargin: r.score_margin,
-      stale: r.stale,
-      metricAgeMs: r.metric_age_ms,
-      fallbackAction: r.fallback_action,
-      degraded: r.degraded,
-      completed: r.completed,
-    }),
-  );
+  const page = rows.slice(0, limit).map((r): TDecisionRow => ({
+    id: r.id,
+    at: r.created_at.getTime(),
+    operation: r.operation,
+    region: r.region,
+    requestId: r.request_id,
+    policyVersion: r.policy_version,
+    selected: r.selected_provider,
+    reasonCode: r.reason_code,
+    shadowPick: r.shadow_pick,
+    shadowAgrees: r.shadow_agrees,
+    scoreMargin: r.score_margin,
+    stale: r.stale,
+    metricAgeMs: r.metric_age_ms,
+    fallbackAction: r.fallback_action,
+    degraded: r.degraded,
+    completed: r.completed,
+  }));
   const last = page.at(-1);
   return { rows: page, next: rows.length > limit && last ? `${last.at}_${last.id}` : null, from, to };
 }

@@ -15,7 +15,13 @@ export type TVersionRow = {
   reviews: { reviewer: string; capacity: string; decision: string }[];
 };
 
-export type TOperationPolicyRow = { operation: string; description: string; active: { id: string; version: number } | null; shadow: { id: string; version: number } | null; versions: number };
+export type TOperationPolicyRow = {
+  operation: string;
+  description: string;
+  active: { id: string; version: number } | null;
+  shadow: { id: string; version: number } | null;
+  versions: number;
+};
 
 /** Operations with their active and shadow versions, and every version (newest first) with author and live reviews. */
 export async function listFactorLists(operation?: string): Promise<{ operations: TOperationPolicyRow[]; versions: TVersionRow[] }> {
@@ -33,7 +39,11 @@ export async function listFactorLists(operation?: string): Promise<{ operations:
   const ids = versions.map((v) => v.id);
   const authorIds = [...new Set(versions.map((v) => v.authorId).filter((a): a is string => a !== null))];
   const [reviews, authors] = await Promise.all([
-    prisma.factorListReview.findMany({ where: { versionId: { in: ids }, revokedAt: null }, include: { reviewer: { select: { email: true } } }, orderBy: { createdAt: "asc" } }),
+    prisma.factorListReview.findMany({
+      where: { versionId: { in: ids }, revokedAt: null },
+      include: { reviewer: { select: { email: true } } },
+      orderBy: { createdAt: "asc" },
+    }),
     prisma.user.findMany({ where: { id: { in: authorIds } }, select: { id: true, email: true } }),
   ]);
   const byId = new Map(versions.map((v) => [v.id, v]));
@@ -46,7 +56,13 @@ export async function listFactorLists(operation?: string): Promise<{ operations:
   return {
     operations: operations.map((o) => {
       const p = policies.find((x) => x.operationKey === o.key);
-      return { operation: o.key, description: o.description, active: ref(p?.activeVersionId), shadow: ref(p?.shadowVersionId), versions: count.get(o.key) ?? 0 };
+      return {
+        operation: o.key,
+        description: o.description,
+        active: ref(p?.activeVersionId),
+        shadow: ref(p?.shadowVersionId),
+        versions: count.get(o.key) ?? 0,
+      };
     }),
     versions: versions.map((v) => ({
       id: v.id,

@@ -7,7 +7,7 @@ import { loadEvaluationSource } from "./evaluation-sources";
 import type { TEvaluationView } from "./evaluation-types";
 
 export const ZEvaluationRequest = z.strictObject({
-  version: z.string({ error: "version must be \"listing1\" or a factor-list version id" }).min(1, "version must not be empty"),
+  version: z.string({ error: 'version must be "listing1" or a factor-list version id' }).min(1, "version must not be empty"),
   seed: z
     .number({ error: "seed must be an integer" })
     .int("seed must be an integer")

@@ -18,7 +18,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const ZWhatIfRequest = z.strictObject({
   version: z.string({ error: "version must be a factor-list version id" }).regex(UUID, "version must be a factor-list version id"),
-  hours: z.union(WHAT_IF_HOURS.map((h) => z.literal(h)), { error: `hours must be one of ${WHAT_IF_HOURS.join(", ")}` }).default(3),
+  hours: z
+    .union(
+      WHAT_IF_HOURS.map((h) => z.literal(h)),
+      { error: `hours must be one of ${WHAT_IF_HOURS.join(", ")}` },
+    )
+    .default(3),
 });
 
 const whatIfKey = (versionId: string, hours: number) => `what-if:${versionId}:${hours}`;
@@ -34,7 +39,7 @@ function rangeOf(hours: number, now = Date.now()): { from: Date; to: Date } {
 
 /** pg's query signature over the process's Prisma client, for the recorded-traffic loader. */
 const prismaQueryable = (): TQueryable => ({
-  query: async <R,>(sql: string, params: unknown[]) => ({ rows: await getPrisma().$queryRawUnsafe<R[]>(sql, ...params) }),
+  query: async <R>(sql: string, params: unknown[]) => ({ rows: await getPrisma().$queryRawUnsafe<R[]>(sql, ...params) }),
 });
 
 async function loadVersion(versionId: string) {
@@ -51,8 +56,7 @@ async function loadVersion(versionId: string) {
 const notes = processSlot("whatIfNotes", () => new Map<string, { fingerprint: string; message: string }>());
 
 type TTarget = { versionId: string; operation: string; hours: TWhatIfHours; key: string } & (
-  | { ok: true; factorList: TFactorList; fingerprint: string; from: Date; to: Date }
-  | { ok: false; message: string }
+  { ok: true; factorList: TFactorList; fingerprint: string; from: Date; to: Date } | { ok: false; message: string }
 );
 
 /** The version and range a request names: what its replay would run over and the job's fingerprint. */
@@ -69,7 +73,9 @@ async function targetOf(input: unknown): Promise<TTarget> {
 function view(t: TTarget): TWhatIfView {
   const { latest, lastDone, queuePosition } = getReplay(t.key);
   const result =
-    lastDone?.output?.kind === "what-if" ? { ...lastDone.output.result, finishedAt: lastDone.finishedAt ?? lastDone.queuedAt, fingerprint: lastDone.fingerprint } : null;
+    lastDone?.output?.kind === "what-if"
+      ? { ...lastDone.output.result, finishedAt: lastDone.finishedAt ?? lastDone.queuedAt, fingerprint: lastDone.fingerprint }
+      : null;
   const note = t.ok ? notes.get(t.key) : undefined;
   const unavailable = !t.ok ? t.message : note && note.fingerprint === t.fingerprint ? note.message : null;
   return { versionId: t.versionId, operation: t.operation, hours: t.hours, status: toReplayStatus(latest, queuePosition), result, unavailable };

@@ -27,7 +27,11 @@ export async function activateFactorList(prisma: PrismaClient, actor: TActor, id
     if (diff.complianceRelevant && !(await liveApprovals(tx, id)).compliance) {
       // The active version moved since approval and this version now changes gates or
       // regional rules relative to it: it needs compliance's review before it can go live.
-      throw new ControlPlaneError(409, "needs_compliance_approval", "compared with the active version this changes gates or regional rules, which needs a compliance approval");
+      throw new ControlPlaneError(
+        409,
+        "needs_compliance_approval",
+        "compared with the active version this changes gates or regional rules, which needs a compliance approval",
+      );
     }
     const policy = await tx.operationPolicy.findUnique({ where: { operationKey: before.operationKey } });
     const { before: pointerBefore, lockVersion: newLock } = await movePolicyPointer(

@@ -36,11 +36,21 @@ afterAll(async () => {
   await db.drop();
 });
 
-async function call(handler: unknown, as: string, opts: { method?: string; path?: string; body?: string; contentType?: string; params?: Record<string, string> } = {}) {
+async function call(
+  handler: unknown,
+  as: string,
+  opts: { method?: string; path?: string; body?: string; contentType?: string; params?: Record<string, string> } = {},
+) {
   const method = opts.method ?? (opts.body === undefined ? "GET" : "POST");
   const req = new Request(`${ORIGIN}${opts.path ?? "/api/control/x"}`, {
     method,
-    headers: { host: "switchyard.test", origin: ORIGIN, cookie: cookie[as]!, "content-type": opts.contentType ?? "application/json", "x-switchyard-client-ip": "192.0.2.7" },
+    headers: {
+      host: "switchyard.test",
+      origin: ORIGIN,
+      cookie: cookie[as]!,
+      "content-type": opts.contentType ?? "application/json",
+      "x-switchyard-client-ip": "192.0.2.7",
+    },
     ...(opts.body !== undefined ? { body: opts.body } : {}),
   });
   return (handler as THandler)(req, { params: Promise.resolve(opts.params ?? {}) });
@@ -49,7 +59,11 @@ async function call(handler: unknown, as: string, opts: { method?: string; path?
 describe("control-plane API, end to end through the route handlers", () => {
   it("imports YAML, reviews, activates, exports the same YAML, and the audit trail verifies", async () => {
     const yaml = WEIGHTS_YAML();
-    const created = await call(factorLists.POST, "policy_author", { path: "/api/control/factor-lists?changeNote=rebalance", body: yaml, contentType: "application/yaml" });
+    const created = await call(factorLists.POST, "policy_author", {
+      path: "/api/control/factor-lists?changeNote=rebalance",
+      body: yaml,
+      contentType: "application/yaml",
+    });
     expect(created.status).toBe(201);
     const { version: v } = (await created.json()) as { version: { id: string; changeNote: string } };
     expect(v.changeNote).toBe("rebalance");
@@ -77,7 +91,9 @@ describe("control-plane API, end to end through the route handlers", () => {
   });
 
   it("answers 422 naming every field: invalid factor list, override with past expiry and unlisted pin", async () => {
-    const bad = await call(factorLists.POST, "policy_author", { body: JSON.stringify({ document: { operation: "SEND_SMS", gates: ["nope"], safety: { max_traffic_shift_per_minute: 0 } } }) });
+    const bad = await call(factorLists.POST, "policy_author", {
+      body: JSON.stringify({ document: { operation: "SEND_SMS", gates: ["nope"], safety: { max_traffic_shift_per_minute: 0 } } }),
+    });
     expect(bad.status).toBe(422);
     const body = (await bad.json()) as { error: { fields: { path: string }[] } };
     expect(body.error.fields.map((f) => f.path)).toEqual(expect.arrayContaining(["gates[0]", "safety.max_traffic_shift_per_minute"]));

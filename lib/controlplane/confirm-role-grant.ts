@@ -11,7 +11,13 @@ export const ZDecideRoleGrantBody = z.strictObject({ reason: z.string().max(2000
  * A second admin confirms a pending grant: its roles are added to the user's current ones.
  * Neither the admin who asked for it nor the user who gets it may confirm it.
  */
-export async function confirmRoleGrant(prisma: PrismaClient, actor: TActor, grantId: string, body: z.output<typeof ZDecideRoleGrantBody> = {}, now = new Date()) {
+export async function confirmRoleGrant(
+  prisma: PrismaClient,
+  actor: TActor,
+  grantId: string,
+  body: z.output<typeof ZDecideRoleGrantBody> = {},
+  now = new Date(),
+) {
   return prisma.$transaction(async (tx) => {
     await lockUserRoles(tx);
     const grant = await tx.roleGrant.findUnique({ where: { id: grantId } });
@@ -22,7 +28,11 @@ export async function confirmRoleGrant(prisma: PrismaClient, actor: TActor, gran
       throw new ControlPlaneError(403, "four_eyes", "you asked for this grant; another admin must confirm it");
     }
     const before = await tx.user.findUniqueOrThrow({ where: { id: grant.userId }, omit: { passwordHash: true } });
-    const user = await tx.user.update({ where: { id: grant.userId }, data: { roles: [...new Set([...before.roles, ...grant.roles])] }, omit: { passwordHash: true } });
+    const user = await tx.user.update({
+      where: { id: grant.userId },
+      data: { roles: [...new Set([...before.roles, ...grant.roles])] },
+      omit: { passwordHash: true },
+    });
     const decided = await tx.roleGrant.update({ where: { id: grantId }, data: { status: "confirmed", decidedById: actor.userId, decidedAt: now } });
     await appendAudit(
       tx,

@@ -21,7 +21,14 @@ export async function createApiKey(prisma: PrismaClient, actor: TActor, body: z.
     if (unknown.length > 0) throw invalid(unknown.map(({ k, i }) => ({ path: `operationKeys.${i}`, message: `unknown operation "${k}"` })));
     const { key, prefix } = generateApiKey();
     const row = await tx.apiKey.create({
-      data: { name: body.name, prefix, keyHash: sha256Hex(key), scopes: [...new Set(body.scopes)], operationKeys: [...new Set(body.operationKeys)], createdById: actor.userId },
+      data: {
+        name: body.name,
+        prefix,
+        keyHash: sha256Hex(key),
+        scopes: [...new Set(body.scopes)],
+        operationKeys: [...new Set(body.operationKeys)],
+        createdById: actor.userId,
+      },
       omit: { keyHash: true },
     });
     await appendAudit(tx, actor, { action: "api_key.create", targetType: "api_key", targetId: row.id, after: row });

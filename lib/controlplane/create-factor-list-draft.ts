@@ -23,7 +23,12 @@ export async function createFactorListDraft(prisma: PrismaClient, actor: TActor,
           basedOnId: policy?.activeVersionId ?? null,
         },
       });
-      await appendAudit(tx, actor, { action: "factor_list.create", targetType: "factor_list_version", targetId: created.id, after: { ...versionSummary(created), yaml } });
+      await appendAudit(tx, actor, {
+        action: "factor_list.create",
+        targetType: "factor_list_version",
+        targetId: created.id,
+        after: { ...versionSummary(created), yaml },
+      });
       return created;
     });
   } catch (err) {

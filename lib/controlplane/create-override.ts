@@ -14,8 +14,22 @@ export const ZCreateOverrideBody = z.discriminatedUnion("kind", [
   /** Adaptive routing off for one operation: decisions follow the static priority order. */
   z.strictObject({ kind: z.literal("routing_kill_switch"), operationKey: key("operationKey"), region: key("region").optional(), reason, expiresAt }),
   /** A provider out of rotation everywhere, or only for one operation and/or region. */
-  z.strictObject({ kind: z.literal("provider_kill"), providerKey: key("providerKey"), operationKey: key("operationKey").optional(), region: key("region").optional(), reason, expiresAt }),
-  z.strictObject({ kind: z.literal("provider_pin"), providerKey: key("providerKey"), operationKey: key("operationKey"), region: key("region").optional(), reason, expiresAt }),
+  z.strictObject({
+    kind: z.literal("provider_kill"),
+    providerKey: key("providerKey"),
+    operationKey: key("operationKey").optional(),
+    region: key("region").optional(),
+    reason,
+    expiresAt,
+  }),
+  z.strictObject({
+    kind: z.literal("provider_pin"),
+    providerKey: key("providerKey"),
+    operationKey: key("operationKey"),
+    region: key("region").optional(),
+    reason,
+    expiresAt,
+  }),
 ]);
 export type TCreateOverrideBody = z.output<typeof ZCreateOverrideBody>;
 
@@ -36,9 +50,16 @@ const shown = (v: string) => JSON.stringify(v.length > SHOWN ? `${v.slice(0, SHO
  * regions, else those of the operation's providers, else those of any provider. A free-text
  * region would be stored and shown, and match no decision.
  */
-async function regionProblem(tx: Prisma.TransactionClient, region: string, provider: { key: string; supportedRegions: string[] } | null, operationKey: string | null): Promise<string | null> {
+async function regionProblem(
+  tx: Prisma.TransactionClient,
+  region: string,
+  provider: { key: string; supportedRegions: string[] } | null,
+  operationKey: string | null,
+): Promise<string | null> {
   if (provider) {
-    return provider.supportedRegions.includes(region) ? null : `${provider.key} does not serve region ${shown(region)} (serves ${provider.supportedRegions.join(", ")})`;
+    return provider.supportedRegions.includes(region)
+      ? null
+      : `${provider.key} does not serve region ${shown(region)} (serves ${provider.supportedRegions.join(", ")})`;
   }
   const listed = operationKey ? await providersOfOperation(tx, operationKey) : null;
   const providers = await tx.provider.findMany({ where: listed ? { key: { in: listed } } : {}, select: { supportedRegions: true } });
@@ -76,7 +97,14 @@ export async function createOverride(prisma: PrismaClient, actor: TActor, body: 
 
     const region = body.region ?? null;
     const clash = await tx.override.findFirst({
-      where: { kind: body.kind, operationKey, region, ...(body.kind === "provider_pin" ? {} : { providerKey }), endedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+      where: {
+        kind: body.kind,
+        operationKey,
+        region,
+        ...(body.kind === "provider_pin" ? {} : { providerKey }),
+        endedAt: null,
+        OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
+      },
     });
     if (clash) throw new ControlPlaneError(409, "override_exists", `an active ${body.kind} for this scope already exists (${clash.id}); end it first`);
 

@@ -18,14 +18,19 @@ export async function endExpiredOverrides(prisma: PrismaClient, now = new Date()
       if (res.count === 0) return false;
       const after = await tx.override.findUniqueOrThrow({ where: { id } });
       await notifyConfigChange(tx, { kind: "override", operationKey: after.operationKey });
-      await appendAudit(tx, SYSTEM_ACTOR, {
-        action: "override.expire",
-        targetType: "override",
-        targetId: id,
-        before: { ...after, endedAt: null, endReason: null },
-        after,
-        reason: `expired at ${after.expiresAt?.toISOString()}`,
-      }, now);
+      await appendAudit(
+        tx,
+        SYSTEM_ACTOR,
+        {
+          action: "override.expire",
+          targetType: "override",
+          targetId: id,
+          before: { ...after, endedAt: null, endReason: null },
+          after,
+          reason: `expired at ${after.expiresAt?.toISOString()}`,
+        },
+        now,
+      );
       return true;
     });
     if (done) ended.push(id);

@@ -28,17 +28,29 @@ export async function authorsOf(tx: Prisma.TransactionClient, version: Pick<Fact
 
 export function requireStatus(version: FactorListVersion, allowed: readonly FactorListVersion["status"][], doing: string): void {
   if (!allowed.includes(version.status)) {
-    throw new ControlPlaneError(409, "invalid_state", `cannot ${doing} version ${version.version} of ${version.operationKey}: it is ${version.status} (needs ${allowed.join(" or ")})`);
+    throw new ControlPlaneError(
+      409,
+      "invalid_state",
+      `cannot ${doing} version ${version.version} of ${version.operationKey}: it is ${version.status} (needs ${allowed.join(" or ")})`,
+    );
   }
 }
 
 /** The structural diff against the operation's active version; against nothing, everything is new. */
-export async function diffAgainstActive(tx: Prisma.TransactionClient, version: Pick<FactorListVersion, "operationKey" | "document">): Promise<TPolicyDiff & { activeVersionId: string | null }> {
+export async function diffAgainstActive(
+  tx: Prisma.TransactionClient,
+  version: Pick<FactorListVersion, "operationKey" | "document">,
+): Promise<TPolicyDiff & { activeVersionId: string | null }> {
   const policy = await tx.operationPolicy.findUnique({ where: { operationKey: version.operationKey } });
   const active = policy?.activeVersionId ? await tx.factorListVersion.findUnique({ where: { id: policy.activeVersionId } }) : null;
   const doc = version.document as unknown as TFactorList;
   if (!active) {
-    const changes = Object.entries(doc).map(([path, after]) => ({ path, kind: "added" as const, after, complianceRelevant: path === "gates" || path === "regions" }));
+    const changes = Object.entries(doc).map(([path, after]) => ({
+      path,
+      kind: "added" as const,
+      after,
+      complianceRelevant: path === "gates" || path === "regions",
+    }));
     return { changes, gatesChanged: true, complianceRelevant: true, activeVersionId: null };
   }
   return { ...diffFactorLists(active.document as unknown as TFactorList, doc), activeVersionId: active.id };

@@ -19,7 +19,11 @@ export type TFactorListSource = z.input<typeof ZFactorListSource>;
  */
 export async function validateFactorList(tx: Prisma.TransactionClient, source: TFactorListSource): Promise<{ value: TFactorList; yaml: string }> {
   const parsed = parseFactorList(source.yaml ?? source.document);
-  if (!parsed.ok) throw invalid(parsed.errors.map((e) => ({ path: e.path, message: e.message })), "the factor list is invalid");
+  if (!parsed.ok)
+    throw invalid(
+      parsed.errors.map((e) => ({ path: e.path, message: e.message })),
+      "the factor list is invalid",
+    );
   const fl = parsed.value;
   const errors: TFieldError[] = [];
   const operation = await tx.operation.findUnique({ where: { key: fl.operation }, select: { key: true, enabled: true } });
@@ -38,4 +42,3 @@ export async function validateFactorList(tx: Prisma.TransactionClient, source: T
   if (errors.length > 0) throw invalid(errors, "the factor list is invalid");
   return { value: fl, yaml: source.yaml ?? factorListToYaml(fl) };
 }
-

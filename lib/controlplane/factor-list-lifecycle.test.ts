@@ -130,7 +130,10 @@ describe("factor-list lifecycle", () => {
     expect(partly.status).toBe("in_review");
     expect(awaiting).toEqual(["compliance"]);
 
-    const revised = await updateFactorListDraft(prisma, author.actor, v.id, { yaml: GATES_YAML().replace("min_sample_size: 200", "min_sample_size: 300"), changeNote: "" });
+    const revised = await updateFactorListDraft(prisma, author.actor, v.id, {
+      yaml: GATES_YAML().replace("min_sample_size: 200", "min_sample_size: 300"),
+      changeNote: "",
+    });
     expect(revised.status).toBe("draft");
     const reviews = await prisma.factorListReview.findMany({ where: { versionId: v.id } });
     expect(reviews).toHaveLength(1);
@@ -245,7 +248,10 @@ describe("concurrent activation", () => {
       // activations that happen not to overlap are simply one after the other, both valid.
       const { policy } = await getFactorListVersion(prisma, a.id);
       const seen = { expectedLockVersion: policy.lockVersion };
-      const results = await Promise.allSettled([activateFactorList(prisma, approver.actor, a.id, seen), activateFactorList(prisma, approver2.actor, b.id, seen)]);
+      const results = await Promise.allSettled([
+        activateFactorList(prisma, approver.actor, a.id, seen),
+        activateFactorList(prisma, approver2.actor, b.id, seen),
+      ]);
       const won = results.filter((r) => r.status === "fulfilled");
       const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
       expect(won).toHaveLength(1);

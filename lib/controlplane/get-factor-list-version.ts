@@ -12,7 +12,11 @@ export async function getFactorListVersion(prisma: PrismaClient, id: string) {
   if (!version) throw notFound("factor-list version", id);
   const [diff, reviews, policy] = await Promise.all([
     diffAgainstActive(prisma, version),
-    prisma.factorListReview.findMany({ where: { versionId: id }, orderBy: { createdAt: "asc" }, include: { reviewer: { select: { email: true, name: true } } } }),
+    prisma.factorListReview.findMany({
+      where: { versionId: id },
+      orderBy: { createdAt: "asc" },
+      include: { reviewer: { select: { email: true, name: true } } },
+    }),
     prisma.operationPolicy.findUnique({ where: { operationKey: version.operationKey } }),
   ]);
   return {

@@ -29,7 +29,11 @@ const inMinutes = (m: number, from = new Date()) => new Date(from.getTime() + m 
 
 describe("overrides", () => {
   it("creates a kill switch with a reason, notifies, audits, and refuses a duplicate", async () => {
-    const o = await createOverride(prisma, onCall.actor, { kind: "routing_kill_switch", operationKey: "SEND_SMS", reason: "provider A incident, adaptive off" });
+    const o = await createOverride(prisma, onCall.actor, {
+      kind: "routing_kill_switch",
+      operationKey: "SEND_SMS",
+      reason: "provider A incident, adaptive off",
+    });
     expect(o).toMatchObject({ kind: "routing_kill_switch", operationKey: "SEND_SMS", endedAt: null, createdById: onCall.user.id });
     const entry = await prisma.auditEntry.findFirstOrThrow({ where: { targetId: o.id } });
     expect(entry).toMatchObject({ action: "override.create", actor: onCall.actor.label, reason: "provider A incident, adaptive off", ip: "127.0.0.1" });
@@ -41,15 +45,27 @@ describe("overrides", () => {
 
   it("refuses a pin to a provider the operation does not list and an expiry in the past, reporting both", async () => {
     const err = await refusal(
-      createOverride(prisma, onCall.actor, { kind: "provider_pin", operationKey: "SEND_SMS", providerKey: "provider_D", reason: "try D", expiresAt: inMinutes(-5) }),
+      createOverride(prisma, onCall.actor, {
+        kind: "provider_pin",
+        operationKey: "SEND_SMS",
+        providerKey: "provider_D",
+        reason: "try D",
+        expiresAt: inMinutes(-5),
+      }),
     );
     expect(err.status).toBe(422);
     expect(err.fields.map((f) => f.path).sort()).toEqual(["expiresAt", "providerKey"]);
-    const unlisted = await refusal(createOverride(prisma, onCall.actor, { kind: "provider_pin", operationKey: "SEND_SMS", providerKey: "provider_D", reason: "try D" }));
+    const unlisted = await refusal(
+      createOverride(prisma, onCall.actor, { kind: "provider_pin", operationKey: "SEND_SMS", providerKey: "provider_D", reason: "try D" }),
+    );
     expect(unlisted.fields).toEqual([{ path: "providerKey", message: expect.stringContaining("does not list provider_D") }]);
-    const unknown = await refusal(createOverride(prisma, onCall.actor, { kind: "provider_kill", providerKey: "nope", operationKey: "NOPE", reason: "x y z", expiresAt: inMinutes(-1) }));
+    const unknown = await refusal(
+      createOverride(prisma, onCall.actor, { kind: "provider_kill", providerKey: "nope", operationKey: "NOPE", reason: "x y z", expiresAt: inMinutes(-1) }),
+    );
     expect(unknown.fields.map((f) => f.path).sort()).toEqual(["expiresAt", "operationKey", "providerKey"]);
-    const wrongRegion = await refusal(createOverride(prisma, onCall.actor, { kind: "provider_pin", operationKey: "SEND_SMS", providerKey: "provider_A", region: "LATAM", reason: "pin A" }));
+    const wrongRegion = await refusal(
+      createOverride(prisma, onCall.actor, { kind: "provider_pin", operationKey: "SEND_SMS", providerKey: "provider_A", region: "LATAM", reason: "pin A" }),
+    );
     expect(wrongRegion.fields.map((f) => f.path)).toEqual(["region"]);
     expect(await prisma.override.count({ where: { providerKey: { in: ["provider_D", "nope"] } } })).toBe(0);
   });
@@ -69,13 +85,25 @@ describe("overrides", () => {
     }
     expect(await prisma.override.count({ where: { region: { in: [payload, "eu", "MARS"] } } })).toBe(0);
     // Known regions still go through, for a scope without a provider too.
-    const kill = await createOverride(prisma, onCall.actor, { kind: "routing_kill_switch", operationKey: "SEND_SMS", region: "APAC", reason: "APAC adaptive off" });
+    const kill = await createOverride(prisma, onCall.actor, {
+      kind: "routing_kill_switch",
+      operationKey: "SEND_SMS",
+      region: "APAC",
+      reason: "APAC adaptive off",
+    });
     expect(kill.region).toBe("APAC");
     await endOverride(prisma, onCall.actor, kill.id, "done");
   });
 
   it("pins a listed provider per region with an expiry", async () => {
-    const pin = await createOverride(prisma, onCall.actor, { kind: "provider_pin", operationKey: "SEND_SMS", providerKey: "provider_B", region: "EU", reason: "A degraded in EU", expiresAt: inMinutes(30) });
+    const pin = await createOverride(prisma, onCall.actor, {
+      kind: "provider_pin",
+      operationKey: "SEND_SMS",
+      providerKey: "provider_B",
+      region: "EU",
+      reason: "A degraded in EU",
+      expiresAt: inMinutes(30),
+    });
     expect(pin.expiresAt).not.toBeNull();
     const active = await listOverrides(prisma, { state: "active" });
     expect(active.map((o) => o.id)).toContain(pin.id);
@@ -83,7 +111,12 @@ describe("overrides", () => {
 
   it("expired overrides end by themselves, logged as system, once", async () => {
     const now = new Date();
-    const kill = await createOverride(prisma, onCall.actor, { kind: "provider_kill", providerKey: "provider_C", reason: "C quota exhausted", expiresAt: inMinutes(1, now) }, now);
+    const kill = await createOverride(
+      prisma,
+      onCall.actor,
+      { kind: "provider_kill", providerKey: "provider_C", reason: "C quota exhausted", expiresAt: inMinutes(1, now) },
+      now,
+    );
     const later = new Date(now.getTime() + 2 * 60_000);
     expect(await endExpiredOverrides(prisma, new Date(now.getTime() + 30_000))).not.toContain(kill.id);
     const ended = await endExpiredOverrides(prisma, later);

@@ -15,7 +15,14 @@ export async function rejectFactorList(prisma: PrismaClient, actor: TActor, id: 
     if (!actor.userId) throw new ControlPlaneError(403, "forbidden", "only a signed-in user can reject");
     await tx.factorListReview.create({ data: { versionId: id, reviewerId: actor.userId, decision: "rejected", capacity, comment } });
     const after = await tx.factorListVersion.update({ where: { id }, data: { status: "rejected" } });
-    await appendAudit(tx, actor, { action: "factor_list.reject", targetType: "factor_list_version", targetId: id, before: versionSummary(before), after: versionSummary(after), reason: comment });
+    await appendAudit(tx, actor, {
+      action: "factor_list.reject",
+      targetType: "factor_list_version",
+      targetId: id,
+      before: versionSummary(before),
+      after: versionSummary(after),
+      reason: comment,
+    });
     return after;
   });
 }

@@ -7,7 +7,13 @@ import { ControlPlaneError, notFound } from "../errors/api-errors";
 import { lockUserRoles } from "./user-role-helpers";
 
 /** An admin turns a pending grant down (the one who asked may withdraw it); the user's roles stay as they are. */
-export async function rejectRoleGrant(prisma: PrismaClient, actor: TActor, grantId: string, body: z.output<typeof ZDecideRoleGrantBody> = {}, now = new Date()) {
+export async function rejectRoleGrant(
+  prisma: PrismaClient,
+  actor: TActor,
+  grantId: string,
+  body: z.output<typeof ZDecideRoleGrantBody> = {},
+  now = new Date(),
+) {
   return prisma.$transaction(async (tx) => {
     await lockUserRoles(tx);
     const grant = await tx.roleGrant.findUnique({ where: { id: grantId } });

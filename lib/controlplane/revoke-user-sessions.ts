@@ -9,7 +9,12 @@ export async function revokeUserSessions(prisma: PrismaClient, actor: TActor, id
     const user = await tx.user.findUnique({ where: { id }, select: { id: true, email: true } });
     if (!user) throw notFound("user", id);
     const res = await tx.session.updateMany({ where: { userId: id, revokedAt: null, expiresAt: { gt: now } }, data: { revokedAt: now } });
-    await appendAudit(tx, actor, { action: "user.revoke_sessions", targetType: "user", targetId: id, after: { email: user.email, sessionsRevoked: res.count }, reason }, now);
+    await appendAudit(
+      tx,
+      actor,
+      { action: "user.revoke_sessions", targetType: "user", targetId: id, after: { email: user.email, sessionsRevoked: res.count }, reason },
+      now,
+    );
     return { revoked: res.count };
   });
 }

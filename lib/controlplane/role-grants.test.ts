@@ -48,9 +48,20 @@ afterAll(async () => {
 const lastAudit = () => prisma.auditEntry.findFirstOrThrow({ orderBy: { seq: "desc" } });
 const rolesOf = async (id: string) => (await prisma.user.findUniqueOrThrow({ where: { id } })).roles;
 
-function call(handler: (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>, method: string, path: string, cookie: string, body?: unknown, params: Record<string, string> = {}) {
+function call(
+  handler: (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>,
+  method: string,
+  path: string,
+  cookie: string,
+  body?: unknown,
+  params: Record<string, string> = {},
+) {
   return handler(
-    new Request(`${ORIGIN}${path}`, { method, headers: { host: new URL(ORIGIN).host, origin: ORIGIN, cookie, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
+    new Request(`${ORIGIN}${path}`, {
+      method,
+      headers: { host: new URL(ORIGIN).host, origin: ORIGIN, cookie, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }),
     { params: Promise.resolve(params) },
   );
 }
@@ -60,7 +71,14 @@ describe("role changes", () => {
     const before = await prisma.auditEntry.count();
     const err = await refusal(setUserRoles(prisma, alice.actor, alice.user.id, { roles: ["admin", "policy_author", "approver"] }));
     expect([err.status, err.code]).toEqual([403, "own_roles"]);
-    const res = await call(putRoles, "PUT", `/api/control/users/${alice.user.id}/roles`, await makeSessionCookie(prisma, alice.user.id), { roles: ["admin", "approver"] }, { id: alice.user.id });
+    const res = await call(
+      putRoles,
+      "PUT",
+      `/api/control/users/${alice.user.id}/roles`,
+      await makeSessionCookie(prisma, alice.user.id),
+      { roles: ["admin", "approver"] },
+      { id: alice.user.id },
+    );
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("own_roles");
     expect(await rolesOf(alice.user.id)).toEqual(["admin"]);
@@ -68,7 +86,12 @@ describe("role changes", () => {
   });
 
   it("while one admin exists, grants apply at once and are marked single_admin in the audit log and the grant list", async () => {
-    const { user, pendingGrant } = await createUser(prisma, alice.actor, { email: "solo-approver@switchyard.test", name: "Solo", password: PASSWORD, roles: ["approver"] });
+    const { user, pendingGrant } = await createUser(prisma, alice.actor, {
+      email: "solo-approver@switchyard.test",
+      name: "Solo",
+      password: PASSWORD,
+      roles: ["approver"],
+    });
     expect(pendingGrant).toBeNull();
     expect(user.roles).toEqual(["approver"]);
     expect(((await lastAudit()).after as Record<string, unknown>).single_admin).toBe(true);
@@ -95,7 +118,12 @@ describe("role changes", () => {
     });
 
     it("a puppet approver created by one admin has no approver role until the other admin confirms", async () => {
-      const res = await call(postUser, "POST", "/api/control/users", aliceCookie, { email: "puppet@switchyard.test", name: "Puppet", password: PASSWORD, roles: ["approver", "viewer"] });
+      const res = await call(postUser, "POST", "/api/control/users", aliceCookie, {
+        email: "puppet@switchyard.test",
+        name: "Puppet",
+        password: PASSWORD,
+        roles: ["approver", "viewer"],
+      });
       expect(res.status).toBe(201);
       const body = (await res.json()) as { user: { id: string; roles: string[] }; pendingGrant: { id: string; roles: string[] } };
       expect(body.user.roles).toEqual(["viewer"]);
@@ -105,7 +133,9 @@ describe("role changes", () => {
       expect((audit.after as Record<string, unknown>).single_admin).toBeUndefined();
 
       // Listed as pending, for the access page and the API.
-      const list = (await (await call(getGrants, "GET", "/api/control/users/grants?status=pending", bobCookie)).json()) as { grants: { id: string; userEmail: string; requestedBy: string }[] };
+      const list = (await (await call(getGrants, "GET", "/api/control/users/grants?status=pending", bobCookie)).json()) as {
+        grants: { id: string; userEmail: string; requestedBy: string }[];
+      };
       expect(list.grants).toEqual([expect.objectContaining({ id: body.pendingGrant.id, userEmail: "puppet@switchyard.test", requestedBy: alice.user.email })]);
 
       // The admin who asked cannot confirm it.
@@ -114,7 +144,14 @@ describe("role changes", () => {
       expect(((await self.json()) as { error: { code: string } }).error.code).toBe("four_eyes");
       expect(await rolesOf(body.user.id)).toEqual(["viewer"]);
 
-      const ok = await call(postConfirm, "POST", `/api/control/users/grants/${body.pendingGrant.id}/confirm`, bobCookie, { reason: "new release manager" }, { id: body.pendingGrant.id });
+      const ok = await call(
+        postConfirm,
+        "POST",
+        `/api/control/users/grants/${body.pendingGrant.id}/confirm`,
+        bobCookie,
+        { reason: "new release manager" },
+        { id: body.pendingGrant.id },
+      );
       expect(ok.status).toBe(200);
       expect(await rolesOf(body.user.id)).toEqual(["viewer", "approver"]);
       expect(await lastAudit()).toMatchObject({ action: "user.grant_confirm", actorId: bob.user.id, targetId: body.user.id, reason: "new release manager" });
@@ -123,7 +160,14 @@ describe("role changes", () => {
 
     it("setting roles applies the unprivileged part now and holds the privileged part (202); a rejected grant changes nothing", async () => {
       const carol = await makeUser(prisma, ["viewer"], "carol");
-      const res = await call(putRoles, "PUT", `/api/control/users/${carol.user.id}/roles`, aliceCookie, { roles: ["viewer", "on_call", "compliance"] }, { id: carol.user.id });
+      const res = await call(
+        putRoles,
+        "PUT",
+        `/api/control/users/${carol.user.id}/roles`,
+        aliceCookie,
+        { roles: ["viewer", "on_call", "compliance"] },
+        { id: carol.user.id },
+      );
       expect(res.status).toBe(202);
       const { pendingGrant } = (await res.json()) as { pendingGrant: { id: string } };
       expect(await rolesOf(carol.user.id)).toEqual(["viewer", "on_call"]);

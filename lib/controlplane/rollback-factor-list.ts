@@ -23,7 +23,8 @@ export async function rollbackFactorList(prisma: PrismaClient, actor: TActor, ta
     return await prisma.$transaction(async (tx) => {
       const target = await tx.factorListVersion.findUnique({ where: { id: targetId } });
       if (!target) throw notFound("factor-list version", targetId);
-      if (!target.activatedAt) throw new ControlPlaneError(409, "never_active", `version ${target.version} was never active; only previously active versions can be rolled back to`);
+      if (!target.activatedAt)
+        throw new ControlPlaneError(409, "never_active", `version ${target.version} was never active; only previously active versions can be rolled back to`);
       if (target.status === "active") throw new ControlPlaneError(409, "already_active", `version ${target.version} is the active version`);
       const created = await tx.factorListVersion.create({
         data: {
@@ -39,7 +40,12 @@ export async function rollbackFactorList(prisma: PrismaClient, actor: TActor, ta
           activatedAt: new Date(),
         },
       });
-      const { before: pointerBefore, lockVersion: newLock } = await movePolicyPointer(tx, target.operationKey, { activeVersionId: created.id }, body.expectedLockVersion);
+      const { before: pointerBefore, lockVersion: newLock } = await movePolicyPointer(
+        tx,
+        target.operationKey,
+        { activeVersionId: created.id },
+        body.expectedLockVersion,
+      );
       if (pointerBefore.activeVersionId) {
         await tx.factorListVersion.update({ where: { id: pointerBefore.activeVersionId }, data: { status: "superseded", supersededAt: new Date() } });
       }

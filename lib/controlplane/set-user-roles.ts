@@ -31,7 +31,10 @@ export async function setUserRoles(prisma: PrismaClient, actor: TActor, id: stri
       throw new ControlPlaneError(409, "last_admin", "this is the last admin; make someone else admin first");
     }
     // A later change for the same user replaces a grant still waiting: the newest request is the one to confirm.
-    const superseded = await tx.roleGrant.updateMany({ where: { userId: id, status: "pending" }, data: { status: "superseded", decidedById: actor.userId, decidedAt: now } });
+    const superseded = await tx.roleGrant.updateMany({
+      where: { userId: id, status: "pending" },
+      data: { status: "superseded", decidedById: actor.userId, decidedAt: now },
+    });
     const user = await tx.user.update({ where: { id }, data: { roles: split.now }, omit: { passwordHash: true } });
     const grant =
       split.added.length === 0

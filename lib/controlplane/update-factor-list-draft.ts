@@ -21,7 +21,13 @@ export async function updateFactorListDraft(prisma: PrismaClient, actor: TActor,
     const revoked = await tx.factorListReview.updateMany({ where: { versionId: id, revokedAt: null }, data: { revokedAt: new Date() } });
     const after = await tx.factorListVersion.update({
       where: { id },
-      data: { document: value as unknown as Prisma.InputJsonValue, yaml, changeNote: source.changeNote || before.changeNote, status: "draft", submittedAt: null },
+      data: {
+        document: value as unknown as Prisma.InputJsonValue,
+        yaml,
+        changeNote: source.changeNote || before.changeNote,
+        status: "draft",
+        submittedAt: null,
+      },
     });
     await appendAudit(tx, actor, {
       action: "factor_list.edit",

@@ -86,7 +86,10 @@ export function createAuthenticator(opts: TAuthOptions): TAuthenticator {
       const v = await opts.verifyScopedKey(presented, scope);
       if (!v.ok) return deny(v.status, v.reason);
       const p = v.principal;
-      return limited(p.prefix, `API key ${p.prefix}`, { ok: true, principal: { kind: "api_key", id: p.apiKeyId, prefix: p.prefix, scopes: p.scopes, operationKeys: p.operationKeys } });
+      return limited(p.prefix, `API key ${p.prefix}`, {
+        ok: true,
+        principal: { kind: "api_key", id: p.apiKeyId, prefix: p.prefix, scopes: p.scopes, operationKeys: p.operationKeys },
+      });
     }
     return deny(401, "invalid API key");
   };
@@ -102,7 +105,12 @@ export function operationDenied(principal: TPrincipal, operation: string): TAuth
  * The data plane's authenticator, from its settings: the bootstrap key, governance's scoped keys
  * (checked against the database), and no key at all only on the embedded demo database.
  */
-export function dataPlaneAuthenticator(opts: { apiKey: string | undefined; embeddedDatabase: boolean; prisma: PrismaClient; rateLimit?: TRateLimitSettings }): TAuthenticator {
+export function dataPlaneAuthenticator(opts: {
+  apiKey: string | undefined;
+  embeddedDatabase: boolean;
+  prisma: PrismaClient;
+  rateLimit?: TRateLimitSettings;
+}): TAuthenticator {
   return createAuthenticator({
     apiKey: opts.apiKey,
     allowAnonymousWithoutKey: opts.embeddedDatabase,

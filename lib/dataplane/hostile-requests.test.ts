@@ -86,10 +86,20 @@ describe("an idempotency key reused with another request", () => {
   it("decide: another region or other attributes get 422; the same request replays, attributes in any order", async () => {
     const first = await post("/api/v1/decide", { operation: "SEND_SMS", region: "EU", requestId: "reuse-1", attributes: { compliance: "gdpr", tier: "gold" } });
     expect(first.status).toBe(200);
-    const region = await post("/api/v1/decide", { operation: "SEND_SMS", region: "NA", requestId: "reuse-1", attributes: { compliance: "gdpr", tier: "gold" } });
+    const region = await post("/api/v1/decide", {
+      operation: "SEND_SMS",
+      region: "NA",
+      requestId: "reuse-1",
+      attributes: { compliance: "gdpr", tier: "gold" },
+    });
     expect(region.status).toBe(422);
     expect(region.json.error).toMatchObject({ code: "idempotency_key_reused", fields: [{ path: "requestId" }] });
-    const attributes = await post("/api/v1/decide", { operation: "SEND_SMS", region: "EU", requestId: "reuse-1", attributes: { compliance: "none", tier: "gold" } });
+    const attributes = await post("/api/v1/decide", {
+      operation: "SEND_SMS",
+      region: "EU",
+      requestId: "reuse-1",
+      attributes: { compliance: "none", tier: "gold" },
+    });
     expect(attributes.status).toBe(422);
     const same = await post("/api/v1/decide", { operation: "SEND_SMS", region: "EU", requestId: "reuse-1", attributes: { tier: "gold", compliance: "gdpr" } });
     expect(same.status).toBe(200);
@@ -122,12 +132,22 @@ describe("an idempotency key reused with another request", () => {
     try {
       const first = await post("/api/v1/decide", { operation: "SEND_SMS", region: "EU", requestId: "reuse-table", attributes: { compliance: "gdpr" } });
       expect(first.status).toBe(200);
-      const region = await post("/api/v1/decide", { operation: "SEND_SMS", region: "NA", requestId: "reuse-table", attributes: { compliance: "gdpr" } }, {}, other.url);
+      const region = await post(
+        "/api/v1/decide",
+        { operation: "SEND_SMS", region: "NA", requestId: "reuse-table", attributes: { compliance: "gdpr" } },
+        {},
+        other.url,
+      );
       expect(region.status).toBe(422);
       expect(region.json.error.code).toBe("idempotency_key_reused");
       const attributes = await post("/api/v1/decide", { operation: "SEND_SMS", region: "EU", requestId: "reuse-table" }, {}, other.url);
       expect(attributes.status).toBe(422);
-      const same = await post("/api/v1/decide", { operation: "SEND_SMS", region: "EU", requestId: "reuse-table", attributes: { compliance: "gdpr" } }, {}, other.url);
+      const same = await post(
+        "/api/v1/decide",
+        { operation: "SEND_SMS", region: "EU", requestId: "reuse-table", attributes: { compliance: "gdpr" } },
+        {},
+        other.url,
+      );
       expect(same.status).toBe(200);
       expect(same.json.decisionId).toBe(first.json.decisionId);
     } finally {
@@ -149,7 +169,9 @@ describe("an idempotency key reused with another request", () => {
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(upstreamCalls() - before).toBe(1);
 
-    const concurrent = await Promise.all(Array.from({ length: 20 }, (_, i) => post("/api/v1/execute/LLM_CHAT", chat(i % 2 === 0 ? "even" : "odd"), { "idempotency-key": "exec-reuse-2" })));
+    const concurrent = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => post("/api/v1/execute/LLM_CHAT", chat(i % 2 === 0 ? "even" : "odd"), { "idempotency-key": "exec-reuse-2" })),
+    );
     const ok = concurrent.filter((r) => r.status === 200);
     expect(ok).toHaveLength(10);
     expect(concurrent.filter((r) => r.status === 422)).toHaveLength(10);

@@ -67,7 +67,8 @@ async function onConnection(fn: (c: ReturnType<typeof connection>) => Promise<vo
   }
 }
 
-const post = (body: string, path = "/") => `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const post = (body: string, path = "/") =>
+  `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 
 describe("readJsonBody", () => {
   it("reads bodies that came with their head, and the connection goes on to the next request", async () => {

@@ -153,7 +153,11 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number, maxDe
   const scan = new JsonScan(maxDepth, maxMembers);
   const { chunks, size } = await consumeBody(req, maxBytes, Number.isFinite(declared) ? declared : undefined, scan);
   if (size > maxBytes) throw new HttpError(413, "payload_too_large", `body exceeds the limit of ${maxBytes} bytes`);
-  if (scan.tooDeep) throw malformed([{ path: "", message: `nests objects and arrays more than ${maxDepth} levels deep (the limit)` }], `body nests objects and arrays more than ${maxDepth} levels deep (the limit)`);
+  if (scan.tooDeep)
+    throw malformed(
+      [{ path: "", message: `nests objects and arrays more than ${maxDepth} levels deep (the limit)` }],
+      `body nests objects and arrays more than ${maxDepth} levels deep (the limit)`,
+    );
   if (scan.tooMany) throw new HttpError(413, "too_many_members", `body has more than ${maxMembers} keys and array elements (the limit)`);
   let text: string;
   try {
@@ -177,7 +181,11 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number, maxDe
   // one such value in a group-commit batch would fail every decision in it.
   if (text.includes("\\u")) {
     const bad = unstorableString(value, "");
-    if (bad !== null) throw malformed([{ path: bad, message: "contains a NUL character or an unpaired UTF-16 surrogate" }], `${bad || "body"}: contains a NUL character or an unpaired UTF-16 surrogate`);
+    if (bad !== null)
+      throw malformed(
+        [{ path: bad, message: "contains a NUL character or an unpaired UTF-16 surrogate" }],
+        `${bad || "body"}: contains a NUL character or an unpaired UTF-16 surrogate`,
+      );
   }
   return value;
 }

@@ -67,7 +67,17 @@ describe("JsonScan + countKeys + findDuplicateKey", () => {
     };
     expect(many(MAX_JSON_MEMBERS + 1)).toBe(false);
     expect(many(MAX_JSON_MEMBERS + 2)).toBe(true);
-    const call = { type: "provider_call", decisionId: "d", provider: "p", status: "failure", errorClass: "timeout", httpStatus: 504, latencyMs: 1, retryCount: 0, ttfbMs: 1 };
+    const call = {
+      type: "provider_call",
+      decisionId: "d",
+      provider: "p",
+      status: "failure",
+      errorClass: "timeout",
+      httpStatus: 504,
+      latencyMs: 1,
+      retryCount: 0,
+      ttfbMs: 1,
+    };
     const batch = new JsonScan();
     batch.feed(Buffer.from(JSON.stringify({ outcomes: Array.from({ length: 1_000 }, () => call) })));
     expect(batch.tooMany).toBe(false);

@@ -69,7 +69,9 @@ describe("propagation over LISTEN/NOTIFY", () => {
 
   it("reconnects after its session is killed and catches up on what it missed", async () => {
     const other = await instance();
-    await env.pool.query("select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'switchyard-listener' and datname = current_database()");
+    await env.pool.query(
+      "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'switchyard-listener' and datname = current_database()",
+    );
     // A change while the listener is away: its notice is lost, the reconnect's reload brings it in.
     await env.prisma.override.create({ data: { kind: "routing_kill_switch", operationKey: "SEND_SMS", reason: "missed notice" } });
     await waitFor(() => other.state.snapshotFor("SEND_SMS", "EU")?.overrides?.routingKilled === true, 5_000);

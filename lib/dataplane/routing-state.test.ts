@@ -55,7 +55,11 @@ describe("routing state", () => {
       { kind: "routing_kill_switch", operation: "OTHER", region: null, provider: null, reason: "n/a", expiresAt: null },
     ]);
     const eu = state.snapshotFor("SEND_SMS", "EU")!;
-    expect(eu.overrides).toEqual({ routingKilled: false, killedProviders: ["provider_B"], pin: { provider: "provider_B", reason: "eu pin", expiresAt: 1_060_000 } });
+    expect(eu.overrides).toEqual({
+      routingKilled: false,
+      killedProviders: ["provider_B"],
+      pin: { provider: "provider_B", reason: "eu pin", expiresAt: 1_060_000 },
+    });
     expect(state.snapshotFor("SEND_SMS", "NA")!.overrides?.pin?.reason).toBe("op pin");
     clock.advance(60_000);
     expect(state.snapshotFor("SEND_SMS", "EU")!.overrides?.pin?.reason).toBe("op pin");

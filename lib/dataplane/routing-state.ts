@@ -107,7 +107,12 @@ function invalidateAll(store: TStore): void {
 }
 
 /** Folds the override rows that apply to (operation, region) into router-core's shape. */
-function overridesFor(overrides: readonly TOverrideRow[], operation: string, region: string, now: number): { value: TOverrides | undefined; validUntil: number } {
+function overridesFor(
+  overrides: readonly TOverrideRow[],
+  operation: string,
+  region: string,
+  now: number,
+): { value: TOverrides | undefined; validUntil: number } {
   let routingKilled = false;
   const killed: string[] = [];
   let pin: TOverrides["pin"] = null;
@@ -167,7 +172,10 @@ function stateReader(store: TStore, clock: { now(): number }) {
     },
 
     operations(): string[] {
-      return [...store.operations.entries()].filter(([, e]) => e.active).map(([k]) => k).sort();
+      return [...store.operations.entries()]
+        .filter(([, e]) => e.active)
+        .map(([k]) => k)
+        .sort();
     },
 
     knownRegions(operation: string): readonly string[] {
@@ -183,7 +191,9 @@ function stateReader(store: TStore, clock: { now(): number }) {
     },
 
     /** Per (operation, region) views for /metrics and the console. */
-    regionViews(operation: string): Array<{ region: string; shares: TShares | null; metrics: Readonly<Record<string, TMetricSnapshot>>; breakers: Readonly<Record<string, TBreakerView>> }> {
+    regionViews(
+      operation: string,
+    ): Array<{ region: string; shares: TShares | null; metrics: Readonly<Record<string, TMetricSnapshot>>; breakers: Readonly<Record<string, TBreakerView>> }> {
       const op = store.operations.get(operation);
       if (!op) return [];
       return [...op.regions.entries()].map(([region, r]) => ({

@@ -42,7 +42,9 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<st
  * DATABASE_URL when set; otherwise the embedded cluster under `.data/` (started here, or
  * shared with the Switchyard process that already runs it).
  */
-export async function resolveDatabaseUrl(opts: { dataDir?: string; port?: number; database?: string; log?: (line: string) => void } = {}): Promise<TResolvedDatabase> {
+export async function resolveDatabaseUrl(
+  opts: { dataDir?: string; port?: number; database?: string; log?: (line: string) => void } = {},
+): Promise<TResolvedDatabase> {
   const fromEnv = process.env.DATABASE_URL;
   if (fromEnv) {
     await assertReachable(fromEnv);

@@ -93,9 +93,7 @@ function resolveDataDir(requested: string): string {
   }
   if (dataDirReachableByPostgresUser(requested)) return requested;
   const fallback = path.join("/var/tmp", `switchyard-${Buffer.from(requested).toString("base64url").slice(-24)}`, path.basename(requested));
-  process.stderr.write(
-    `embedded postgres: the postgres system user cannot reach ${path.dirname(requested)}; keeping its data in ${fallback}\n`,
-  );
+  process.stderr.write(`embedded postgres: the postgres system user cannot reach ${path.dirname(requested)}; keeping its data in ${fallback}\n`);
   mkdirSync(path.dirname(fallback), { recursive: true, mode: 0o755 });
   return fallback;
 }

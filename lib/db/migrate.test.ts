@@ -5,7 +5,16 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createScratchDatabase, type TScratchDatabase } from "./drift";
-import { applyMigrations, DatabaseConnectionError, DEFAULT_MIGRATIONS_DIR, MigrationError, migrationChecksum, migrationStatus, readMigrations, splitStatements } from "./migrate";
+import {
+  applyMigrations,
+  DatabaseConnectionError,
+  DEFAULT_MIGRATIONS_DIR,
+  MigrationError,
+  migrationChecksum,
+  migrationStatus,
+  readMigrations,
+  splitStatements,
+} from "./migrate";
 import { diagnoseMigrationHistory } from "./schema-engine";
 
 const SERVER_URL = adminDatabaseUrl();

@@ -5,10 +5,7 @@
  */
 export const CONFIG_CHANNEL = "switchyard_config";
 
-export type TConfigChange =
-  | { kind: "override"; operationKey?: string | null }
-  | { kind: "policy"; operationKey: string }
-  | { kind: "catalog" };
+export type TConfigChange = { kind: "override"; operationKey?: string | null } | { kind: "policy"; operationKey: string } | { kind: "catalog" };
 
 type TExecutor = { $executeRaw(query: TemplateStringsArray, ...values: unknown[]): Promise<number> };
 

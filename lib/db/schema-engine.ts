@@ -32,7 +32,12 @@ let loaded: Promise<void> | undefined;
  * The engine's panic hook writes the Rust panic message to this global before trapping;
  * without it a panic becomes an unrelated TypeError. We keep the message to report it.
  */
-const panics = { message: "", set_message(message: string) { this.message = message; } };
+const panics = {
+  message: "",
+  set_message(message: string) {
+    this.message = message;
+  },
+};
 
 /**
  * The package's ESM entry does `import * as wasm from "./schema_engine_bg.wasm"`, which
@@ -162,7 +167,11 @@ function rejectOnPanic(): { panicked: Promise<never>; dispose(): void } {
   return { panicked, dispose: () => void process.off("uncaughtException", listener) };
 }
 
-async function withEngine<T>(databaseUrl: string, schemaPath: string, fn: (engine: SchemaEngine, schema: { path: string; content: string }) => Promise<T>): Promise<T> {
+async function withEngine<T>(
+  databaseUrl: string,
+  schemaPath: string,
+  fn: (engine: SchemaEngine, schema: { path: string; content: string }) => Promise<T>,
+): Promise<T> {
   if (crashed) throw new Error(`${crashed} (earlier in this process; restart it)`);
   await loadEngineModule();
   const schema = { path: schemaPath, content: await readFile(schemaPath, "utf8") };
@@ -218,7 +227,12 @@ function toMigrationList(migrationsDir: string, migrations: TMigrationFile[], lo
  * How Prisma's own engine sees the database's migration history, the check
  * `prisma migrate deploy` makes before applying anything. Read-only.
  */
-export async function diagnoseMigrationHistory(databaseUrl: string, schemaPath: string, migrationsDir: string, migrations: TMigrationFile[]): Promise<TMigrationHistory> {
+export async function diagnoseMigrationHistory(
+  databaseUrl: string,
+  schemaPath: string,
+  migrationsDir: string,
+  migrations: TMigrationFile[],
+): Promise<TMigrationHistory> {
   const lockfile = await readFile(path.join(migrationsDir, "migration_lock.toml"), "utf8").catch(() => null);
   return withEngine(databaseUrl, schemaPath, async (engine) => {
     const out = await engine.diagnoseMigrationHistory({

@@ -33,7 +33,15 @@ const execute = async (region: string, extra: Record<string, unknown> = {}) => {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ region, input: { messages: [{ role: "user", content: `[${region}] Hello` }], maxTokens: 16 }, ...extra }),
   });
-  return { status: res.status, body: (await res.json()) as { decisionId: string; provider: string; result: { text?: string }; attempts: Array<{ provider: string; errorClass: string | null; called: boolean }> } };
+  return {
+    status: res.status,
+    body: (await res.json()) as {
+      decisionId: string;
+      provider: string;
+      result: { text?: string };
+      attempts: Array<{ provider: string; errorClass: string | null; called: boolean }>;
+    },
+  };
 };
 
 beforeAll(async () => {

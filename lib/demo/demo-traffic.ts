@@ -50,7 +50,8 @@ export async function startDemoTraffic(opts: {
   log: (line: string) => void;
 }) {
   let faults: readonly TFault[] = [];
-  const sim = opts.rate > 0 ? createSimulator({ baseUrl: opts.baseUrl, rate: opts.rate, log: opts.log, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) }) : null;
+  const sim =
+    opts.rate > 0 ? createSimulator({ baseUrl: opts.baseUrl, rate: opts.rate, log: opts.log, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) }) : null;
   const llm = await startDemoLlmProviders({ faults: () => faults });
   try {
     if ((await pointLlmChatAtDemo(opts.prisma, llm.url)) > 0) await opts.reloadGateway();

@@ -14,7 +14,11 @@ export async function injectFault(prisma: PrismaClient, actor: TActor, input: TI
     const provider = await tx.provider.findUnique({ where: { key: input.provider } });
     if (!provider) throw new ControlPlaneError(404, "unknown_provider", `no provider "${input.provider}"`);
     if (!provider.supportedRegions.includes(input.region)) {
-      throw new ControlPlaneError(422, "region_not_served", `${input.provider} does not serve ${input.region} (it serves ${provider.supportedRegions.join(", ")})`);
+      throw new ControlPlaneError(
+        422,
+        "region_not_served",
+        `${input.provider} does not serve ${input.region} (it serves ${provider.supportedRegions.join(", ")})`,
+      );
     }
     const row = await tx.demoFault.create({
       data: {

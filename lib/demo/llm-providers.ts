@@ -145,7 +145,9 @@ export async function startDemoLlmProviders(opts: { faults: () => readonly TFaul
       if (call.errorClass === "timeout") return later(HANG_MS, () => res.destroy());
       if (call.status === "failure") {
         const status = call.httpStatus ?? 503;
-        return later(call.latencyMs, () => json(res, status, errorBody(route.provider, status, `demo ${route.provider} failed in ${chat.region}`), status === 429 ? { "retry-after": "1" } : {}));
+        return later(call.latencyMs, () =>
+          json(res, status, errorBody(route.provider, status, `demo ${route.provider} failed in ${chat.region}`), status === 429 ? { "retry-after": "1" } : {}),
+        );
       }
       const inputTokens = Math.max(1, Math.ceil(chat.promptChars / 4));
       const text = `Demo answer from ${route.provider} (${chat.region}).`;

@@ -74,7 +74,12 @@ export function simulateCall(provider: string, effect: TFaultEffect, random: () 
  * The business flow behind a call that succeeded after `latencyMs`: whether it completes and, if
  * not, whose fault it was. Also what the demo's execute-mode services report, whose calls are real.
  */
-export function simulateFlow(provider: string, effect: TFaultEffect, random: () => number, latencyMs: number): Pick<TSimulatedCall, "completed" | "failureStage" | "withinSla"> {
+export function simulateFlow(
+  provider: string,
+  effect: TFaultEffect,
+  random: () => number,
+  latencyMs: number,
+): Pick<TSimulatedCall, "completed" | "failureStage" | "withinSla"> {
   const profile = PROVIDER_PROFILES[provider] ?? DEFAULT_PROFILE;
   const withinSla = latencyMs <= SLA_MS;
   if (random() >= profile.completion * (1 - effect.completionDrop)) return { completed: false, failureStage: "provider_call", withinSla };

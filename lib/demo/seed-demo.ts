@@ -110,7 +110,9 @@ const EMAIL_PROVIDERS = [
 ] as const;
 
 export function demoEmailPolicyYaml(): string {
-  return demoSmsPolicyYaml().replace(/^operation: SEND_SMS$/m, "operation: SEND_EMAIL").replace(/^providers: .*$/m, "providers: [provider_D, provider_E]");
+  return demoSmsPolicyYaml()
+    .replace(/^operation: SEND_SMS$/m, "operation: SEND_EMAIL")
+    .replace(/^providers: .*$/m, "providers: [provider_D, provider_E]");
 }
 
 async function seedDemoEmail(tx: TTx): Promise<boolean> {
@@ -188,19 +190,43 @@ export const LLM_CHAT_PROVIDERS = [
     key: "llm_openai",
     displayName: "OpenAI (chat completions)",
     costPerRequest: "0.002000",
-    adapter: { kind: "openai_chat", baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini", contextWindow: 128_000, inputPricePer1k: 0.00015, outputPricePer1k: 0.0006, credentialRef: "env:OPENAI_API_KEY" },
+    adapter: {
+      kind: "openai_chat",
+      baseUrl: "https://api.openai.com/v1",
+      model: "gpt-4o-mini",
+      contextWindow: 128_000,
+      inputPricePer1k: 0.00015,
+      outputPricePer1k: 0.0006,
+      credentialRef: "env:OPENAI_API_KEY",
+    },
   },
   {
     key: "llm_anthropic",
     displayName: "Anthropic (messages)",
     costPerRequest: "0.003000",
-    adapter: { kind: "anthropic_messages", baseUrl: "https://api.anthropic.com/v1", model: "claude-3-5-haiku-latest", contextWindow: 200_000, inputPricePer1k: 0.0008, outputPricePer1k: 0.004, credentialRef: "env:ANTHROPIC_API_KEY" },
+    adapter: {
+      kind: "anthropic_messages",
+      baseUrl: "https://api.anthropic.com/v1",
+      model: "claude-3-5-haiku-latest",
+      contextWindow: 200_000,
+      inputPricePer1k: 0.0008,
+      outputPricePer1k: 0.004,
+      credentialRef: "env:ANTHROPIC_API_KEY",
+    },
   },
   {
     key: "llm_gemini",
     displayName: "Google Gemini (generateContent)",
     costPerRequest: "0.001000",
-    adapter: { kind: "gemini_generate", baseUrl: "https://generativelanguage.googleapis.com/v1beta", model: "gemini-2.0-flash", contextWindow: 1_048_576, inputPricePer1k: 0.0001, outputPricePer1k: 0.0004, credentialRef: "env:GEMINI_API_KEY" },
+    adapter: {
+      kind: "gemini_generate",
+      baseUrl: "https://generativelanguage.googleapis.com/v1beta",
+      model: "gemini-2.0-flash",
+      contextWindow: 1_048_576,
+      inputPricePer1k: 0.0001,
+      outputPricePer1k: 0.0004,
+      credentialRef: "env:GEMINI_API_KEY",
+    },
   },
 ] as const;
 
@@ -259,13 +285,25 @@ export async function seedLlmChat(prisma: PrismaClient, opts: { baseUrls?: Parti
         },
       });
     }
-    await tx.operation.create({ data: { key: "LLM_CHAT", description: "Chat completion through execute mode (POST /api/v1/execute/LLM_CHAT)", criticality: "medium" } });
+    await tx.operation.create({
+      data: { key: "LLM_CHAT", description: "Chat completion through execute mode (POST /api/v1/execute/LLM_CHAT)", criticality: "medium" },
+    });
     const yaml = llmChatPolicyYaml();
     const parsed = parseFactorList(yaml);
     if (!parsed.ok) throw new Error(`LLM_CHAT policy does not parse: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
     const now = new Date();
     const version = await tx.factorListVersion.create({
-      data: { operationKey: "LLM_CHAT", version: 1, status: "active", document: parsed.value, yaml, changeNote: "Demo seed: execute mode over three LLM APIs", submittedAt: now, approvedAt: now, activatedAt: now },
+      data: {
+        operationKey: "LLM_CHAT",
+        version: 1,
+        status: "active",
+        document: parsed.value,
+        yaml,
+        changeNote: "Demo seed: execute mode over three LLM APIs",
+        submittedAt: now,
+        approvedAt: now,
+        activatedAt: now,
+      },
     });
     await tx.operationPolicy.create({ data: { operationKey: "LLM_CHAT", activeVersionId: version.id } });
     await tx.gatewayOperation.create({ data: { operationKey: "LLM_CHAT", deadlineMs: 60_000, maxAttempts: 3 } });
@@ -294,7 +332,10 @@ async function seedDemoCatalog(prisma: PrismaClient): Promise<boolean> {
     // A database seeded before the demo policy existed gets the policy alone, once.
     if ((await tx.operation.count()) > 0) {
       // Seeded before operations had regional requirements, and never edited since (version 1): EU SMS requires GDPR.
-      await tx.operation.updateMany({ where: { key: "SEND_SMS", version: 1, regionRequirements: { equals: {} } }, data: { regionRequirements: { EU: ["gdpr"] } } });
+      await tx.operation.updateMany({
+        where: { key: "SEND_SMS", version: 1, regionRequirements: { equals: {} } },
+        data: { regionRequirements: { EU: ["gdpr"] } },
+      });
       return seedDemoPolicy(tx);
     }
     for (const p of DEMO_PROVIDERS) {

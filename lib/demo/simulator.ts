@@ -174,7 +174,11 @@ function dropOperation(sim: TSim, operation: string, why: string): void {
 
 async function executeOnce(sim: TSim, operation: string, region: string, requestId: string): Promise<void> {
   const input = { messages: [{ role: "user", content: `[${region}] Summarise support ticket #${sim.seq} in one line.` }], maxTokens: 64 };
-  const res = await fetch(`${sim.base}/api/v1/execute/${encodeURIComponent(operation)}`, { method: "POST", headers: sim.headers, body: JSON.stringify({ region, requestId, input }) });
+  const res = await fetch(`${sim.base}/api/v1/execute/${encodeURIComponent(operation)}`, {
+    method: "POST",
+    headers: sim.headers,
+    body: JSON.stringify({ region, requestId, input }),
+  });
   const body = (await res.json().catch(() => null)) as {
     decisionId?: string;
     provider?: string;
@@ -196,7 +200,14 @@ async function executeOnce(sim: TSim, operation: string, region: string, request
   // The user waited for every attempt, failed ones included.
   const latencyMs = (body.attempts ?? []).reduce((sum, a) => sum + (a.latencyMs ?? 0), 0);
   const flow = simulateFlow(body.provider, effectOf(sim.faults, body.provider, region, sim.now()), sim.random, latencyMs);
-  sim.outcomes.push({ type: "business", decisionId: body.decisionId, provider: body.provider, completed: flow.completed, ...(flow.failureStage ? { failureStage: flow.failureStage } : {}), withinSla: flow.withinSla });
+  sim.outcomes.push({
+    type: "business",
+    decisionId: body.decisionId,
+    provider: body.provider,
+    completed: flow.completed,
+    ...(flow.failureStage ? { failureStage: flow.failureStage } : {}),
+    withinSla: flow.withinSla,
+  });
   if (sim.outcomes.length >= MAX_BATCH) void flush(sim);
 }
 

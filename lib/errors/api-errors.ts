@@ -33,11 +33,9 @@ export const busy = () => new ControlPlaneError(503, "busy", "the database is bu
 
 export const notFound = (what: string, id: string) => new ControlPlaneError(404, "not_found", `${what} ${id} does not exist`);
 
-export const invalid = (fields: TFieldError[], message = "the request has invalid fields") =>
-  new ControlPlaneError(422, "invalid", message, fields);
+export const invalid = (fields: TFieldError[], message = "the request has invalid fields") => new ControlPlaneError(422, "invalid", message, fields);
 
-export const malformed = (fields: TFieldError[], message = "the request has malformed fields") =>
-  new ControlPlaneError(400, "malformed", message, fields);
+export const malformed = (fields: TFieldError[], message = "the request has malformed fields") => new ControlPlaneError(400, "malformed", message, fields);
 
 /**
  * Parses a request's body or query with its zod schema: a rejection is 400 `malformed`, naming

@@ -8,7 +8,11 @@ import type { TOperationLimits } from "./config";
  * overshoot is at most what the other instances spend between two syncs. Without a sync (tests,
  * a single instance) the others' share is zero.
  */
-export type TBudgetBreach = { kind: "cost_cap_minute" | "cost_cap_day" | "max_fallback_duration"; detail: string; evidence: Record<string, number | string | null> };
+export type TBudgetBreach = {
+  kind: "cost_cap_minute" | "cost_cap_day" | "max_fallback_duration";
+  detail: string;
+  evidence: Record<string, number | string | null>;
+};
 
 type TSpend = {
   minuteStart: number;
@@ -97,7 +101,13 @@ export function createBudgetGuard(now: () => number) {
       return fallbackBreach(b, operation, limits);
     },
     /** Spend in the current windows, all instances (as of the last sync), and this instance's part. */
-    snapshot(operation: string): { spentMinute: number; spentDay: number; spentMinuteThisInstance: number; spentDayThisInstance: number; fallbackSince: number | null } {
+    snapshot(operation: string): {
+      spentMinute: number;
+      spentDay: number;
+      spentMinuteThisInstance: number;
+      spentDayThisInstance: number;
+      fallbackSince: number | null;
+    } {
       const s = entry(b, operation);
       return {
         spentMinute: s.minute + s.minuteOthers,
@@ -159,7 +169,12 @@ function costBreach(b: TBudgetState, operation: string, limits: TOperationLimits
     return {
       kind: "cost_cap_day",
       detail: `spend today ${round(day)} (all instances) reached the cap of ${limits.costCapPerDay}`,
-      evidence: { spentDay: round(day), spentDayThisInstance: round(s.day), capPerDay: limits.costCapPerDay, resetsAt: new Date(s.dayStart + DAY_MS).toISOString() },
+      evidence: {
+        spentDay: round(day),
+        spentDayThisInstance: round(s.day),
+        capPerDay: limits.costCapPerDay,
+        resetsAt: new Date(s.dayStart + DAY_MS).toISOString(),
+      },
     };
   }
   return null;

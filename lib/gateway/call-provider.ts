@@ -12,7 +12,12 @@ export class NotCalledError extends Error {}
 export type TCallResult = { result: TGatewayResult; rateLimit: TRateLimitHint | null };
 
 /** The credential and upstream request for one attempt; the credential never leaves this call chain. */
-export function buildUpstream(cfg: TProviderAdapterConfig, req: TGatewayRequest, env: Readonly<Record<string, string | undefined>>, stream: boolean): { up: TUpstreamRequest; credential: string | null } {
+export function buildUpstream(
+  cfg: TProviderAdapterConfig,
+  req: TGatewayRequest,
+  env: Readonly<Record<string, string | undefined>>,
+  stream: boolean,
+): { up: TUpstreamRequest; credential: string | null } {
   const cred = resolveCredential(cfg.credentialRef, env);
   if (!cred.ok) throw new NotCalledError(cred.reason);
   return { up: cfg.adapter.build(req, cred.value, stream), credential: cred.value };
@@ -27,7 +32,13 @@ export function redact<T>(value: T, credential: string | null): T {
 }
 
 /** One non-streaming attempt: build, send, classify; throws AttemptError, NotCalledError or MissingInputError. */
-export async function callProvider(cfg: TProviderAdapterConfig, req: TGatewayRequest, timeoutMs: number, env: Readonly<Record<string, string | undefined>>, now: () => number): Promise<TCallResult> {
+export async function callProvider(
+  cfg: TProviderAdapterConfig,
+  req: TGatewayRequest,
+  timeoutMs: number,
+  env: Readonly<Record<string, string | undefined>>,
+  now: () => number,
+): Promise<TCallResult> {
   const { up, credential } = buildUpstream(cfg, req, env, false);
   const res = await sendUpstream(up, timeoutMs);
   const rateLimit = parseRateLimit(res.headers, now());

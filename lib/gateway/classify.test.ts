@@ -26,7 +26,10 @@ describe("classifyStatus", () => {
 describe("classifyTransportError", () => {
   it("calls a timeout a timeout and a reset a network failure, both transient", () => {
     expect(classifyTransportError(new Error("x"), true)).toMatchObject({ errorClass: "transient", outcomeClass: "timeout" });
-    expect(classifyTransportError(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }), false)).toMatchObject({ errorClass: "transient", outcomeClass: "network" });
+    expect(classifyTransportError(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }), false)).toMatchObject({
+      errorClass: "transient",
+      outcomeClass: "network",
+    });
   });
 });
 
@@ -38,9 +41,17 @@ describe("parseRateLimit", () => {
   });
 
   it("treats remaining 0 as exhausted until OpenAI's, the generic or Anthropic's reset", () => {
-    expect(parseRateLimit({ "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "6m0s" }, NOW)).toEqual({ retryAfterSeconds: 360, exhausted: true });
-    expect(parseRateLimit({ "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(NOW / 1000 + 20) }, NOW)).toEqual({ retryAfterSeconds: 20, exhausted: true });
-    expect(parseRateLimit({ "anthropic-ratelimit-requests-remaining": "0", "anthropic-ratelimit-requests-reset": new Date(NOW + 5_000).toISOString() }, NOW)).toEqual({ retryAfterSeconds: 5, exhausted: true });
+    expect(parseRateLimit({ "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "6m0s" }, NOW)).toEqual({
+      retryAfterSeconds: 360,
+      exhausted: true,
+    });
+    expect(parseRateLimit({ "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(NOW / 1000 + 20) }, NOW)).toEqual({
+      retryAfterSeconds: 20,
+      exhausted: true,
+    });
+    expect(
+      parseRateLimit({ "anthropic-ratelimit-requests-remaining": "0", "anthropic-ratelimit-requests-reset": new Date(NOW + 5_000).toISOString() }, NOW),
+    ).toEqual({ retryAfterSeconds: 5, exhausted: true });
   });
 
   it("says nothing when there is nothing to honour", () => {

@@ -10,14 +10,31 @@ import { AttemptError, type TRateLimitHint } from "./types";
 export function classifyStatus(status: number, headers: IncomingHttpHeaders, body: unknown, now: number): AttemptError {
   if (status === 429) {
     const hint = parseRateLimit(headers, now) ?? { retryAfterSeconds: null, exhausted: true };
-    return new AttemptError("rate_limit", "throttled", `provider answered 429${hint.retryAfterSeconds !== null ? ` (retry after ${hint.retryAfterSeconds} s)` : ""}`, status, body, { ...hint, exhausted: true });
+    return new AttemptError(
+      "rate_limit",
+      "throttled",
+      `provider answered 429${hint.retryAfterSeconds !== null ? ` (retry after ${hint.retryAfterSeconds} s)` : ""}`,
+      status,
+      body,
+      { ...hint, exhausted: true },
+    );
   }
   if (status === 408) return new AttemptError("transient", "timeout", "provider answered 408 request timeout", status, body);
   if (status >= 500) return new AttemptError("transient", "http_5xx", `provider answered ${status}`, status, body);
   return new AttemptError("permanent", "http_4xx", `provider answered ${status}`, status, body);
 }
 
-const NETWORK_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ECONNABORTED", "UND_ERR_SOCKET"]);
+const NETWORK_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ECONNABORTED",
+  "UND_ERR_SOCKET",
+]);
 
 /** A request that got no HTTP answer: timeouts and connection failures are transient. */
 export function classifyTransportError(err: unknown, timedOut: boolean): AttemptError {

@@ -19,10 +19,7 @@ export const ZProviderAdapterRow = z
     context_window: z.number().int().positive().nullable(),
     input_price_per_1k: z.number().min(0).nullable(),
     output_price_per_1k: z.number().min(0).nullable(),
-    credential_ref: z
-      .string()
-      .regex(CREDENTIAL_REF_PATTERN, "credential_ref must be a reference (env:NAME or file:/path), never the secret itself")
-      .nullable(),
+    credential_ref: z.string().regex(CREDENTIAL_REF_PATTERN, "credential_ref must be a reference (env:NAME or file:/path), never the secret itself").nullable(),
     timeout_ms: z.number().int().min(1).max(600_000),
     options: z.unknown(),
   })

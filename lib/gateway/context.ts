@@ -14,7 +14,11 @@ import type { RetryBudget } from "./retry-budget";
  * decision already known, since execute made it (no lookup round trip).
  */
 export type TOutcomeSink = {
-  record(outcomes: readonly unknown[], decisionId: string, decision: { operation: string; region: string; selected: string | null }): Promise<Array<{ status: number; error?: { message: string } }>>;
+  record(
+    outcomes: readonly unknown[],
+    decisionId: string,
+    decision: { operation: string; region: string; selected: string | null },
+  ): Promise<Array<{ status: number; error?: { message: string } }>>;
 };
 
 /** Everything the execute path shares, built once by startGateway. */

@@ -13,7 +13,11 @@ const fileCache = new Map<string, { value: string | null; readAt: number }>();
 
 export type TCredentialResult = { ok: true; value: string | null } | { ok: false; reason: string };
 
-export function resolveCredential(ref: string | null, env: Readonly<Record<string, string | undefined>> = process.env, now: number = Date.now()): TCredentialResult {
+export function resolveCredential(
+  ref: string | null,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  now: number = Date.now(),
+): TCredentialResult {
   if (ref === null) return { ok: true, value: null };
   if (ref.startsWith("env:")) {
     const name = ref.slice(4);

@@ -12,7 +12,11 @@ import { decisionBody } from "../dataplane/decide/body";
  * call the provider with, the budget guard's fallback limit, and a provider already called for
  * the same idempotency key.
  */
-export type TRequestGate = { gate: "context_window_fits" | "adapter_configured" | "max_fallback_duration" | "not_called_for_key"; passed: boolean; detail: string };
+export type TRequestGate = {
+  gate: "context_window_fits" | "adapter_configured" | "max_fallback_duration" | "not_called_for_key";
+  passed: boolean;
+  detail: string;
+};
 
 export type TLoggedDecision = {
   decisionId: string;
@@ -63,7 +67,10 @@ export function createDecider(deps: { state: RoutingState; log: DecisionLog; ins
     let attributes = input.attributes;
     if (excluded.size > 0) {
       const allowed = routerState.providers.map((p) => p.key).filter((k) => !excluded.has(k));
-      const callerList = attributes?.providers?.split(",").map((s) => s.trim()).filter((s) => s !== "");
+      const callerList = attributes?.providers
+        ?.split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "");
       const keep = callerList ? allowed.filter((k) => callerList.includes(k)) : allowed;
       attributes = { ...attributes, providers: keep.join(",") };
     }
@@ -78,7 +85,11 @@ export function createDecider(deps: { state: RoutingState; log: DecisionLog; ins
     if (excluded.size > 0) appendExcluded(record, active, excluded);
     const degraded = !deps.state.dbAvailable;
     const refreshedAt = deps.state.lastRefreshAt;
-    const { text: body, stored } = decisionBody(decisionId, record, { mode: "execute", degraded, stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt) });
+    const { text: body, stored } = decisionBody(decisionId, record, {
+      mode: "execute",
+      degraded,
+      stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt),
+    });
     const row = decisionRowOf(record, { id: decisionId, degraded, body, durability: deps.log.durability, instanceId: deps.instanceId });
     const written = deps.log.submit(row, stored, EXECUTE_DECISION_DEFER_MS);
     let refused: DecisionLogBusyError | null = null;

@@ -9,7 +9,15 @@ import type pg from "pg";
 export function createEventRecorder(pool: pg.Pool, log: (line: string) => void, now: () => number, track: (p: Promise<unknown>) => void = () => {}) {
   const last = new Map<string, number>();
   return {
-    record(e: { operation: string; region: string; type: string; provider: string | null; detail: string; evidence: unknown; policyVersion: string | null }): void {
+    record(e: {
+      operation: string;
+      region: string;
+      type: string;
+      provider: string | null;
+      detail: string;
+      evidence: unknown;
+      policyVersion: string | null;
+    }): void {
       const key = `${e.operation}\u001f${e.region}\u001f${e.type}`;
       const t = now();
       const prev = last.get(key);

@@ -23,10 +23,22 @@ beforeEach(() => {
   }
 });
 
-const chat = (text = "Say hello", extra: Record<string, unknown> = {}) => ({ region: "EU", input: { messages: [{ role: "user", content: text }], maxTokens: 64 }, ...extra });
+const chat = (text = "Say hello", extra: Record<string, unknown> = {}) => ({
+  region: "EU",
+  input: { messages: [{ role: "user", content: text }], maxTokens: 64 },
+  ...extra,
+});
 
-async function post(operation: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: TJson; headers: Headers; text: string }> {
-  const res = await fetch(`${env.server.url}/api/v1/execute/${operation}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+async function post(
+  operation: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: TJson; headers: Headers; text: string }> {
+  const res = await fetch(`${env.server.url}/api/v1/execute/${operation}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   seen.push(text, JSON.stringify([...res.headers.entries()]));
   let json: TJson = null;
@@ -49,9 +61,14 @@ function sseEvents(text: string): Array<{ event: string; data: TJson }> {
     });
 }
 
-async function callOutcomes(decisionId: string): Promise<Array<{ provider_key: string; status: string; error_class: string | null; http_status: number | null; retry_count: number }>> {
+async function callOutcomes(
+  decisionId: string,
+): Promise<Array<{ provider_key: string; status: string; error_class: string | null; http_status: number | null; retry_count: number }>> {
   await env.server.gateway.flush();
-  const r = await env.pool.query(`select provider_key, status, error_class::text, http_status, retry_count from provider_call_outcome where decision_id = $1 order by retry_count`, [decisionId]);
+  const r = await env.pool.query(
+    `select provider_key, status, error_class::text, http_status, retry_count from provider_call_outcome where decision_id = $1 order by retry_count`,
+    [decisionId],
+  );
   return r.rows;
 }
 
@@ -75,7 +92,9 @@ describe("POST /api/v1/execute/:operation", () => {
     seen.push(JSON.stringify(decision));
     expect(decision.selected).toBe("llm_openai");
     expect(decision.mode).toBe("execute");
-    expect(await callOutcomes(r.json.decisionId)).toEqual([{ provider_key: "llm_openai", status: "success", error_class: null, http_status: 200, retry_count: 0 }]);
+    expect(await callOutcomes(r.json.decisionId)).toEqual([
+      { provider_key: "llm_openai", status: "success", error_class: null, http_status: 200, retry_count: 0 },
+    ]);
   });
 
   it.each([
@@ -127,7 +146,9 @@ describe("POST /api/v1/execute/:operation", () => {
   });
 
   it("never returns a credential, even when the provider echoes it", async () => {
-    env.mocks.llm_openai.setFaults([{ type: "status", status: 401, body: { error: { message: `Incorrect API key provided: ${TEST_SECRETS.OPENAI_API_KEY}` } } }]);
+    env.mocks.llm_openai.setFaults([
+      { type: "status", status: 401, body: { error: { message: `Incorrect API key provided: ${TEST_SECRETS.OPENAI_API_KEY}` } } },
+    ]);
     const r = await post("LLM_CHAT", chat());
     expect(r.status).toBe(401);
     expect(r.json.providerBody.error.message).toBe("Incorrect API key provided: [redacted]");
@@ -206,7 +227,9 @@ describe("POST /api/v1/execute/:operation", () => {
       const decision = await fetch(`${env.server.url}/api/v1/decisions/${r.json.decisionId}`).then((x) => x.json() as Promise<TJson>);
       const openai = decision.candidates.find((c: TJson) => c.provider === "llm_openai");
       expect(openai).toMatchObject({ eligible: false, passedGates: false });
-      expect(openai.gates).toEqual([{ gate: "context_window_fits", passed: false, detail: "request needs about 168 tokens; gpt-4o-mini's context window is 100" }]);
+      expect(openai.gates).toEqual([
+        { gate: "context_window_fits", passed: false, detail: "request needs about 168 tokens; gpt-4o-mini's context window is 100" },
+      ]);
       // Small requests still go to the primary.
       expect((await post("LLM_CHAT", chat())).json.provider).toBe("llm_openai");
     } finally {
@@ -276,14 +299,29 @@ describe("POST /api/v1/execute/:operation", () => {
   });
 
   it("uses the Anthropic and Gemini adapters with their own request shapes", async () => {
-    const a = await post("LLM_CHAT", chat("hi", { attributes: { providers: "llm_anthropic" }, input: { messages: [{ role: "system", content: "be brief" }, { role: "user", content: "hi" }], maxTokens: 32 } }));
+    const a = await post(
+      "LLM_CHAT",
+      chat("hi", {
+        attributes: { providers: "llm_anthropic" },
+        input: {
+          messages: [
+            { role: "system", content: "be brief" },
+            { role: "user", content: "hi" },
+          ],
+          maxTokens: 32,
+        },
+      }),
+    );
     expect(a.json).toMatchObject({ provider: "llm_anthropic", result: { text: "Hello from anthropic", finishReason: "end_turn" } });
     const up = env.mocks.llm_anthropic.requests[0]!;
     expect(up.path).toBe("/v1/messages");
     expect(up.headers["x-api-key"]).toBe(TEST_SECRETS.ANTHROPIC_API_KEY);
     expect(up.body).toMatchObject({ system: "be brief", max_tokens: 32, messages: [{ role: "user", content: "hi" }] });
     const g = await post("LLM_CHAT", chat("hi", { attributes: { providers: "llm_gemini" } }));
-    expect(g.json).toMatchObject({ provider: "llm_gemini", result: { text: "Hello from gemini", finishReason: "STOP", usage: { inputTokens: 12, outputTokens: 5 } } });
+    expect(g.json).toMatchObject({
+      provider: "llm_gemini",
+      result: { text: "Hello from gemini", finishReason: "STOP", usage: { inputTokens: 12, outputTokens: 5 } },
+    });
     const gu = env.mocks.llm_gemini.requests[0]!;
     expect(gu.path).toBe("/v1beta/models/gemini-2.0-flash:generateContent");
     expect(gu.headers["x-goog-api-key"]).toBe(TEST_SECRETS.GEMINI_API_KEY);
@@ -342,7 +380,12 @@ describe("streaming", () => {
     expect(r.headers.get("content-type")).toMatch(/text\/event-stream/);
     const events = sseEvents(r.text);
     expect(events[0]).toMatchObject({ event: "start", data: { provider: "llm_openai" } });
-    expect(events.filter((e) => e.event === "delta").map((e) => e.data.text).join("")).toBe("Hello from openai");
+    expect(
+      events
+        .filter((e) => e.event === "delta")
+        .map((e) => e.data.text)
+        .join(""),
+    ).toBe("Hello from openai");
     const done = events.at(-1)!;
     expect(done.event).toBe("done");
     expect(done.data).toMatchObject({ finishReason: "stop", usage: { inputTokens: 12, outputTokens: 3 } });
@@ -364,7 +407,12 @@ describe("streaming", () => {
     expect(events[0]!.data.provider).not.toBe("llm_openai");
     expect(events[0]!.data.attempts[0]).toMatchObject({ provider: "llm_openai", errorClass: "transient" });
     expect(events.at(-1)!.event).toBe("done");
-    expect(events.filter((e) => e.event === "delta").map((e) => e.data.text).join("")).toMatch(/^Hello from (anthropic|gemini)$/);
+    expect(
+      events
+        .filter((e) => e.event === "delta")
+        .map((e) => e.data.text)
+        .join(""),
+    ).toMatch(/^Hello from (anthropic|gemini)$/);
   });
 
   it("ends with an explicit error event when the stream dies after output began, without failing over", async () => {
@@ -378,10 +426,18 @@ describe("streaming", () => {
   });
 
   it("streams Anthropic and Gemini in the same normalised events", async () => {
-    for (const [provider, text] of [["llm_anthropic", "Hello from anthropic"], ["llm_gemini", "Hello from gemini"]] as const) {
+    for (const [provider, text] of [
+      ["llm_anthropic", "Hello from anthropic"],
+      ["llm_gemini", "Hello from gemini"],
+    ] as const) {
       const events = sseEvents((await post("LLM_CHAT", chat("hi", { stream: true, attributes: { providers: provider } }))).text);
       expect(events[0]!.data.provider).toBe(provider);
-      expect(events.filter((e) => e.event === "delta").map((e) => e.data.text).join("")).toBe(text);
+      expect(
+        events
+          .filter((e) => e.event === "delta")
+          .map((e) => e.data.text)
+          .join(""),
+      ).toBe(text);
       expect(events.at(-1)!.event).toBe("done");
     }
   });

@@ -39,7 +39,8 @@ registerEndpoint({
     401: { description: "Missing or invalid API key", schema: ZErrorBody },
     403: { description: "API key not allowed for the operation", schema: ZErrorBody },
     422: {
-      description: "invalid: unknown operation or region, stream without an LLM provider, or Idempotency-Key with stream (names the field); too large for every provider's context window, input lacks a field a provider template needs, or idempotency_key_reused (the key was used for another request)",
+      description:
+        "invalid: unknown operation or region, stream without an LLM provider, or Idempotency-Key with stream (names the field); too large for every provider's context window, input lacks a field a provider template needs, or idempotency_key_reused (the key was used for another request)",
       schema: ZErrorBody,
     },
     503: { description: "Every attempt failed transiently, retry budget exhausted, or nothing eligible (Retry-After)", schema: ZErrorBody },
@@ -98,7 +99,11 @@ async function settleDecision(decision: Pick<TLoggedDecision, "decisionId" | "wr
     const w = await decision.written;
     if (w.status === "existing") {
       // The same requestId was decided within the window: the logged decision is the one outcomes attach to.
-      return { ...a, body: a.body.split(decision.decisionId).join(w.existing.id), headers: { ...a.headers, "x-decision-durability": "replayed", "x-switchyard-decision-id": w.existing.id } };
+      return {
+        ...a,
+        body: a.body.split(decision.decisionId).join(w.existing.id),
+        headers: { ...a.headers, "x-decision-durability": "replayed", "x-switchyard-decision-id": w.existing.id },
+      };
     }
     return { ...a, headers: { ...a.headers, "x-decision-durability": w.status } };
   } catch {

@@ -48,10 +48,16 @@ async function rawServer(answer: (n: number, socket: net.Socket) => void): Promi
 }
 
 const timeout = () => new Error("timed out");
-const post = (port: number, body = '{"q":1}', scheme = "http") => ({ url: `${scheme}://127.0.0.1:${port}/v1/x?y=1`, method: "POST", headers: { "content-type": "application/json" }, body });
+const post = (port: number, body = '{"q":1}', scheme = "http") => ({
+  url: `${scheme}://127.0.0.1:${port}/v1/x?y=1`,
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body,
+});
 
 describe("Http1ResponseParser", () => {
-  const whole = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nX-Twice: 1\r\nX-Twice: 2\r\n\r\n5;ext=1\r\nhello\r\n7\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n";
+  const whole =
+    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nX-Twice: 1\r\nX-Twice: 2\r\n\r\n5;ext=1\r\nhello\r\n7\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n";
 
   it("reads a chunked answer fed one byte at a time, with trailers, extensions and repeated headers", () => {
     const p = new Http1ResponseParser(false, 1024);
@@ -183,7 +189,9 @@ describe("createHttp1Client", () => {
     const spare = net.createServer();
     const port = await listen(spare);
     await new Promise((r) => spare.close(r));
-    const err = await client().request(post(port), 2_000, timeout).catch((e: unknown) => e);
+    const err = await client()
+      .request(post(port), 2_000, timeout)
+      .catch((e: unknown) => e);
     expect((err as Http1Error).code).toBe("ECONNREFUSED");
   });
 
@@ -223,7 +231,9 @@ describe("createHttp1Client", () => {
   });
 
   it("refuses header values with line breaks (no request smuggling through a template)", async () => {
-    await expect(client().request({ ...post(1), headers: { "x-evil": "a\r\nx-injected: 1" } }, 1_000, timeout)).rejects.toMatchObject({ code: "ERR_INVALID_CHAR" });
+    await expect(client().request({ ...post(1), headers: { "x-evil": "a\r\nx-injected: 1" } }, 1_000, timeout)).rejects.toMatchObject({
+      code: "ERR_INVALID_CHAR",
+    });
   });
 
   it("speaks HTTPS, verifying the server's certificate", async () => {
@@ -231,7 +241,27 @@ describe("createHttp1Client", () => {
     closers.push(() => rmSync(dir, { recursive: true, force: true }));
     const key = path.join(dir, "key.pem");
     const cert = path.join(dir, "cert.pem");
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "1",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+      ],
+      { stdio: "ignore" },
+    );
     const server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
       req.resume();
       res.writeHead(200, { "content-type": "application/json" }).end('{"secure":true}');
@@ -242,7 +272,9 @@ describe("createHttp1Client", () => {
     const res = await trusted.request(post(port, "{}", "https"), 5_000, timeout);
     expect([res.status, res.body.toString()]).toEqual([200, '{"secure":true}']);
     // Without the certificate among the trusted ones, the connection is refused.
-    const err = await client().request(post(port, "{}", "https"), 5_000, timeout).catch((e: unknown) => e);
+    const err = await client()
+      .request(post(port, "{}", "https"), 5_000, timeout)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Http1Error);
     expect((err as Http1Error).code).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|CERT/);
   });

@@ -102,7 +102,11 @@ export class Http1ResponseParser {
   private head(text: string): void {
     const lines = text.split("\r\n");
     const m = STATUS_LINE.exec(lines[0]!);
-    if (!m) throw new Http1Error(`the provider's answer does not start with an HTTP/1.x status line: ${JSON.stringify(lines[0]!.slice(0, 80))}`, "HPE_INVALID_STATUS");
+    if (!m)
+      throw new Http1Error(
+        `the provider's answer does not start with an HTTP/1.x status line: ${JSON.stringify(lines[0]!.slice(0, 80))}`,
+        "HPE_INVALID_STATUS",
+      );
     const http10 = m[1] === "0";
     this.status = Number(m[2]);
     const headers: IncomingHttpHeaders = {};
@@ -138,7 +142,8 @@ export class Http1ResponseParser {
     else if (te !== "") this.framing = "close";
     else if (headers["content-length"] !== undefined) {
       const n = Number(headers["content-length"]);
-      if (!Number.isSafeInteger(n) || n < 0 || !/^\d+$/.test(headers["content-length"])) throw new Http1Error(`invalid content-length ${JSON.stringify(headers["content-length"])}`, "HPE_INVALID_CONTENT_LENGTH");
+      if (!Number.isSafeInteger(n) || n < 0 || !/^\d+$/.test(headers["content-length"]))
+        throw new Http1Error(`invalid content-length ${JSON.stringify(headers["content-length"])}`, "HPE_INVALID_CONTENT_LENGTH");
       if (n > this.maxBodyBytes) throw new Http1Error(`the provider's answer is ${n} bytes, over the ${this.maxBodyBytes}-byte limit`, "HPE_BODY_TOO_LARGE");
       this.framing = "length";
       this.remaining = n;
@@ -200,7 +205,8 @@ export class Http1ResponseParser {
           return false;
         }
         const sizeText = data.toString("latin1", 0, at).split(";")[0]!.trim();
-        if (!/^[0-9a-fA-F]{1,12}$/.test(sizeText)) throw new Http1Error(`invalid chunk size ${JSON.stringify(sizeText.slice(0, 20))} in the provider's answer`, "HPE_INVALID_CHUNK_SIZE");
+        if (!/^[0-9a-fA-F]{1,12}$/.test(sizeText))
+          throw new Http1Error(`invalid chunk size ${JSON.stringify(sizeText.slice(0, 20))} in the provider's answer`, "HPE_INVALID_CHUNK_SIZE");
         const size = parseInt(sizeText, 16);
         data = data.subarray(at + 2);
         if (size === 0) this.chunkState = "trailers";
@@ -247,7 +253,13 @@ class Connection {
     private readonly onFree: (c: Connection, reusable: boolean) => void,
   ) {
     this.socket = origin.secure
-      ? tls.connect({ host: origin.host, port: origin.port, servername: net.isIP(origin.host) ? undefined : origin.host, ALPNProtocols: ["http/1.1"], ...(opts.ca ? { ca: opts.ca } : {}) })
+      ? tls.connect({
+          host: origin.host,
+          port: origin.port,
+          servername: net.isIP(origin.host) ? undefined : origin.host,
+          ALPNProtocols: ["http/1.1"],
+          ...(opts.ca ? { ca: opts.ca } : {}),
+        })
       : net.connect({ host: origin.host, port: origin.port });
     this.socket.setNoDelay(true);
     this.socket.on("data", (chunk: Buffer) => this.read(chunk));

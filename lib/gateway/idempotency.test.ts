@@ -31,7 +31,11 @@ describe("idempotency across instances", () => {
       await sleep(120);
       return { answer: answer(runs), definitive: true };
     };
-    const results = await Promise.all([a.run("OP", "k1", "f", 60_000, 10_000, exec), b.run("OP", "k1", "f", 60_000, 10_000, exec), a.run("OP", "k1", "f", 60_000, 10_000, exec)]);
+    const results = await Promise.all([
+      a.run("OP", "k1", "f", 60_000, 10_000, exec),
+      b.run("OP", "k1", "f", 60_000, 10_000, exec),
+      a.run("OP", "k1", "f", 60_000, 10_000, exec),
+    ]);
     expect(runs).toBe(1);
     expect(results.map((r) => r.answer.body)).toEqual([answer(1).body, answer(1).body, answer(1).body]);
     expect(results.filter((r) => r.replayed)).toHaveLength(2);

@@ -96,7 +96,13 @@ type TKeyed = { operation: string; key: string; fingerprint: string; windowMs: n
 /** What waiting for the durable claim ended with: a stored answer to replay, or the key held (durably or on this instance only). */
 type TClaimed = { replayed: TStoredAnswer } | { attempted: string[]; durable: boolean };
 
-async function claim(opts: TStoreOptions, operation: string, key: string, windowMs: number, leaseMs: number): Promise<{ attempted: string[] } | { done: TStoredRow } | { wait: true }> {
+async function claim(
+  opts: TStoreOptions,
+  operation: string,
+  key: string,
+  windowMs: number,
+  leaseMs: number,
+): Promise<{ attempted: string[] } | { done: TStoredRow } | { wait: true }> {
   const { pool } = opts;
   const t = opts.now();
   const r = await pool.query<{ attempted: string[] }>({
@@ -141,7 +147,11 @@ async function claimOrWait(opts: TStoreOptions, q: TKeyed): Promise<TClaimed> {
   }
 }
 
-async function runOwned(opts: TStoreOptions, q: TKeyed, exec: (lease: TIdempotencyLease) => Promise<TRunResult>): Promise<{ answer: TStoredAnswer; replayed: boolean }> {
+async function runOwned(
+  opts: TStoreOptions,
+  q: TKeyed,
+  exec: (lease: TIdempotencyLease) => Promise<TRunResult>,
+): Promise<{ answer: TStoredAnswer; replayed: boolean }> {
   const claimed = await claimOrWait(opts, q);
   if ("replayed" in claimed) return { answer: claimed.replayed, replayed: true };
   const { pool } = opts;
@@ -151,7 +161,8 @@ async function runOwned(opts: TStoreOptions, q: TKeyed, exec: (lease: TIdempoten
   try {
     result = await exec(leaseOf(opts, params, claimed.attempted, durable));
   } catch (err) {
-    if (durable) await pool.query(`update gateway_idempotency set state = 'open' where operation_key = $1 and key = $2 and owner_id = $3`, params).catch(() => {});
+    if (durable)
+      await pool.query(`update gateway_idempotency set state = 'open' where operation_key = $1 and key = $2 and owner_id = $3`, params).catch(() => {});
     throw err;
   }
   if (durable) {
@@ -185,7 +196,10 @@ function leaseOf(opts: TStoreOptions, params: readonly string[], attempted: stri
     unmarkAttempt: async (provider) => {
       if (!durable) return;
       await pool
-        .query(`update gateway_idempotency set attempted = array_remove(attempted, $4) where operation_key = $1 and key = $2 and owner_id = $3`, [...params, provider])
+        .query(`update gateway_idempotency set attempted = array_remove(attempted, $4) where operation_key = $1 and key = $2 and owner_id = $3`, [
+          ...params,
+          provider,
+        ])
         .catch(() => {});
     },
   };

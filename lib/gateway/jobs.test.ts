@@ -35,7 +35,11 @@ describe("execute job queue", () => {
   });
 
   it("shows a job only to the principal that queued it, or to an admin (reader null)", () => {
-    const q = createJobQueue({ now: Date.now, log: () => {}, run: async () => ({ answer: { status: 200, body: "{}", headers: {} }, retryAfterSeconds: null }) });
+    const q = createJobQueue({
+      now: Date.now,
+      log: () => {},
+      run: async () => ({ answer: { status: 200, body: "{}", headers: {} }, retryAfterSeconds: null }),
+    });
     const job = q.enqueue("OP", {}, 60, "key-a")!;
     expect(q.get(job.id, "key-a")).toMatchObject({ status: "queued" });
     expect(q.get(job.id, "key-b")).toBeNull();
@@ -44,7 +48,12 @@ describe("execute job queue", () => {
   });
 
   it("refuses new jobs when full", () => {
-    const q = createJobQueue({ now: Date.now, log: () => {}, maxQueued: 1, run: async () => ({ answer: { status: 200, body: "{}", headers: {} }, retryAfterSeconds: null }) });
+    const q = createJobQueue({
+      now: Date.now,
+      log: () => {},
+      maxQueued: 1,
+      run: async () => ({ answer: { status: 200, body: "{}", headers: {} }, retryAfterSeconds: null }),
+    });
     expect(q.enqueue("OP", {}, 60, "k1")).not.toBeNull();
     expect(q.enqueue("OP", {}, 60, "k1")).toBeNull();
     q.close();

@@ -11,14 +11,27 @@ import type { TAnswer } from "./answer";
  */
 export type TJobRun = (payload: unknown) => Promise<{ answer: TAnswer; retryAfterSeconds: number | null }>;
 
-type TJob = { id: string; operation: string; owner: string; payload: unknown; notBefore: number; createdAt: number; answer: TAnswer | null; finishedAt: number | null };
+type TJob = {
+  id: string;
+  operation: string;
+  owner: string;
+  payload: unknown;
+  notBefore: number;
+  createdAt: number;
+  answer: TAnswer | null;
+  finishedAt: number | null;
+};
 
-export type TJobView =
-  | { status: "queued"; position: number; retryAfterSeconds: number }
-  | { status: "running" }
-  | { status: "done"; answer: TAnswer };
+export type TJobView = { status: "queued"; position: number; retryAfterSeconds: number } | { status: "running" } | { status: "done"; answer: TAnswer };
 
-export function createJobQueue(opts: { run: TJobRun; now: () => number; maxQueued?: number; maxWaitMs?: number; keepMs?: number; log: (line: string) => void }) {
+export function createJobQueue(opts: {
+  run: TJobRun;
+  now: () => number;
+  maxQueued?: number;
+  maxWaitMs?: number;
+  keepMs?: number;
+  log: (line: string) => void;
+}) {
   const maxQueued = opts.maxQueued ?? 10_000;
   const maxWaitMs = opts.maxWaitMs ?? 15 * 60_000;
   const keepMs = opts.keepMs ?? 5 * 60_000;

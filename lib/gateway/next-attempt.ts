@@ -23,7 +23,15 @@ export async function nextAttempt(
   if (called === 0) return "go";
   if (called >= p.limits.maxAttempts) return { code: "attempts_exhausted", message: `${called} attempts failed; the operation allows ${p.limits.maxAttempts}` };
   if (ctx.quotas.throttled(provider)) {
-    attempts.push({ provider, errorClass: "rate_limit", outcomeErrorClass: null, httpStatus: null, latencyMs: 0, detail: "throttled until its reset; not called", called: false });
+    attempts.push({
+      provider,
+      errorClass: "rate_limit",
+      outcomeErrorClass: null,
+      httpStatus: null,
+      latencyMs: 0,
+      detail: "throttled until its reset; not called",
+      called: false,
+    });
     return "skip";
   }
   if (!budget.tryRetry()) {

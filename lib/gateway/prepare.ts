@@ -73,7 +73,15 @@ export function prepareExecution(
 
   const costBreach = ctx.budget.costBreach(operation, limits);
   if (costBreach) {
-    ctx.events.record({ operation, region: input.region, type: "budget_breach", provider: null, detail: costBreach.detail, evidence: { kind: costBreach.kind, ...costBreach.evidence }, policyVersion: active.version });
+    ctx.events.record({
+      operation,
+      region: input.region,
+      type: "budget_breach",
+      provider: null,
+      detail: costBreach.detail,
+      evidence: { kind: costBreach.kind, ...costBreach.evidence },
+      policyVersion: active.version,
+    });
     const action = FALLBACK_POLICIES[active.policy.fallback_policy as keyof typeof FALLBACK_POLICIES];
     const retryAfterSeconds = ctx.budget.retryAfterSeconds(operation, costBreach.kind);
     const fallback: TFallbackDecision = { action: action === "probe_only" ? "queue" : action, retryAfterSeconds, detail: `budget guard: ${costBreach.detail}` };
@@ -81,9 +89,24 @@ export function prepareExecution(
   }
   const fallbackBreach = ctx.budget.fallbackBreach(operation, limits);
   if (fallbackBreach) {
-    ctx.events.record({ operation, region: input.region, type: "max_fallback_duration", provider: primary, detail: fallbackBreach.detail, evidence: fallbackBreach.evidence, policyVersion: active.version });
+    ctx.events.record({
+      operation,
+      region: input.region,
+      type: "max_fallback_duration",
+      provider: primary,
+      detail: fallbackBreach.detail,
+      evidence: fallbackBreach.evidence,
+      policyVersion: active.version,
+    });
   }
-  const gated = requestGates(cfg.adapters, candidates, chat, fallbackBreach && `budget guard: ${fallbackBreach.detail}; only the primary may serve`, previouslyAttempted, `already called for idempotency key ${idempotencyKey ?? requestId}`);
+  const gated = requestGates(
+    cfg.adapters,
+    candidates,
+    chat,
+    fallbackBreach && `budget guard: ${fallbackBreach.detail}; only the primary may serve`,
+    previouslyAttempted,
+    `already called for idempotency key ${idempotencyKey ?? requestId}`,
+  );
 
   const decision = ctx.decide({ operation, region: input.region, requestId, attributes: input.attributes }, active, routerState, gated.excluded);
   const record = decision.record;
@@ -120,7 +143,12 @@ export function prepareExecution(
  * The request's chat form when any candidate's adapter takes chat: null when none does, a failed
  * result when the input is not a valid chat (or asks to stream without an LLM provider).
  */
-function chatOf(adapters: ReadonlyMap<string, TProviderAdapterConfig>, candidates: readonly string[], operation: string, input: TExecuteRequest): TGatewayRequest["chat"] | TPrepareResult {
+function chatOf(
+  adapters: ReadonlyMap<string, TProviderAdapterConfig>,
+  candidates: readonly string[],
+  operation: string,
+  input: TExecuteRequest,
+): TGatewayRequest["chat"] | TPrepareResult {
   const anyChat = candidates.some((p) => adapters.get(p)?.adapter.chat === true);
   if (!anyChat) {
     if (input.stream) return fail(invalid([{ path: "stream", message: `${operation} has no LLM provider; streaming is for LLM adapters` }]));
@@ -228,7 +256,11 @@ export function degrade(
     const hit = ctx.cache.get(operation, input.input, limits.cacheTtlSeconds);
     if (hit) {
       const cached = hit.body as Record<string, unknown>;
-      return { ok: false, retryAfterSeconds: null, answer: jsonAnswer(200, { ...cached, decisionId, attempts: [], cached: { ageSeconds: hit.ageSeconds } }, { "x-switchyard-cache": "hit" }) };
+      return {
+        ok: false,
+        retryAfterSeconds: null,
+        answer: jsonAnswer(200, { ...cached, decisionId, attempts: [], cached: { ageSeconds: hit.ageSeconds } }, { "x-switchyard-cache": "hit" }),
+      };
     }
   }
   if (fallback.action === "queue" && queueOwner !== null && !input.stream) {
@@ -239,7 +271,16 @@ export function degrade(
         retryAfterSeconds,
         answer: jsonAnswer(
           202,
-          { status: "queued", jobId: job.id, position: job.position, pollUrl: `/api/v1/execute/jobs/${job.id}`, retryAfterSeconds, decisionId, detail: fallback.detail, ...extra },
+          {
+            status: "queued",
+            jobId: job.id,
+            position: job.position,
+            pollUrl: `/api/v1/execute/jobs/${job.id}`,
+            retryAfterSeconds,
+            decisionId,
+            detail: fallback.detail,
+            ...extra,
+          },
           { "retry-after": String(retryAfterSeconds), location: `/api/v1/execute/jobs/${job.id}` },
         ),
       };

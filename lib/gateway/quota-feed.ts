@@ -34,11 +34,14 @@ export function createQuotaFeed(state: RoutingState, now: () => number) {
     timer = null;
     nextAt = at;
     if (at === Infinity) return;
-    timer = setTimeout(() => {
-      timer = null;
-      nextAt = Infinity;
-      publish();
-    }, Math.max(0, at - now()) + 5);
+    timer = setTimeout(
+      () => {
+        timer = null;
+        nextAt = Infinity;
+        publish();
+      },
+      Math.max(0, at - now()) + 5,
+    );
     timer.unref();
   }
 

@@ -10,10 +10,7 @@ export const ZExecuteRequest = z.strictObject({
     .max(200)
     .optional()
     .describe("Caller's id; without an Idempotency-Key header it is the idempotency key. Omitted: one is generated"),
-  attributes: z
-    .record(z.string().min(1).max(64), z.string().max(1024))
-    .optional()
-    .describe("As for decide: `compliance` and `providers` are read by routing"),
+  attributes: z.record(z.string().min(1).max(64), z.string().max(1024)).optional().describe("As for decide: `compliance` and `providers` are read by routing"),
   input: z
     .record(z.string(), z.unknown())
     .describe("LLM operations: {messages: [{role, content}], system?, maxTokens?, temperature?}. Other operations: the fields the provider templates read"),

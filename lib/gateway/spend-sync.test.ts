@@ -19,7 +19,8 @@ afterAll(async () => {
 });
 
 const T0 = Date.UTC(2034, 4, 2, 9, 30, 5);
-const limits = (perMinute: number | null, perDay: number | null = null) => ({ costCapPerMinute: perMinute, costCapPerDay: perDay, maxFallbackSeconds: null }) as TOperationLimits;
+const limits = (perMinute: number | null, perDay: number | null = null) =>
+  ({ costCapPerMinute: perMinute, costCapPerDay: perDay, maxFallbackSeconds: null }) as TOperationLimits;
 
 function instance(id: string, clock: { t: number }, p: pg.Pool = pool) {
   const guard = createBudgetGuard(() => clock.t);
@@ -49,9 +50,7 @@ describe("spend shared between instances", () => {
     }
     expect(a.guard.snapshot("LLM_CHAT")).toMatchObject({ spentMinuteThisInstance: 6 });
     // Nothing is counted twice: the table holds each instance's spend once per window.
-    const { rows } = await pool.query(
-      "select instance_id, window_kind, amount from gateway_spend where operation_key = 'LLM_CHAT' order by 1, 2",
-    );
+    const { rows } = await pool.query("select instance_id, window_kind, amount from gateway_spend where operation_key = 'LLM_CHAT' order by 1, 2");
     expect(rows).toEqual([
       { instance_id: "a", window_kind: "day", amount: 6 },
       { instance_id: "a", window_kind: "minute", amount: 6 },

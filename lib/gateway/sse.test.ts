@@ -20,7 +20,13 @@ describe("request templates", () => {
   const scope = { input: { to: "+49 151", amount: 12, nested: { id: "n1" } }, credential: "k", requestId: "r1", idempotencyKey: null };
 
   it("keeps a whole placeholder's type and stringifies embedded ones", () => {
-    const f = compileValue({ to: "{{input.to}}", amount: "{{input.amount}}", text: "ref {{requestId}}/{{input.nested.id}}", key: "{{idempotencyKey}}", fixed: [1, true] });
+    const f = compileValue({
+      to: "{{input.to}}",
+      amount: "{{input.amount}}",
+      text: "ref {{requestId}}/{{input.nested.id}}",
+      key: "{{idempotencyKey}}",
+      fixed: [1, true],
+    });
     expect(f(scope)).toEqual({ to: "+49 151", amount: 12, text: "ref r1/n1", key: "r1", fixed: [1, true] });
   });
 

@@ -15,7 +15,12 @@ import { createSseParser, sseEvent } from "./sse";
 import { openUpstreamStream, readAll, type TUpstreamStream } from "./upstream";
 import { AttemptError, type TStreamEnd } from "./types";
 
-const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" } as const;
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-store",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+} as const;
 
 /** Reads a response chunk by chunk; rejects on a reset, an abort or `idleMs` without data. */
 function pump(res: IncomingMessage, idleMs: () => number, onChunk: (s: string) => void): Promise<void> {
@@ -31,10 +36,13 @@ function pump(res: IncomingMessage, idleMs: () => number, onChunk: (s: string) =
     };
     const arm = () => {
       if (timer) clearTimeout(timer);
-      timer = setTimeout(() => {
-        res.destroy();
-        finish(classifyTransportError(new Error("stream idle"), true));
-      }, Math.max(1, idleMs()));
+      timer = setTimeout(
+        () => {
+          res.destroy();
+          finish(classifyTransportError(new Error("stream idle"), true));
+        },
+        Math.max(1, idleMs()),
+      );
     };
     arm();
     res.setEncoding("utf8");
@@ -108,8 +116,16 @@ export async function runStream(ctx: TGatewayContext, p: TPrepared, res: ServerR
   }
   report(ctx, p, run.reports);
   const { decisionId, attempts, called } = run;
-  if (!stop) stop = called === 0 ? { code: "no_callable_provider", message: "no eligible provider could be called (see attempts)" } : { code: "all_attempts_failed", message: `every eligible provider failed (${called} attempts)` };
-  return jsonAnswer(stop.code === "deadline_exceeded" ? 504 : 503, { ...errorBody(stop.code, stop.message), decisionId, attempts }, { "retry-after": "1", "x-switchyard-decision-id": decisionId });
+  if (!stop)
+    stop =
+      called === 0
+        ? { code: "no_callable_provider", message: "no eligible provider could be called (see attempts)" }
+        : { code: "all_attempts_failed", message: `every eligible provider failed (${called} attempts)` };
+  return jsonAnswer(
+    stop.code === "deadline_exceeded" ? 504 : 503,
+    { ...errorBody(stop.code, stop.message), decisionId, attempts },
+    { "retry-after": "1", "x-switchyard-decision-id": decisionId },
+  );
 }
 
 /** One streamed execution's state across its attempts. */
@@ -150,7 +166,13 @@ function startOutput(run: TStreamRun, a: TAttemptProgress, provider: string, ttf
  * One provider's streamed attempt. Returns null once it answered on `res`, a JSON answer to
  * send, or NEXT_PROVIDER when it failed before output and another provider may be tried.
  */
-async function streamAttempt(run: TStreamRun, provider: string, cfg: TProviderAdapterConfig, built: TBuilt, remaining: number): Promise<TAnswer | null | typeof NEXT_PROVIDER> {
+async function streamAttempt(
+  run: TStreamRun,
+  provider: string,
+  cfg: TProviderAdapterConfig,
+  built: TBuilt,
+  remaining: number,
+): Promise<TAnswer | null | typeof NEXT_PROVIDER> {
   const { ctx, p } = run;
   const a: TAttemptProgress = { t0: performance.now(), started: false, ttfbMs: null, sawEnd: false, upstreamStatus: 0 };
   try {
@@ -167,11 +189,31 @@ async function streamAttempt(run: TStreamRun, provider: string, cfg: TProviderAd
     if (!a.started) startOutput(run, a, provider, latencyMs);
     const { decisionId, attempts } = run;
     attempts.push({ provider, errorClass: null, outcomeErrorClass: null, httpStatus: open.status, latencyMs, ttfbMs: a.ttfbMs ?? latencyMs, called: true });
-    run.reports.push({ type: "provider_call", decisionId, provider, status: "success", httpStatus: open.status, latencyMs, retryCount: run.called, ttfbMs: a.ttfbMs ?? latencyMs });
+    run.reports.push({
+      type: "provider_call",
+      decisionId,
+      provider,
+      status: "success",
+      httpStatus: open.status,
+      latencyMs,
+      retryCount: run.called,
+      ttfbMs: a.ttfbMs ?? latencyMs,
+    });
     const cost = costOf(ctx, cfg, end.usage);
     if (cost !== null) ctx.budget.charge(p.operation, cost);
     ctx.budget.served(p.operation, provider === (p.active.policy.providers[0] ?? provider));
-    run.res.end(sseEvent("done", { decisionId, provider, finishReason: end.finishReason, usage: end.usage ?? null, model: end.model ?? cfg.model, attempts, ttfbMs: a.ttfbMs, costEstimate: cost }));
+    run.res.end(
+      sseEvent("done", {
+        decisionId,
+        provider,
+        finishReason: end.finishReason,
+        usage: end.usage ?? null,
+        model: end.model ?? cfg.model,
+        attempts,
+        ttfbMs: a.ttfbMs,
+        costEstimate: cost,
+      }),
+    );
     report(ctx, p, run.reports);
     return null;
   } catch (raw) {
@@ -192,7 +234,14 @@ async function rejectedStatus(ctx: TGatewayContext, open: TUpstreamStream, built
 }
 
 /** Decodes the provider's SSE and relays each piece of text as a `delta`; returns the stream's end. */
-async function relayStream(run: TStreamRun, a: TAttemptProgress, provider: string, cfg: TProviderAdapterConfig, built: TBuilt, open: TUpstreamStream): Promise<TStreamEnd> {
+async function relayStream(
+  run: TStreamRun,
+  a: TAttemptProgress,
+  provider: string,
+  cfg: TProviderAdapterConfig,
+  built: TBuilt,
+  open: TUpstreamStream,
+): Promise<TStreamEnd> {
   const { ctx, p, res } = run;
   const decoder = cfg.adapter.streamDecoder!();
   const parser = createSseParser((name, data) => {
@@ -212,10 +261,15 @@ async function relayStream(run: TStreamRun, a: TAttemptProgress, provider: strin
     res.write(sseEvent("delta", { text: redact(piece.text, built.credential) }));
   });
   // Before the first output the budget is the deadline; after it, the adapter's timeout between chunks.
-  await pump(open.response, () => (a.started ? cfg.timeoutMs : Math.min(cfg.timeoutMs, p.deadlineAt - ctx.now())), (chunk) => parser.push(chunk));
+  await pump(
+    open.response,
+    () => (a.started ? cfg.timeoutMs : Math.min(cfg.timeoutMs, p.deadlineAt - ctx.now())),
+    (chunk) => parser.push(chunk),
+  );
   parser.end();
   const end: TStreamEnd = decoder.end();
-  if (!a.sawEnd && end.finishReason === null) throw new AttemptError("transient", "network", "the stream ended before the provider finished its answer", open.status);
+  if (!a.sawEnd && end.finishReason === null)
+    throw new AttemptError("transient", "network", "the stream ended before the provider finished its answer", open.status);
   return end;
 }
 
@@ -231,7 +285,16 @@ function attemptFailed(run: TStreamRun, a: TAttemptProgress, provider: string, r
   const latencyMs = elapsed(a);
   const ttfbMs = a.ttfbMs;
   run.called++;
-  attempts.push({ provider, errorClass: err.errorClass, outcomeErrorClass: err.outcomeClass, httpStatus: err.status ?? (a.upstreamStatus || null), latencyMs, ...(ttfbMs !== null ? { ttfbMs } : {}), detail: err.message, called: true });
+  attempts.push({
+    provider,
+    errorClass: err.errorClass,
+    outcomeErrorClass: err.outcomeClass,
+    httpStatus: err.status ?? (a.upstreamStatus || null),
+    latencyMs,
+    ...(ttfbMs !== null ? { ttfbMs } : {}),
+    detail: err.message,
+    called: true,
+  });
   reports.push({
     type: "provider_call",
     decisionId,
@@ -245,7 +308,15 @@ function attemptFailed(run: TStreamRun, a: TAttemptProgress, provider: string, r
   });
   if (err.errorClass === "rate_limit") ctx.quotas.observe(provider, err.rateLimit ?? { retryAfterSeconds: null, exhausted: true });
   if (a.started) {
-    res.end(sseEvent("error", { code: "stream_interrupted", message: `${provider}'s stream failed after output began (${err.message}); the answer is incomplete`, decisionId, provider, attempts }));
+    res.end(
+      sseEvent("error", {
+        code: "stream_interrupted",
+        message: `${provider}'s stream failed after output began (${err.message}); the answer is incomplete`,
+        decisionId,
+        provider,
+        attempts,
+      }),
+    );
     report(ctx, p, reports);
     return null;
   }
@@ -253,7 +324,14 @@ function attemptFailed(run: TStreamRun, a: TAttemptProgress, provider: string, r
     report(ctx, p, reports);
     return jsonAnswer(
       err.status ?? 502,
-      { ...errorBody("provider_rejected", `${provider} refused the request (${err.message}); not retried on another provider`), decisionId, provider, providerStatus: err.status, providerBody: err.providerBody ?? null, attempts },
+      {
+        ...errorBody("provider_rejected", `${provider} refused the request (${err.message}); not retried on another provider`),
+        decisionId,
+        provider,
+        providerStatus: err.status,
+        providerBody: err.providerBody ?? null,
+        attempts,
+      },
       { "x-switchyard-decision-id": decisionId },
     );
   }

@@ -89,13 +89,30 @@ function expectContract(a: TAnswer, status: number, code: string, path: string):
 }
 
 const chat = { region: "EU", input: { messages: [{ role: "user", content: "hi" }], maxTokens: 8 } };
-const outcome = (provider: string) => ({ type: "provider_call", decisionId: "0190a5f0-0000-7000-8000-000000000001", provider, status: "success", latencyMs: 5, retryCount: 0 });
+const outcome = (provider: string) => ({
+  type: "provider_call",
+  decisionId: "0190a5f0-0000-7000-8000-000000000001",
+  provider,
+  status: "success",
+  latencyMs: 5,
+  retryCount: 0,
+});
 
 describe("every edge answers one error shape: 400 malformed, 422 invalid", () => {
   it("data plane: decide", async () => {
     expectContract(await send(env.server.url, "POST", "/api/v1/decide", { operation: "SEND_SMS", region: 7, requestId: "edge-1" }), 400, "malformed", "region");
-    expectContract(await send(env.server.url, "POST", "/api/v1/decide", { operation: "SEND_SMS", region: "MARS", requestId: "edge-2" }), 422, "invalid", "region");
-    expectContract(await send(env.server.url, "POST", "/api/v1/decide", '{"operation":"SEND_SMS","region":"EU","region":"NA","requestId":"edge-3"}'), 400, "malformed", "region");
+    expectContract(
+      await send(env.server.url, "POST", "/api/v1/decide", { operation: "SEND_SMS", region: "MARS", requestId: "edge-2" }),
+      422,
+      "invalid",
+      "region",
+    );
+    expectContract(
+      await send(env.server.url, "POST", "/api/v1/decide", '{"operation":"SEND_SMS","region":"EU","region":"NA","requestId":"edge-3"}'),
+      400,
+      "malformed",
+      "region",
+    );
   });
 
   it("data plane: outcome", async () => {
@@ -110,14 +127,29 @@ describe("every edge answers one error shape: 400 malformed, 422 invalid", () =>
 
   it("control plane", async () => {
     const headers = { ...ORIGIN_HEADER, cookie: onCall };
-    expectContract(await send(next.url, "POST", "/api/control/overrides", { kind: "routing_kill_switch", operationKey: "SEND_SMS" }, headers), 400, "malformed", "reason");
-    expectContract(await send(next.url, "POST", "/api/control/overrides", { kind: "routing_kill_switch", operationKey: "NO_SUCH_OPERATION", reason: "edge walk" }, headers), 422, "invalid", "operationKey");
+    expectContract(
+      await send(next.url, "POST", "/api/control/overrides", { kind: "routing_kill_switch", operationKey: "SEND_SMS" }, headers),
+      400,
+      "malformed",
+      "reason",
+    );
+    expectContract(
+      await send(next.url, "POST", "/api/control/overrides", { kind: "routing_kill_switch", operationKey: "NO_SUCH_OPERATION", reason: "edge walk" }, headers),
+      422,
+      "invalid",
+      "operationKey",
+    );
   });
 
   it("console route", async () => {
     const headers = { cookie: onCall };
     expectContract(await send(next.url, "GET", "/api/console/overview?operation=SEND_SMS", undefined, headers), 400, "malformed", "region");
-    expectContract(await send(next.url, "GET", "/api/console/what-if?version=00000000-0000-4000-8000-000000000000", undefined, headers), 422, "invalid", "version");
+    expectContract(
+      await send(next.url, "GET", "/api/console/what-if?version=00000000-0000-4000-8000-000000000000", undefined, headers),
+      422,
+      "invalid",
+      "version",
+    );
   });
 
   it("auth login: malformed is 400; wrong credentials, its semantic refusal, the same shape without fields", async () => {

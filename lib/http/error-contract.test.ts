@@ -6,11 +6,16 @@ describe("error contract", () => {
   it("builds the body with fields only when some field is at fault", () => {
     expect(errorBody("not_found", "no such thing")).toEqual({ error: { code: "not_found", message: "no such thing" } });
     expect(errorBody("not_found", "no such thing", [])).toEqual({ error: { code: "not_found", message: "no such thing" } });
-    expect(errorBody("invalid", "bad", [{ path: "a", message: "m" }])).toEqual({ error: { code: "invalid", message: "bad", fields: [{ path: "a", message: "m" }] } });
+    expect(errorBody("invalid", "bad", [{ path: "a", message: "m" }])).toEqual({
+      error: { code: "invalid", message: "bad", fields: [{ path: "a", message: "m" }] },
+    });
   });
 
   it("malformed is 400 and invalid 422, the message naming the first field", () => {
-    const m = malformed([{ path: "region", message: "expected string" }, { path: "requestId", message: "required" }]);
+    const m = malformed([
+      { path: "region", message: "expected string" },
+      { path: "requestId", message: "required" },
+    ]);
     expect([m.status, m.code, m.message]).toEqual([400, "malformed", "region: expected string (and 1 more)"]);
     const i = invalid([{ path: "operation", message: "unknown operation" }], "nothing routes it");
     expect([i.status, i.code, i.message, i.fields]).toEqual([422, "invalid", "nothing routes it", [{ path: "operation", message: "unknown operation" }]]);

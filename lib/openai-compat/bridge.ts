@@ -19,7 +19,14 @@ export function executeRequest(operation: string, body: unknown, headers: Incomi
     const v = headers[name];
     if (v !== undefined) h[name] = v;
   }
-  Object.assign(req, { headers: h, method: "POST", url: `/api/v1/execute/${encodeURIComponent(operation)}`, httpVersion: "1.1", aborted: false, complete: true });
+  Object.assign(req, {
+    headers: h,
+    method: "POST",
+    url: `/api/v1/execute/${encodeURIComponent(operation)}`,
+    httpVersion: "1.1",
+    aborted: false,
+    complete: true,
+  });
   return req as unknown as IncomingMessage;
 }
 

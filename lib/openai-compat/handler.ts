@@ -8,7 +8,18 @@ import type { TGatewayContext } from "../gateway/context";
 import { createSseParser } from "../gateway/sse";
 import { CapturedResponse, executeRequest } from "./bridge";
 import { listModels, parseModelAliases, resolveModel, type TModelTarget } from "./models";
-import { chunk, finishReason, openAiError, toCompletion, toExecuteBody, toOpenAiError, unsupportedParam, usageOf, ZChatCompletionRequest, type TOpenAiError } from "./translate";
+import {
+  chunk,
+  finishReason,
+  openAiError,
+  toCompletion,
+  toExecuteBody,
+  toOpenAiError,
+  unsupportedParam,
+  usageOf,
+  ZChatCompletionRequest,
+  type TOpenAiError,
+} from "./translate";
 
 export const OPENAI_PREFIX = "/api/v1/openai";
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -43,7 +54,10 @@ registerEndpoint({
   path: `${OPENAI_PREFIX}/models`,
   summary: "Models usable with the OpenAI-compatible endpoint: LLM operations, OPERATION@REGION and aliases",
   tags: ["openai"],
-  responses: { 200: { description: "{object: list, data: [{id, object: model, created, owned_by}]}" }, 401: { description: "Missing or invalid API key", schema: ZOpenAiErrorBody } },
+  responses: {
+    200: { description: "{object: list, data: [{id, object: model, created, owned_by}]}" },
+    401: { description: "Missing or invalid API key", schema: ZOpenAiErrorBody },
+  },
 });
 registerEndpoint({
   method: "get",
@@ -114,7 +128,13 @@ function modelsHandler(ctx: TGatewayLike["context"], aliases: ReadonlyMap<string
     const created = Math.floor(now() / 1000);
     const models = listModels(ctx, aliases)
       .filter((m) => operationDenied(auth.principal, m.operation) === null)
-      .map((m) => ({ id: m.id, object: "model" as const, created, owned_by: "switchyard", switchyard: { operation: m.operation, region: m.region, alias: m.alias } }));
+      .map((m) => ({
+        id: m.id,
+        object: "model" as const,
+        created,
+        owned_by: "switchyard",
+        switchyard: { operation: m.operation, region: m.region, alias: m.alias },
+      }));
     if (param === null) {
       sendJson(res, 200, { object: "list", data: models });
       return;
@@ -196,7 +216,11 @@ function answerJson(res: ServerResponse, model: string, created: number, capture
     sendOpenAiError(
       res,
       503,
-      openAiError(503, "queued", `nothing is eligible for ${model} now; the request was queued by the operation's fallback policy (poll ${body?.pollUrl ?? "n/a"})`),
+      openAiError(
+        503,
+        "queued",
+        `nothing is eligible for ${model} now; the request was queued by the operation's fallback policy (poll ${body?.pollUrl ?? "n/a"})`,
+      ),
       { ...headers, "retry-after": String(body?.retryAfterSeconds ?? 1) },
     );
     return;

@@ -51,9 +51,7 @@ export function chatOperations(ctx: Pick<TGatewayContext, "state" | "config">): 
     .sort();
 }
 
-export type TResolution =
-  | { ok: true; operation: string; region: string }
-  | { ok: false; status: 404 | 400; code: string; message: string; param: string };
+export type TResolution = { ok: true; operation: string; region: string } | { ok: false; status: 404 | 400; code: string; message: string; param: string };
 
 /**
  * The operation and region a request routes in. Region, first found: the model's `@REGION`
@@ -69,7 +67,13 @@ export function resolveModel(
   const chat = chatOperations(ctx);
   if (!chat.includes(target.operation)) {
     const known = [...chat, ...aliases.keys()].join(", ") || "none";
-    return { ok: false, status: 404, code: "model_not_found", message: `The model \`${model}\` does not exist: name an LLM operation, OPERATION@REGION or an alias (known: ${known})`, param: "model" };
+    return {
+      ok: false,
+      status: 404,
+      code: "model_not_found",
+      message: `The model \`${model}\` does not exist: name an LLM operation, OPERATION@REGION or an alias (known: ${known})`,
+      param: "model",
+    };
   }
   const regions = ctx.state.knownRegions(target.operation);
   const region = target.region ?? (regionHeader?.trim() || null) ?? (regions.length === 1 ? regions[0]! : null);

@@ -29,9 +29,14 @@ beforeEach(() => {
 
 const messages = [{ role: "user" as const, content: "Say hello" }];
 
-async function callOutcomes(decisionId: string): Promise<Array<{ provider_key: string; status: string; error_class: string | null; http_status: number | null }>> {
+async function callOutcomes(
+  decisionId: string,
+): Promise<Array<{ provider_key: string; status: string; error_class: string | null; http_status: number | null }>> {
   await env.server.gateway.flush();
-  const r = await env.pool.query(`select provider_key, status, error_class::text, http_status from provider_call_outcome where decision_id = $1 order by retry_count`, [decisionId]);
+  const r = await env.pool.query(
+    `select provider_key, status, error_class::text, http_status from provider_call_outcome where decision_id = $1 order by retry_count`,
+    [decisionId],
+  );
   return r.rows;
 }
 
@@ -113,7 +118,13 @@ describe("OpenAI-compatible endpoint with the official openai client", () => {
   });
 
   it("passes a provider's 4xx through in OpenAI's error shape with its status, without failing over", async () => {
-    env.mocks.llm_openai.setFaults([{ type: "status", status: 400, body: { error: { message: "messages too long", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } } }]);
+    env.mocks.llm_openai.setFaults([
+      {
+        type: "status",
+        status: 400,
+        body: { error: { message: "messages too long", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } },
+      },
+    ]);
     const err = await client.chat.completions.create({ model: "LLM_CHAT@EU", messages }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     const e = err as InstanceType<typeof OpenAI.BadRequestError>;
@@ -124,7 +135,9 @@ describe("OpenAI-compatible endpoint with the official openai client", () => {
     expect(env.mocks.llm_anthropic.requests.length + env.mocks.llm_gemini.requests.length).toBe(0);
     // A provider body without OpenAI's shape still comes back in it.
     env.mocks.llm_openai.setFaults([{ type: "status", status: 404, body: "no such deployment" }]);
-    const notFound = (await client.chat.completions.create({ model: "LLM_CHAT@EU", messages }).catch((x: unknown) => x)) as InstanceType<typeof OpenAI.NotFoundError>;
+    const notFound = (await client.chat.completions.create({ model: "LLM_CHAT@EU", messages }).catch((x: unknown) => x)) as InstanceType<
+      typeof OpenAI.NotFoundError
+    >;
     expect(notFound).toBeInstanceOf(OpenAI.NotFoundError);
     expect(notFound.error).toMatchObject({ type: "invalid_request_error", code: "provider_rejected", param: null });
     expect((notFound.error as TJson).message).toMatch(/llm_openai refused the request/);
@@ -132,7 +145,9 @@ describe("OpenAI-compatible endpoint with the official openai client", () => {
 
   it("answers 503 in OpenAI's shape with Retry-After when every provider fails", async () => {
     for (const m of [env.mocks.llm_openai, env.mocks.llm_anthropic, env.mocks.llm_gemini]) m.setFaults([{ type: "status", status: 503 }]);
-    const err = (await client.chat.completions.create({ model: "LLM_CHAT@EU", messages }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.InternalServerError>;
+    const err = (await client.chat.completions.create({ model: "LLM_CHAT@EU", messages }).catch((e: unknown) => e)) as InstanceType<
+      typeof OpenAI.InternalServerError
+    >;
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
     expect(err.status).toBe(503);
     expect(err.error).toMatchObject({ type: "server_error", code: "all_attempts_failed" });
@@ -167,7 +182,9 @@ describe("OpenAI-compatible endpoint with the official openai client", () => {
       .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect(err.error).toMatchObject({ param: "tools", code: "unsupported_parameter", type: "invalid_request_error" });
-    const bad = (await client.chat.completions.create({ model: "LLM_CHAT@EU", messages: [] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
+    const bad = (await client.chat.completions.create({ model: "LLM_CHAT@EU", messages: [] }).catch((e: unknown) => e)) as InstanceType<
+      typeof OpenAI.BadRequestError
+    >;
     expect(bad.error).toMatchObject({ param: "messages", type: "invalid_request_error" });
   });
 
@@ -189,7 +206,9 @@ describe("OpenAI-compatible endpoint with the official openai client", () => {
     setAuthenticator(createAuthenticator({ apiKey: API_KEY, allowAnonymousWithoutKey: false }));
     const anonymous = new OpenAI({ baseURL: `${env.server.url}/api/v1/openai`, apiKey: "not-the-key", maxRetries: 0 });
     try {
-      const wrong = (await anonymous.chat.completions.create({ model: "LLM_CHAT@EU", messages }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.AuthenticationError>;
+      const wrong = (await anonymous.chat.completions.create({ model: "LLM_CHAT@EU", messages }).catch((e: unknown) => e)) as InstanceType<
+        typeof OpenAI.AuthenticationError
+      >;
       expect(wrong).toBeInstanceOf(OpenAI.AuthenticationError);
       expect(wrong.error).toMatchObject({ type: "authentication_error", code: "unauthenticated" });
       // An unknown model from an unauthenticated caller is a 401 too: nothing is learnt about models.
@@ -204,7 +223,13 @@ describe("OpenAI-compatible endpoint with the official openai client", () => {
   });
 
   it("never returns a provider credential", async () => {
-    env.mocks.llm_openai.setFaults([{ type: "status", status: 401, body: { error: { message: `Incorrect API key provided: ${TEST_SECRETS.OPENAI_API_KEY}`, type: "invalid_request_error" } } }]);
+    env.mocks.llm_openai.setFaults([
+      {
+        type: "status",
+        status: 401,
+        body: { error: { message: `Incorrect API key provided: ${TEST_SECRETS.OPENAI_API_KEY}`, type: "invalid_request_error" } },
+      },
+    ]);
     const err = (await client.chat.completions.create({ model: "LLM_CHAT@EU", messages }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(err.status).toBe(401);
     expect(JSON.stringify(err.error)).toContain("[redacted]");

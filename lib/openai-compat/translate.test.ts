@@ -22,7 +22,13 @@ describe("request translation", () => {
       model: "LLM_CHAT",
       messages: [
         { role: "developer", content: "be brief" },
-        { role: "user", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "a" },
+            { type: "text", text: "b" },
+          ],
+        },
       ],
       max_completion_tokens: 10,
       max_tokens: 99,
@@ -34,7 +40,14 @@ describe("request translation", () => {
       ok: true,
       body: {
         region: "EU",
-        input: { messages: [{ role: "system", content: "be brief" }, { role: "user", content: "ab" }], maxTokens: 10, temperature: 0.5 },
+        input: {
+          messages: [
+            { role: "system", content: "be brief" },
+            { role: "user", content: "ab" },
+          ],
+          maxTokens: 10,
+          temperature: 0.5,
+        },
         stream: false,
         requestId: "rid-1",
         attributes: { compliance: "gdpr" },
@@ -54,7 +67,14 @@ describe("request translation", () => {
 
 describe("answer translation", () => {
   it("maps provider finish reasons onto OpenAI's", () => {
-    expect(["end_turn", "STOP", "max_tokens", "MAX_TOKENS", "SAFETY", "length"].map(finishReason)).toEqual(["stop", "stop", "length", "length", "content_filter", "length"]);
+    expect(["end_turn", "STOP", "max_tokens", "MAX_TOKENS", "SAFETY", "length"].map(finishReason)).toEqual([
+      "stop",
+      "stop",
+      "length",
+      "length",
+      "content_filter",
+      "length",
+    ]);
   });
 
   it("puts Switchyard errors in OpenAI's shape, keeping a provider's own OpenAI-shaped error", () => {
@@ -64,7 +84,12 @@ describe("answer translation", () => {
     expect(toOpenAiError(422, { error: { code: "invalid", message: "x", fields: [{ path: "region", message: "unknown" }] } }).error.param).toBe("model");
     expect(toOpenAiError(429, { error: { code: "rate_limited", message: "slow down" } }).error.type).toBe("rate_limit_error");
     expect(toOpenAiError(500, null)).toEqual({ error: { message: "Switchyard answered 500", type: "server_error", param: null, code: "internal" } });
-    expect(toOpenAiError(400, { error: { code: "provider_rejected", message: "m" }, providerBody: { type: "error", error: { type: "invalid_request_error", message: "too long" } } })).toEqual({
+    expect(
+      toOpenAiError(400, {
+        error: { code: "provider_rejected", message: "m" },
+        providerBody: { type: "error", error: { type: "invalid_request_error", message: "too long" } },
+      }),
+    ).toEqual({
       error: { message: "too long", type: "invalid_request_error", param: null, code: "provider_rejected" },
     });
   });

@@ -30,7 +30,21 @@ export const ZChatCompletionRequest = z.looseObject({
 export type TChatCompletionRequest = z.output<typeof ZChatCompletionRequest>;
 
 /** Accepted and not used: no adapter carries them and they do not change the answer's shape. */
-const IGNORED = new Set(["user", "store", "top_p", "stop", "seed", "frequency_penalty", "presence_penalty", "logit_bias", "service_tier", "parallel_tool_calls", "reasoning_effort", "safety_identifier", "prompt_cache_key"]);
+const IGNORED = new Set([
+  "user",
+  "store",
+  "top_p",
+  "stop",
+  "seed",
+  "frequency_penalty",
+  "presence_penalty",
+  "logit_bias",
+  "service_tier",
+  "parallel_tool_calls",
+  "reasoning_effort",
+  "safety_identifier",
+  "prompt_cache_key",
+]);
 const KNOWN = new Set(Object.keys(ZChatCompletionRequest.shape));
 
 export type TParamError = { param: string; message: string };
@@ -55,7 +69,11 @@ export type TExecuteBody = {
 };
 
 /** The execute request for a chat completion; text content parts are joined, others refused. */
-export function toExecuteBody(req: TChatCompletionRequest, region: string, requestId: string | undefined): { ok: true; body: TExecuteBody } | { ok: false; error: TParamError } {
+export function toExecuteBody(
+  req: TChatCompletionRequest,
+  region: string,
+  requestId: string | undefined,
+): { ok: true; body: TExecuteBody } | { ok: false; error: TParamError } {
   const messages: TExecuteBody["input"]["messages"] = [];
   for (const [i, m] of req.messages.entries()) {
     let content: string;
@@ -63,7 +81,11 @@ export function toExecuteBody(req: TChatCompletionRequest, region: string, reque
     else if (m.content === null) content = "";
     else {
       const other = m.content.findIndex((p) => p.type !== "text" || typeof p.text !== "string");
-      if (other !== -1) return { ok: false, error: { param: `messages.${i}.content.${other}`, message: `content parts of type ${m.content[other]!.type} are not supported; only text` } };
+      if (other !== -1)
+        return {
+          ok: false,
+          error: { param: `messages.${i}.content.${other}`, message: `content parts of type ${m.content[other]!.type} are not supported; only text` },
+        };
       content = m.content.map((p) => p.text!).join("");
     }
     messages.push({ role: m.role === "developer" ? "system" : m.role, content });
@@ -110,22 +132,48 @@ export function usageOf(u: TUsageIn): { prompt_tokens: number; completion_tokens
 export function toCompletion(
   model: string,
   created: number,
-  answer: { decisionId: string; provider: string; result: { text?: string; model?: string; finishReason?: string | null; usage?: TUsageIn }; attempts?: unknown; costEstimate?: number | null },
+  answer: {
+    decisionId: string;
+    provider: string;
+    result: { text?: string; model?: string; finishReason?: string | null; usage?: TUsageIn };
+    attempts?: unknown;
+    costEstimate?: number | null;
+  },
 ) {
   return {
     id: `chatcmpl-${answer.decisionId}`,
     object: "chat.completion" as const,
     created,
     model,
-    choices: [{ index: 0, message: { role: "assistant" as const, content: answer.result.text ?? "", refusal: null }, logprobs: null, finish_reason: finishReason(answer.result.finishReason) }],
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant" as const, content: answer.result.text ?? "", refusal: null },
+        logprobs: null,
+        finish_reason: finishReason(answer.result.finishReason),
+      },
+    ],
     usage: usageOf(answer.result.usage),
     system_fingerprint: null,
-    switchyard: { decisionId: answer.decisionId, provider: answer.provider, providerModel: answer.result.model ?? null, attempts: answer.attempts ?? [], costEstimate: answer.costEstimate ?? null },
+    switchyard: {
+      decisionId: answer.decisionId,
+      provider: answer.provider,
+      providerModel: answer.result.model ?? null,
+      attempts: answer.attempts ?? [],
+      costEstimate: answer.costEstimate ?? null,
+    },
   };
 }
 
 /** One chat.completion.chunk. */
-export function chunk(id: string, model: string, created: number, delta: Record<string, unknown> | null, finish: string | null, usage?: ReturnType<typeof usageOf>) {
+export function chunk(
+  id: string,
+  model: string,
+  created: number,
+  delta: Record<string, unknown> | null,
+  finish: string | null,
+  usage?: ReturnType<typeof usageOf>,
+) {
   return {
     id,
     object: "chat.completion.chunk" as const,
@@ -174,7 +222,8 @@ export function toOpenAiError(status: number, body: unknown): TOpenAiError {
   const b = (body ?? {}) as TSwitchyardError;
   const code = typeof b.error?.code === "string" ? b.error.code : status >= 500 ? "internal" : "error";
   const message = typeof b.error?.message === "string" ? b.error.message : `Switchyard answered ${status}`;
-  const field = typeof b.error?.field === "string" ? b.error.field : typeof b.error?.fields?.[0]?.path === "string" ? (b.error.fields[0].path as string) : undefined;
+  const field =
+    typeof b.error?.field === "string" ? b.error.field : typeof b.error?.fields?.[0]?.path === "string" ? (b.error.fields[0].path as string) : undefined;
   if (code === "provider_rejected") {
     const inner = (b.providerBody as { error?: { message?: unknown; type?: unknown; param?: unknown; code?: unknown } } | null)?.error;
     if (inner && typeof inner === "object" && typeof inner.message === "string") {

@@ -82,7 +82,8 @@ export function adaptToScenarios(list: TFactorList): { factorList: TFactorList; 
   const rename = new Map(providerMap.map((m) => [m.from, m.to]));
   const regions: TFactorList["regions"] = {};
   for (const [region, rule] of Object.entries(list.regions)) {
-    if (rule.required_compliance.length > 0) adaptations.push(`${region}: required compliance ${rule.required_compliance.join(", ")} not modelled (simulated providers carry no tags)`);
+    if (rule.required_compliance.length > 0)
+      adaptations.push(`${region}: required compliance ${rule.required_compliance.join(", ")} not modelled (simulated providers carry no tags)`);
     regions[region] = {
       ...rule,
       required_compliance: [],
@@ -114,7 +115,14 @@ export function runEvaluation(list: TFactorList, seed: number, onProgress: (p: T
   jobs.forEach((job, i) => {
     const v = job.variant === null ? null : SENSITIVITY_VARIANTS[job.variant]!;
     onProgress({ done: i, total: jobs.length, label: v ? `${v.id} × ${job.scenario}` : `${SCENARIOS[job.scenario].label} × ${POLICY_LABELS[job.policy]}` });
-    const result = runScenario({ scenario: job.scenario, policy: job.policy, seed, traffic, factorList: v ? v.factorList(factorList) : factorList, wiring: v?.wiring });
+    const result = runScenario({
+      scenario: job.scenario,
+      policy: job.policy,
+      seed,
+      traffic,
+      factorList: v ? v.factorList(factorList) : factorList,
+      wiring: v?.wiring,
+    });
     if (job.variant === null) results.set(traceKey(job.scenario, job.policy), result);
     else variantRuns[job.variant]!.push(result);
   });

@@ -49,7 +49,13 @@ export async function loadRecordedTraffic(
     [operation, from, to],
   );
 
-  const providers = [...new Set([...extraProviders, ...buckets.rows.map((b) => b.provider_key), ...decisions.rows.flatMap((d) => (d.selected_provider ? [d.selected_provider] : []))])];
+  const providers = [
+    ...new Set([
+      ...extraProviders,
+      ...buckets.rows.map((b) => b.provider_key),
+      ...decisions.rows.flatMap((d) => (d.selected_provider ? [d.selected_provider] : [])),
+    ]),
+  ];
   const regions = [...new Set([...decisions.rows.map((d) => d.region)])].sort();
   if (regions.length === 0) throw new RangeError(`no recorded decisions for ${operation} between ${from.toISOString()} and ${to.toISOString()}`);
   const P = providers.length;
@@ -88,7 +94,13 @@ export async function loadRecordedTraffic(
       byRegion.map((c) =>
         c === null || c.calls === 0
           ? null
-          : { calls: c.calls, callFailures: c.callFailures, completions: c.completions, providerFailures: c.providerFailures, p95Ms: histogramQuantile(c.latency, 0.95) },
+          : {
+              calls: c.calls,
+              callFailures: c.callFailures,
+              completions: c.completions,
+              providerFailures: c.providerFailures,
+              p95Ms: histogramQuantile(c.latency, 0.95),
+            },
       ),
     ),
   );

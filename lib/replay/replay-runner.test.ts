@@ -46,7 +46,13 @@ describe("replay runner", { timeout: 180_000 }, () => {
     const out = done.output!;
     if (out.kind !== "evaluation") throw new Error("expected an evaluation");
     expect(out.result.cells).toHaveLength(24);
-    expect(out.result.sensitivity.rows.map((r) => r.id)).toEqual(["scen_01_baseline", "scen_02_comp_heavy", "scen_03_lat_heavy", "scen_04_low_cap", "scen_05_stale_delay"]);
+    expect(out.result.sensitivity.rows.map((r) => r.id)).toEqual([
+      "scen_01_baseline",
+      "scen_02_comp_heavy",
+      "scen_03_lat_heavy",
+      "scen_04_low_cap",
+      "scen_05_stale_delay",
+    ]);
     expect(out.result.traces["outage/factor_list"]).toHaveLength(60);
     expect(done.progress).toEqual({ done: EVALUATION_RUNS, total: EVALUATION_RUNS, label: "done" });
     // Not a speed assertion: a replay on this thread would stall it for the whole run (seconds).

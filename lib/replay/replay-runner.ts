@@ -150,7 +150,8 @@ function runOnWorker(job: TReplayJob, task: TReplayTask): Promise<void> {
     };
     const timer = setTimeout(() => finish({ error: `the replay did not finish within ${JOB_TIMEOUT_MS / 1000} s` }), JOB_TIMEOUT_MS);
     timer.unref();
-    if (!existsSync(state.workerFile)) return finish({ error: `the replay worker ${state.workerFile} is missing (the server must run from the repository root)` });
+    if (!existsSync(state.workerFile))
+      return finish({ error: `the replay worker ${state.workerFile} is missing (the server must run from the repository root)` });
     try {
       worker = new Worker(bootCode(state.workerFile), { eval: true, workerData: task });
     } catch (e) {

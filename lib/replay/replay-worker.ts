@@ -8,13 +8,10 @@ import { runEvaluation, type TEvaluationProgress, type TEvaluationResult } from 
 import { runWhatIf, type TRecordedTraffic, type TWhatIfReport } from "./what-if";
 
 export type TReplayTask =
-  | { kind: "evaluation"; factorList: TFactorList; seed: number }
-  | { kind: "what-if"; factorList: TFactorList; recorded: TRecordedTraffic; seed: number };
+  { kind: "evaluation"; factorList: TFactorList; seed: number } | { kind: "what-if"; factorList: TFactorList; recorded: TRecordedTraffic; seed: number };
 export type TReplayOutput = { kind: "evaluation"; result: TEvaluationResult } | { kind: "what-if"; result: TWhatIfReport };
 export type TReplayWorkerMessage =
-  | { kind: "progress"; progress: TEvaluationProgress }
-  | { kind: "done"; output: TReplayOutput }
-  | { kind: "failed"; message: string };
+  { kind: "progress"; progress: TEvaluationProgress } | { kind: "done"; output: TReplayOutput } | { kind: "failed"; message: string };
 
 function run(task: TReplayTask, progress: (p: TEvaluationProgress) => void): TReplayOutput {
   if (task.kind === "evaluation") return { kind: "evaluation", result: runEvaluation(task.factorList, task.seed, progress) };

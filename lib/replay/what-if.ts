@@ -132,11 +132,7 @@ export function recordedModel(rec: TRecordedTraffic): { model: ProviderModel; as
   };
 }
 
-export function runWhatIf(
-  rec: TRecordedTraffic,
-  draft: TFactorList | string,
-  opts: { seed?: number; wiring?: Partial<TRouterWiring> } = {},
-): TWhatIfReport {
+export function runWhatIf(rec: TRecordedTraffic, draft: TFactorList | string, opts: { seed?: number; wiring?: Partial<TRouterWiring> } = {}): TWhatIfReport {
   let policy: TFactorList;
   if (typeof draft === "string") {
     const parsed = parseFactorList(draft);

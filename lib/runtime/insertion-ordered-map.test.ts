@@ -5,7 +5,12 @@ import { createInsertionOrderedMap } from "./insertion-ordered-map";
 describe("insertion-ordered map", () => {
   it("yields the oldest live entry, skipping entries replaced since", () => {
     const m = createInsertionOrderedMap<{ v: number }>();
-    for (const [key, v] of [["a", 1], ["b", 2], ["a", 3]] as const) m.set(key, { v });
+    for (const [key, v] of [
+      ["a", 1],
+      ["b", 2],
+      ["a", 3],
+    ] as const)
+      m.set(key, { v });
     // a's first entry was replaced: b is the oldest live one.
     expect(m.oldest()).toEqual({ key: "b", value: { v: 2 } });
     expect(m.delete("b", m.get("b")!)).toBe(true);

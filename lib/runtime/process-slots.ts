@@ -20,7 +20,9 @@ export type TProcessSlotName =
   /** lib/console/gateway-runtime.ts: published by the boot, read by the console's pages. */
   | "gatewayRuntime";
 
-const slots: Partial<Record<TProcessSlotName, unknown>> = ((globalThis as { __switchyardSlots?: Partial<Record<TProcessSlotName, unknown>> }).__switchyardSlots ??= {});
+const slots: Partial<Record<TProcessSlotName, unknown>> = ((
+  globalThis as { __switchyardSlots?: Partial<Record<TProcessSlotName, unknown>> }
+).__switchyardSlots ??= {});
 
 /** The slot's value, created by `create` on first use. Each slot has one owner module, which fixes its type. */
 export function processSlot<T>(name: TProcessSlotName, create: () => T): T {

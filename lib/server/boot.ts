@@ -156,7 +156,10 @@ async function createRequestHandler(opts: TBootOptions, port: number, db: TResol
     ...gw.routes,
     ...clientRoutes,
   ]);
-  const securityHeaders = [...commonSecurityHeaders({ dev: opts.dev, https: publicOrigin()?.startsWith("https://") ?? false }), ["content-security-policy", API_CSP] as [string, string]];
+  const securityHeaders = [
+    ...commonSecurityHeaders({ dev: opts.dev, https: publicOrigin()?.startsWith("https://") ?? false }),
+    ["content-security-policy", API_CSP] as [string, string],
+  ];
   const gate = consoleGateOptionsFromEnv(process.env, getPrisma);
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     applyCommonSecurityHeaders(res, securityHeaders);
@@ -240,7 +243,9 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
         await services.gw.close().catch(() => {});
         await services.tel.close().catch(() => {});
         await services.dp.close().catch(() => {});
-        await getPrisma().$disconnect().catch(() => {});
+        await getPrisma()
+          .$disconnect()
+          .catch(() => {});
         await db.stop();
       },
     };

@@ -94,7 +94,9 @@ describe("console gate", () => {
     // A chunked body has no declared length to check.
     const chunked = await new Promise<string>((resolve, reject) => {
       const socket = net.connect((server.address() as AddressInfo).port, "127.0.0.1", () => {
-        socket.write(`POST /api/control/factor-lists HTTP/1.1\r\nhost: ${base.slice(7)}\r\norigin: ${base}\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n`);
+        socket.write(
+          `POST /api/control/factor-lists HTTP/1.1\r\nhost: ${base.slice(7)}\r\norigin: ${base}\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n`,
+        );
       });
       let text = "";
       socket.on("data", (b) => (text += b.toString()));

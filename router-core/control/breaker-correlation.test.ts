@@ -122,7 +122,12 @@ describe("regional breakers of one provider", () => {
     // One region probes for all.
     const c = findCorrelation(g.get(), cfg)!;
     expect(c.members).toEqual([0, 1, 2]);
-    expect(g.get().filter((s, i) => i !== c.lead).every((s) => s.openUntil === 65 * SEC)).toBe(true);
+    expect(
+      g
+        .get()
+        .filter((s, i) => i !== c.lead)
+        .every((s) => s.openUntil === 65 * SEC),
+    ).toBe(true);
   });
 
   it("any success ends the run: a failing region among answering ones keeps its failure to itself", () => {

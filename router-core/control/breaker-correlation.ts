@@ -176,7 +176,12 @@ export function correlateRegionalBreakers(
  * open for a period of the lead's own (at least `open_seconds`) after the lead's next probe time.
  * Returns `tripped` itself when no member's hold changes.
  */
-function holdBehindLead(tripped: readonly TCircuitBreakerState[], now: number, breaker: TCircuitBreaker, config: TBreakerCorrelationConfig): readonly TCircuitBreakerState[] {
+function holdBehindLead(
+  tripped: readonly TCircuitBreakerState[],
+  now: number,
+  breaker: TCircuitBreaker,
+  config: TBreakerCorrelationConfig,
+): readonly TCircuitBreakerState[] {
   const group = findCorrelation(tripped, config);
   if (group === null || group.members.length < config.min_regions) return tripped;
   const lead = tripped[group.lead]!;

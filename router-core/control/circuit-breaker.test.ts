@@ -1,13 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  breakerKey,
-  breakerView,
-  createCircuitBreaker,
-  restoreBreakerState,
-  type TBreakerEvent,
-  type TCircuitBreakerState,
-} from "./circuit-breaker";
+import { breakerKey, breakerView, createCircuitBreaker, restoreBreakerState, type TBreakerEvent, type TCircuitBreakerState } from "./circuit-breaker";
 
 const SEC = 1_000;
 const fail: TBreakerEvent = { type: "failure" };

@@ -1,12 +1,5 @@
 import type { TBreakerState, TBreakerView } from "../types";
-import {
-  expectArray,
-  expectNullableNumber,
-  expectNumber,
-  expectObject,
-  expectOneOf,
-  expectString,
-} from "./json-shape";
+import { expectArray, expectNullableNumber, expectNumber, expectObject, expectOneOf, expectString } from "./json-shape";
 import { checkNumber, checkTime, closed, open } from "./options";
 
 /**
@@ -52,10 +45,7 @@ export const DEFAULT_CIRCUIT_BREAKER_CONFIG: Readonly<TBreakerConfig> = Object.f
  * from before an opening cannot close or re-open a half-open breaker.
  */
 export type TBreakerEvent =
-  | { type: "success"; startedAt?: number }
-  | { type: "failure"; startedAt?: number; detail?: string }
-  | { type: "probe_started" }
-  | { type: "tick" };
+  { type: "success"; startedAt?: number } | { type: "failure"; startedAt?: number; detail?: string } | { type: "probe_started" } | { type: "tick" };
 
 export const BREAKER_TRANSITION_REASONS = [
   /** closed → open: `consecutive_failures` failures in a row. */
@@ -193,13 +183,7 @@ function openDurationMs(config: Readonly<TBreakerConfig>, openings: number): num
   return Math.min(config.open_seconds * Math.pow(config.backoff_multiplier, Math.max(0, openings - 1)), config.max_open_seconds) * 1000;
 }
 
-function transition(
-  s: TCircuitBreakerState,
-  to: TBreakerState,
-  reason: TBreakerTransitionReason,
-  at: number,
-  detail: string,
-): TCircuitBreakerState {
+function transition(s: TCircuitBreakerState, to: TBreakerState, reason: TBreakerTransitionReason, at: number, detail: string): TCircuitBreakerState {
   const history = [...s.history, { from: s.state, to, reason, at, detail }].slice(-BREAKER_HISTORY_LIMIT);
   return { ...s, state: to, since: at, history };
 }

@@ -280,7 +280,10 @@ function replaceIneligibleLeader(t: TTick): void {
 export function challengeLeader(t: TTick): void {
   const incumbent = t.leader as string;
   const incumbentScore = scoreOf(t, incumbent);
-  const challenger = rank(t, t.eligible.filter((p) => p !== incumbent && !t.displaced.has(p) && scoreOf(t, p) !== null))[0];
+  const challenger = rank(
+    t,
+    t.eligible.filter((p) => p !== incumbent && !t.displaced.has(p) && scoreOf(t, p) !== null),
+  )[0];
   const challengerScore = challenger === undefined ? null : scoreOf(t, challenger);
   t.incumbent = incumbent;
   t.incumbentScore = incumbentScore;
@@ -326,7 +329,10 @@ export function advanceRecovery(t: TTick): void {
 /** The best displaced provider leading `current` by the margin on enough samples starts its cooldown. */
 function detectRecovery(t: TTick, current: string): void {
   const { cfg, now } = t;
-  const candidate = rank(t, [...t.displaced].filter((p) => isEligible(t, p) && scoreOf(t, p) !== null))[0];
+  const candidate = rank(
+    t,
+    [...t.displaced].filter((p) => isEligible(t, p) && scoreOf(t, p) !== null),
+  )[0];
   const ps = candidate === undefined ? null : scoreOf(t, candidate);
   const ls = scoreOf(t, current);
   if (!(candidate !== undefined && ps !== null && trusted(t, candidate) && (ls === null || ps - ls >= cfg.hysteresis_score_margin))) return;

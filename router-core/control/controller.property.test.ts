@@ -48,14 +48,18 @@ const arbTicks = (priority: readonly string[]) =>
 
 const arbRun = arbConfig.chain((config) => fc.tuple(fc.constant(config), arbTicks(config.priority)));
 
-function run(config: TControllerConfig, ticks: { dtMs: number; candidates: TControllerCandidate[] }[], check: (tick: {
-  before: Record<string, number>;
-  after: Record<string, number>;
-  leaderAfter: string | null;
-  candidates: TControllerCandidate[];
-  budget: number;
-  events: ReturnType<typeof stepController>["events"];
-}) => void) {
+function run(
+  config: TControllerConfig,
+  ticks: { dtMs: number; candidates: TControllerCandidate[] }[],
+  check: (tick: {
+    before: Record<string, number>;
+    after: Record<string, number>;
+    leaderAfter: string | null;
+    candidates: TControllerCandidate[];
+    budget: number;
+    events: ReturnType<typeof stepController>["events"];
+  }) => void,
+) {
   let state = createControllerState("op", "r", config, 0);
   let now = 0;
   for (const tick of ticks) {

@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  createControllerState,
-  stepController,
-  type TControllerConfig,
-  type TControllerEvent,
-  type TControllerState,
-} from "./controller";
+import { createControllerState, stepController, type TControllerConfig, type TControllerEvent, type TControllerState } from "./controller";
 
 /**
  * The paper's representative incident (Table 12) with its feedback-bias controls (Table 6),

@@ -31,13 +31,13 @@ function withShares(shares: Record<string, number>, leader: string, now = 0): TC
 }
 
 describe("config validation", () => {
-  const bad = (patch: Partial<TControllerConfig>, safety: Partial<TControllerConfig["safety"]> = {}) => () =>
-    createControllerState("op", null, { ...config, ...patch, safety: { ...config.safety, ...safety } }, 0);
+  const bad =
+    (patch: Partial<TControllerConfig>, safety: Partial<TControllerConfig["safety"]> = {}) =>
+    () =>
+      createControllerState("op", null, { ...config, ...patch, safety: { ...config.safety, ...safety } }, 0);
 
   it("names the option and the value", () => {
-    expect(bad({}, { max_traffic_shift_per_minute: 1.5 })).toThrow(
-      new RangeError("max_traffic_shift_per_minute must be in (0, 1], got 1.5"),
-    );
+    expect(bad({}, { max_traffic_shift_per_minute: 1.5 })).toThrow(new RangeError("max_traffic_shift_per_minute must be in (0, 1], got 1.5"));
     expect(bad({}, { max_traffic_shift_per_minute: 0 })).toThrow("max_traffic_shift_per_minute must be in (0, 1], got 0");
     expect(bad({}, { primary_probe_share: -0.1 })).toThrow("primary_probe_share must be in [0, 0.5], got -0.1");
     expect(bad({}, { primary_recovery_cooldown_seconds: -1 })).toThrow("primary_recovery_cooldown_seconds must be in [0, inf), got -1");
@@ -54,9 +54,7 @@ describe("config validation", () => {
 
   it("refuses candidates outside the priority list, and duplicates", () => {
     const s = createControllerState("op", null, config, 0);
-    expect(() => stepController(s, { candidates: [c("Z", 50)] }, config, MIN)).toThrow(
-      'candidate provider must be one of priority (A, B, C), got "Z"',
-    );
+    expect(() => stepController(s, { candidates: [c("Z", 50)] }, config, MIN)).toThrow('candidate provider must be one of priority (A, B, C), got "Z"');
     expect(() => stepController(s, { candidates: [c("A", 50), c("A", 60)] }, config, MIN)).toThrow(/"A" twice/);
   });
 });
@@ -99,12 +97,7 @@ describe("stepController", () => {
 
   it("excludes an ineligible provider at once, spreading its share in proportion", () => {
     const s = withShares({ A: 0.5, B: 0.3, C: 0.2 }, "A");
-    const r = stepController(
-      s,
-      { candidates: [c("A", 90), c("B", 80), c("C", 70, { eligible: false, failedGates: ["quota_available"] })] },
-      config,
-      0,
-    );
+    const r = stepController(s, { candidates: [c("A", 90), c("B", 80), c("C", 70, { eligible: false, failedGates: ["quota_available"] })] }, config, 0);
     expect(r.events).toHaveLength(1);
     expect(r.events[0]).toMatchObject({ type: "hard_exclusion", provider: "C", capped: false });
     expect(r.events[0]?.detail).toContain("quota_available");
@@ -115,12 +108,7 @@ describe("stepController", () => {
 
   it("hands an excluded leader's traffic to the best eligible provider when nobody else holds any", () => {
     const s = createControllerState("op", null, config, 0);
-    const r = stepController(
-      s,
-      { candidates: [c("A", 90, { eligible: false, failedGates: ["credentials_valid"] }), c("B", 70), c("C", 80)] },
-      config,
-      0,
-    );
+    const r = stepController(s, { candidates: [c("A", 90, { eligible: false, failedGates: ["credentials_valid"] }), c("B", 70), c("C", 80)] }, config, 0);
     expect(r.events.map((e) => e.type)).toEqual(["hard_exclusion"]);
     expect(r.events[0]?.leader).toEqual({ from: "A", to: "C" });
     expect(r.shares).toEqual({ A: 0, B: 0, C: 1 });

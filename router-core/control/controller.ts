@@ -1,5 +1,14 @@
 import type { TShares } from "../types";
-import { advanceRecovery, applyExclusions, challengeLeader, closeTick, holdWithoutEligible, moveTowardTarget, openTick, reportMovement } from "./controller-tick";
+import {
+  advanceRecovery,
+  applyExclusions,
+  challengeLeader,
+  closeTick,
+  holdWithoutEligible,
+  moveTowardTarget,
+  openTick,
+  reportMovement,
+} from "./controller-tick";
 import { SHIFT_REASONS, type TControllerConfig, type TControllerInput, type TControllerResult, type TControllerState } from "./controller-types";
 import {
   expectNullableNumber,
@@ -97,12 +106,7 @@ export function resolveControllerConfig(config: TControllerConfig): TControllerC
 }
 
 /** A fresh (operation, region): all traffic on the static primary, as the conventional baseline. */
-export function createControllerState(
-  operation: string,
-  region: string | null,
-  config: TControllerConfig,
-  now: number,
-): TControllerState {
+export function createControllerState(operation: string, region: string | null, config: TControllerConfig, now: number): TControllerState {
   const { priority } = resolveControllerConfig(config);
   checkTime("now", now);
   const shares: TShares = {};
@@ -122,12 +126,7 @@ export function createControllerState(
   };
 }
 
-export function stepController(
-  state: TControllerState,
-  input: TControllerInput,
-  config: TControllerConfig,
-  now: number,
-): TControllerResult {
+export function stepController(state: TControllerState, input: TControllerInput, config: TControllerConfig, now: number): TControllerResult {
   const cfg = resolveControllerConfig(config);
   checkTime("now", now);
   const tick = openTick(state, input, cfg, now);

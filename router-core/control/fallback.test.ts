@@ -39,7 +39,10 @@ describe("resolveFallback", () => {
   it("ignores providers excluded for good and uses the default retry when nobody has a known return", () => {
     const d = resolveFallback("degraded_message", {
       now: NOW,
-      candidates: [{ provider: "A", failedGates: ["supports_region"] }, { ...breakerOpen("B", NOW + 5_000), failedGates: ["compliance_allowed"] }],
+      candidates: [
+        { provider: "A", failedGates: ["supports_region"] },
+        { ...breakerOpen("B", NOW + 5_000), failedGates: ["compliance_allowed"] },
+      ],
       defaultRetryAfterSeconds: 120,
     });
     expect(d).toEqual({

@@ -48,12 +48,7 @@ export function resolveFallback(policy: string, context: TFallbackContext): TFal
     throw new RangeError(`fallback_policy must be one of ${FALLBACK_POLICY_NAMES.join(", ")}, got ${JSON.stringify(policy)}`);
   }
   const now = checkTime("now", context.now);
-  const defaultRetry = checkNumber(
-    "defaultRetryAfterSeconds",
-    context.defaultRetryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS,
-    open(0),
-    null,
-  );
+  const defaultRetry = checkNumber("defaultRetryAfterSeconds", context.defaultRetryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS, open(0), null);
   const back = earliestReturn(context.candidates, now);
   const retryAfterSeconds = back === null ? defaultRetry : Math.max(1, Math.ceil((back.at - now) / 1000));
   const expected = back === null ? "no provider has a known return time" : `${back.provider} expected back in ${retryAfterSeconds} s`;
@@ -67,9 +62,7 @@ export function resolveFallback(policy: string, context: TFallbackContext): TFal
     case "escalate":
       return { action, retryAfterSeconds, detail: `no eligible provider; escalated for an operator pin or override; ${expected}` };
     case "probe_only": {
-      const probe = context.candidates.find(
-        (c) => c.breaker?.state === "half_open" && c.breaker.probeAvailable && onlyBreakerBlocks(c),
-      );
+      const probe = context.candidates.find((c) => c.breaker?.state === "half_open" && c.breaker.probeAvailable && onlyBreakerBlocks(c));
       if (probe) return { action, provider: probe.provider, detail: `no eligible provider; probe call to half-open ${probe.provider}` };
       // No probe slot is free, and forcing one would defeat the breaker: hold the request instead.
       return { action: "queue", retryAfterSeconds, detail: `no eligible provider and no free probe slot; queued; ${expected}` };

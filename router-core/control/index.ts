@@ -53,12 +53,6 @@ export type {
   TControllerState,
   TRecovery,
 } from "./controller";
-export {
-  CONTROLLER_EVENT_TYPES,
-  createControllerState,
-  resolveControllerConfig,
-  restoreControllerState,
-  stepController,
-} from "./controller";
+export { CONTROLLER_EVENT_TYPES, createControllerState, resolveControllerConfig, restoreControllerState, stepController } from "./controller";
 export type { TFallbackCandidate, TFallbackContext, TFallbackDecision } from "./fallback";
 export { isFallbackPolicy, resolveFallback } from "./fallback";

@@ -11,13 +11,7 @@ export const closed = (value: number): TBound => ({ value, open: false });
 /** Exclusive bound: `(v` or `v)`. */
 export const open = (value: number): TBound => ({ value, open: true });
 
-export function checkNumber(
-  name: string,
-  value: unknown,
-  lo: TBound | null,
-  hi: TBound | null,
-  integer = false,
-): number {
+export function checkNumber(name: string, value: unknown, lo: TBound | null, hi: TBound | null, integer = false): number {
   const interval = `${lo ? (lo.open ? "(" : "[") + lo.value : "(-inf"}, ${hi ? hi.value + (hi.open ? ")" : "]") : "inf)"}`;
   if (typeof value !== "number" || !Number.isFinite(value)) {
     throw new RangeError(`${name} must be a finite number in ${interval}, got ${String(value)}`);

@@ -66,8 +66,7 @@ describe("pre-allocation before a reset", () => {
   // A day quota exhausted in the morning resets at midnight; pre-allocation starts 5 min before.
   const morning = Date.UTC(2026, 5, 14, 9, 0);
   const midnight = Date.UTC(2026, 5, 15, 0, 0);
-  const exhausted = () =>
-    consume(createQuotaState("A", { per_minute: 1000, per_day: 100_000, preallocation_fraction: 0.2 }, morning), morning, 100_000);
+  const exhausted = () => consume(createQuotaState("A", { per_minute: 1000, per_day: 100_000, preallocation_fraction: 0.2 }, morning), morning, 100_000);
 
   it("ramps: exhausted → preallocating → recovering → available", () => {
     const s = exhausted();

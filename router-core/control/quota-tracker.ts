@@ -105,10 +105,7 @@ export function consumeQuota(state: TQuotaState, now: number, units = 1): TQuota
   checkTime("now", now);
   checkNumber("units", units, closed(0), null, true);
   const s = roll(state, now);
-  return markExhaustion(
-    { ...s, minute: { ...s.minute, used: s.minute.used + units }, day: { ...s.day, used: s.day.used + units } },
-    now,
-  );
+  return markExhaustion({ ...s, minute: { ...s.minute, used: s.minute.used + units }, day: { ...s.day, used: s.day.used + units } }, now);
 }
 
 /**
@@ -198,8 +195,7 @@ function roll(state: TQuotaState, now: number): TQuotaState {
   if (m <= state.minute.windowStart && d <= state.day.windowStart) return state;
   const pre = state.preallocated;
   const due = pre !== null && now >= pre.resetAt;
-  const charge = (start: number, length: number): number =>
-    due && pre.resetAt >= start && pre.resetAt < start + length ? pre.count : 0;
+  const charge = (start: number, length: number): number => (due && pre.resetAt >= start && pre.resetAt < start + length ? pre.count : 0);
   const minute = m > state.minute.windowStart ? { windowStart: m, used: charge(m, MINUTE_MS) } : state.minute;
   const day = d > state.day.windowStart ? { windowStart: d, used: charge(d, DAY_MS) } : state.day;
   return { ...state, minute, day, preallocated: due ? null : pre };

@@ -139,7 +139,9 @@ describe("decide", () => {
     });
     const hipaa = run(s, p, 1, { ...ctx, attributes: { compliance: "hipaa" } } as typeof ctx);
     expect(hipaa.selected).toBe("c");
-    expect(hipaa.candidates[1]!.gates.find((g) => g.gate === "compliance_allowed")?.detail).toMatch(/^provider lacks required compliance: hipaa \(EU requires (gdpr, hipaa|hipaa, gdpr); provider holds /);
+    expect(hipaa.candidates[1]!.gates.find((g) => g.gate === "compliance_allowed")?.detail).toMatch(
+      /^provider lacks required compliance: hipaa \(EU requires (gdpr, hipaa|hipaa, gdpr); provider holds /,
+    );
     // The request's tags did not leak into the region's cached outcome.
     expect(run(s, p).candidates[1]!.gates.find((g) => g.gate === "compliance_allowed")?.passed).toBe(true);
   });
@@ -189,7 +191,11 @@ describe("decide", () => {
     // A pinned provider's extra pin gates go into a new array; the shared one is untouched.
     const few = policy({ gates: ["circuit_breaker_closed"] });
     const before = run(s, few, 5).candidates[0]!.gates.map((g) => g.gate);
-    const pinned = run({ ...s, overrides: { pin: { provider: "a", reason: "test", expiresAt: NOW + 60_000 }, routingKilled: false, killedProviders: [] } }, few, 6);
+    const pinned = run(
+      { ...s, overrides: { pin: { provider: "a", reason: "test", expiresAt: NOW + 60_000 }, routingKilled: false, killedProviders: [] } },
+      few,
+      6,
+    );
     expect(pinned.reasonCode).toBe("pinned");
     expect(pinned.candidates[0]!.gates.length).toBeGreaterThan(before.length);
     expect(run(s, few, 7).candidates[0]!.gates.map((g) => g.gate)).toEqual(before);
@@ -343,7 +349,7 @@ const arbState = fc
     pin: fc.option(fc.record({ provider: fc.constantFrom(...KEYS), reason: fc.constant("ops"), expiresAt: fc.integer({ min: NOW - 1000, max: NOW + 1000 }) })),
   })
   .map((r): TRouterState => {
-    const pick = <T,>(xs: (T | undefined)[]) => Object.fromEntries(KEYS.flatMap((k, i) => (xs[i] === undefined ? [] : [[k, xs[i]!]])));
+    const pick = <T>(xs: (T | undefined)[]) => Object.fromEntries(KEYS.flatMap((k, i) => (xs[i] === undefined ? [] : [[k, xs[i]!]])));
     return {
       providers: r.providers,
       metrics: pick(r.metrics),
@@ -361,7 +367,14 @@ const arbPolicy = fc
     guardrails: fc.record({ max_p95_ms: fc.option(fc.integer({ min: 100, max: 5000 }), { nil: undefined }) }),
     region: fc.constantFrom("EU", "US", "APAC"),
   })
-  .map(({ region, ...p }) => ({ policy: policy({ ...p, providers: [], gates: ["supports_region", "compliance_allowed", "credentials_valid", "quota_available", "circuit_breaker_closed", "metric_fresh_or_safe_default"] } as Partial<TFactorListInput>), region }));
+  .map(({ region, ...p }) => ({
+    policy: policy({
+      ...p,
+      providers: [],
+      gates: ["supports_region", "compliance_allowed", "credentials_valid", "quota_available", "circuit_breaker_closed", "metric_fresh_or_safe_default"],
+    } as Partial<TFactorListInput>),
+    region,
+  }));
 
 describe("decide properties", () => {
   const PIN_OK = new Set(["not_killed", "supports_region", "compliance_allowed", "credentials_valid"]);
@@ -428,7 +441,8 @@ describe("decide properties", () => {
         fc.boolean(),
         (s, { policy: p, region }, steps, seed, shadowed) => {
           const options = shadowed ? { shadow: { policy: p } } : undefined;
-          const at = (t: number, st: TRouterState, k: number) => decide({ ...ctx, region, requestId: `r${k}` }, st, p, createSimulatedClock(t), createSeededRandom(seed + k), options);
+          const at = (t: number, st: TRouterState, k: number) =>
+            decide({ ...ctx, region, requestId: `r${k}` }, st, p, createSimulatedClock(t), createSeededRandom(seed + k), options);
           let t = NOW;
           const given: [ReturnType<typeof decide>, string][] = [];
           steps.forEach((dt, k) => {

@@ -180,7 +180,16 @@ function route(
       if (c.record.passedGates) {
         probabilities[c.index] = 1;
         const reasonCode = override === "pin_ineligible" ? "pin_ineligible" : "routing_killed_static_order";
-        return { evaluation, selected: c, reasonCode, override: override === "none" ? "routing_killed" : override, fallback: null, scoreMargin, probabilities, pinGates: extraGates };
+        return {
+          evaluation,
+          selected: c,
+          reasonCode,
+          override: override === "none" ? "routing_killed" : override,
+          fallback: null,
+          scoreMargin,
+          probabilities,
+          pinGates: extraGates,
+        };
       }
     }
   } else if (eligible.length > 0) {
@@ -252,7 +261,11 @@ function pinGates(compiled: TCompiledPolicy, c: TCandidateWork, input: TRequestC
   for (const o of r.gates) if (!o.passed && (o.gate === "not_killed" || isPinGate(o.gate))) return { passed: false, gates: r.gates };
   if (compiled.extraPinGates.length === 0) return { passed: true, gates: r.gates };
   const rule = compiled.policy.regions[input.region];
-  const requested = input.attributes?.compliance?.split(",").map((s) => s.trim()).filter((s) => s !== "") ?? [];
+  const requested =
+    input.attributes?.compliance
+      ?.split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "") ?? [];
   const gateInput: TGateInput = {
     provider: c.info,
     region: input.region,

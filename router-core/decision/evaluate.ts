@@ -75,7 +75,10 @@ const NO_CONTRIBUTIONS: readonly TContribution[] = Object.freeze([]);
 
 function splitList(value: string | undefined): readonly string[] {
   if (value === undefined || value === "") return NO_TAGS;
-  return value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
 }
 
 /**
@@ -146,7 +149,15 @@ function restrictCandidates(pass: TPass, plan: TRegionPlan, allowed: readonly st
 }
 
 /** Resets the shared gate input, normalisation and pass state for one evaluation. */
-function beginPass(pass: TPass, compiled: TCompiledPolicy, plan: TRegionPlan, region: string, requested: readonly string[], killed: readonly string[], now: number): void {
+function beginPass(
+  pass: TPass,
+  compiled: TCompiledPolicy,
+  plan: TRegionPlan,
+  region: string,
+  requested: readonly string[],
+  killed: readonly string[],
+  now: number,
+): void {
   const policy = compiled.policy;
   const ruleTags = plan.ruleCompliance;
   const requiredCompliance = requested.length === 0 ? ruleTags : [...new Set([...ruleTags, ...requested])];
@@ -312,7 +323,17 @@ function scoreGated(pass: TPass, work: readonly TCandidateWork[], eligible: TCan
       pre.at = i * specCount;
       // Sized up front: growing an empty array as contributions arrive reallocates it.
       const out: TContribution[] = new Array(c.treatment === "penalty" ? specCount + penaltySlot : specCount);
-      const score = scoreInto(out, compiled.scores, c.metrics, c.info.costPerRequest, norm, c.treatment, policy.stale_penalty_points, metricAgeSecondsAt(r.metricsAt, pass.now), pre);
+      const score = scoreInto(
+        out,
+        compiled.scores,
+        c.metrics,
+        c.info.costPerRequest,
+        norm,
+        c.treatment,
+        policy.stale_penalty_points,
+        metricAgeSecondsAt(r.metricsAt, pass.now),
+        pre,
+      );
       r.contributions = out;
       r.score = score;
       if (c.treatment !== "penalty") {
@@ -336,11 +357,7 @@ function admitLeastBad(work: readonly TCandidateWork[], eligible: TCandidateWork
     const g = c.record.guardrail;
     if (g === null) continue;
     const b = best?.record;
-    if (
-      b === undefined ||
-      g.excess < b.guardrail!.excess ||
-      (g.excess === b.guardrail!.excess && c.record.score! > b.score!)
-    ) {
+    if (b === undefined || g.excess < b.guardrail!.excess || (g.excess === b.guardrail!.excess && c.record.score! > b.score!)) {
       best = c;
     }
   }

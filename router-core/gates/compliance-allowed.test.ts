@@ -18,7 +18,11 @@ describe("compliance_allowed", () => {
 
   it("fails naming every missing tag", () => {
     const o = complianceAllowed(gateInput({ requiredCompliance: ["gdpr", "hipaa", "in_dlt"] }, { complianceTags: ["gdpr"] }));
-    expect(o).toEqual({ gate: "compliance_allowed", passed: false, detail: "provider lacks required compliance: hipaa, in_dlt (EU requires gdpr, hipaa, in_dlt; provider holds gdpr)" });
+    expect(o).toEqual({
+      gate: "compliance_allowed",
+      passed: false,
+      detail: "provider lacks required compliance: hipaa, in_dlt (EU requires gdpr, hipaa, in_dlt; provider holds gdpr)",
+    });
   });
 
   it("fails a provider off the region's approved list, naming the list", () => {

@@ -16,7 +16,11 @@ export type TContextWindowInput = {
 
 export type TContextWindowOutcome = { gate: "context_window_fits"; passed: boolean; detail: string };
 
-const PASS_UNKNOWN: TContextWindowOutcome = Object.freeze({ gate: "context_window_fits", passed: true, detail: "no context window configured for the provider" });
+const PASS_UNKNOWN: TContextWindowOutcome = Object.freeze({
+  gate: "context_window_fits",
+  passed: true,
+  detail: "no context window configured for the provider",
+});
 
 export function contextWindowFits({ estimatedTokens, contextWindow, model }: TContextWindowInput): TContextWindowOutcome {
   if (!(estimatedTokens >= 0)) throw new RangeError(`estimatedTokens must be >= 0, got ${estimatedTokens}`);

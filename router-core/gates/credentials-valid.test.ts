@@ -12,7 +12,15 @@ describe("credentials_valid", () => {
   });
 
   it("fails invalid and expired credentials, saying which", () => {
-    expect(credentialsValid(gateInput({}, { credentialStatus: "invalid" }))).toEqual({ gate: "credentials_valid", passed: false, detail: "credentials invalid" });
-    expect(credentialsValid(gateInput({}, { credentialStatus: "expired" }))).toEqual({ gate: "credentials_valid", passed: false, detail: "credentials expired" });
+    expect(credentialsValid(gateInput({}, { credentialStatus: "invalid" }))).toEqual({
+      gate: "credentials_valid",
+      passed: false,
+      detail: "credentials invalid",
+    });
+    expect(credentialsValid(gateInput({}, { credentialStatus: "expired" }))).toEqual({
+      gate: "credentials_valid",
+      passed: false,
+      detail: "credentials expired",
+    });
   });
 });

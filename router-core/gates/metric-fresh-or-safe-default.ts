@@ -17,7 +17,11 @@ export const metricFreshOrSafeDefault: TGateFn = ({ stale, metricAgeSeconds, max
   const o: TGateOutcome =
     stalePolicy === "exclude"
       ? failOutcome("metric_fresh_or_safe_default", `${age}; stale_policy is exclude`)
-      : { gate: "metric_fresh_or_safe_default", passed: true, detail: stalePolicy === "penalty" ? `${age}; score penalised` : `${age}; scored with safe defaults` };
+      : {
+          gate: "metric_fresh_or_safe_default",
+          passed: true,
+          detail: stalePolicy === "penalty" ? `${age}; score penalised` : `${age}; scored with safe defaults`,
+        };
   // Math.round(age) = seconds for an age from half a second below to half a second above it.
   const at = metrics?.updatedAt;
   if (at == null) return o;

@@ -32,9 +32,7 @@ describe("quota_available", () => {
       passed: true,
       detail: "quota recovering from exhaustion: share capped at 37.5%",
     });
-    expect(check(quota({ remainingMinute: null, remainingDay: null, shareCeiling: 0.5 })).detail).toBe(
-      "quota recovering from exhaustion: share capped at 50%",
-    );
+    expect(check(quota({ remainingMinute: null, remainingDay: null, shareCeiling: 0.5 })).detail).toBe("quota recovering from exhaustion: share capped at 50%");
     expect(check(quota({ shareCeiling: 1 })).detail).toBe("quota remaining");
     expect(check(quota({ shareCeiling: 0 }))).toEqual({
       gate: "quota_available",

@@ -36,7 +36,11 @@ function ceilingOutcome(ceiling: number | undefined): TGateOutcome | null {
   if (ceiling === undefined || !(ceiling < 1)) return null;
   if (!(ceiling > 0)) return FAIL_CEILING_0;
   // Depends on the ceiling only: valid at any time.
-  return timedOutcome({ gate: "quota_available", passed: true, detail: `quota recovering from exhaustion: share capped at ${percent(ceiling)}` }, -Infinity, Infinity);
+  return timedOutcome(
+    { gate: "quota_available", passed: true, detail: `quota recovering from exhaustion: share capped at ${percent(ceiling)}` },
+    -Infinity,
+    Infinity,
+  );
 }
 
 function percent(x: number): string {

@@ -29,19 +29,24 @@ describe("timed gate outcomes", () => {
   for (const [name, input] of Object.entries(cases)) {
     it(`${name}: the outcome reads the same throughout its window`, () => {
       fc.assert(
-        fc.property(fc.integer({ min: -200_000, max: 200_000 }), fc.integer({ min: 0, max: 200_000 }), fc.double({ min: 0, max: 1, noNaN: true }), (offset, ageMs, w) => {
-          const gate = gates[name]!;
-          // Countdowns look ahead to `at`; the metric age looks back to it.
-          const at = name.startsWith("metrics") ? NOW - ageMs : NOW + offset;
-          const o = gate(input(at, NOW));
-          expect(isConstantOutcome(o)).toBe(false);
-          const from = validFrom(o)!;
-          const until = validUntil(o)!;
-          expect(from).toBeLessThanOrEqual(NOW);
-          expect(until).toBeGreaterThanOrEqual(NOW);
-          const inside = [from, Number.isFinite(until) ? until : NOW + 10_000_000, Math.round(from + w * (Math.min(until, NOW + 10_000_000) - from))];
-          for (const t of inside) expect(gate(input(at, t)).detail).toBe(o.detail);
-        }),
+        fc.property(
+          fc.integer({ min: -200_000, max: 200_000 }),
+          fc.integer({ min: 0, max: 200_000 }),
+          fc.double({ min: 0, max: 1, noNaN: true }),
+          (offset, ageMs, w) => {
+            const gate = gates[name]!;
+            // Countdowns look ahead to `at`; the metric age looks back to it.
+            const at = name.startsWith("metrics") ? NOW - ageMs : NOW + offset;
+            const o = gate(input(at, NOW));
+            expect(isConstantOutcome(o)).toBe(false);
+            const from = validFrom(o)!;
+            const until = validUntil(o)!;
+            expect(from).toBeLessThanOrEqual(NOW);
+            expect(until).toBeGreaterThanOrEqual(NOW);
+            const inside = [from, Number.isFinite(until) ? until : NOW + 10_000_000, Math.round(from + w * (Math.min(until, NOW + 10_000_000) - from))];
+            for (const t of inside) expect(gate(input(at, t)).detail).toBe(o.detail);
+          },
+        ),
         { numRuns: 400 },
       );
     });
@@ -52,6 +57,8 @@ describe("timed gate outcomes", () => {
     expect(isConstantOutcome(circuitBreakerClosed(gateInput({ breaker: { state: "open", probeAvailable: false } })))).toBe(true);
     expect(isConstantOutcome(quotaAvailable(gateInput({ quota: { remainingMinute: 5, remainingDay: null, resetAt: NOW } })))).toBe(true);
     // The constant mark is invisible to JSON.
-    expect(JSON.stringify(circuitBreakerClosed(gateInput()))).toBe('{"gate":"circuit_breaker_closed","passed":true,"detail":"no breaker state yet; treated as closed"}');
+    expect(JSON.stringify(circuitBreakerClosed(gateInput()))).toBe(
+      '{"gate":"circuit_breaker_closed","passed":true,"detail":"no breaker state yet; treated as closed"}',
+    );
   });
 });

@@ -2,14 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createBucket, mergeBucketInto, recordBusinessOutcome, recordProviderCall, restoreBucket } from "./bucket";
 import { confidenceFromSamples, REGION_FALLBACK_CONFIDENCE } from "./confidence";
-import {
-  createHistogram,
-  histogramBucketIndex,
-  histogramQuantile,
-  histogramUpperBound,
-  mergeHistogramInto,
-  recordLatency,
-} from "./histogram";
+import { createHistogram, histogramBucketIndex, histogramQuantile, histogramUpperBound, mergeHistogramInto, recordLatency } from "./histogram";
 import { createMetricStore, restoreMetricStore } from "./store";
 import { summarizeBuckets } from "./window";
 

@@ -64,13 +64,7 @@ export function summarizeBuckets(buckets: readonly TMetricBucket[], opts: TWindo
  * min_sample_size samples, otherwise the operation-wide window (every region) with confidence
  * scaled by REGION_FALLBACK_CONFIDENCE, unless the region alone is the better evidence.
  */
-export function snapshotFor(
-  buckets: readonly TMetricBucket[],
-  provider: string,
-  operation: string,
-  region: string,
-  opts: TWindowOptions,
-): TMetricSnapshot {
+export function snapshotFor(buckets: readonly TMetricBucket[], provider: string, operation: string, region: string, opts: TWindowOptions): TMetricSnapshot {
   const own: TMetricBucket[] = [];
   const wide: TMetricBucket[] = [];
   for (const b of buckets) {

@@ -23,13 +23,7 @@ describe("parseFactorList", () => {
     const fl = parsed(fixture("listing1.yaml"));
     expect(fl.operation).toBe("SEND_SMS");
     expect(fl.min_sample_size).toBe(200);
-    expect(fl.gates).toEqual([
-      "supports_region",
-      "compliance_allowed",
-      "quota_available",
-      "circuit_breaker_closed",
-      "metric_fresh_or_safe_default",
-    ]);
+    expect(fl.gates).toEqual(["supports_region", "compliance_allowed", "quota_available", "circuit_breaker_closed", "metric_fresh_or_safe_default"]);
     expect(fl.scores.completion_rate_5m).toEqual({ weight: 0.45, direction: "higher" });
     expect(fl.safety).toEqual({
       max_traffic_shift_per_minute: 0.5,

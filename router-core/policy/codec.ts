@@ -5,9 +5,7 @@ import { TOP_LEVEL_FIELDS, ZFactorList, type TFactorList } from "./schema";
 import { checkPolicyTextBounds } from "./text-bounds";
 
 export type TPolicyError = { path: string; message: string };
-export type TParseResult =
-  | { ok: true; value: TFactorList; warnings: TPolicyError[] }
-  | { ok: false; errors: TPolicyError[] };
+export type TParseResult = { ok: true; value: TFactorList; warnings: TPolicyError[] } | { ok: false; errors: TPolicyError[] };
 
 /** Section keys whose members text extraction of the paper flattens to the top level. */
 const SECTION_MEMBERS: Record<string, readonly string[]> = {

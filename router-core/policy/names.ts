@@ -33,13 +33,7 @@ export const SCORE_DIRECTIONS = {
 export type TScoreName = keyof typeof SCORE_DIRECTIONS;
 export const SCORE_NAMES = Object.keys(SCORE_DIRECTIONS) as TScoreName[];
 
-export const STRATEGY_NAMES = [
-  "weighted_score",
-  "price_weighted",
-  "price_latency_penalty",
-  "weighted_round_robin",
-  "priority_failover",
-] as const;
+export const STRATEGY_NAMES = ["weighted_score", "price_weighted", "price_latency_penalty", "weighted_round_robin", "priority_failover"] as const;
 export type TStrategyName = (typeof STRATEGY_NAMES)[number];
 
 /** What a decision does when no provider is eligible (paper 4.11, Table 7). */

@@ -1,13 +1,5 @@
 import { z } from "zod";
-import {
-  FALLBACK_POLICY_NAMES,
-  GATE_NAMES,
-  SCORE_DIRECTIONS,
-  SCORE_NAMES,
-  STALE_POLICIES,
-  STRATEGY_NAMES,
-  type TScoreName,
-} from "./names";
+import { FALLBACK_POLICY_NAMES, GATE_NAMES, SCORE_DIRECTIONS, SCORE_NAMES, STALE_POLICIES, STRATEGY_NAMES, type TScoreName } from "./names";
 
 type Bound = { value: number; open: boolean };
 
@@ -17,17 +9,15 @@ type Bound = { value: number; open: boolean };
  */
 function boundedNumber(name: string, lo: Bound | null, hi: Bound | null, integer = false) {
   const interval = `${lo ? (lo.open ? "(" : "[") + lo.value : "(-inf"}, ${hi ? hi.value + (hi.open ? ")" : "]") : "inf)"}`;
-  return z
-    .number({ error: (iss) => `${name} must be a number, got ${describe(iss.input)}` })
-    .superRefine((v, ctx) => {
-      const below = lo !== null && (lo.open ? v <= lo.value : v < lo.value);
-      const above = hi !== null && (hi.open ? v >= hi.value : v > hi.value);
-      if (!Number.isFinite(v) || below || above) {
-        ctx.addIssue({ code: "custom", message: `${name} must be in ${interval}, got ${v}` });
-      } else if (integer && !Number.isInteger(v)) {
-        ctx.addIssue({ code: "custom", message: `${name} must be an integer, got ${v}` });
-      }
-    });
+  return z.number({ error: (iss) => `${name} must be a number, got ${describe(iss.input)}` }).superRefine((v, ctx) => {
+    const below = lo !== null && (lo.open ? v <= lo.value : v < lo.value);
+    const above = hi !== null && (hi.open ? v >= hi.value : v > hi.value);
+    if (!Number.isFinite(v) || below || above) {
+      ctx.addIssue({ code: "custom", message: `${name} must be in ${interval}, got ${v}` });
+    } else if (integer && !Number.isInteger(v)) {
+      ctx.addIssue({ code: "custom", message: `${name} must be an integer, got ${v}` });
+    }
+  });
 }
 
 const closed = (value: number): Bound => ({ value, open: false });
@@ -162,16 +152,17 @@ export const ZFactorList = z
     description: z.string().optional(),
     /** Static priority order, primary first. Empty: the caller's provider catalog order. */
     providers: z.array(nonEmptyString("provider")).superRefine(noDuplicates("provider")).default([]),
-    gates: z.array(namedEnum("gate", GATE_NAMES)).superRefine(noDuplicates("gate")).default([...GATE_NAMES]),
+    gates: z
+      .array(namedEnum("gate", GATE_NAMES))
+      .superRefine(noDuplicates("gate"))
+      .default([...GATE_NAMES]),
     scores: ZScores.default(() => structuredClone(DEFAULT_SCORES) as Record<string, z.output<typeof ZScore>>),
     guardrails: ZGuardrails.prefault({}),
     /** 3.5 is the paper's value after post-incident tuning (Table 10, v1.2.0). */
     hysteresis_score_margin: boundedNumber("hysteresis_score_margin", closed(0), closed(100)).default(3.5),
     safety: ZSafety.prefault({}),
     circuit_breaker: ZCircuitBreaker.prefault({}),
-    fallback_policy: namedEnum("fallback_policy", FALLBACK_POLICY_NAMES as [string, ...string[]]).default(
-      "use_secondary_then_queue",
-    ),
+    fallback_policy: namedEnum("fallback_policy", FALLBACK_POLICY_NAMES as [string, ...string[]]).default("use_secondary_then_queue"),
     /**
      * At most an hour: routing on metrics refreshed less often is blind, and the derived values
      * (the default max_metric_age_seconds, the data plane's refresh timer) must stay finite.
@@ -200,7 +191,6 @@ export const ZFactorList = z
     ...fl,
     max_metric_age_seconds: fl.max_metric_age_seconds ?? Math.max(60, 2 * fl.refresh_interval_seconds),
   }));
-
 
 export type TFactorListInput = z.input<typeof ZFactorList>;
 export type TFactorList = z.output<typeof ZFactorList>;

@@ -115,5 +115,14 @@ function maxNesting(text: string, stopAbove: number): number {
 
 function startsValue(prev: number, lastSolid: number): boolean {
   const afterBlank = prev === SPACE || prev === TAB || prev === OPEN_SQUARE || prev === OPEN_CURLY || prev === COMMA;
-  return afterBlank && (lastSolid === SPACE || lastSolid === COLON || lastSolid === DASH || lastSolid === OPEN_SQUARE || lastSolid === OPEN_CURLY || lastSolid === COMMA || lastSolid === QUESTION);
+  return (
+    afterBlank &&
+    (lastSolid === SPACE ||
+      lastSolid === COLON ||
+      lastSolid === DASH ||
+      lastSolid === OPEN_SQUARE ||
+      lastSolid === OPEN_CURLY ||
+      lastSolid === COMMA ||
+      lastSolid === QUESTION)
+  );
 }

@@ -1,12 +1,5 @@
 import { createHistogram, histogramQuantile, mergeHistogramInto, recordLatency, type TLatencyHistogram } from "../metrics/histogram";
-import {
-  countOscillations,
-  countSwitches,
-  degradedMinutes,
-  minuteLeaders,
-  shiftAwayMinutes,
-  successRate,
-} from "./metrics";
+import { countOscillations, countSwitches, degradedMinutes, minuteLeaders, shiftAwayMinutes, successRate } from "./metrics";
 import { createProviderRuntime, simulateCall, type ProviderModel, type TCallResult } from "./model";
 import type { TTraffic } from "./traffic";
 

@@ -1,11 +1,5 @@
 import { createSimulatedClock, type SimulatedClock } from "../clock";
-import {
-  breakerKey,
-  breakerView,
-  createCircuitBreaker,
-  type TCircuitBreaker,
-  type TCircuitBreakerState,
-} from "../control/circuit-breaker";
+import { breakerKey, breakerView, createCircuitBreaker, type TCircuitBreaker, type TCircuitBreakerState } from "../control/circuit-breaker";
 import {
   correlateRegionalBreakers,
   extendFailureRun,
@@ -16,13 +10,7 @@ import {
   type TBreakerCorrelationConfig,
   type TProviderFailureRun,
 } from "../control/breaker-correlation";
-import {
-  createControllerState,
-  stepController,
-  type TControllerConfig,
-  type TControllerEvent,
-  type TControllerState,
-} from "../control/controller";
+import { createControllerState, stepController, type TControllerConfig, type TControllerEvent, type TControllerState } from "../control/controller";
 import { createQuotaState, observeThrottle, quotaView, type TQuotaState } from "../control/quota-tracker";
 import { decide } from "../decision/decide";
 import { scoreCandidates } from "../decision/score-candidates";
@@ -269,7 +257,11 @@ function tickRouter(r: TReplayRouter, now: number): void {
   if (now >= r.quotaViewsUntil) refreshQuotaViews(r, now);
   for (let i = 0; i < r.regions.length; i++) {
     const state = r.states[i]!;
-    state.metrics = r.store.snapshots(op, r.regions[i]!, r.providers, { now, windowMinutes: policy.metric_window_minutes, minSampleSize: policy.min_sample_size });
+    state.metrics = r.store.snapshots(op, r.regions[i]!, r.providers, {
+      now,
+      windowMinutes: policy.metric_window_minutes,
+      minSampleSize: policy.min_sample_size,
+    });
     const scored = scoreCandidates(policy, state, r.contexts[i]!, clock);
     const result = stepController(
       r.controllers[i]!,

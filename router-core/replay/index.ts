@@ -29,16 +29,7 @@ export type { ReplayPolicy, TProviderMinute, TRunMetrics, TRunResult, TRunSetup,
 export { createCircuitBreakerPolicy, createConventionalFailoverPolicy, createStaticPrimaryPolicy } from "./baselines";
 export { DEFAULT_ROUTER_WIRING, createFactorListPolicy } from "./factor-list-policy";
 export type { TFactorListPolicy, TRouterWiring } from "./factor-list-policy";
-export {
-  LISTING_1_YAML,
-  PAPER_TABLE_14,
-  POLICY_IDS,
-  POLICY_LABELS,
-  createPolicy,
-  listing1,
-  runScenario,
-  scenarioTraffic,
-} from "./suite";
+export { LISTING_1_YAML, PAPER_TABLE_14, POLICY_IDS, POLICY_LABELS, createPolicy, listing1, runScenario, scenarioTraffic } from "./suite";
 export type { TPolicyId, TRunSpec } from "./suite";
 export { SENSITIVITY_VARIANTS, sensitivityRows } from "./sensitivity";
 export type { TSensitivityRow, TSensitivityVariant } from "./sensitivity";

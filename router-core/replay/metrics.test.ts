@@ -13,7 +13,15 @@ describe("replay metrics", () => {
   });
 
   it("the leader is the provider serving most; ties and empty minutes keep the previous one", () => {
-    expect(minuteLeaders([[10, 0, 0], [5, 5, 0], [2, 8, 0], [0, 0, 0], [4, 4, 1]])).toEqual([0, 0, 1, 1, 1]);
+    expect(
+      minuteLeaders([
+        [10, 0, 0],
+        [5, 5, 0],
+        [2, 8, 0],
+        [0, 0, 0],
+        [4, 4, 1],
+      ]),
+    ).toEqual([0, 0, 1, 1, 1]);
   });
 
   it("switches count every leader change", () => {

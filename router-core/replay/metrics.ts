@@ -75,12 +75,7 @@ export function countOscillations(leaders: readonly number[], withinMinutes = OS
  * `threshold`, measured at the end of the first slot where it is. `share[s]` is the primary's
  * share of slot s (NaN for a slot without traffic). Null when it never gets there.
  */
-export function shiftAwayMinutes(
-  share: ArrayLike<number>,
-  startSlot: number,
-  slotSeconds: number,
-  threshold = SHIFT_AWAY_SHARE,
-): number | null {
+export function shiftAwayMinutes(share: ArrayLike<number>, startSlot: number, slotSeconds: number, threshold = SHIFT_AWAY_SHARE): number | null {
   for (let s = startSlot; s < share.length; s++) {
     const v = share[s]!;
     if (!Number.isNaN(v) && v <= threshold) return ((s + 1 - startSlot) * slotSeconds) / 60;

@@ -167,7 +167,18 @@ export function resultCsv(cells: readonly TResultCell[]): string {
 export function sensitivityCsv(rows: readonly TSensitivityRow[]): string {
   const header = "scenario,parameter,completion_idx,failed_idx,p95_idx,switches,oscillations,shift_away_minutes,success_rate,p95_ms";
   const body = rows.map((r) =>
-    [r.id, r.parameter, r.completionIdx.toFixed(2), r.failedIdx.toFixed(2), r.p95Idx.toFixed(2), r.switches, r.oscillations, r.shiftAwayMinutes ?? "", r.successRate.toFixed(6), r.p95Ms ?? ""].join(","),
+    [
+      r.id,
+      r.parameter,
+      r.completionIdx.toFixed(2),
+      r.failedIdx.toFixed(2),
+      r.p95Idx.toFixed(2),
+      r.switches,
+      r.oscillations,
+      r.shiftAwayMinutes ?? "",
+      r.successRate.toFixed(6),
+      r.p95Ms ?? "",
+    ].join(","),
   );
   return [header, ...body].join("\n") + "\n";
 }

@@ -53,8 +53,7 @@ function scenarioModel(degrade: (c: TCondition, region: number) => TCondition | 
   return {
     providers: PROVIDERS,
     regions: REGIONS,
-    condition: (provider, region, minute) =>
-      provider === A && minute >= from && minute < to ? degraded[region]! : normal[provider]!,
+    condition: (provider, region, minute) => (provider === A && minute >= from && minute < to ? degraded[region]! : normal[provider]!),
   };
 }
 

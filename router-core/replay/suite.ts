@@ -1,10 +1,6 @@
 import { parseFactorList } from "../policy/codec";
 import type { TFactorList } from "../policy/schema";
-import {
-  createCircuitBreakerPolicy,
-  createConventionalFailoverPolicy,
-  createStaticPrimaryPolicy,
-} from "./baselines";
+import { createCircuitBreakerPolicy, createConventionalFailoverPolicy, createStaticPrimaryPolicy } from "./baselines";
 import { runReplay, type ReplayPolicy, type TRunResult } from "./engine";
 import { createFactorListPolicy, type TRouterWiring } from "./factor-list-policy";
 import { COST_PER_REQUEST, PROVIDERS, REGIONS, SCENARIOS, TRAFFIC, type TScenario, type TScenarioId } from "./scenarios";

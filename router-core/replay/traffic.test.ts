@@ -37,7 +37,14 @@ describe("scenario traffic", () => {
   });
 
   it("replays recorded counts per minute and region exactly", () => {
-    const r = trafficFromCounts(["EU", "NA"], [[3, 1], [0, 2]], 7);
+    const r = trafficFromCounts(
+      ["EU", "NA"],
+      [
+        [3, 1],
+        [0, 2],
+      ],
+      7,
+    );
     expect(Array.from(r.region)).toEqual([0, 0, 1, 0, 1, 1]);
     expect(Array.from(r.at)).toEqual([7500, 22_500, 37_500, 52_500, 75_000, 105_000]);
   });

@@ -28,7 +28,14 @@ export type TStaleTreatment = "fresh" | "safe_default" | "penalty";
 export type TPrecomputed = { raw: readonly (number | null)[]; index: Float64Array; at: number };
 
 /** Fills `raw` and `index` for one candidate at offset `at` (see TPrecomputed). */
-export function precomputeInto(raw: (number | null)[], index: Float64Array, at: number, specs: readonly TWeightedSpec[], metrics: TMetricSnapshot | undefined, cost: number): void {
+export function precomputeInto(
+  raw: (number | null)[],
+  index: Float64Array,
+  at: number,
+  specs: readonly TWeightedSpec[],
+  metrics: TMetricSnapshot | undefined,
+  cost: number,
+): void {
   for (let i = 0; i < specs.length; i++) {
     const spec = specs[i]!.spec;
     const r = rawMetric(spec.name, metrics, cost);

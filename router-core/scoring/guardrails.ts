@@ -15,12 +15,7 @@ export type TGuardrailCheck = {
 const PASSED: TGuardrailCheck = Object.freeze({ passed: true, violations: Object.freeze([]) as unknown as string[], excess: 0 });
 
 /** Soft limits (paper 4.11): checked after the hard gates and before selection. */
-export function checkGuardrails(
-  g: TGuardrails,
-  p95Ms: number | null,
-  cost: number,
-  confidence: number,
-): TGuardrailCheck {
+export function checkGuardrails(g: TGuardrails, p95Ms: number | null, cost: number, confidence: number): TGuardrailCheck {
   let violations: string[] | null = null;
   let excess = 0;
   // A missing p95 is not a breach: thin evidence is what min_confidence is for.

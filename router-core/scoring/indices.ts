@@ -74,8 +74,7 @@ export function failureLowerBound(rate: number, n: number): number {
   return lower > 0 ? lower : 0;
 }
 
-const failureBudgetIndex = (failureRate: number, n: number): number =>
-  clampIndex(100 * (1 - failureLowerBound(failureRate, n) / FAILURE_RATE_AT_ZERO));
+const failureBudgetIndex = (failureRate: number, n: number): number => clampIndex(100 * (1 - failureLowerBound(failureRate, n) / FAILURE_RATE_AT_ZERO));
 
 /**
  * The raw metric behind a score. One switch rather than a function per spec so the scoring loop

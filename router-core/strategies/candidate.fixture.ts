@@ -46,7 +46,10 @@ const written = new WeakMap<readonly TCandidateWork[], Float64Array>();
 
 export const probabilities = (eligible: readonly TCandidateWork[]) => Array.from(written.get(eligible) ?? []);
 
-export const input = (eligible: readonly TCandidateWork[], extra: { shares?: Record<string, number> | null; u?: number; sequence?: number; p99BaselineMs?: number } = {}): TStrategyInput => {
+export const input = (
+  eligible: readonly TCandidateWork[],
+  extra: { shares?: Record<string, number> | null; u?: number; sequence?: number; p99BaselineMs?: number } = {},
+): TStrategyInput => {
   const out = new Float64Array(eligible.length);
   written.set(eligible, out);
   return {

@@ -4,11 +4,7 @@ import { latencyPenalty, priceLatencyPenaltyStrategy } from "./price-latency-pen
 
 describe("price_latency_penalty (seeds/003 algorithm 2)", () => {
   // Weight_i = (BasePrice / Price_i) × clamp(1 − (p99_i − p99_baseline) / p99_baseline, 0.3, 1.0)
-  const eligible = () => [
-    candidate("a", { cost: 0.02, p99Ms: 600 }),
-    candidate("b", { cost: 0.01, p99Ms: 1000 }),
-    candidate("c", { cost: 0.04, p99Ms: 400 }),
-  ];
+  const eligible = () => [candidate("a", { cost: 0.02, p99Ms: 600 }), candidate("b", { cost: 0.01, p99Ms: 1000 }), candidate("c", { cost: 0.04, p99Ms: 400 })];
 
   it("clamps the penalty to [0.3, 1]", () => {
     expect(latencyPenalty(600, 500)).toBeCloseTo(0.8, 15);

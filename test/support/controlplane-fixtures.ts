@@ -29,7 +29,9 @@ export const BASE_YAML = () => demoSmsPolicyYaml();
 
 /** Listing 1 with weights moved between two scores: not a gate or regional change. */
 export const WEIGHTS_YAML = () =>
-  demoSmsPolicyYaml().replace("completion_rate_5m: {weight: 0.45", "completion_rate_5m: {weight: 0.40").replace("p95_latency_5m: {weight: 0.20", "p95_latency_5m: {weight: 0.25");
+  demoSmsPolicyYaml()
+    .replace("completion_rate_5m: {weight: 0.45", "completion_rate_5m: {weight: 0.40")
+    .replace("p95_latency_5m: {weight: 0.20", "p95_latency_5m: {weight: 0.25");
 
 /** Listing 1 without the metric-freshness gate: a gate change, which needs compliance too. */
 export const GATES_YAML = () => demoSmsPolicyYaml().replace("  - metric_fresh_or_safe_default\n", "");

@@ -47,7 +47,9 @@ export async function createGatewayEnv(): Promise<TGatewayEnv> {
     await Promise.all(Object.entries(kinds).map(async ([k, kind]) => [k, await startMockProvider({ kind })] as const)),
   ) as TGatewayEnv["mocks"];
   await seedDemo(prisma);
-  await seedLlmChat(prisma, { baseUrls: { llm_openai: `${mocks.llm_openai.url}/v1`, llm_anthropic: `${mocks.llm_anthropic.url}/v1`, llm_gemini: `${mocks.llm_gemini.url}/v1beta` } });
+  await seedLlmChat(prisma, {
+    baseUrls: { llm_openai: `${mocks.llm_openai.url}/v1`, llm_anthropic: `${mocks.llm_anthropic.url}/v1`, llm_gemini: `${mocks.llm_gemini.url}/v1beta` },
+  });
   await setLlmPolicy(prisma, { circuit_breaker: { consecutive_failures: 1000, min_calls: 1000 } });
   for (const key of ["provider_A", "provider_B"] as const) {
     await prisma.providerAdapter.create({
@@ -57,11 +59,20 @@ export async function createGatewayEnv(): Promise<TGatewayEnv> {
         baseUrl: mocks[key].url,
         credentialRef: "env:SMS_API_KEY",
         timeoutMs: 2_000,
-        options: { method: "POST", path: "/sms/{{input.to}}", headers: { authorization: "Bearer {{credential}}" }, body: { to: "{{input.to}}", text: "{{input.text}}", reference: "{{requestId}}" } },
+        options: {
+          method: "POST",
+          path: "/sms/{{input.to}}",
+          headers: { authorization: "Bearer {{credential}}" },
+          body: { to: "{{input.to}}", text: "{{input.text}}", reference: "{{requestId}}" },
+        },
       },
     });
   }
-  await prisma.gatewayOperation.upsert({ where: { operationKey: "LLM_CHAT" }, update: { deadlineMs: 10_000 }, create: { operationKey: "LLM_CHAT", deadlineMs: 10_000 } });
+  await prisma.gatewayOperation.upsert({
+    where: { operationKey: "LLM_CHAT" },
+    update: { deadlineMs: 10_000 },
+    create: { operationKey: "LLM_CHAT", deadlineMs: 10_000 },
+  });
   const pool = new pg.Pool({ connectionString: db.url, max: 3 });
   await maintainPartitions(pool, { now: Date.now(), daysAhead: 1, retentionDays: 0 });
   const spoolDir = await mkdtemp(path.join(tmpdir(), "switchyard-gateway-"));

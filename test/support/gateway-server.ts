@@ -67,7 +67,14 @@ export async function startGatewayServer(opts: TGatewayServerOptions): Promise<T
     env: opts.env,
     ...opts.gateway,
   });
-  const fast = createFastPath([...dataPlane.routes, ...telemetry.routes, ...gateway.routes, ...createOpenAiCompatRoutes({ gateway, env: opts.env }), ...createLocalDecisionRoutes({ state: dataPlane.state, decisionLog: dataPlane.decisionLog, instanceId: settings.instanceId }), ...createSnapshotFeed({ state: dataPlane.state }).routes]);
+  const fast = createFastPath([
+    ...dataPlane.routes,
+    ...telemetry.routes,
+    ...gateway.routes,
+    ...createOpenAiCompatRoutes({ gateway, env: opts.env }),
+    ...createLocalDecisionRoutes({ state: dataPlane.state, decisionLog: dataPlane.decisionLog, instanceId: settings.instanceId }),
+    ...createSnapshotFeed({ state: dataPlane.state }).routes,
+  ]);
   const server = http.createServer(serverTimeoutsFromEnv(process.env), (req, res) => {
     if (!fast(req, res)) res.writeHead(404).end();
   });

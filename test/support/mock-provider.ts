@@ -156,7 +156,15 @@ function answer(kind: TMockKind, text: string, n: number, body: unknown): unknow
         usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
       };
     case "anthropic":
-      return { id: `msg_${n}`, type: "message", role: "assistant", model, content: [{ type: "text", text }], stop_reason: "end_turn", usage: { input_tokens: 12, output_tokens: 5 } };
+      return {
+        id: `msg_${n}`,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [{ type: "text", text }],
+        stop_reason: "end_turn",
+        usage: { input_tokens: 12, output_tokens: 5 },
+      };
     case "gemini":
       return {
         candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }],
@@ -175,7 +183,9 @@ function streamEvents(kind: TMockKind, text: string): Array<{ text: string; piec
   switch (kind) {
     case "openai":
       return [
-        ...words.map((w) => piece(data({ id: "c", object: "chat.completion.chunk", model: "mock-model", choices: [{ index: 0, delta: { content: w }, finish_reason: null }] }))),
+        ...words.map((w) =>
+          piece(data({ id: "c", object: "chat.completion.chunk", model: "mock-model", choices: [{ index: 0, delta: { content: w }, finish_reason: null }] })),
+        ),
         data({ id: "c", object: "chat.completion.chunk", model: "mock-model", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
         data({ id: "c", object: "chat.completion.chunk", model: "mock-model", choices: [], usage: { prompt_tokens: 12, completion_tokens: words.length } }),
         { text: "data: [DONE]\n\n", piece: false },

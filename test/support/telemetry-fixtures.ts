@@ -57,10 +57,7 @@ export async function loadedState(prisma: PrismaClient): Promise<RoutingState> {
 }
 
 /** A logged decision row, as the decide path would have written it. */
-export async function insertDecision(
-  pool: pg.Pool,
-  d: { operation?: string; region: string; selected: string | null; at?: number },
-): Promise<string> {
+export async function insertDecision(pool: pg.Pool, d: { operation?: string; region: string; selected: string | null; at?: number }): Promise<string> {
   const at = d.at ?? Date.now();
   const id = decisionIdAt(at);
   await pool.query(

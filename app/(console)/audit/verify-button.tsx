@@ -19,8 +19,17 @@ export function VerifyChainButton() {
       <button type="button" className="btn" onClick={verify} disabled={state.busy} data-testid="verify-chain">
         {state.busy ? "Verifying…" : "Verify chain"}
       </button>
-      <span role="status" data-testid="verify-result" className="mono text-xs" style={{ minWidth: 320, color: r ? (r.ok ? "var(--ok)" : "var(--bad)") : state.error ? "var(--bad)" : "var(--muted)" }}>
-        {r ? (r.ok ? `intact: ${r.entries} entries, head ${r.headHash.slice(0, 12)}…` : `broken at #${r.firstBreak.seq} (${r.firstBreak.problem}): ${r.firstBreak.detail}`) : (state.error ?? "")}
+      <span
+        role="status"
+        data-testid="verify-result"
+        className="mono text-xs"
+        style={{ minWidth: 320, color: r ? (r.ok ? "var(--ok)" : "var(--bad)") : state.error ? "var(--bad)" : "var(--muted)" }}
+      >
+        {r
+          ? r.ok
+            ? `intact: ${r.entries} entries, head ${r.headHash.slice(0, 12)}…`
+            : `broken at #${r.firstBreak.seq} (${r.firstBreak.problem}): ${r.firstBreak.detail}`
+          : (state.error ?? "")}
       </span>
     </span>
   );

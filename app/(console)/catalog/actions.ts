@@ -16,7 +16,7 @@ import { parseInput } from "@/lib/errors/api-errors";
 
 // Forms post FormData; each action turns it into the same zod-validated body the API takes.
 const text = (form: FormData, name: string) => String(form.get(name) ?? "").trim();
-const done = <T,>(value: T) => {
+const done = <T>(value: T) => {
   revalidatePath("/catalog");
   return value;
 };

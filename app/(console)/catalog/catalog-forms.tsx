@@ -92,7 +92,18 @@ export type TProviderFormValue = {
   enabled: boolean;
 };
 
-const PROVIDER_FIELDS = ["key", "displayName", "regions", "certifications", "costPerRequest", "costPerInputToken1k", "costPerOutputToken1k", "quotas", "credentialRef", "enabled"];
+const PROVIDER_FIELDS = [
+  "key",
+  "displayName",
+  "regions",
+  "certifications",
+  "costPerRequest",
+  "costPerInputToken1k",
+  "costPerOutputToken1k",
+  "quotas",
+  "credentialRef",
+  "enabled",
+];
 
 export function ProviderForm({ value }: { value?: TProviderFormValue }) {
   const [state, action, pending] = useActionState(saveProviderAction, null as TState);
@@ -111,10 +122,22 @@ export function ProviderForm({ value }: { value?: TProviderFormValue }) {
           <input name="regions" defaultValue={value?.regions.join(", ")} placeholder="EU, NA" className="rounded border px-2 py-1" style={inputStyle} />
         </Field>
         <Field label="certifications" name="certifications" state={state}>
-          <input name="certifications" defaultValue={value?.certifications.join(", ")} placeholder="gdpr, soc2" className="rounded border px-2 py-1" style={inputStyle} />
+          <input
+            name="certifications"
+            defaultValue={value?.certifications.join(", ")}
+            placeholder="gdpr, soc2"
+            className="rounded border px-2 py-1"
+            style={inputStyle}
+          />
         </Field>
         <Field label="cost per request" name="costPerRequest" state={state}>
-          <input name="costPerRequest" defaultValue={value?.costPerRequest ?? ""} placeholder="0.0079" className="w-24 rounded border px-2 py-1" style={inputStyle} />
+          <input
+            name="costPerRequest"
+            defaultValue={value?.costPerRequest ?? ""}
+            placeholder="0.0079"
+            className="w-24 rounded border px-2 py-1"
+            style={inputStyle}
+          />
         </Field>
         <Field label="per 1k input tokens" name="costPerInputToken1k" state={state}>
           <input name="costPerInputToken1k" defaultValue={value?.costPerInputToken1k ?? ""} className="w-24 rounded border px-2 py-1" style={inputStyle} />
@@ -123,10 +146,21 @@ export function ProviderForm({ value }: { value?: TProviderFormValue }) {
           <input name="costPerOutputToken1k" defaultValue={value?.costPerOutputToken1k ?? ""} className="w-24 rounded border px-2 py-1" style={inputStyle} />
         </Field>
         <Field label="credential reference" name="credentialRef" state={state}>
-          <input name="credentialRef" defaultValue={value?.credentialRef ?? ""} placeholder="env:TWILIO_TOKEN" className="mono rounded border px-2 py-1" style={inputStyle} />
+          <input
+            name="credentialRef"
+            defaultValue={value?.credentialRef ?? ""}
+            placeholder="env:TWILIO_TOKEN"
+            className="mono rounded border px-2 py-1"
+            style={inputStyle}
+          />
         </Field>
         <Field label='quotas (JSON, e.g. [{"unit":"requests","limit":100,"windowSeconds":1}])' name="quotas" state={state}>
-          <input name="quotas" defaultValue={value && value.quotas.length > 0 ? JSON.stringify(value.quotas) : ""} className="mono rounded border px-2 py-1" style={inputStyle} />
+          <input
+            name="quotas"
+            defaultValue={value && value.quotas.length > 0 ? JSON.stringify(value.quotas) : ""}
+            className="mono rounded border px-2 py-1"
+            style={inputStyle}
+          />
         </Field>
         <label className="flex items-center gap-1 self-end text-sm">
           <input type="checkbox" name="enabled" defaultChecked={value?.enabled ?? true} /> enabled
@@ -163,7 +197,14 @@ export function OperationForm({ value }: { value?: TOperationFormValue }) {
       <input type="hidden" name="original" value={value?.key ?? ""} />
       <div className="flex flex-wrap items-start gap-3">
         <Field label="key" name="key" state={state}>
-          <input name="key" defaultValue={value?.key} readOnly={Boolean(value)} placeholder="SEND_SMS" className="mono rounded border px-2 py-1" style={inputStyle} />
+          <input
+            name="key"
+            defaultValue={value?.key}
+            readOnly={Boolean(value)}
+            placeholder="SEND_SMS"
+            className="mono rounded border px-2 py-1"
+            style={inputStyle}
+          />
         </Field>
         <Field label="description" name="description" state={state}>
           <input name="description" defaultValue={value?.description} className="rounded border px-2 py-1" style={inputStyle} />
@@ -176,7 +217,13 @@ export function OperationForm({ value }: { value?: TOperationFormValue }) {
           </select>
         </Field>
         <Field label="required certifications per region (EU: gdpr; NA: tcpa)" name="regionRequirements" state={state}>
-          <input name="regionRequirements" defaultValue={value?.regionRequirements} placeholder="EU: gdpr" className="rounded border px-2 py-1" style={inputStyle} />
+          <input
+            name="regionRequirements"
+            defaultValue={value?.regionRequirements}
+            placeholder="EU: gdpr"
+            className="rounded border px-2 py-1"
+            style={inputStyle}
+          />
         </Field>
         <label className="flex items-center gap-1 self-end text-sm">
           <input type="checkbox" name="enabled" defaultChecked={value?.enabled ?? true} /> enabled
@@ -189,7 +236,14 @@ export function OperationForm({ value }: { value?: TOperationFormValue }) {
   );
 }
 
-export type TAdapterFormValue = { kind: string; baseUrl: string; model: string | null; contextWindow: number | null; timeoutMs: number; options: Record<string, unknown> };
+export type TAdapterFormValue = {
+  kind: string;
+  baseUrl: string;
+  model: string | null;
+  contextWindow: number | null;
+  timeoutMs: number;
+  options: Record<string, unknown>;
+};
 
 export function AdapterForm({ providerKey, value }: { providerKey: string; value: TAdapterFormValue | null }) {
   const [state, action, pending] = useActionState(saveAdapterAction, null as TState);
@@ -205,7 +259,13 @@ export function AdapterForm({ providerKey, value }: { providerKey: string; value
           </select>
         </Field>
         <Field label="base URL (https)" name="baseUrl" state={state}>
-          <input name="baseUrl" defaultValue={value?.baseUrl} placeholder="https://api.example.com/v1" className="mono rounded border px-2 py-1" style={inputStyle} />
+          <input
+            name="baseUrl"
+            defaultValue={value?.baseUrl}
+            placeholder="https://api.example.com/v1"
+            className="mono rounded border px-2 py-1"
+            style={inputStyle}
+          />
         </Field>
         <Field label="model" name="model" state={state}>
           <input name="model" defaultValue={value?.model ?? ""} className="rounded border px-2 py-1" style={inputStyle} />
@@ -217,7 +277,13 @@ export function AdapterForm({ providerKey, value }: { providerKey: string; value
           <input name="timeoutMs" defaultValue={value?.timeoutMs ?? 30000} className="w-24 rounded border px-2 py-1" style={inputStyle} />
         </Field>
         <Field label="options (JSON: method, path, headers, body)" name="options" state={state}>
-          <input name="options" defaultValue={value ? JSON.stringify(value.options) : ""} placeholder='{"path":"/messages"}' className="mono rounded border px-2 py-1" style={inputStyle} />
+          <input
+            name="options"
+            defaultValue={value ? JSON.stringify(value.options) : ""}
+            placeholder='{"path":"/messages"}'
+            className="mono rounded border px-2 py-1"
+            style={inputStyle}
+          />
         </Field>
         <Submit pending={pending}>Save adapter</Submit>
       </div>

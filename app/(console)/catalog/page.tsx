@@ -50,7 +50,11 @@ export default async function CatalogPage() {
       <section className="panel">
         <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">Providers</h2>
         {canEdit && <ProviderForm />}
-        <DataTable columns={["Key", "Name", "Regions", "Certifications", "Cost", "Credential", "Adapter", "Enabled", "Named by", ""]} empty="No provider yet: add the accounts you route between." testId="providers-catalog-table">
+        <DataTable
+          columns={["Key", "Name", "Regions", "Certifications", "Cost", "Credential", "Adapter", "Enabled", "Named by", ""]}
+          empty="No provider yet: add the accounts you route between."
+          testId="providers-catalog-table"
+        >
           {catalog.providers.map((p) => (
             <tr key={p.key} data-testid={`provider-row-${p.key}`}>
               <td className="mono">{p.key}</td>
@@ -88,7 +92,11 @@ export default async function CatalogPage() {
       <section className="panel">
         <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">Operations</h2>
         {canEdit && <OperationForm />}
-        <DataTable columns={["Key", "Description", "Criticality", "Required certifications", "Gateway limits", "Live policies"]} empty="No operation yet." testId="operations-catalog-table">
+        <DataTable
+          columns={["Key", "Description", "Criticality", "Required certifications", "Gateway limits", "Live policies"]}
+          empty="No operation yet."
+          testId="operations-catalog-table"
+        >
           {catalog.operations.map((o) => (
             <tr key={o.key} data-testid={`operation-row-${o.key}`}>
               <td className="mono">{o.key}</td>
@@ -106,7 +114,15 @@ export default async function CatalogPage() {
               <summary className="cursor-pointer py-2 text-sm">
                 Edit {o.key} and its gateway limits <span className="muted text-xs">(version {o.version})</span>
               </summary>
-              <OperationForm value={{ key: o.key, description: o.description, criticality: o.criticality, regionRequirements: formatRequirements(o.regionRequirements), enabled: o.enabled }} />
+              <OperationForm
+                value={{
+                  key: o.key,
+                  description: o.description,
+                  criticality: o.criticality,
+                  regionRequirements: formatRequirements(o.regionRequirements),
+                  enabled: o.enabled,
+                }}
+              />
               <GatewayLimitsForm operationKey={o.key} value={o.gatewayLimits} />
             </details>
           ))}

@@ -10,7 +10,8 @@ export default async function ChaosPage() {
   if (!isDemoMode()) {
     return (
       <p className="panel muted p-4 text-sm" data-testid="chaos-unavailable">
-        Fault injection exists only in demo mode (<span className="mono">npm start</span> without <span className="mono">DATABASE_URL</span>), where simulated services send the traffic.
+        Fault injection exists only in demo mode (<span className="mono">npm start</span> without <span className="mono">DATABASE_URL</span>), where simulated
+        services send the traffic.
       </p>
     );
   }
@@ -18,7 +19,11 @@ export default async function ChaosPage() {
   if (!can(viewer, "demo.chaos")) {
     return (
       <p className="panel muted p-4 text-sm" data-testid="chaos-unavailable">
-        Only admins may inject faults. <Link href="/login?next=/chaos" className="underline">Sign in as Ari Admin</Link> to use the chaos panel.
+        Only admins may inject faults.{" "}
+        <Link href="/login?next=/chaos" className="underline">
+          Sign in as Ari Admin
+        </Link>{" "}
+        to use the chaos panel.
       </p>
     );
   }

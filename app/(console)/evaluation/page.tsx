@@ -28,6 +28,9 @@ export default async function EvaluationPage({ searchParams }: { searchParams: P
   }
   const canRun = can(viewer, "evaluation.run");
   const initial = await getEvaluation(source.key, { canRun });
-  const selection = { scenario: pick<TScenarioId>(firstParam(sp.scenario), SCENARIO_IDS, "outage"), policy: pick<TPolicyId>(firstParam(sp.policy), POLICY_IDS, "factor_list") };
+  const selection = {
+    scenario: pick<TScenarioId>(firstParam(sp.scenario), SCENARIO_IDS, "outage"),
+    policy: pick<TPolicyId>(firstParam(sp.policy), POLICY_IDS, "factor_list"),
+  };
   return <EvaluationView sources={sources} initial={initial} canRun={canRun} initialSelection={selection} />;
 }

@@ -25,7 +25,9 @@ export default async function FactorListsPage({ searchParams }: { searchParams: 
                 </Link>
               </td>
               <td>{o.description}</td>
-              <td className="mono">{o.active ? <Link href={`/factor-lists/${o.active.id}`}>v{o.active.version}</Link> : <span className="muted">none (static order)</span>}</td>
+              <td className="mono">
+                {o.active ? <Link href={`/factor-lists/${o.active.id}`}>v{o.active.version}</Link> : <span className="muted">none (static order)</span>}
+              </td>
               <td className="mono">{o.shadow ? <Link href={`/factor-lists/${o.shadow.id}`}>v{o.shadow.version}</Link> : <span className="muted">–</span>}</td>
               <td className="mono">{o.versions}</td>
               <td style={{ width: 1 }}>
@@ -49,7 +51,11 @@ export default async function FactorListsPage({ searchParams }: { searchParams: 
             </Link>
           ) : null}
         </h2>
-        <DataTable columns={["Operation", "Version", "Status", "Author", "Change note", "Approvals", "Created", "Activated"]} empty="No factor-list version yet." testId="versions-table">
+        <DataTable
+          columns={["Operation", "Version", "Status", "Author", "Change note", "Approvals", "Created", "Activated"]}
+          empty="No factor-list version yet."
+          testId="versions-table"
+        >
           {versions.map((v) => (
             <tr key={v.id} data-testid={`version-row-${v.operation}-v${v.version}`}>
               <td className="mono">{v.operation}</td>

@@ -79,7 +79,8 @@ export default async function ProvidersPage() {
         {health.map((h) => (
           <section key={h.operation} className="panel" aria-label={`Health for ${h.operation}`}>
             <h2 className="panel-title">
-              Health · <span className="mono">{h.operation}</span> <span className="muted font-normal">· per provider and region, last {h.windowMinutes} min</span>
+              Health · <span className="mono">{h.operation}</span>{" "}
+              <span className="muted font-normal">· per provider and region, last {h.windowMinutes} min</span>
             </h2>
             <ProviderHealthTable rows={h.rows} now={now} byRegion testId={`health-${h.operation}`} empty={`No provider serves ${h.operation}.`} />
           </section>

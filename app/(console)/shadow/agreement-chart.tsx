@@ -32,7 +32,15 @@ export function AgreementChart({ points, from, to, height }: { points: TAgreemen
               return [`${pct(Number(v))} (${p.agreed}/${p.compared})`, "agreement"];
             }}
           />
-          <Line type="stepAfter" dataKey="rate" stroke="var(--accent)" strokeWidth={2} dot={points.length < 20} connectNulls={false} isAnimationActive={false} />
+          <Line
+            type="stepAfter"
+            dataKey="rate"
+            stroke="var(--accent)"
+            strokeWidth={2}
+            dot={points.length < 20}
+            connectNulls={false}
+            isAnimationActive={false}
+          />
         </LineChart>
       </ResponsiveContainer>
     </div>

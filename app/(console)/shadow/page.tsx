@@ -45,7 +45,11 @@ export default async function ShadowPage({ searchParams }: { searchParams: Promi
         <div className="grid grid-cols-[160px_1fr] gap-x-3 gap-y-1 px-3 py-2 text-sm">
           <span className="muted">In shadow now</span>
           <span className="mono">
-            {view.shadowVersion ? <Link href={`/factor-lists/${view.shadowVersion.id}`}>v{view.shadowVersion.version}</Link> : "no version (put an approved one in shadow from Factor lists)"}
+            {view.shadowVersion ? (
+              <Link href={`/factor-lists/${view.shadowVersion.id}`}>v{view.shadowVersion.version}</Link>
+            ) : (
+              "no version (put an approved one in shadow from Factor lists)"
+            )}
           </span>
           <span className="muted">Agreement</span>
           <span className="mono" data-testid="agreement-total">
@@ -53,7 +57,16 @@ export default async function ShadowPage({ searchParams }: { searchParams: Promi
           </span>
         </div>
         <h3 className="panel-title">
-          Agreement rate over time <span className="muted font-normal">· per {view.bucketSeconds >= 3600 ? `${view.bucketSeconds / 3600} h` : view.bucketSeconds >= 60 ? `${view.bucketSeconds / 60} min` : `${view.bucketSeconds} s`}, last {RANGES[range].label}</span>
+          Agreement rate over time{" "}
+          <span className="muted font-normal">
+            · per{" "}
+            {view.bucketSeconds >= 3600
+              ? `${view.bucketSeconds / 3600} h`
+              : view.bucketSeconds >= 60
+                ? `${view.bucketSeconds / 60} min`
+                : `${view.bucketSeconds} s`}
+            , last {RANGES[range].label}
+          </span>
         </h3>
         <div className="px-2 pb-2">
           {view.series.length > 0 ? (
@@ -107,9 +120,9 @@ export default async function ShadowPage({ searchParams }: { searchParams: Promi
           ))}
         </DataTable>
         <p className="muted px-3 py-2 text-xs">
-          Degraded: at the decision&apos;s time the actual provider&apos;s latest circuit-breaker transition (for the region or all regions) left it open or half-open, or this
-          decision&apos;s own provider call failed, or its business outcome failed at the provider-call stage. Avoided: the actual provider was degraded and the shadow picked a
-          different provider whose breaker was closed at that time.
+          Degraded: at the decision&apos;s time the actual provider&apos;s latest circuit-breaker transition (for the region or all regions) left it open or
+          half-open, or this decision&apos;s own provider call failed, or its business outcome failed at the provider-call stage. Avoided: the actual provider
+          was degraded and the shadow picked a different provider whose breaker was closed at that time.
         </p>
       </section>
     </div>

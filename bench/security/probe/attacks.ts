@@ -56,14 +56,26 @@ async function decide(ctx: TProbeContext, body: string, key?: string): Promise<T
 async function activateQueueingPolicy(ctx: TProbeContext): Promise<string | null> {
   const author = withOrigin(ctx, await ctx.cookieOf("policy_author"));
   const approver = withOrigin(ctx, await ctx.cookieOf("approver"));
-  const versions = JSON.parse((await request(ctx.base, "/api/control/factor-lists?operation=LLM_CHAT", { headers: author })).body) as { versions: { id: string; status: string }[] };
+  const versions = JSON.parse((await request(ctx.base, "/api/control/factor-lists?operation=LLM_CHAT", { headers: author })).body) as {
+    versions: { id: string; status: string }[];
+  };
   const active = versions.versions.find((v) => v.status === "active");
   if (!active) return "LLM_CHAT has no active factor list";
-  const yaml = (await request(ctx.base, `/api/control/factor-lists/${active.id}/yaml`, { headers: author })).body.replace(/^fallback_policy: .*$/m, "fallback_policy: queue");
-  const draft = await request(ctx.base, "/api/control/factor-lists", { headers: author, body: JSON.stringify({ yaml, changeNote: "probe: queue when nothing is eligible" }) });
+  const yaml = (await request(ctx.base, `/api/control/factor-lists/${active.id}/yaml`, { headers: author })).body.replace(
+    /^fallback_policy: .*$/m,
+    "fallback_policy: queue",
+  );
+  const draft = await request(ctx.base, "/api/control/factor-lists", {
+    headers: author,
+    body: JSON.stringify({ yaml, changeNote: "probe: queue when nothing is eligible" }),
+  });
   if (draft.status !== 201) return `draft: ${seen(draft)}`;
   const id = (JSON.parse(draft.body) as { version: { id: string } }).version.id;
-  for (const [step, headers] of [["submit", author], ["approve", approver], ["activate", approver]] as const) {
+  for (const [step, headers] of [
+    ["submit", author],
+    ["approve", approver],
+    ["activate", approver],
+  ] as const) {
     const a = await request(ctx.base, `/api/control/factor-lists/${id}/${step}`, { headers, body: "{}" });
     if (a.status !== 200) return `${step}: ${seen(a)} ${a.body.slice(0, 120)}`;
   }
@@ -82,10 +94,14 @@ export const ATTACKS: readonly TAttack[] = [
         for (const headers of [{}, { rsc: "1" }, { rsc: "1", "next-router-prefetch": "1" }] as Record<string, string>[]) {
           const a = await request(ctx.base, route, { headers });
           n++;
-          if (a.status !== 307 || a.body.length > 0 || !String(a.headers.location ?? "").startsWith("/login")) leaks.push(`${route} ${a.status} ${a.body.length} B`);
+          if (a.status !== 307 || a.body.length > 0 || !String(a.headers.location ?? "").startsWith("/login"))
+            leaks.push(`${route} ${a.status} ${a.body.length} B`);
         }
       }
-      return { observed: leaks.length === 0 ? `${n} requests: all 307, 0 bytes` : `${leaks.length}/${n} rendered: ${leaks.slice(0, 3).join("; ")}`, ok: leaks.length === 0 };
+      return {
+        observed: leaks.length === 0 ? `${n} requests: all 307, 0 bytes` : `${leaks.length}/${n} rendered: ${leaks.slice(0, 3).join("; ")}`,
+        ok: leaks.length === 0,
+      };
     },
   },
   {
@@ -147,7 +163,10 @@ export const ATTACKS: readonly TAttack[] = [
       const statuses = new Map<number, number>();
       let retryAfter = "";
       for (let i = 0; i < 30; i++) {
-        const a = await request(ctx.base, "/api/auth/login", { headers: withOrigin(ctx), body: JSON.stringify({ email: ctx.users.compliance.email, password: `wrong-${i}-password` }) });
+        const a = await request(ctx.base, "/api/auth/login", {
+          headers: withOrigin(ctx),
+          body: JSON.stringify({ email: ctx.users.compliance.email, password: `wrong-${i}-password` }),
+        });
         statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
         if (a.status === 429) retryAfter = String(a.headers["retry-after"] ?? "");
       }
@@ -166,7 +185,10 @@ export const ATTACKS: readonly TAttack[] = [
       const flood = Array.from({ length: 50 }, async () => {
         while (next < 400) {
           const i = next++;
-          const a = await request(ctx.base, "/api/auth/login", { headers: withOrigin(ctx), body: JSON.stringify({ email: `nobody-${i % 40}@probe.test`, password: "wrong-password-x" }) });
+          const a = await request(ctx.base, "/api/auth/login", {
+            headers: withOrigin(ctx),
+            body: JSON.stringify({ email: `nobody-${i % 40}@probe.test`, password: "wrong-password-x" }),
+          });
           statuses.push(a.status);
         }
       });
@@ -174,7 +196,13 @@ export const ATTACKS: readonly TAttack[] = [
         request(ctx.base, "/api/control/overrides", {
           headers: withOrigin(ctx, onCall),
           // Six distinct valid scopes, so each creation writes its row and its audit entry.
-          body: JSON.stringify({ kind: "provider_kill", providerKey: ["llm_openai", "llm_anthropic", "llm_gemini"][i % 3], operationKey: "LLM_CHAT", region: i < 3 ? "EU" : "NA", reason: `probe flood ${i}` }),
+          body: JSON.stringify({
+            kind: "provider_kill",
+            providerKey: ["llm_openai", "llm_anthropic", "llm_gemini"][i % 3],
+            operationKey: "LLM_CHAT",
+            region: i < 3 ? "EU" : "NA",
+            reason: `probe flood ${i}`,
+          }),
         }),
       );
       const [done] = await Promise.all([Promise.all(overrides), Promise.all(flood)]);
@@ -192,7 +220,11 @@ export const ATTACKS: readonly TAttack[] = [
     attack: "200 MB sign-in body; 100 MB factor-list import",
     expected: "413 at once",
     async run(ctx) {
-      const login = await holdSocket(ctx.port, `POST /api/auth/login HTTP/1.1\r\nhost: 127.0.0.1:${ctx.port}\r\norigin: ${ctx.base}\r\ncontent-type: application/json\r\ncontent-length: ${200 * 1024 ** 2}\r\n\r\n{"email":"`, { giveUpMs: 20_000 });
+      const login = await holdSocket(
+        ctx.port,
+        `POST /api/auth/login HTTP/1.1\r\nhost: 127.0.0.1:${ctx.port}\r\norigin: ${ctx.base}\r\ncontent-type: application/json\r\ncontent-length: ${200 * 1024 ** 2}\r\n\r\n{"email":"`,
+        { giveUpMs: 20_000 },
+      );
       const importAttempt = await holdSocket(
         ctx.port,
         `POST /api/control/factor-lists HTTP/1.1\r\nhost: 127.0.0.1:${ctx.port}\r\norigin: ${ctx.base}\r\ncookie: ${await ctx.cookieOf("policy_author")}\r\ncontent-type: application/yaml\r\ncontent-length: ${100 * 1024 ** 2}\r\n\r\n# `,
@@ -250,8 +282,19 @@ export const ATTACKS: readonly TAttack[] = [
     expected: "422 fast; /health unaffected",
     async run(ctx) {
       const cookie = await ctx.cookieOf("policy_author");
-      const { result: answers, addedMs, baselineMs } = await healthStall(ctx.base, () =>
-        Promise.all([0, 1, 2].map(() => request(ctx.base, "/api/control/factor-lists", { headers: { ...withOrigin(ctx, cookie), "content-type": "application/yaml" }, body: "[".repeat(100_000) }))),
+      const {
+        result: answers,
+        addedMs,
+        baselineMs,
+      } = await healthStall(ctx.base, () =>
+        Promise.all(
+          [0, 1, 2].map(() =>
+            request(ctx.base, "/api/control/factor-lists", {
+              headers: { ...withOrigin(ctx, cookie), "content-type": "application/yaml" },
+              body: "[".repeat(100_000),
+            }),
+          ),
+        ),
       );
       const slowest = Math.max(...answers.map((a) => a.ms));
       return {
@@ -268,7 +311,10 @@ export const ATTACKS: readonly TAttack[] = [
       const admin = await ctx.cookieOf("admin");
       const keys: string[] = [];
       for (const name of ["probe-owner", "probe-other"]) {
-        const a = await request(ctx.base, "/api/control/api-keys", { headers: withOrigin(ctx, admin), body: JSON.stringify({ name, scopes: ["decide", "outcomes", "read"] }) });
+        const a = await request(ctx.base, "/api/control/api-keys", {
+          headers: withOrigin(ctx, admin),
+          body: JSON.stringify({ name, scopes: ["decide", "outcomes", "read"] }),
+        });
         if (a.status !== 201) return { observed: `create key: ${seen(a)}`, ok: false };
         keys.push((JSON.parse(a.body) as { key: string }).key);
       }
@@ -280,14 +326,22 @@ export const ATTACKS: readonly TAttack[] = [
       for (const provider of ["llm_openai", "llm_anthropic", "llm_gemini"]) {
         const kill = await request(ctx.base, "/api/control/overrides", {
           headers: withOrigin(ctx, onCall),
-          body: JSON.stringify({ kind: "provider_kill", providerKey: provider, operationKey: "LLM_CHAT", reason: "probe: nothing eligible, so execute queues" }),
+          body: JSON.stringify({
+            kind: "provider_kill",
+            providerKey: provider,
+            operationKey: "LLM_CHAT",
+            reason: "probe: nothing eligible, so execute queues",
+          }),
         });
         if (kill.status !== 201) return { observed: `kill ${provider}: ${seen(kill)}`, ok: false };
       }
       let queued: TAnswer | null = null;
       for (let i = 0; i < 50 && queued?.status !== 202; i++) {
         if (i > 0) await new Promise((r) => setTimeout(r, 200));
-        queued = await request(ctx.base, "/api/v1/execute/LLM_CHAT", { headers: bearer(ctx, keys[0]), body: JSON.stringify({ region: "EU", requestId: `probe-job-${i}-${Date.now()}`, input: { messages: [{ role: "user", content: "hi" }] } }) });
+        queued = await request(ctx.base, "/api/v1/execute/LLM_CHAT", {
+          headers: bearer(ctx, keys[0]),
+          body: JSON.stringify({ region: "EU", requestId: `probe-job-${i}-${Date.now()}`, input: { messages: [{ role: "user", content: "hi" }] } }),
+        });
       }
       const jobId = queued?.status === 202 ? (JSON.parse(queued.body) as { jobId?: string }).jobId : undefined;
       if (!jobId) return { observed: `no job queued (execute ${queued ? seen(queued) : "not sent"})`, ok: false };
@@ -352,7 +406,11 @@ export const ATTACKS: readonly TAttack[] = [
     expected: "closed within seconds (408)",
     async run(ctx) {
       const [body, head] = await Promise.all([
-        holdSocket(ctx.port, `POST /api/v1/decide HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${ctx.apiKey}\r\ncontent-type: application/json\r\ncontent-length: 400\r\n\r\n`, { trickle: "{".repeat(400), everyMs: 1000, giveUpMs: 60_000 }),
+        holdSocket(
+          ctx.port,
+          `POST /api/v1/decide HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${ctx.apiKey}\r\ncontent-type: application/json\r\ncontent-length: 400\r\n\r\n`,
+          { trickle: "{".repeat(400), everyMs: 1000, giveUpMs: 60_000 },
+        ),
         holdSocket(ctx.port, `GET /api/v1/health HTTP/1.1\r\nhost: x\r\nx-slow: `, { trickle: "a".repeat(400), everyMs: 1000, giveUpMs: 60_000 }),
       ]);
       const status = (s: { answer: string }) => /^HTTP\/1.1 (\d+)/.exec(s.answer)?.[1] ?? "none";
@@ -369,7 +427,11 @@ export const ATTACKS: readonly TAttack[] = [
     async run(ctx) {
       const deep = (n: number) => `${"[".repeat(n)}${"]".repeat(n)}`;
       const { result, addedMs, baselineMs } = await healthStall(ctx.base, async () => ({
-        execute: await request(ctx.base, "/api/v1/execute/LLM_CHAT", { headers: bearer(ctx), body: `{"region":"EU","input":${deep(4_000_000)}}`, timeoutMs: 60_000 }),
+        execute: await request(ctx.base, "/api/v1/execute/LLM_CHAT", {
+          headers: bearer(ctx),
+          body: `{"region":"EU","input":${deep(4_000_000)}}`,
+          timeoutMs: 60_000,
+        }),
         outcomes: await request(ctx.base, "/api/v1/outcomes", { headers: bearer(ctx), body: `{"outcomes":${deep(1_000_000)}}`, timeoutMs: 60_000 }),
       }));
       const { execute, outcomes } = result;
@@ -385,7 +447,11 @@ export const ATTACKS: readonly TAttack[] = [
     expected: "no 'unexpected error' in the server log",
     async run(ctx) {
       const before = ctx.serverOutput().length;
-      await holdSocket(ctx.port, `POST /api/v1/decide HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${ctx.apiKey}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"operation":`, { giveUpMs: 5_000, abortAfterMs: 200 });
+      await holdSocket(
+        ctx.port,
+        `POST /api/v1/decide HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${ctx.apiKey}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"operation":`,
+        { giveUpMs: 5_000, abortAfterMs: 200 },
+      );
       await new Promise((r) => setTimeout(r, 500));
       const logged = ctx.serverOutput().slice(before);
       const bad = /unexpected error/.test(logged);

@@ -14,12 +14,20 @@ export function request(base: string, path: string, opts: TRequest = {}): Promis
     const body = typeof opts.body === "string" ? Buffer.from(opts.body) : opts.body;
     const req = http.request(
       url,
-      { method: opts.method ?? (body ? "POST" : "GET"), headers: { ...(body ? { "content-length": String(body.length) } : {}), ...opts.headers }, agent: false },
+      {
+        method: opts.method ?? (body ? "POST" : "GET"),
+        headers: { ...(body ? { "content-length": String(body.length) } : {}), ...opts.headers },
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), ms: performance.now() - t0 }));
-        res.on("error", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), ms: performance.now() - t0 }));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), ms: performance.now() - t0 }),
+        );
+        res.on("error", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), ms: performance.now() - t0 }),
+        );
       },
     );
     req.setTimeout(opts.timeoutMs ?? 30_000, () => req.destroy(new Error("timeout")));
@@ -41,7 +49,11 @@ export const errorCode = (a: TAnswer): string => {
  * how long the server kept it open and what it answered. `abortAfterMs` closes it from the
  * client side instead (an aborted upload).
  */
-export function holdSocket(port: number, head: string, opts: { trickle?: string; everyMs?: number; giveUpMs: number; abortAfterMs?: number }): Promise<{ openMs: number; answerMs: number | null; answer: string }> {
+export function holdSocket(
+  port: number,
+  head: string,
+  opts: { trickle?: string; everyMs?: number; giveUpMs: number; abortAfterMs?: number },
+): Promise<{ openMs: number; answerMs: number | null; answer: string }> {
   const t0 = performance.now();
   return new Promise((resolve) => {
     const socket = net.connect(port, "127.0.0.1");

@@ -24,7 +24,11 @@ export type TTickResult = {
 };
 
 /** The controller config of one (operation, region): the policy's providers that serve the region, primary first. */
-export function controllerConfig(policy: TFactorList, catalogue: readonly { key: string; regions: readonly string[] }[], region: string): TControllerConfig | null {
+export function controllerConfig(
+  policy: TFactorList,
+  catalogue: readonly { key: string; regions: readonly string[] }[],
+  region: string,
+): TControllerConfig | null {
   const serves = new Map(catalogue.map((p) => [p.key, p.regions.includes("*") || p.regions.includes(region)]));
   const listed = policy.providers.length > 0 ? policy.providers : catalogue.map((p) => p.key);
   const priority = listed.filter((p) => serves.get(p) === true);
@@ -37,7 +41,15 @@ export function controllerConfig(policy: TFactorList, catalogue: readonly { key:
   };
 }
 
-type TStepInput = { operation: string; region: string; active: TActivePolicy; routerState: TRouterState; config: TControllerConfig; at: number; tickMs: number };
+type TStepInput = {
+  operation: string;
+  region: string;
+  active: TActivePolicy;
+  routerState: TRouterState;
+  config: TControllerConfig;
+  at: number;
+  tickMs: number;
+};
 
 /**
  * One (operation, region): scores the candidates with router-core's scoreCandidates (the same
@@ -49,7 +61,12 @@ function stepRegion(input: TStepInput, known: ReadonlyMap<string, TControllerSta
   // After a gap (no leader, restart) move at most one tick's worth, not the whole gap's budget at once.
   if (at - prev.lastTickAt > 2 * tickMs) prev = { ...prev, lastTickAt: at - tickMs };
   const priority = new Set(config.priority);
-  const candidates = scoreCandidates(active.policy, { ...routerState, shares: prev.shares }, { region }, createClock(() => at))
+  const candidates = scoreCandidates(
+    active.policy,
+    { ...routerState, shares: prev.shares },
+    { region },
+    createClock(() => at),
+  )
     .filter((c) => priority.has(c.provider))
     .map((c) => ({
       provider: c.provider,
@@ -68,7 +85,13 @@ function stepRegion(input: TStepInput, known: ReadonlyMap<string, TControllerSta
 }
 
 /** A tick's new shares and controller states for every (operation, region) with a policy and providers. */
-export function computeShares(state: RoutingState, at: number, tickMs: number, known: ReadonlyMap<string, TControllerState>, log: (line: string) => void): TTickResult[] {
+export function computeShares(
+  state: RoutingState,
+  at: number,
+  tickMs: number,
+  known: ReadonlyMap<string, TControllerState>,
+  log: (line: string) => void,
+): TTickResult[] {
   const results: TTickResult[] = [];
   for (const operation of state.operations()) {
     const active = state.policyFor(operation);

@@ -10,9 +10,7 @@ const BUCKET_RETENTION_HOURS = 48;
 
 /** The stored controller states, by controllerKey; a state that no longer restores is skipped. */
 export async function loadControllerStates(c: pg.Client, log: (line: string) => void): Promise<Map<string, TControllerState>> {
-  const { rows } = await c.query<{ operation_key: string; region: string; state: unknown }>(
-    "select operation_key, region, state from controller_state",
-  );
+  const { rows } = await c.query<{ operation_key: string; region: string; state: unknown }>("select operation_key, region, state from controller_state");
   const out = new Map<string, TControllerState>();
   for (const r of rows) {
     try {

@@ -101,9 +101,13 @@ describe("controller loop", () => {
     expect(eu.provider_B).toBeCloseTo(cap, 9);
     expect(state.snapshotFor("SEND_SMS", "EU")?.shares).toEqual(eu);
 
-    const events = await env.pool.query<{ type: string; provider_key: string | null; capped: boolean; evidence: Array<{ provider: string; metrics: Record<string, unknown> }>; policy_version: string }>(
-      "select type, provider_key, capped, evidence, policy_version from shift_event where operation_key = 'SEND_SMS' and region = 'EU' order by id",
-    );
+    const events = await env.pool.query<{
+      type: string;
+      provider_key: string | null;
+      capped: boolean;
+      evidence: Array<{ provider: string; metrics: Record<string, unknown> }>;
+      policy_version: string;
+    }>("select type, provider_key, capped, evidence, policy_version from shift_event where operation_key = 'SEND_SMS' and region = 'EU' order by id");
     const decay = events.rows.filter((r) => r.type === "score_decay_shift");
     expect(decay.length).toBeGreaterThan(0);
     expect(decay.at(-1)?.provider_key).toBe("provider_A");

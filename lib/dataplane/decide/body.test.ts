@@ -13,9 +13,29 @@ if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
 const policy = parsed.value;
 
 const state = (extra: Partial<TRouterState> = {}): TRouterState => ({
-  providers: ["a", "b", "c"].map((key, i) => ({ key, regions: ["EU"], complianceTags: [], costPerRequest: 0.01 + i / 1000, credentialStatus: "valid" as const, enabled: true })),
+  providers: ["a", "b", "c"].map((key, i) => ({
+    key,
+    regions: ["EU"],
+    complianceTags: [],
+    costPerRequest: 0.01 + i / 1000,
+    credentialStatus: "valid" as const,
+    enabled: true,
+  })),
   metrics: Object.fromEntries(
-    ["a", "b"].map((k) => [k, { sampleCount: 400, completionRate: 0.97, errorRate: 0.01, p95Ms: 300, p99Ms: 500, recentIncidents: 0, confidence: 1, updatedAt: NOW - 5_000, scope: "region" as const }]),
+    ["a", "b"].map((k) => [
+      k,
+      {
+        sampleCount: 400,
+        completionRate: 0.97,
+        errorRate: 0.01,
+        p95Ms: 300,
+        p99Ms: 500,
+        recentIncidents: 0,
+        confidence: 1,
+        updatedAt: NOW - 5_000,
+        scope: "region" as const,
+      },
+    ]),
   ),
   breakers: {},
   quotas: {},
@@ -25,7 +45,14 @@ const state = (extra: Partial<TRouterState> = {}): TRouterState => ({
 });
 
 const at = (s: TRouterState, t: number, k: number, shadow = false) =>
-  decide({ operation: "SEND_SMS", region: "EU", requestId: `r${k}`, decisionId: `d${k}` }, s, policy, createSimulatedClock(t), createSeededRandom(k), shadow ? { shadow: { policy, policyVersion: "v2" } } : undefined);
+  decide(
+    { operation: "SEND_SMS", region: "EU", requestId: `r${k}`, decisionId: `d${k}` },
+    s,
+    policy,
+    createSimulatedClock(t),
+    createSeededRandom(k),
+    shadow ? { shadow: { policy, policyVersion: "v2" } } : undefined,
+  );
 
 const decisionBodyJson = (id: string, d: TDecisionRecord, extra: Record<string, unknown>) => decisionBody(id, d, extra).text;
 
@@ -45,7 +72,13 @@ describe("decisionBody", () => {
       );
     }
     // Nothing eligible: a fallback, no selection; and the execute path's extra keys.
-    const down = at(state({ breakers: { a: { state: "open", probeAvailable: false }, b: { state: "open", probeAvailable: false }, c: { state: "open", probeAvailable: false } } }), NOW, 3);
+    const down = at(
+      state({
+        breakers: { a: { state: "open", probeAvailable: false }, b: { state: "open", probeAvailable: false }, c: { state: "open", probeAvailable: false } },
+      }),
+      NOW,
+      3,
+    );
     expect(down.selected).toBeNull();
     const more = { mode: "execute", degraded: true, stateAgeMs: null };
     expect(decisionBodyJson("x", down, more)).toBe(JSON.stringify({ decisionId: "x", ...down, ...more }));

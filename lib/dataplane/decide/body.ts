@@ -70,6 +70,22 @@ export function decisionBody(decisionId: string, record: TDecisionRecord, extra:
 }
 
 /** Every key of the record is written above: adding one to TDecisionRecord fails here until it is. */
-type TWritten = "id" | "at" | "operation" | "region" | "requestId" | "policyVersion" | "strategy" | "selected" | "reasonCode" | "override" | "candidates" | "scoreMargin" | "metricAgeSeconds" | "stale" | "fallback" | "shadow";
+type TWritten =
+  | "id"
+  | "at"
+  | "operation"
+  | "region"
+  | "requestId"
+  | "policyVersion"
+  | "strategy"
+  | "selected"
+  | "reasonCode"
+  | "override"
+  | "candidates"
+  | "scoreMargin"
+  | "metricAgeSeconds"
+  | "stale"
+  | "fallback"
+  | "shadow";
 const everyKeyWritten: [Exclude<keyof TDecisionRecord, TWritten>] extends [never] ? true : never = true;
 void everyKeyWritten;

@@ -9,7 +9,15 @@ import { registerEndpoint, ZErrorBody } from "../openapi";
 import type { TRouteHandler } from "../router";
 import type { RoutingState } from "../routing-state";
 import { countDecision } from "../metrics/counters";
-import { answerText, assertSameRequest, attributesDigest, existingAnswer, type IdempotencyCache, type TCachedAnswer, type TRequestIdentity } from "./idempotency";
+import {
+  answerText,
+  assertSameRequest,
+  attributesDigest,
+  existingAnswer,
+  type IdempotencyCache,
+  type TCachedAnswer,
+  type TRequestIdentity,
+} from "./idempotency";
 import { ZDecideRequest, ZDecideResponse } from "./schema";
 import { decisionBody, type TAnswerParts } from "./body";
 
@@ -34,7 +42,8 @@ registerEndpoint({
     413: { description: "Body larger than 16 KiB", schema: ZErrorBody },
     415: { description: "Content-Type is not application/json", schema: ZErrorBody },
     422: {
-      description: "invalid: unknown operation or region (names the field); idempotency_key_reused: the requestId was used within 5 minutes for another region or other attributes",
+      description:
+        "invalid: unknown operation or region (names the field); idempotency_key_reused: the requestId was used within 5 minutes for another region or other attributes",
       schema: ZErrorBody,
     },
     503: { description: "Decision log cannot take more right now (see Retry-After)", schema: ZErrorBody },
@@ -132,7 +141,11 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     );
     const degraded = !state.dbAvailable;
     const refreshedAt = state.lastRefreshAt;
-    const { text: body, parts, stored } = decisionBody(decisionId, record, {
+    const {
+      text: body,
+      parts,
+      stored,
+    } = decisionBody(decisionId, record, {
       degraded,
       stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt),
       attributesDigest: digest,
@@ -143,7 +156,10 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
       status: o.status,
       answer: o.status === "existing" ? existingAnswer(o.existing) : { decisionId, text: stored.text, list: stored.list, request },
     }));
-    deps.cache.set(key, pending.then((p) => p.answer));
+    deps.cache.set(
+      key,
+      pending.then((p) => p.answer),
+    );
     let written: { status: TWriteOutcome["status"]; answer: TCachedAnswer };
     try {
       written = await pending;

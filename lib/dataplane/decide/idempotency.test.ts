@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { createIdempotencyCache, type TCachedAnswer } from "./idempotency";
 
-const answer = (id: string, size = 100): TCachedAnswer => ({ decisionId: id, text: "x".repeat(size), list: null, request: { region: "EU", attributesDigest: null } });
+const answer = (id: string, size = 100): TCachedAnswer => ({
+  decisionId: id,
+  text: "x".repeat(size),
+  list: null,
+  request: { region: "EU", attributesDigest: null },
+});
 /** Lets the cache's then() callbacks run. */
 const settle = () => new Promise((r) => setTimeout(r, 0));
 

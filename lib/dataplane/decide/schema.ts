@@ -3,11 +3,7 @@ import { z } from "zod";
 export const ZDecideRequest = z.strictObject({
   operation: z.string().min(1).max(200).describe("Operation key, e.g. SEND_SMS"),
   region: z.string().min(1).max(64).describe("Region of the request, e.g. EU"),
-  requestId: z
-    .string()
-    .min(1)
-    .max(200)
-    .describe("Caller's id for the request; the same (operation, requestId) within 5 minutes returns the same decision"),
+  requestId: z.string().min(1).max(200).describe("Caller's id for the request; the same (operation, requestId) within 5 minutes returns the same decision"),
   attributes: z
     .record(z.string().min(1).max(64), z.string().max(1024))
     .optional()

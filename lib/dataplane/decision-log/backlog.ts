@@ -37,7 +37,12 @@ export async function readBacklog(pool: pg.Pool, maxAgeMs = BACKLOG_MAX_AGE_MS):
     `select instance_id, oldest_at, newest_at, updated_at from decision_spool_backlog where updated_at > now() - make_interval(secs => $1)`,
     [maxAgeMs / 1000],
   );
-  return rows.map((r) => ({ instanceId: r.instance_id, oldest: r.oldest_at?.getTime() ?? null, newest: r.newest_at?.getTime() ?? null, updatedAt: r.updated_at.getTime() }));
+  return rows.map((r) => ({
+    instanceId: r.instance_id,
+    oldest: r.oldest_at?.getTime() ?? null,
+    newest: r.newest_at?.getTime() ?? null,
+    updatedAt: r.updated_at.getTime(),
+  }));
 }
 
 /**

@@ -33,7 +33,10 @@ describe("batch queue", () => {
     expect(queue.inFlight).toBe(2);
     releases[0]!();
     await turn();
-    expect(batches).toEqual([[1, 2], [3, 4]]);
+    expect(batches).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
     releases[1]!();
     await queue.drain();
     expect(queue.queued + queue.inFlight).toBe(0);

@@ -1,7 +1,19 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminDatabaseUrl } from "@/test/support/database";
-import { boolParam, dateParam, float8Param, int4Param, int8Scalar, textParam, timestamptzParam, timestamptzScalar, toBuffer, uuidParam, type TBinaryParam } from "./columns";
+import {
+  boolParam,
+  dateParam,
+  float8Param,
+  int4Param,
+  int8Scalar,
+  textParam,
+  timestamptzParam,
+  timestamptzScalar,
+  toBuffer,
+  uuidParam,
+  type TBinaryParam,
+} from "./columns";
 
 let client: pg.Client;
 
@@ -52,7 +64,10 @@ describe("binary array parameters", () => {
   it("one bigint and one timestamptz", async () => {
     const sql = "select $1::bigint::text as n, (extract(epoch from $2::timestamptz) * 1000)::bigint::text as t";
     const at = Date.UTC(2026, 11, 2, 6, 45, 1, 234);
-    expect((await client.query<{ n: string; t: string }>(sql, [toBuffer(int8Scalar(300_000)), toBuffer(timestamptzScalar(at))])).rows[0]).toEqual({ n: "300000", t: String(at) });
+    expect((await client.query<{ n: string; t: string }>(sql, [toBuffer(int8Scalar(300_000)), toBuffer(timestamptzScalar(at))])).rows[0]).toEqual({
+      n: "300000",
+      t: String(at),
+    });
     expect(() => int8Scalar(2 ** 53)).toThrow(/not a safe integer/);
     expect(() => timestamptzScalar(Number.POSITIVE_INFINITY)).toThrow(/not a time/);
   });

@@ -42,7 +42,13 @@ function header(out: Buffer, at: number, oid: number, count: number, hasNull: bo
  * An array of fixed-width elements: `check` throws on a value the type cannot hold (before
  * anything is written), `put` writes a checked one's `width` bytes at `at`.
  */
-function fixedWidth<T>(oid: number, width: number, values: readonly (T | null)[], check: (value: T) => void, put: (out: Buffer, value: T, at: number) => void): TBinaryParam {
+function fixedWidth<T>(
+  oid: number,
+  width: number,
+  values: readonly (T | null)[],
+  check: (value: T) => void,
+  put: (out: Buffer, value: T, at: number) => void,
+): TBinaryParam {
   let nulls = 0;
   for (const v of values) {
     if (v === null) nulls++;

@@ -112,7 +112,9 @@ describe("partitions", () => {
     const lists = await pool.query<{ name: string }>(
       "select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'decision_candidates'::regclass and c.relname like 'decision_candidates_p2031%' order by 1",
     );
-    expect(lists.rows.map((r) => r.name)).toEqual(["20310109", "20310110", "20310111", "20310112"].map((d) => listPartitionName(Date.UTC(+d.slice(0, 4), +d.slice(4, 6) - 1, +d.slice(6)))));
+    expect(lists.rows.map((r) => r.name)).toEqual(
+      ["20310109", "20310110", "20310111", "20310112"].map((d) => listPartitionName(Date.UTC(+d.slice(0, 4), +d.slice(4, 6) - 1, +d.slice(6)))),
+    );
     await pool.query(`insert into decision_candidates (id, day, body) values (gen_random_uuid(), '2031-01-11', '[]')`);
   });
 
@@ -130,7 +132,9 @@ describe("partitions", () => {
     expect(await partitions()).toContain(partitionName(Date.UTC(2032, 5, 7)));
     expect(await countRows("request_id = 'old-1'")).toBe(0);
     // That day's candidate lists went with it; the days kept keep theirs.
-    const kept = await pool.query<{ name: string }>("select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'decision_candidates'::regclass");
+    const kept = await pool.query<{ name: string }>(
+      "select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'decision_candidates'::regclass",
+    );
     expect(kept.rows.map((r) => r.name)).not.toContain(listPartitionName(Date.UTC(2032, 5, 1)));
     expect(kept.rows.map((r) => r.name)).toContain(listPartitionName(Date.UTC(2032, 5, 7)));
     expect((await pool.query("select 1 from decision_candidates where day = '2032-06-01'")).rowCount).toBe(0);
@@ -147,9 +151,25 @@ describe("batch insert", () => {
   const at = Date.UTC(2033, 2, 4, 10);
   function row(requestId: string, body: string, offsetMs = 0): TDecisionRow {
     return {
-      id: crypto.randomUUID(), createdAt: at + offsetMs, operation: "SEND_SMS", region: "EU", requestId, policyVersion: "v1",
-      shadowVersion: null, selectedProvider: "provider_A", reasonCode: "weighted_share", shadowPick: null, shadowAgrees: null,
-      scoreMargin: 1.5, stale: false, metricAgeMs: 1200, fallbackAction: null, degraded: false, body, durability: "sync", instanceId: "t",
+      id: crypto.randomUUID(),
+      createdAt: at + offsetMs,
+      operation: "SEND_SMS",
+      region: "EU",
+      requestId,
+      policyVersion: "v1",
+      shadowVersion: null,
+      selectedProvider: "provider_A",
+      reasonCode: "weighted_share",
+      shadowPick: null,
+      shadowAgrees: null,
+      scoreMargin: 1.5,
+      stale: false,
+      metricAgeMs: 1200,
+      fallbackAction: null,
+      degraded: false,
+      body,
+      durability: "sync",
+      instanceId: "t",
     };
   }
 
@@ -164,7 +184,9 @@ describe("batch insert", () => {
     const client = await pool.connect();
     try {
       expect((await insertDecisions(client, whole(rows))).size).toBe(0);
-      const stored = await pool.query<{ id: string; record: string }>("select id, record::text as record from decision where instance_id = 't' order by created_at");
+      const stored = await pool.query<{ id: string; record: string }>(
+        "select id, record::text as record from decision where instance_id = 't' order by created_at",
+      );
       expect(stored.rows).toEqual(rows.map((r) => ({ id: r.id, record: r.body })));
 
       // The same request ids again (a retry reaching another instance): nothing inserted, the logged decisions returned.
@@ -228,7 +250,10 @@ describe("batch insert", () => {
 
   it("stores a candidate list once per day for the rows that share it, and gives back every record's exact text", async () => {
     await maintainPartitions(pool, { now: at, daysAhead: 1, retentionDays: 3 });
-    const listA = [{ provider: "provider_A", detail: "東京 🚀 \"quoted\"", probability: 0.7 }, { provider: "provider_B", probability: 0.3 }];
+    const listA = [
+      { provider: "provider_A", detail: '東京 🚀 "quoted"', probability: 0.7 },
+      { provider: "provider_B", probability: 0.3 },
+    ];
     const listB = [{ provider: "provider_B", probability: 1 }];
     // A request id that spells the placeholder must not be taken for it.
     const split = (requestId: string, candidates: unknown[], offsetMs: number): TDecisionWrite => {
@@ -239,12 +264,7 @@ describe("batch insert", () => {
         stored: { text: JSON.stringify({ ...record, candidates: null }), list: { id: listId(json), json } },
       };
     };
-    const writes = [
-      split('l-1 "candidates":null', listA, 100),
-      split("l-2 é", listA, 101),
-      split("l-3", listB, 102),
-      split("l-4 next day", listA, DAY),
-    ];
+    const writes = [split('l-1 "candidates":null', listA, 100), split("l-2 é", listA, 101), split("l-3", listB, 102), split("l-4 next day", listA, DAY)];
     const lists = createListMemory();
     const client = await pool.connect();
     try {
@@ -260,7 +280,10 @@ describe("batch insert", () => {
       expect(stored.rows.map((r) => r.list)).toEqual(writes.map((w) => w.stored!.list.id));
       // listA on two days, listB on one.
       const kept = await pool.query<{ day: string; n: string }>("select day::text, count(*) as n from decision_candidates group by day order by day");
-      expect(kept.rows).toEqual([{ day: "2033-03-04", n: "2" }, { day: "2033-03-05", n: "1" }]);
+      expect(kept.rows).toEqual([
+        { day: "2033-03-04", n: "2" },
+        { day: "2033-03-05", n: "1" },
+      ]);
 
       // A retry gets the whole text back; a list sent again (another instance, or forgotten) is kept once.
       const retry = split("l-2 é", listA, 200);
@@ -329,7 +352,12 @@ describe("Postgres unreachable", () => {
 
     announcements.length = 0;
     await unblock();
-    await until(async () => server.dataPlane.health().dbAvailable && !server.dataPlane.decisionLog.stats().spool.replaying && server.dataPlane.decisionLog.stats().spool.usedBytes === 0);
+    await until(
+      async () =>
+        server.dataPlane.health().dbAvailable &&
+        !server.dataPlane.decisionLog.stats().spool.replaying &&
+        server.dataPlane.decisionLog.stats().spool.usedBytes === 0,
+    );
     const ids = during.map((d) => d.body.decisionId as string);
     // Before replaying, the instance announced the spooled decisions' time range (other instances hold
     // outcomes for them meanwhile), and withdrew it once the spool was empty.
@@ -374,15 +402,36 @@ describe("deferred rows (execute)", () => {
   const at = Date.now();
   function row(requestId: string): TDecisionRow {
     return {
-      id: crypto.randomUUID(), createdAt: at, operation: "SEND_SMS", region: "EU", requestId, policyVersion: "v1",
-      shadowVersion: null, selectedProvider: "provider_A", reasonCode: "weighted_share", shadowPick: null, shadowAgrees: null,
-      scoreMargin: 1.5, stale: false, metricAgeMs: 1200, fallbackAction: null, degraded: false, body: "{}", durability: "sync", instanceId: "deferred",
+      id: crypto.randomUUID(),
+      createdAt: at,
+      operation: "SEND_SMS",
+      region: "EU",
+      requestId,
+      policyVersion: "v1",
+      shadowVersion: null,
+      selectedProvider: "provider_A",
+      reasonCode: "weighted_share",
+      shadowPick: null,
+      shadowAgrees: null,
+      scoreMargin: 1.5,
+      stale: false,
+      metricAgeMs: 1200,
+      fallbackAction: null,
+      degraded: false,
+      body: "{}",
+      durability: "sync",
+      instanceId: "deferred",
     };
   }
 
   async function writer() {
     const dir = await mkdtemp(path.join(tmpdir(), "sy-spool-"));
-    const log = createDecisionLog({ pool, spool: createSpool<TDecisionRow>({ dir, name: "decisions", maxBytes: 1 << 20 }), durability: "sync", partitions: { daysAhead: 1, retentionDays: 3 } });
+    const log = createDecisionLog({
+      pool,
+      spool: createSpool<TDecisionRow>({ dir, name: "decisions", maxBytes: 1 << 20 }),
+      durability: "sync",
+      partitions: { daysAhead: 1, retentionDays: 3 },
+    });
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     cleanups.push(() => log.close());
     await maintainPartitions(pool, { now: at, daysAhead: 1, retentionDays: 3 });

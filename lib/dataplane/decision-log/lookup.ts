@@ -35,7 +35,11 @@ export async function findDecisions(pool: pg.Pool | pg.PoolClient, ids: readonly
           text: `select id, operation, region, selected_provider, created_at from decision where id = any($1::uuid[]) and created_at between $2 and $3`,
           values: [valid, new Date(lo - SKEW_MS).toISOString(), new Date(hi + SKEW_MS).toISOString()],
         }
-      : { name: "decision_lookup", text: `select id, operation, region, selected_provider, created_at from decision where id = any($1::uuid[])`, values: [valid] },
+      : {
+          name: "decision_lookup",
+          text: `select id, operation, region, selected_provider, created_at from decision where id = any($1::uuid[])`,
+          values: [valid],
+        },
   );
   for (const r of rows) {
     out.set(r.id, { id: r.id, operation: r.operation, region: r.region, selectedProvider: r.selected_provider, createdAt: r.created_at.getTime() });

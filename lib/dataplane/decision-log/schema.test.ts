@@ -35,7 +35,10 @@ describe("decision table schema", () => {
     dirs.push(dir);
     const schemaPath = path.join(dir, "schema.prisma");
     const schema = await readFile(DEFAULT_SCHEMA_PATH, "utf8");
-    const changed = schema.replace('  instanceId       String   @map("instance_id")\n', '  instanceId       String   @map("instance_id")\n  driftProbe       Int?     @map("drift_probe")\n');
+    const changed = schema.replace(
+      '  instanceId       String   @map("instance_id")\n',
+      '  instanceId       String   @map("instance_id")\n  driftProbe       Int?     @map("drift_probe")\n',
+    );
     expect(changed).not.toBe(schema);
     await writeFile(schemaPath, changed);
     const result = await checkDrift(adminDatabaseUrl(), { schemaPath });

@@ -19,9 +19,7 @@ export type TDurability = "sync" | "async";
  * acknowledged before any write. `existing`: another decision for the same (operation,
  * requestId) was already logged within the idempotency window; answer with that one.
  */
-export type TWriteOutcome =
-  | { status: "committed" | "spooled" | "buffered" }
-  | { status: "existing"; existing: TExistingDecision };
+export type TWriteOutcome = { status: "committed" | "spooled" | "buffered" } | { status: "existing"; existing: TExistingDecision };
 
 /** The decision log cannot take more right now; the caller answers 503 with Retry-After. */
 export class DecisionLogBusyError extends Error {
@@ -135,9 +133,7 @@ async function spoolBatch(ctx: TFlushContext, batch: TPending[]): Promise<void> 
   } catch (err) {
     if (ctx.durability === "sync") {
       const busy =
-        err instanceof SpoolFullError
-          ? new DecisionLogBusyError("decision log unavailable: Postgres is unreachable and the local spool is full", 5)
-          : err;
+        err instanceof SpoolFullError ? new DecisionLogBusyError("decision log unavailable: Postgres is unreachable and the local spool is full", 5) : err;
       for (const p of batch) p.reject(busy);
       return;
     }
@@ -247,7 +243,14 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
     /** Commit time per group-commit transaction and each decision's wait until durable, as Prometheus histograms. */
     latency: () => latency,
 
-    stats: (): TDecisionLogStats => ({ durability: opts.durability, queued: queue.queued, inFlight: queue.inFlight, dbUp: availability.up, ...stats, spool: opts.spool.stats() }),
+    stats: (): TDecisionLogStats => ({
+      durability: opts.durability,
+      queued: queue.queued,
+      inFlight: queue.inFlight,
+      dbUp: availability.up,
+      ...stats,
+      spool: opts.spool.stats(),
+    }),
 
     async close(): Promise<void> {
       await queue.drain();

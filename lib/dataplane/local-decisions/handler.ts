@@ -88,7 +88,14 @@ export function localDecisionRow(d: TLocalDecision, durability: TDecisionRow["du
     ...(d.reason ? { reason: d.reason } : {}),
     reportedAt: receivedAt,
   };
-  const rec = d.record as { scoreMargin?: unknown; metricAgeSeconds?: unknown; stale?: unknown; shadow?: { policyVersion?: string | null; selected?: string | null; agrees?: boolean } | null } | undefined;
+  const rec = d.record as
+    | {
+        scoreMargin?: unknown;
+        metricAgeSeconds?: unknown;
+        stale?: unknown;
+        shadow?: { policyVersion?: string | null; selected?: string | null; agrees?: boolean } | null;
+      }
+    | undefined;
   return {
     id: d.decisionId,
     createdAt: at,
@@ -127,11 +134,17 @@ export function createLocalDecisionRoutes(deps: { state: RoutingState; decisionL
   const inFlight = new Map<string, Promise<TLocalDecisionResult["result"]>>();
 
   async function logOne(d: TLocalDecision, principal: Parameters<typeof operationDenied>[0], receivedAt: number): Promise<TLocalDecisionResult> {
-    if (operationDenied(principal, d.operation)) return { decisionId: d.decisionId, result: "refused", error: { code: "forbidden", message: `the key may not use ${d.operation}` } };
-    if (!deps.state.hasOperation(d.operation)) return { decisionId: d.decisionId, result: "refused", error: { code: "unknown_operation", message: `unknown operation "${d.operation}"` } };
+    if (operationDenied(principal, d.operation))
+      return { decisionId: d.decisionId, result: "refused", error: { code: "forbidden", message: `the key may not use ${d.operation}` } };
+    if (!deps.state.hasOperation(d.operation))
+      return { decisionId: d.decisionId, result: "refused", error: { code: "unknown_operation", message: `unknown operation "${d.operation}"` } };
     const at = uuidV7Time(d.decisionId)!;
     if (at < receivedAt - MAX_AGE_MS || at > receivedAt + MAX_AHEAD_MS) {
-      return { decisionId: d.decisionId, result: "refused", error: { code: "out_of_range", message: "the decision's time is more than 7 days ago or 5 minutes ahead" } };
+      return {
+        decisionId: d.decisionId,
+        result: "refused",
+        error: { code: "out_of_range", message: "the decision's time is more than 7 days ago or 5 minutes ahead" },
+      };
     }
     const pending = inFlight.get(d.decisionId);
     if (pending) {

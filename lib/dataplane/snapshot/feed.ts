@@ -44,7 +44,10 @@ registerEndpoint({
     "per instance (a restart or another instance answers the whole snapshot). Changes are noticed within 100 ms of reaching this instance.",
   tags: ["decisions"],
   responses: {
-    200: { description: "{version, at, snapshot: {providers, operations: {OP: {policyVersion, policy, shadow, regions: {R: {metrics, breakers, quotas, shares, overrides, policyVersion}}}}, dbAvailable}}" },
+    200: {
+      description:
+        "{version, at, snapshot: {providers, operations: {OP: {policyVersion, policy, shadow, regions: {R: {metrics, breakers, quotas, shares, overrides, policyVersion}}}}, dbAvailable}}",
+    },
     304: { description: "Unchanged during waitMs (header x-snapshot-version)" },
     400: { description: "waitMs is not an integer from 0 to 30000", schema: ZErrorBody },
     401: { description: "Missing or invalid API key", schema: ZErrorBody },
@@ -62,7 +65,14 @@ export function buildSnapshot(state: RoutingState, allowed: (operation: string) 
     for (const region of state.knownRegions(op)) {
       const s = state.snapshotFor(op, region);
       if (!s) continue;
-      regions[region] = { metrics: s.metrics, breakers: s.breakers, quotas: s.quotas, shares: s.shares ?? null, overrides: s.overrides, policyVersion: s.policyVersion };
+      regions[region] = {
+        metrics: s.metrics,
+        breakers: s.breakers,
+        quotas: s.quotas,
+        shares: s.shares ?? null,
+        overrides: s.overrides,
+        policyVersion: s.policyVersion,
+      };
     }
     operations[op] = { policyVersion: active.version, policy: active.policy, shadow: active.shadow, regions };
   }
@@ -116,7 +126,12 @@ export function createSnapshotFeed(opts: TSnapshotFeedOptions) {
     const restricted = principal.kind === "api_key" && principal.operationKeys.length > 0;
     const body = restricted ? JSON.stringify(buildSnapshot(opts.state, (op) => operationDenied(principal, op) === null)) : text;
     const payload = `{"version":${JSON.stringify(version)},"at":${at},"snapshot":${body}}`;
-    res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(payload), "cache-control": "no-store", "x-snapshot-version": version });
+    res.writeHead(200, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(payload),
+      "cache-control": "no-store",
+      "x-snapshot-version": version,
+    });
     res.end(payload);
   }
 
@@ -130,7 +145,8 @@ export function createSnapshotFeed(opts: TSnapshotFeedOptions) {
     const since = query.get("since");
     const rawWait = query.get("waitMs") ?? "0";
     const waitMs = Number(rawWait);
-    if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_WAIT_MS) throw new HttpError(400, "malformed", `waitMs must be an integer from 0 to ${MAX_WAIT_MS}`, "waitMs");
+    if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_WAIT_MS)
+      throw new HttpError(400, "malformed", `waitMs must be an integer from 0 to ${MAX_WAIT_MS}`, "waitMs");
     ensureRunning();
     if (since !== version || waitMs === 0) {
       answer(res, auth.principal);

@@ -75,7 +75,16 @@ describe("correlated regional breakers (the replay's rule, live)", () => {
     });
     if (!parsed.ok) throw new Error("policy");
     const regions = ["EU", "NA", "APAC"];
-    state.setProviders(["provider_A", "provider_B"].map((key) => ({ key, regions, complianceTags: [], costPerRequest: 0.01, credentialStatus: "valid" as const, enabled: true })));
+    state.setProviders(
+      ["provider_A", "provider_B"].map((key) => ({
+        key,
+        regions,
+        complianceTags: [],
+        costPerRequest: 0.01,
+        credentialStatus: "valid" as const,
+        enabled: true,
+      })),
+    );
     state.setPolicy("SEND_SMS", { policy: parsed.value, version: "v1", shadow: null });
     const opened: TBreakerTransitionRow[] = [];
     const bank = createBreakerBank({ state, instanceId: "i", now: () => now, onOpen: (t) => opened.push(t), correlation });

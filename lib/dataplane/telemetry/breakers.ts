@@ -102,7 +102,15 @@ type TEntry = { provider: string; region: string; state: TCircuitBreakerState };
  * `before`: other regions open early or are held while the failure looks provider-wide, and are
  * released when the lead closes. Null when the correlation does not apply.
  */
-function correlatedStates(group: readonly TEntry[] | undefined, changed: TEntry, before: TCircuitBreakerState, m: TCircuitBreaker, run: TProviderFailureRun, correlation: TBreakerCorrelationConfig, at: number) {
+function correlatedStates(
+  group: readonly TEntry[] | undefined,
+  changed: TEntry,
+  before: TCircuitBreakerState,
+  m: TCircuitBreaker,
+  run: TProviderFailureRun,
+  correlation: TBreakerCorrelationConfig,
+  at: number,
+) {
   if (correlation.min_regions === 0 || !group || group.length < 2) return null;
   const previous = group.map((e) => (e === changed ? before : e.state));
   const stepped = group.map((e) => e.state);

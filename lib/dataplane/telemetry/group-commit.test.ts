@@ -41,7 +41,10 @@ describe("createGroupCommit", () => {
 
     const full = [group.submit([3, 4], { lazyMs: 10_000 }), group.submit([5], { lazyMs: 10_000 })];
     await Promise.all(full);
-    expect(writes).toEqual([[1, 2], [3, 4, 5]]);
+    expect(writes).toEqual([
+      [1, 2],
+      [3, 4, 5],
+    ]);
   });
 
   it("after a write, waits again for lazy company rather than writing each straggler alone", async () => {

@@ -52,9 +52,7 @@ describe("metric bucket deltas merged through Postgres", () => {
 
     const window = { windowMinutes: 5, minSampleSize: 50 };
     const key = { provider: "provider_A", operation: "SEND_SMS", region: "EU" };
-    expect(one.snapshot(key, window.windowMinutes, window.minSampleSize)).toEqual(
-      reference.snapshot(key, { now: Date.now(), ...window }),
-    );
+    expect(one.snapshot(key, window.windowMinutes, window.minSampleSize)).toEqual(reference.snapshot(key, { now: Date.now(), ...window }));
   });
 
   it("publishes snapshots for every known (operation, region) into the routing state", async () => {

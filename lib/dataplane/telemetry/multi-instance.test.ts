@@ -113,10 +113,14 @@ describe("two server processes on one database", () => {
       await notifyConfigChange(tx, { kind: "override", operationKey: "SEND_SMS" });
     });
     let after: any = null;
-    const elapsed = await waitFor(async () => {
-      after = (await decide(two, "NA")).body;
-      return after.selected !== "provider_A";
-    }, 3_000, 5);
+    const elapsed = await waitFor(
+      async () => {
+        after = (await decide(two, "NA")).body;
+        return after.selected !== "provider_A";
+      },
+      3_000,
+      5,
+    );
     process.stdout.write(`override propagation to the other process: ${Math.round(elapsed)} ms after commit\n`);
     expect(elapsed).toBeLessThan(1_000);
     const a = after.candidates.find((c: any) => c.provider === "provider_A");
@@ -137,7 +141,15 @@ describe("two server processes on one database", () => {
         const r = await api(inst, "POST", "/api/v1/outcomes", {
           outcomes: [
             i % 2 === 0
-              ? { type: "provider_call", decisionId: d.body.decisionId, provider: "provider_A", status: "failure", errorClass: "timeout", latencyMs: 3_000, retryCount: 0 }
+              ? {
+                  type: "provider_call",
+                  decisionId: d.body.decisionId,
+                  provider: "provider_A",
+                  status: "failure",
+                  errorClass: "timeout",
+                  latencyMs: 3_000,
+                  retryCount: 0,
+                }
               : { type: "provider_call", decisionId: d.body.decisionId, provider: "provider_A", status: "success", latencyMs: 2_500, retryCount: 0 },
             { type: "provider_call", decisionId: d.body.decisionId, provider: "provider_B", status: "success", latencyMs: 60, retryCount: 0 },
           ],

@@ -91,7 +91,9 @@ describe("POST /api/v1/outcomes", () => {
     const r2 = await post({ type: "business", decisionId: id, completed: false, failureStage: "provider_call", withinSla: false });
     expect(r2.status).toBe(201);
 
-    const calls = await env.pool.query("select provider_key, region, operation_key, status, latency_ms from provider_call_outcome where decision_id = $1", [id]);
+    const calls = await env.pool.query("select provider_key, region, operation_key, status, latency_ms from provider_call_outcome where decision_id = $1", [
+      id,
+    ]);
     expect(calls.rows).toEqual([{ provider_key: "provider_A", region: "EU", operation_key: "SEND_SMS", status: "success", latency_ms: 120 }]);
     const business = await env.pool.query("select provider_key, completed, failure_stage from business_outcome where decision_id = $1", [id]);
     expect(business.rows).toEqual([{ provider_key: "provider_A", completed: false, failure_stage: "provider_call" }]);
@@ -113,7 +115,11 @@ describe("POST /api/v1/outcomes", () => {
       ],
     });
     expect(r.status).toBe(200);
-    const summary = r.body.results.map((x: { status: number; result: string; error?: { fields?: { path: string }[] } }) => [x.status, x.result, x.error?.fields?.[0]?.path ?? null]);
+    const summary = r.body.results.map((x: { status: number; result: string; error?: { fields?: { path: string }[] } }) => [
+      x.status,
+      x.result,
+      x.error?.fields?.[0]?.path ?? null,
+    ]);
     expect(summary).toEqual([
       [201, "recorded", null],
       [400, "invalid", "latencyMs"],
@@ -222,7 +228,9 @@ describe("outcomes during a database outage", () => {
       breakers: telemetry.breakers,
       spool,
     });
-    const r = await offline.handle({ outcomes: [call(id, { provider: "provider_C" }), { type: "business", decisionId: id, completed: true, withinSla: true }, call(id, { latencyMs: -5 })] });
+    const r = await offline.handle({
+      outcomes: [call(id, { provider: "provider_C" }), { type: "business", decisionId: id, completed: true, withinSla: true }, call(id, { latencyMs: -5 })],
+    });
     expect((r.body as { results: Array<{ status: number }> }).results.map((x) => x.status)).toEqual([202, 202, 400]);
     const single = await offline.handle(call("0190a5f0-0000-7000-8000-00000000dead"));
     expect(single.status).toBe(202);

@@ -173,8 +173,14 @@ const unmatched = (items: readonly TValid[], receivedAt: number): TPendingOutcom
  * Splits valid items by their decision: known (in the table), early (the decision may still be in
  * a spool) and unknown (a 404 result, set here).
  */
-async function sortByDecision(opts: TOutcomeServiceOptions, valid: readonly TValid[], decisions: ReadonlyMap<string, TDecisionRef>, results: TOutcomeItemResult[]) {
-  const missing = opts.spool && opts.mayBeSpooled ? [...new Set(valid.filter((v) => !decisions.has(v.outcome.decisionId)).map((v) => v.outcome.decisionId))] : [];
+async function sortByDecision(
+  opts: TOutcomeServiceOptions,
+  valid: readonly TValid[],
+  decisions: ReadonlyMap<string, TDecisionRef>,
+  results: TOutcomeItemResult[],
+) {
+  const missing =
+    opts.spool && opts.mayBeSpooled ? [...new Set(valid.filter((v) => !decisions.has(v.outcome.decisionId)).map((v) => v.outcome.decisionId))] : [];
   const waiting = missing.length > 0 ? await opts.mayBeSpooled!(missing).catch(() => new Set<string>()) : new Set<string>();
   const known: TValid[] = [];
   const early: TValid[] = [];
@@ -196,7 +202,14 @@ async function sortByDecision(opts: TOutcomeServiceOptions, valid: readonly TVal
 }
 
 /** Writes outcomes whose decision is known through the group commit, or spools them while Postgres is away. */
-async function writeKnown(ctx: TOutcomeContext, known: readonly TValid[], decisions: ReadonlyMap<string, TDecisionRef>, receivedAt: number, lazyMs: number, results: TOutcomeItemResult[]): Promise<void> {
+async function writeKnown(
+  ctx: TOutcomeContext,
+  known: readonly TValid[],
+  decisions: ReadonlyMap<string, TDecisionRef>,
+  receivedAt: number,
+  lazyMs: number,
+  results: TOutcomeItemResult[],
+): Promise<void> {
   const pending = known.map((k) => ({
     id: uuidV7At(receivedAt),
     outcome: k.outcome,
@@ -225,7 +238,13 @@ async function writeKnown(ctx: TOutcomeContext, known: readonly TValid[], decisi
  * Matches valid items to their decisions and stores them; results are in input order. `held`:
  * the caller already holds the decisions (execute mode made them), so they are not looked up.
  */
-async function storeOutcomes(ctx: TOutcomeContext, valid: TValid[], results: TOutcomeItemResult[], held?: ReadonlyMap<string, TDecisionRef>, lazyMs = 0): Promise<TOutcomeItemResult[]> {
+async function storeOutcomes(
+  ctx: TOutcomeContext,
+  valid: TValid[],
+  results: TOutcomeItemResult[],
+  held?: ReadonlyMap<string, TDecisionRef>,
+  lazyMs = 0,
+): Promise<TOutcomeItemResult[]> {
   if (valid.length === 0) return results;
   const receivedAt = ctx.now();
   let decisions: ReadonlyMap<string, TDecisionRef>;

@@ -44,7 +44,11 @@ export function openAiChatAdapter(cfg: { baseUrl: string; model: string }): TAda
       return {
         event(_name, data) {
           if (data.trim() === "[DONE]") return "end";
-          const chunk = JSON.parse(data) as { model?: string; choices?: Array<{ delta?: { content?: string | null }; finish_reason?: string | null }>; usage?: unknown };
+          const chunk = JSON.parse(data) as {
+            model?: string;
+            choices?: Array<{ delta?: { content?: string | null }; finish_reason?: string | null }>;
+            usage?: unknown;
+          };
           if (typeof chunk.model === "string") model = chunk.model;
           if (chunk.usage) usage = usageOf(chunk.usage);
           const choice = chunk.choices?.[0];

@@ -6,13 +6,24 @@ import { firstParam } from "@/lib/console/ranges";
 
 export const dynamic = "force-dynamic";
 
-export default async function DecisionPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function DecisionPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const [{ id }, sp] = await Promise.all([params, searchParams]);
   const at = Number(firstParam(sp.at));
   const d = await getDecision(id, Number.isFinite(at) && at > 0 ? at : undefined);
   if (!d) notFound();
   const r = d.record;
-  const around = new URLSearchParams({ operation: r.operation, region: r.region, from: new Date(d.createdAt - 120_000).toISOString(), to: new Date(d.createdAt + 120_000).toISOString() });
+  const around = new URLSearchParams({
+    operation: r.operation,
+    region: r.region,
+    from: new Date(d.createdAt - 120_000).toISOString(),
+    to: new Date(d.createdAt + 120_000).toISOString(),
+  });
   return (
     <div className="flex flex-col gap-4" data-testid="decision-detail">
       <div className="flex items-center gap-3 text-sm">

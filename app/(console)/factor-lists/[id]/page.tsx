@@ -59,7 +59,14 @@ export default async function FactorListVersionPage({ params }: { params: Promis
           <span>{data.complianceApprovalRequired ? "an approver and compliance (gates or regional rules change)" : "an approver"}; never the author</span>
         </div>
         {viewer ? (
-          <VersionActions id={v.id} version={v.version} status={v.status} wasActive={v.activatedAt !== null} lockVersion={policy.lockVersion} permissions={viewer.permissions} />
+          <VersionActions
+            id={v.id}
+            version={v.version}
+            status={v.status}
+            wasActive={v.activatedAt !== null}
+            lockVersion={policy.lockVersion}
+            permissions={viewer.permissions}
+          />
         ) : (
           <p className="muted text-sm">
             <Link href={`/login?next=/factor-lists/${v.id}`} style={{ color: "var(--accent)" }}>

@@ -4,7 +4,15 @@ import { useActionState } from "react";
 import type { TActionResult } from "@/lib/auth/with-action-permission";
 import { API_KEY_SCOPES } from "@/lib/auth/api-key-scopes";
 import { ROLES } from "@/lib/auth/permissions";
-import { confirmRoleGrantAction, createApiKeyAction, createUserAction, rejectRoleGrantAction, revokeApiKeyAction, revokeUserSessionsAction, setUserRolesAction } from "./actions";
+import {
+  confirmRoleGrantAction,
+  createApiKeyAction,
+  createUserAction,
+  rejectRoleGrantAction,
+  revokeApiKeyAction,
+  revokeUserSessionsAction,
+  setUserRolesAction,
+} from "./actions";
 
 type TState<R> = TActionResult<R> | null;
 
@@ -75,7 +83,15 @@ export function CreateUserForm() {
       <div className="flex flex-wrap items-center gap-3">
         <input name="email" type="email" placeholder="email" className="rounded border px-2 py-1" style={inputStyle} required />
         <input name="name" placeholder="name" className="rounded border px-2 py-1" style={inputStyle} required />
-        <input name="password" type="password" placeholder="initial password (12+)" autoComplete="new-password" className="rounded border px-2 py-1" style={inputStyle} required />
+        <input
+          name="password"
+          type="password"
+          placeholder="initial password (12+)"
+          autoComplete="new-password"
+          className="rounded border px-2 py-1"
+          style={inputStyle}
+          required
+        />
         {ROLES.map((r) => (
           <label key={r} className="flex items-center gap-1 text-sm">
             <input type="checkbox" name="roles" value={r} defaultChecked={r === "viewer"} /> {r}

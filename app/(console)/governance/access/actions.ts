@@ -19,7 +19,9 @@ export const createApiKeyAction = withActionPermission("api_key.create", async (
   const body = parseInput(ZCreateApiKeyBody, {
     name: text(form, "name"),
     scopes: list(form, "scopes"),
-    operationKeys: text(form, "operationKeys").split(/[\s,]+/).filter(Boolean),
+    operationKeys: text(form, "operationKeys")
+      .split(/[\s,]+/)
+      .filter(Boolean),
   });
   const { key, apiKey } = await createApiKey(prisma, actor, body);
   revalidatePath("/governance/access");
@@ -33,7 +35,12 @@ export const revokeApiKeyAction = withActionPermission("api_key.revoke", async (
 });
 
 export const createUserAction = withActionPermission("user.create", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
-  const body = parseInput(ZCreateUserBody, { email: text(form, "email"), name: text(form, "name"), password: String(form.get("password") ?? ""), roles: list(form, "roles") });
+  const body = parseInput(ZCreateUserBody, {
+    email: text(form, "email"),
+    name: text(form, "name"),
+    password: String(form.get("password") ?? ""),
+    roles: list(form, "roles"),
+  });
   const { user, pendingGrant } = await createUser(prisma, actor, body);
   revalidatePath("/governance/access");
   return { email: user.email, pendingRoles: pendingGrant?.roles ?? [] };

@@ -32,7 +32,11 @@ export default async function AccessPage() {
       <section className="panel">
         <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">API keys</h2>
         {admin && <CreateApiKeyForm />}
-        <DataTable columns={["Name", "Prefix", "Scopes", "Operations", "Created", "Last used", "Revoked", ""]} empty="No API key yet: data-plane callers use the bootstrap key until an admin creates scoped ones." testId="api-keys-table">
+        <DataTable
+          columns={["Name", "Prefix", "Scopes", "Operations", "Created", "Last used", "Revoked", ""]}
+          empty="No API key yet: data-plane callers use the bootstrap key until an admin creates scoped ones."
+          testId="api-keys-table"
+        >
           {keys.map((k) => (
             <tr key={k.id}>
               <td>{k.name}</td>

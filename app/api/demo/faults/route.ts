@@ -7,7 +7,9 @@ import { listFaults } from "@/lib/demo/list-faults";
 
 const RECENT_MS = 60 * 60_000;
 
-export const GET = withPermission("demo.chaos", ({ prisma }) => demoOnly(async () => Response.json({ faults: await listFaults(prisma, RECENT_MS), now: Date.now() })));
+export const GET = withPermission("demo.chaos", ({ prisma }) =>
+  demoOnly(async () => Response.json({ faults: await listFaults(prisma, RECENT_MS), now: Date.now() })),
+);
 
 export const POST = withPermission("demo.chaos", ({ req, prisma, actor }) =>
   demoOnly(async () => {

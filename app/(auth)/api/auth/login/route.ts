@@ -37,5 +37,8 @@ export async function POST(req: Request): Promise<Response> {
     throw err;
   }
   if (!session) return errorResponse(401, "invalid_credentials", "wrong email or password");
-  return Response.json({ expiresAt: session.expiresAt, next: safeNextPath(parsed.data.next) }, { headers: { "set-cookie": sessionSetCookie(session.token, session.expiresAt, isHttps(req.headers, req.url)) } });
+  return Response.json(
+    { expiresAt: session.expiresAt, next: safeNextPath(parsed.data.next) },
+    { headers: { "set-cookie": sessionSetCookie(session.token, session.expiresAt, isHttps(req.headers, req.url)) } },
+  );
 }

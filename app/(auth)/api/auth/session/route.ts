@@ -8,5 +8,9 @@ import { errorResponse } from "@/lib/auth/with-permission";
 export async function GET(req: Request): Promise<Response> {
   const user = await currentUser(getPrisma(), req);
   if (!user) return errorResponse(401, "unauthenticated", "not signed in");
-  return Response.json({ user: { id: user.userId, email: user.email, name: user.name, roles: user.roles }, permissions: permissionsOf(user.roles), demoMode: isDemoMode() });
+  return Response.json({
+    user: { id: user.userId, email: user.email, name: user.name, roles: user.roles },
+    permissions: permissionsOf(user.roles),
+    demoMode: isDemoMode(),
+  });
 }

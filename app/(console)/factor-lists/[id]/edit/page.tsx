@@ -17,7 +17,9 @@ export default async function EditFactorListPage({ params }: { params: Promise<{
   if (!can(viewer, "factor_list.edit") || !editable) {
     return (
       <p className="panel p-3 text-sm">
-        {editable ? "Editing needs the policy author role." : `Version ${version.version} is ${version.status}: only drafts, versions in review and rejected ones can be edited.`}{" "}
+        {editable
+          ? "Editing needs the policy author role."
+          : `Version ${version.version} is ${version.status}: only drafts, versions in review and rejected ones can be edited.`}{" "}
         <Link href={`/factor-lists/${version.id}`} style={{ color: "var(--accent)" }}>
           Back to the version
         </Link>
