@@ -57,7 +57,7 @@ export function describeRequest(req: TFuzzRequest): string {
  * An error answer must say what went wrong: a JSON body with a code and a message (which names
  * the field when a field is at fault). HEAD answers carry no body by definition.
  */
-export function errorBodyProblem(method: string, contentType: string, body: string): string | null {
+export function errorBodyProblem(method: string, contentType: string, body: string, endpoint = ""): string | null {
   if (method === "HEAD") return null;
   if (!/json/i.test(contentType)) return `content-type is "${contentType}", not JSON`;
   let parsed: unknown;
@@ -66,7 +66,10 @@ export function errorBodyProblem(method: string, contentType: string, body: stri
   } catch {
     return `body is not JSON: ${body.slice(0, 80)}`;
   }
-  const error = (parsed as { error?: { code?: unknown; message?: unknown; fields?: unknown } } | null)?.error;
+  const error = (parsed as { error?: { code?: unknown; message?: unknown; fields?: unknown; type?: unknown } } | null)?.error;
+  // The OpenAI-compatible surface answers in OpenAI's own error shape, as its clients expect;
+  // the router's own 404/405 in front of it answer in the contract's.
+  if (endpoint.includes(" /api/v1/openai/") && openAiErrorProblem(error) === null) return null;
   if (!error || typeof error.code !== "string" || error.code === "") return "body has no error.code";
   if (typeof error.message !== "string" || error.message.trim() === "") return "body has no error.message";
   // The error contract (docs/errors.md): code, message and optionally fields, nothing else.
@@ -81,6 +84,13 @@ export function errorBodyProblem(method: string, contentType: string, body: stri
     return "error.fields is not a list of {path, message}";
   }
   return null;
+}
+
+function openAiErrorProblem(error: { message?: unknown; type?: unknown } | undefined): string | null {
+  if (!error || typeof error.message !== "string" || error.message.trim() === "") return "body has no error.message";
+  if (typeof error.type !== "string" || error.type === "") return "body has no error.type (OpenAI's error shape)";
+  const extra = Object.keys(error).filter((k) => !["message", "type", "param", "code"].includes(k));
+  return extra.length > 0 ? `error carries ${extra.join(", ")} (OpenAI's shape has message, type, param, code)` : null;
 }
 
 function namesField(body: string): boolean {
@@ -182,7 +192,7 @@ export async function runFuzz(opts: TFuzzRunOptions): Promise<TFuzzReport> {
           violate("no_5xx", req, `${res.status}: ${res.body.slice(0, 200)}`);
         } else if (res.status >= 400) {
           stats.status4xx += 1;
-          const problem = errorBodyProblem(req.method, res.contentType, res.body);
+          const problem = errorBodyProblem(req.method, res.contentType, res.body, req.endpoint);
           if (problem) violate("json_error_body", req, `${res.status}: ${problem}`);
           if (namesField(res.body)) stats.withField += 1;
         }

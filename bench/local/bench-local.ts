@@ -24,7 +24,7 @@ const API_KEY = "bench-local-key";
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
-/** Times each of OVERRIDES pins, from its commit until the client's local decisions follow it, and waits for its end too. */
+/** Times each of OVERRIDES pins (in NA: EU SMS requires gdpr, which provider_C lacks), from its commit until the client's local decisions follow it, and waits for its end too. */
 async function measureOverrides(pool: pg.Pool, local: LocalRouter): Promise<number[]> {
   const propagation: number[] = [];
   for (let i = 0; i < OVERRIDES; i++) {
@@ -35,7 +35,7 @@ async function measureOverrides(pool: pg.Pool, local: LocalRouter): Promise<numb
       await c.query("begin");
       id = (
         await c.query<{ id: string }>(
-          `insert into override (id, kind, operation_key, region, provider_key, reason) values (gen_random_uuid(), 'provider_pin', 'SEND_SMS', 'EU', $1, 'bench-local') returning id`,
+          `insert into override (id, kind, operation_key, region, provider_key, reason) values (gen_random_uuid(), 'provider_pin', 'SEND_SMS', 'NA', $1, 'bench-local') returning id`,
           [target],
         )
       ).rows[0]!.id;
@@ -46,7 +46,7 @@ async function measureOverrides(pool: pg.Pool, local: LocalRouter): Promise<numb
     }
     const t0 = performance.now();
     for (;;) {
-      if (local.decide({ operation: "SEND_SMS", region: "EU" }).selected === target) break;
+      if (local.decide({ operation: "SEND_SMS", region: "NA" }).selected === target) break;
       if (performance.now() - t0 > 10_000) throw new Error(`pin ${i} did not reach the client within 10 s`);
       await new Promise((r) => setImmediate(r));
     }
@@ -54,7 +54,7 @@ async function measureOverrides(pool: pg.Pool, local: LocalRouter): Promise<numb
     await pool.query(`update override set ended_at = now() where id = $1`, [id]);
     await pool.query(`select pg_notify('switchyard_config', '{"kind":"override","operationKey":"SEND_SMS"}')`);
     const t1 = performance.now();
-    while (local.decide({ operation: "SEND_SMS", region: "EU" }).record?.override !== "none") {
+    while (local.decide({ operation: "SEND_SMS", region: "NA" }).record?.override !== "none") {
       if (performance.now() - t1 > 10_000) throw new Error(`the end of pin ${i} did not reach the client`);
       await new Promise((r) => setImmediate(r));
     }

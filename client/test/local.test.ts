@@ -11,7 +11,7 @@ let router: LocalRouter;
 const versions: Array<{ version: string; at: number }> = [];
 
 beforeAll(async () => {
-  env = await createGatewayEnv();
+  env = await createGatewayEnv({ apiKey: API_KEY });
   setAuthenticator(createAuthenticator({ apiKey: API_KEY, allowAnonymousWithoutKey: false }));
   client = new SwitchyardClient({ baseUrl: env.server.url, apiKey: API_KEY, flushOnExit: false, buffer: { flushIntervalMs: 100 } });
   router = new LocalRouter({ client, engine: { decide }, waitMs: 5_000, onSnapshot: (version, at) => versions.push({ version, at }) });
@@ -83,21 +83,22 @@ describe("LocalRouter: in-process decisions on the routing snapshot", () => {
   });
 
   it("follows an operator's pin into its decisions, and back when it ends", async () => {
+    // NA: the demo catalogue requires gdpr for SMS in EU, which provider_C does not hold.
     const before = router.version;
     const pinned = await env.pool.query<{ id: string }>(
-      `insert into override (id, kind, operation_key, region, provider_key, reason) values (gen_random_uuid(), 'provider_pin', 'SEND_SMS', 'EU', 'provider_C', 'local router test') returning id`,
+      `insert into override (id, kind, operation_key, region, provider_key, reason) values (gen_random_uuid(), 'provider_pin', 'SEND_SMS', 'NA', 'provider_C', 'local router test') returning id`,
     );
     const notifiedAt = Date.now();
     await env.pool.query(`select pg_notify('switchyard_config', '{"kind":"override","operationKey":"SEND_SMS"}')`);
-    await until("local decisions to follow the pin", () => router.decide({ operation: "SEND_SMS", region: "EU" }).selected === "provider_C");
+    await until("local decisions to follow the pin", () => router.decide({ operation: "SEND_SMS", region: "NA" }).selected === "provider_C");
     const reflected = versions.find((v) => v.version !== before && v.at >= notifiedAt);
     expect(reflected).toBeDefined();
-    const d = router.decide({ operation: "SEND_SMS", region: "EU" });
+    const d = router.decide({ operation: "SEND_SMS", region: "NA" });
     expect(d.record).toMatchObject({ selected: "provider_C", override: "pinned" });
     process.stdout.write(`override → local decisions: ${reflected!.at - notifiedAt} ms\n`);
 
     await env.pool.query(`update override set ended_at = now() where id = $1`, [pinned.rows[0]!.id]);
     await env.pool.query(`select pg_notify('switchyard_config', '{"kind":"override","operationKey":"SEND_SMS"}')`);
-    await until("the pin to end", () => router.decide({ operation: "SEND_SMS", region: "EU" }).record?.override === "none");
+    await until("the pin to end", () => router.decide({ operation: "SEND_SMS", region: "NA" }).record?.override === "none");
   });
 });

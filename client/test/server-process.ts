@@ -47,6 +47,8 @@ export async function startServerProcess(opts: { databaseUrl: string; apiKey: st
         HOST: "127.0.0.1",
         SWITCHYARD_DATAPLANE_ONLY: "1",
         SWITCHYARD_API_KEY: opts.apiKey,
+        // The demo catalogue and policies: a production start with DATABASE_URL is otherwise empty.
+        SWITCHYARD_SEED_DEMO: "1",
         SWITCHYARD_INSTANCE_ID: `client-test:${port}`,
         SPOOL_DIR: path.join(dataDir, "spool"),
         SWITCHYARD_AUDIT_CHECKPOINT_DIR: path.join(dataDir, "audit"),

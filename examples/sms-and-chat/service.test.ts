@@ -12,7 +12,7 @@ let service: TService;
 const API_KEY = "example-test-key";
 
 beforeAll(async () => {
-  env = await createGatewayEnv();
+  env = await createGatewayEnv({ apiKey: API_KEY });
   setAuthenticator(createAuthenticator({ apiKey: API_KEY, allowAnonymousWithoutKey: false }));
   const providerUrls = { provider_A: env.mocks.provider_A.url, provider_B: env.mocks.provider_B.url, provider_C: env.mocks.provider_B.url };
   service = await startService({ switchyardUrl: env.server.url, apiKey: API_KEY, providerUrls });

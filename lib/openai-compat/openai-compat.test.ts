@@ -11,7 +11,7 @@ let client: OpenAI;
 const API_KEY = "sy-test-key";
 
 beforeAll(async () => {
-  env = await createGatewayEnv();
+  env = await createGatewayEnv({ apiKey: API_KEY });
   setAuthenticator(createAuthenticator({ apiKey: API_KEY, allowAnonymousWithoutKey: true }));
   // The official client, unchanged but for the base URL; retries off so each test sees one call.
   client = new OpenAI({ baseURL: `${env.server.url}/api/v1/openai`, apiKey: API_KEY, maxRetries: 0 });

@@ -33,7 +33,8 @@ export type TGatewayEnv = {
  * on 127.0.0.1, SEND_SMS's providers A and B on generic HTTP adapters, and the gateway server.
  * Breakers are made hard to open so one test's failures do not reroute the next.
  */
-export async function createGatewayEnv(): Promise<TGatewayEnv> {
+/** `apiKey`: the data plane's key (its own routes, e.g. GET /decisions/:id, check it); none: anonymous, as embedded. */
+export async function createGatewayEnv(opts: { apiKey?: string } = {}): Promise<TGatewayEnv> {
   const db = await createTestDatabase();
   const prisma = createPrisma(db.url);
   const kinds: Record<keyof TGatewayEnv["mocks"], TMockKind> = {
@@ -80,6 +81,7 @@ export async function createGatewayEnv(): Promise<TGatewayEnv> {
     databaseUrl: db.url,
     prisma,
     spoolDir,
+    apiKey: opts.apiKey,
     env: { ...TEST_SECRETS },
     gateway: { backoff: { baseMs: 2, capMs: 10 } },
   });
