@@ -32,6 +32,8 @@ export { parseFactorList, factorListToYaml, factorListToJson } from "./policy/co
 export type { TPolicyError, TParseResult } from "./policy/codec";
 export { checkPolicyTextBounds, MAX_POLICY_TEXT_CHARS, MAX_POLICY_NESTING, MAX_POLICY_FLOW_OPENERS } from "./policy/text-bounds";
 export { diffFactorLists } from "./policy/diff";
+export { withCatalogRequirements } from "./policy/catalog-requirements";
+export type { TRegionRequirements } from "./policy/catalog-requirements";
 export type { TPolicyChange, TPolicyDiff } from "./policy/diff";
 export { GATES, ALWAYS_ON_GATES, PIN_GATES } from "./gates/registry";
 export { contextWindowFits } from "./gates/context-window-fits";

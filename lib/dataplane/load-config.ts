@@ -1,6 +1,12 @@
-import { parseFactorList, type TCredentialStatus, type TProviderInfo, type TShadowPolicy } from "../../router-core/index";
+import {
+  parseFactorList,
+  withCatalogRequirements,
+  type TCredentialStatus,
+  type TProviderInfo,
+  type TRegionRequirements,
+  type TShadowPolicy,
+} from "../../router-core/index";
 import type { PrismaClient } from "../db/client";
-import { withCatalogRequirements, type TRegionRequirements } from "../catalog/effective-policy";
 import type { RoutingState, TActivePolicy, TOverrideRow } from "./routing-state";
 
 export type TConfigLoadResult = {

@@ -1,4 +1,4 @@
-import type { TFactorList } from "../../router-core/index";
+import type { TFactorList } from "./schema";
 
 export type TRegionRequirements = Readonly<Record<string, readonly string[]>>;
 
