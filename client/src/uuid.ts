@@ -1,29 +1,40 @@
 import { randomBytes, randomUUID } from "node:crypto";
 
-// UUIDv7 with a process-random base and a counter in the random bits (RFC 9562's "fixed-length
-// dedicated counter" method): unique within the process without drawing random bytes per id, and
-// across processes by the 62 random bits of the base. A decision's id is made on the hot path of
-// local evaluation, where randomUUID per id cost more than router-core's decide() itself.
-const base = randomBytes(8);
-const hiBase = base.readUInt32BE(0) & 0x3fffffff; // 30 bits below the variant
-let counter = base.readUInt32BE(4);
-let lastMs = -1;
-let tsHex = "";
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+const hex8 = (n: number) => HEX[n >>> 24]! + HEX[(n >>> 16) & 255]! + HEX[(n >>> 8) & 255]! + HEX[n & 255]!;
+
+/**
+ * UUIDv7 ids (RFC 9562) from a random 8-byte base: 30 bits of it below the variant, and a 32-bit
+ * counter started at the other 4 bytes in the random bits (the "fixed-length dedicated counter"
+ * method). Unique within the process without drawing random bytes per id, and across processes by
+ * the 62 random bits of the base. A decision's id is made on local evaluation's hot path, so
+ * everything but the counter's last byte is kept as a prefix string and rebuilt only when the
+ * millisecond or a higher counter byte changes: one concatenation per id.
+ */
+export function createUuidV7(base: Uint8Array): (ms: number) => string {
+  const view = new DataView(base.buffer, base.byteOffset, 8);
+  const hi = hex8((0x80000000 | (view.getUint32(0) & 0x3fffffff)) >>> 0); // variant 10 in the top bits
+  let counter = view.getUint32(4);
+  let lastMs = -1;
+  let lastHigh = -1;
+  let prefix = "";
+  return (ms) => {
+    const t = Math.floor(ms);
+    counter = (counter + 1) >>> 0;
+    const high = counter >>> 8;
+    if (t !== lastMs || high !== lastHigh) {
+      lastMs = t;
+      lastHigh = high;
+      const ts = t.toString(16).padStart(12, "0").slice(-12);
+      const c = hex8(counter);
+      // 7xxx: 12 bits from the counter's top; then variant + 30 base bits, then the 32-bit counter.
+      prefix = `${ts.slice(0, 8)}-${ts.slice(8, 12)}-7${c.slice(0, 3)}-${hi.slice(0, 4)}-${hi.slice(4, 8)}${c.slice(0, 6)}`;
+    }
+    return prefix + HEX[counter & 255]!;
+  };
+}
 
 /** A UUIDv7 (RFC 9562) of `ms`: Switchyard stores a decision at its id's time. */
-export function uuidV7At(ms: number): string {
-  const t = Math.floor(ms);
-  if (t !== lastMs) {
-    lastMs = t;
-    const h = t.toString(16).padStart(12, "0").slice(-12);
-    tsHex = `${h.slice(0, 8)}-${h.slice(8, 12)}-7`;
-  }
-  counter = (counter + 1) >>> 0;
-  const hi = (0x80000000 | hiBase) >>> 0; // variant 10 in the top bits
-  const c = counter.toString(16).padStart(8, "0");
-  const h = hi.toString(16);
-  // 7xxx: 12 bits from the counter's top; then variant + 30 base bits, then the 32-bit counter.
-  return `${tsHex}${c.slice(0, 3)}-${h.slice(0, 4)}-${h.slice(4, 8)}${c}`;
-}
+export const uuidV7At = createUuidV7(randomBytes(8));
 
 export { randomUUID };
