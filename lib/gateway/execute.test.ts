@@ -460,6 +460,14 @@ describe("nothing eligible", () => {
     expect(poll).toMatchObject({ status: "queued", position: 1 });
   });
 
+  it("answers 503 with Retry-After instead of queueing when the request says queue: false", async () => {
+    const r = await post("SEND_SMS", { region: "EU", input: { to: "1", text: "t" }, attributes: { providers: "none_of_them" }, queue: false });
+    expect(r.status).toBe(503);
+    expect(r.json.error.code).toBe("capacity_exhausted");
+    expect(r.json.jobId).toBeUndefined();
+    expect(r.headers.get("retry-after")).toMatch(/^\d+$/);
+  });
+
   it("serves the cached answer where the operation allows it", async () => {
     await env.prisma.gatewayOperation.update({ where: { operationKey: "LLM_CHAT" }, data: { cacheTtlSeconds: 60 } });
     await env.reload();

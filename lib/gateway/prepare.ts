@@ -263,7 +263,7 @@ export function degrade(
       };
     }
   }
-  if (fallback.action === "queue" && queueOwner !== null && !input.stream) {
+  if (fallback.action === "queue" && queueOwner !== null && !input.stream && input.queue) {
     const job = ctx.jobs.enqueue(operation, { operation, input }, retryAfterSeconds, queueOwner);
     if (job) {
       return {

@@ -16,6 +16,12 @@ export const ZExecuteRequest = z.strictObject({
     .describe("LLM operations: {messages: [{role, content}], system?, maxTokens?, temperature?}. Other operations: the fields the provider templates read"),
   stream: z.boolean().default(false).describe("LLM operations: answer as Server-Sent Events"),
   deadlineMs: z.number().int().min(1).max(600_000).optional().describe("Total time for every attempt; at most the operation's deadline"),
+  queue: z
+    .boolean()
+    .default(true)
+    .describe(
+      "false: never queue. When nothing is eligible and the fallback policy would queue, answer 503 with Retry-After instead of 202, for callers that retry rather than poll",
+    ),
 });
 export type TExecuteRequest = z.output<typeof ZExecuteRequest>;
 

@@ -210,21 +210,6 @@ function answerJson(res: ServerResponse, model: string, created: number, capture
     sendJson(res, 200, toCompletion(model, created, body), headers);
     return;
   }
-  if (status === 202) {
-    // OpenAI's protocol has no accepted-for-later answer: the request was queued by the fallback
-    // policy and runs later; the caller is told to retry, as OpenAI's own overload answer does.
-    sendOpenAiError(
-      res,
-      503,
-      openAiError(
-        503,
-        "queued",
-        `nothing is eligible for ${model} now; the request was queued by the operation's fallback policy (poll ${body?.pollUrl ?? "n/a"})`,
-      ),
-      { ...headers, "retry-after": String(body?.retryAfterSeconds ?? 1) },
-    );
-    return;
-  }
   const errStatus = status >= 400 ? status : 502;
   sendOpenAiError(res, errStatus, toOpenAiError(errStatus, body), headers);
 }

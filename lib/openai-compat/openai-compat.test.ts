@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createAuthenticator, setAuthenticator } from "../dataplane/authenticate";
-import { createGatewayEnv, TEST_SECRETS, type TGatewayEnv } from "../../test/support/gateway-fixtures";
+import { createGatewayEnv, setLlmPolicy, TEST_SECRETS, type TGatewayEnv } from "../../test/support/gateway-fixtures";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response shapes are asserted field by field
 type TJson = any;
@@ -152,6 +152,28 @@ describe("OpenAI-compatible endpoint with the official openai client", () => {
     expect(err.status).toBe(503);
     expect(err.error).toMatchObject({ type: "server_error", code: "all_attempts_failed" });
     expect(err.headers.get("retry-after")).toBe("1");
+  });
+
+  it("never queues: where the fallback policy would queue, answers 503 capacity_exhausted with Retry-After", async () => {
+    // The fixture's own change (breakers that never trip) is kept: setLlmPolicy replaces the document.
+    const fixture = { circuit_breaker: { consecutive_failures: 1000, min_calls: 1000 } } as const;
+    await setLlmPolicy(env.prisma, { ...fixture, fallback_policy: "use_secondary_then_queue" });
+    await env.server.dataPlane.reloadConfig();
+    try {
+      // Each call is what one retry of the official client sends; before, each one queued a job that ran later too.
+      for (let i = 0; i < 3; i++) {
+        const err = (await client.chat.completions
+          .create({ model: "LLM_CHAT@EU", messages, metadata: { providers: "none_of_them" } })
+          .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.InternalServerError>;
+        expect(err).toBeInstanceOf(OpenAI.InternalServerError);
+        expect(err.status).toBe(503);
+        expect(err.error).toMatchObject({ type: "server_error", code: "capacity_exhausted" });
+        expect(err.headers.get("retry-after")).toMatch(/^\d+$/);
+      }
+    } finally {
+      await setLlmPolicy(env.prisma, fixture);
+      await env.server.dataPlane.reloadConfig();
+    }
   });
 
   it("lists LLM operations and their regions as models, and refuses an unknown one with 404 model_not_found", async () => {

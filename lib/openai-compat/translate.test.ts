@@ -49,6 +49,7 @@ describe("request translation", () => {
           temperature: 0.5,
         },
         stream: false,
+        queue: false,
         requestId: "rid-1",
         attributes: { compliance: "gdpr" },
       },

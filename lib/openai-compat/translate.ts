@@ -64,6 +64,8 @@ export type TExecuteBody = {
   region: string;
   input: { messages: Array<{ role: "system" | "user" | "assistant"; content: string }>; maxTokens?: number; temperature?: number };
   stream: boolean;
+  /** Always false: OpenAI clients retry a 503 rather than poll, so a queued job would run twice. */
+  queue: false;
   requestId?: string;
   attributes?: Record<string, string>;
 };
@@ -95,6 +97,7 @@ export function toExecuteBody(
     region,
     input: { messages, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(req.temperature != null ? { temperature: req.temperature } : {}) },
     stream: req.stream === true,
+    queue: false,
   };
   if (requestId !== undefined) body.requestId = requestId;
   if (req.metadata && Object.keys(req.metadata).length > 0) body.attributes = req.metadata;
