@@ -25,7 +25,7 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
 /** Times each of OVERRIDES pins (in NA: EU SMS requires gdpr, which provider_C lacks), from its commit until the client's local decisions follow it, and waits for its end too. */
-async function measureOverrides(pool: pg.Pool, local: LocalRouter): Promise<number[]> {
+async function measureOverrides(pool: pg.Pool, local: LocalRouter, whilePinned: () => Promise<void> = async () => {}): Promise<number[]> {
   const propagation: number[] = [];
   for (let i = 0; i < OVERRIDES; i++) {
     const target = i % 2 === 0 ? "provider_C" : "provider_B";
@@ -51,6 +51,7 @@ async function measureOverrides(pool: pg.Pool, local: LocalRouter): Promise<numb
       await new Promise((r) => setImmediate(r));
     }
     propagation.push(performance.now() - t0);
+    if (i === OVERRIDES - 1) await whilePinned();
     await pool.query(`update override set ended_at = now() where id = $1`, [id]);
     await pool.query(`select pg_notify('switchyard_config', '{"kind":"override","operationKey":"SEND_SMS"}')`);
     const t1 = performance.now();
@@ -111,12 +112,21 @@ async function main(): Promise<void> {
       `local decide: ${rates.map((x) => Math.round(x)).join(", ")} /s; router-core alone: ${bare.map((x) => Math.round(x)).join(", ")} /s\n`,
     );
 
-    // (2) override → local decisions.
-    const propagation = await measureOverrides(pool, local);
+    // (2) override → local decisions; and what one pin costs on the wire, whole snapshot against delta.
+    const wire = async (query: string) =>
+      (await (await fetch(`${server!.url}/api/v1/routing/snapshot${query}`, { headers: { authorization: `Bearer ${API_KEY}` } })).arrayBuffer()).byteLength;
+    let wholeBytes = 0;
+    let deltaBytes = 0;
+    const propagation = await measureOverrides(pool, local, async () => {
+      // The last pin: the version before it is the one its long-poll resumed from.
+      const beforePin = versions.at(-2)!.version;
+      [wholeBytes, deltaBytes] = [await wire(""), await wire(`?since=${encodeURIComponent(beforePin)}&waitMs=0&delta=1`)];
+    });
     propagation.sort((a, b) => a - b);
     rates.sort((a, b) => a - b);
     bare.sort((a, b) => a - b);
     process.stderr.write(`override → local decisions (ms): ${propagation.map((x) => round(x)).join(", ")}\n`);
+    process.stderr.write(`snapshot answer: whole ${wholeBytes} bytes, delta ${deltaBytes} bytes\n`);
     const file = writeBenchResult({
       name: "local",
       title: "Local evaluation (client process)",
@@ -133,6 +143,8 @@ async function main(): Promise<void> {
         { label: "override → local decisions p50", value: round(quantile(propagation, 0.5)), unit: "ms" },
         { label: "override → local decisions p99", value: round(quantile(propagation, 0.99)), unit: "ms", target: "< 1000" },
         { label: "override → local decisions max", value: round(propagation.at(-1)!), unit: "ms" },
+        { label: "snapshot answer, whole", value: wholeBytes, unit: "bytes" },
+        { label: "snapshot answer, delta for one pin (one region changed)", value: deltaBytes, unit: "bytes" },
       ],
       invariants: [
         {

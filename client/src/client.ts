@@ -1,5 +1,6 @@
 import { SwitchyardError, SwitchyardUnavailableError } from "./errors.js";
 import { callJson, type THttpOptions, type TRetryInfo } from "./http.js";
+import type { TSnapshotDelta } from "./snapshot-delta.js";
 import type { TCandidate, TClientStats, TDecideRequest, TDecision, TDecisionRecord, TExecuteAnswer, TExecuteRequest, TOutcome } from "./types.js";
 import { randomUUID, uuidV7At } from "./uuid.js";
 
@@ -63,6 +64,8 @@ export type TDecisionReport = {
 
 /** GET /api/v1/routing/snapshot's answer. */
 export type TSnapshotAnswer = { version: string; at: number; snapshot: TRoutingSnapshot };
+/** Its answer with `delta=1` when Switchyard still knows the version asked from: only what changed since `base`. */
+export type TSnapshotDeltaAnswer = { version: string; at: number; base: string; delta: TSnapshotDelta };
 export type TRoutingSnapshot = {
   providers: unknown[];
   operations: Record<string, { policyVersion: string; policy: unknown; shadow: unknown; regions: Record<string, Record<string, unknown>> }>;
@@ -253,11 +256,17 @@ export class SwitchyardClient {
    * `waitMs` for a version other than `since`; null when it did not change.
    */
   async snapshot(since: string | null, waitMs: number, signal?: AbortSignal): Promise<TSnapshotAnswer | null> {
-    const query = since === null ? "" : `?since=${encodeURIComponent(since)}&waitMs=${waitMs}`;
+    return this.getSnapshot<TSnapshotAnswer>(since === null ? "" : `?since=${encodeURIComponent(since)}&waitMs=${waitMs}`, waitMs, signal);
+  }
+
+  /** As `snapshot`, but answered as a delta from `since` when Switchyard still has that version (else whole). */
+  async snapshotChanges(since: string, waitMs: number, signal?: AbortSignal): Promise<TSnapshotAnswer | TSnapshotDeltaAnswer | null> {
+    return this.getSnapshot(`?since=${encodeURIComponent(since)}&waitMs=${waitMs}&delta=1`, waitMs, signal);
+  }
+
+  private async getSnapshot<T>(query: string, waitMs: number, signal?: AbortSignal): Promise<T | null> {
     try {
-      return (
-        await callJson<TSnapshotAnswer>(this.http, "GET", `/api/v1/routing/snapshot${query}`, undefined, { timeoutMs: waitMs + this.http.timeoutMs, signal })
-      ).body;
+      return (await callJson<T>(this.http, "GET", `/api/v1/routing/snapshot${query}`, undefined, { timeoutMs: waitMs + this.http.timeoutMs, signal })).body;
     } catch (err) {
       if (err instanceof SwitchyardError && err.status === 304) return null;
       throw err;

@@ -1,5 +1,6 @@
 import type { SwitchyardClient, TRoutingSnapshot } from "./client.js";
 import { SwitchyardError } from "./errors.js";
+import { applySnapshotDelta } from "./snapshot-delta.js";
 import type { TCandidate, TDecideRequest, TDecision, TDecisionRecord } from "./types.js";
 import { randomUUID, uuidV7At } from "./uuid.js";
 
@@ -80,10 +81,21 @@ export class LocalRouter {
   }
 
   private apply(version: string, snapshot: TRoutingSnapshot): void {
+    const prev = this.snap;
     this.snap = snapshot;
     this.ver = version;
-    // New objects per version: router-core caches compiled policies and evaluations by identity.
-    this.states = new Map();
+    // router-core caches compiled policies and evaluations by object identity: a region whose
+    // state, policy and catalogue a delta left alone keeps its state object, every other gets a new one.
+    const kept = new Map<string, unknown>();
+    if (prev && prev.providers === snapshot.providers) {
+      for (const [key, state] of this.states) {
+        const [op, region] = key.split("\u001f") as [string, string];
+        const a = prev.operations[op];
+        const b = snapshot.operations[op];
+        if (a && b && a.policy === b.policy && a.shadow === b.shadow && a.regions[region] === b.regions[region]) kept.set(key, state);
+      }
+    }
+    this.states = kept;
     this.opts.onSnapshot?.(version, this.now());
   }
 
@@ -91,8 +103,10 @@ export class LocalRouter {
     const waitMs = this.opts.waitMs ?? 25_000;
     while (!this.stopped) {
       try {
-        const next = await this.opts.client.snapshot(this.ver, waitMs, this.abort.signal);
-        if (next && !this.stopped) this.apply(next.version, next.snapshot);
+        const next = this.ver === null ? await this.opts.client.snapshot(null, 0) : await this.opts.client.snapshotChanges(this.ver, waitMs, this.abort.signal);
+        if (!next || this.stopped) continue;
+        if ("snapshot" in next) this.apply(next.version, next.snapshot);
+        else if (this.snap && next.base === this.ver) this.apply(next.version, applySnapshotDelta(this.snap, next.delta));
       } catch {
         if (this.stopped) return;
         await new Promise((r) => setTimeout(r, this.opts.retryMs ?? 1_000).unref());

@@ -8,6 +8,7 @@ import { createFastPath } from "../router";
 import { createRoutingState } from "../routing-state";
 import { serverTimeoutsFromEnv } from "../server-timeouts";
 import { createSnapshotFeed } from "./feed";
+import { applySnapshotDelta } from "../../../client/src/snapshot-delta";
 
 function policy(): TFactorList {
   const r = parseFactorList(demoSmsPolicyYaml());
@@ -19,6 +20,7 @@ const provider = (key: string): TProviderInfo => ({ key, regions: ["EU"], compli
 const state = createRoutingState({ now: Date.now });
 state.setProviders([provider("provider_A"), provider("provider_B")]);
 state.setPolicy("SEND_SMS", { policy: policy(), version: "v1", shadow: null });
+state.setPolicy("SEND_OTP", { policy: { ...policy(), operation: "SEND_OTP" }, version: "v7", shadow: null });
 const feed = createSnapshotFeed({ state, intervalMs: 20 });
 let server: http.Server;
 let base: string;
@@ -72,6 +74,40 @@ describe("GET /api/v1/routing/snapshot", () => {
     const v = (await get()).version!;
     expect(await get(`?since=${v}&waitMs=10500`)).toMatchObject({ status: 304, version: v });
   }, 30_000);
+
+  it("with delta=1 answers only what changed since a version it still has, and the whole snapshot otherwise", async () => {
+    const before = await get();
+    state.setOverrides([{ kind: "provider_kill", operation: "SEND_SMS", region: "EU", provider: "provider_A", reason: "delta test", expiresAt: null }]);
+    let after = await get(`?since=${before.version}&waitMs=20000&delta=1`);
+    expect(after.status).toBe(200);
+    expect(after.json).toMatchObject({ base: before.version, version: after.version });
+    expect(after.json.snapshot).toBeUndefined();
+    // Only the changed region travels: not SEND_OTP, not SEND_SMS's head, not the catalogue.
+    expect(Object.keys(after.json.delta.operations)).toEqual(["SEND_SMS"]);
+    expect(after.json.delta.operations.SEND_SMS.head).toBeUndefined();
+    expect(Object.keys(after.json.delta.operations.SEND_SMS.regions)).toEqual(["EU"]);
+    expect(after.json.delta.providers).toBeUndefined();
+    const whole = await get();
+    expect(whole.version).toBe(after.version);
+    expect(applySnapshotDelta(before.json.snapshot, after.json.delta)).toEqual(whole.json.snapshot);
+
+    state.setPolicy("SEND_OTP", { policy: { ...policy(), operation: "SEND_OTP" }, version: "v8", shadow: null });
+    state.setProviders([provider("provider_A"), provider("provider_B"), provider("provider_C")]);
+    after = await get(`?since=${whole.version}&waitMs=20000&delta=1`);
+    expect(after.json.delta.operations.SEND_OTP.head.policyVersion).toBe("v8");
+    expect(after.json.delta.providers.map((p: TProviderInfo) => p.key)).toEqual(["provider_A", "provider_B", "provider_C"]);
+    // Both changes were made before the feed's next tick: one version.
+    const current = await get();
+    expect(current.version).toBe(after.version);
+    expect(applySnapshotDelta(whole.json.snapshot, after.json.delta)).toEqual(current.json.snapshot);
+
+    // A version it no longer has, or never had: the whole snapshot.
+    const foreign = await get(`?since=other.1&waitMs=0&delta=1`);
+    expect(foreign.json.snapshot).toBeDefined();
+    expect(foreign.json.delta).toBeUndefined();
+    state.setOverrides([]);
+    await get(`?since=${current.version}&waitMs=20000`);
+  });
 
   it("refuses a waitMs it will not honour", async () => {
     expect((await get("?since=x&waitMs=60000")).status).toBe(400);

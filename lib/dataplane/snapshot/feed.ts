@@ -5,6 +5,7 @@ import { HttpError, sendJson } from "../http";
 import { registerEndpoint, ZErrorBody } from "../openapi";
 import type { TRoute } from "../router";
 import type { RoutingState } from "../routing-state";
+import { diffSnapshots, snapshotParts, type TSnapshotParts } from "./delta";
 
 /** What a client needs to run router-core's decide() itself, per operation and region. */
 export type TRoutingSnapshot = {
@@ -32,6 +33,8 @@ export type TSnapshotFeedOptions = {
 };
 
 const MAX_WAIT_MS = 30_000;
+/** Versions kept to answer deltas from; a client further behind gets the whole snapshot. */
+const HISTORY = 32;
 
 registerEndpoint({
   method: "get",
@@ -41,7 +44,9 @@ registerEndpoint({
     "Versioned. Without `since`, or with a version other than the current one, answers the current snapshot at once. " +
     "With the current version and `waitMs` (long-poll, at most 30000), waits until the state changes and answers the new " +
     "one, or 304 when nothing changed in that time; resume by sending the last version seen. The version is opaque and " +
-    "per instance (a restart or another instance answers the whole snapshot). Changes are noticed within 100 ms of reaching this instance.",
+    "per instance (a restart or another instance answers the whole snapshot). Changes are noticed within 100 ms of reaching this instance. " +
+    "With `delta=1` and a `since` among the last 32 versions, answers only what changed: {version, at, base, delta: {providers?, dbAvailable?, " +
+    "operations: {OP: null | {head?: {policyVersion, policy, shadow}, regions: {R: state | null}}}}} (null removes); otherwise the whole snapshot.",
   tags: ["decisions"],
   responses: {
     200: {
@@ -94,16 +99,23 @@ export function createSnapshotFeed(opts: TSnapshotFeedOptions) {
   let text = "";
   let version = "";
   let at = 0;
+  const history = new Map<string, TSnapshotParts>();
+  // Delta answers for unrestricted callers, by base version: every client on one base gets the same text.
+  const deltaText = new Map<string, string>();
   let lastAsked = 0;
   let timer: NodeJS.Timeout | null = null;
   const waiters = new Set<() => void>();
 
   function refresh(): void {
-    const next = JSON.stringify(buildSnapshot(opts.state));
+    const snapshot = buildSnapshot(opts.state);
+    const next = JSON.stringify(snapshot);
     if (next === text) return;
     text = next;
     version = `${epoch}.${++seq}`;
     at = now();
+    history.set(version, snapshotParts(snapshot));
+    if (history.size > HISTORY) history.delete(history.keys().next().value!);
+    deltaText.clear();
     for (const w of [...waiters]) w();
   }
 
@@ -122,10 +134,22 @@ export function createSnapshotFeed(opts: TSnapshotFeedOptions) {
     timer.unref();
   }
 
-  function answer(res: ServerResponse, principal: TPrincipal): void {
+  function deltaFrom(since: string, restricted: boolean, allowed: (op: string) => boolean): string {
+    const cached = restricted ? undefined : deltaText.get(since);
+    if (cached !== undefined) return cached;
+    const body = JSON.stringify(diffSnapshots(history.get(since)!, history.get(version)!, allowed));
+    if (!restricted) deltaText.set(since, body);
+    return body;
+  }
+
+  function answer(res: ServerResponse, principal: TPrincipal, since: string | null, delta: boolean): void {
     const restricted = principal.kind === "api_key" && principal.operationKeys.length > 0;
-    const body = restricted ? JSON.stringify(buildSnapshot(opts.state, (op) => operationDenied(principal, op) === null)) : text;
-    const payload = `{"version":${JSON.stringify(version)},"at":${at},"snapshot":${body}}`;
+    const allowed = (op: string) => operationDenied(principal, op) === null;
+    const head = `{"version":${JSON.stringify(version)},"at":${at}`;
+    const payload =
+      delta && since !== null && history.has(since)
+        ? `${head},"base":${JSON.stringify(since)},"delta":${deltaFrom(since, restricted, allowed)}}`
+        : `${head},"snapshot":${restricted ? JSON.stringify(buildSnapshot(opts.state, allowed)) : text}}`;
     res.writeHead(200, {
       "content-type": "application/json; charset=utf-8",
       "content-length": Buffer.byteLength(payload),
@@ -143,13 +167,14 @@ export function createSnapshotFeed(opts: TSnapshotFeedOptions) {
     }
     const query = new URL(req.url ?? "/", "http://localhost").searchParams;
     const since = query.get("since");
+    const delta = query.get("delta") === "1";
     const rawWait = query.get("waitMs") ?? "0";
     const waitMs = Number(rawWait);
     if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_WAIT_MS)
       throw new HttpError(400, "malformed", `waitMs must be an integer from 0 to ${MAX_WAIT_MS}`, "waitMs");
     ensureRunning();
     if (since !== version || waitMs === 0) {
-      answer(res, auth.principal);
+      answer(res, auth.principal, since, delta);
       return;
     }
     await new Promise<void>((resolve) => {
@@ -168,7 +193,7 @@ export function createSnapshotFeed(opts: TSnapshotFeedOptions) {
       res.end();
       return;
     }
-    answer(res, auth.principal);
+    answer(res, auth.principal, since, delta);
   }
 
   const routes: TRoute[] = [{ method: "GET", path: "/api/v1/routing/snapshot", handler }];
