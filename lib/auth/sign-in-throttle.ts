@@ -1,11 +1,15 @@
 import { isIPv6 } from "node:net";
 import { ControlPlaneError } from "../errors/api-errors";
 import { processSlot } from "../runtime/process-slots";
+import type { PrismaClient } from "../db/client";
+import { createSharedBackoff, type TSharedBackoff, type TSharedBackoffView } from "./shared-sign-in-backoff";
 
 /**
  * Growing delays after failed sign-ins, per client address and per account (lib/auth/README.md,
  * "Sign-in throttle"). Checked before any database read or argon2 run, so a refused attempt
- * costs microseconds. State is per process (see the README for why and for its limits).
+ * costs microseconds. Attempts that pass also consult the counts every instance shares in
+ * Postgres (shared-sign-in-backoff.ts), so N instances do not give N times the attempts
+ * (lib/controlplane/README.md, "Sign-in throttle").
  */
 export type TBackoff = {
   /** Failures allowed before the first delay. */
@@ -139,6 +143,11 @@ class KnownAddresses {
 export type TThrottleNote = { refusedWhileThrottled?: number; blockedForSeconds?: number };
 
 export type TSignInAttempt = {
+  /**
+   * Asks the counts every instance shares (when the throttle has them): refuses with 429 like
+   * begin() when the cluster's failures impose a wait this process had not seen.
+   */
+  confirm(): Promise<void>;
   /** Right password: the account starts over, the address gets its attempt back. */
   succeeded(): TThrottleNote;
   failed(): TThrottleNote;
@@ -146,7 +155,22 @@ export type TSignInAttempt = {
   abandoned(): void;
 };
 
-export type TSignInThrottle = { begin(account: string, address: string | null): TSignInAttempt };
+export type TSignInThrottle = {
+  begin(account: string, address: string | null): TSignInAttempt;
+  /** Waits for the shared writes started so far (tests, shutdown). */
+  settled(): Promise<void>;
+};
+
+/** The wait a shared count imposes now, under a policy; 0 once the key was quiet past its forget period. */
+function sharedWait(policy: TBackoff, entry: TSharedBackoffView["address"], now: number): number {
+  if (!entry || now - entry.lastAt > policy.forgetMs) return 0;
+  return Math.max(0, entry.lastAt + backoffMs(policy, entry.failures) - now);
+}
+
+function refusal(waitMs: number): ControlPlaneError {
+  const seconds = Math.ceil(waitMs / 1000);
+  return new ControlPlaneError(429, "throttled", `too many failed sign-ins; try again in ${seconds} s`, [], seconds);
+}
 
 /**
  * An IPv6 client usually holds a whole /64, so that is one address here; an IPv4-mapped
@@ -167,60 +191,101 @@ export function addressKey(ip: string | null): string {
     .join(":")}::/64`;
 }
 
-export function createSignInThrottle(opts: { address?: TBackoff; account?: TBackoff; now?: () => number } = {}): TSignInThrottle {
-  const addresses = new KeyedBackoff(opts.address ?? ADDRESS_BACKOFF);
-  const accounts = new KeyedBackoff(opts.account ?? ACCOUNT_BACKOFF);
+export type TSignInThrottleOptions = { address?: TBackoff; account?: TBackoff; now?: () => number; shared?: TSharedBackoff };
+
+export function createSignInThrottle(opts: TSignInThrottleOptions = {}): TSignInThrottle {
+  const policies = { address: opts.address ?? ADDRESS_BACKOFF, account: opts.account ?? ACCOUNT_BACKOFF };
+  const addresses = new KeyedBackoff(policies.address);
+  const accounts = new KeyedBackoff(policies.account);
   const known = new KnownAddresses();
   const now = opts.now ?? Date.now;
+  const writes = new Set<Promise<void>>();
+  const track = (p: Promise<void>) => {
+    writes.add(p);
+    void p.finally(() => writes.delete(p));
+  };
+
+  /** Counts a refusal against the key that blocked, so the audit's counts add up. */
+  function refuse(account: string, address: string, t: number, addressWait: number, accountWait: number): never {
+    if (addressWait >= accountWait) addresses.refuse(address, t);
+    else accounts.refuse(account, t);
+    throw refusal(Math.max(addressWait, accountWait));
+  }
+
+  function begin(accountRaw: string, ip: string | null): TSignInAttempt {
+    const account = accountRaw.trim().toLowerCase();
+    const address = addressKey(ip);
+    const t = now();
+    const addressWait = addresses.waitMs(address, t);
+    const accountWait = known.has(account, address, t) ? 0 : accounts.waitMs(account, t);
+    if (addressWait > 0 || accountWait > 0) refuse(account, address, t, addressWait, accountWait);
+    const [addressBefore, accountBefore] = [addresses.start(address, t), accounts.start(account, t)];
+    let open = true;
+    const refused = () => {
+      const n = addresses.takeRefused(address) + accounts.takeRefused(account);
+      return n > 0 ? { refusedWhileThrottled: n } : {};
+    };
+    const abandoned = () => {
+      if (!open) return;
+      open = false;
+      addresses.undo(address, t, addressBefore);
+      accounts.undo(account, t, accountBefore);
+    };
+    return {
+      async confirm() {
+        if (!opts.shared || !open) return;
+        const view = await opts.shared.view(account, address, t);
+        if (!view) return;
+        const sharedAddress = sharedWait(policies.address, view.address, t);
+        const sharedAccount = view.known || known.has(account, address, t) ? 0 : sharedWait(policies.account, view.account, t);
+        if (sharedAddress === 0 && sharedAccount === 0) return;
+        abandoned();
+        refuse(account, address, t, sharedAddress, sharedAccount);
+      },
+      succeeded() {
+        if (!open) return {};
+        open = false;
+        addresses.undo(address, t, addressBefore);
+        const note = refused();
+        accounts.reset(account);
+        known.add(account, address, now());
+        if (opts.shared) track(opts.shared.succeeded(account, address, now()));
+        return note;
+      },
+      failed() {
+        if (!open) return {};
+        open = false;
+        const blocked = Math.max(addresses.fail(address), accounts.fail(account));
+        if (opts.shared) track(opts.shared.failed(account, address, t, { address: policies.address.forgetMs, account: policies.account.forgetMs }));
+        return { ...refused(), ...(blocked > 0 ? { blockedForSeconds: Math.ceil(blocked / 1000) } : {}) };
+      },
+      abandoned,
+    };
+  }
+
   return {
-    begin(accountRaw, ip) {
-      const account = accountRaw.trim().toLowerCase();
-      const address = addressKey(ip);
-      const t = now();
-      const addressWait = addresses.waitMs(address, t);
-      const accountWait = known.has(account, address, t) ? 0 : accounts.waitMs(account, t);
-      const wait = Math.max(addressWait, accountWait);
-      if (wait > 0) {
-        // Counted once, against the key that blocked, so the audit's counts add up.
-        if (addressWait >= accountWait) addresses.refuse(address, t);
-        else accounts.refuse(account, t);
-        const seconds = Math.ceil(wait / 1000);
-        throw new ControlPlaneError(429, "throttled", `too many failed sign-ins; try again in ${seconds} s`, [], seconds);
-      }
-      const [addressBefore, accountBefore] = [addresses.start(address, t), accounts.start(account, t)];
-      let open = true;
-      const refused = () => {
-        const n = addresses.takeRefused(address) + accounts.takeRefused(account);
-        return n > 0 ? { refusedWhileThrottled: n } : {};
-      };
-      return {
-        succeeded() {
-          if (!open) return {};
-          open = false;
-          addresses.undo(address, t, addressBefore);
-          const note = refused();
-          accounts.reset(account);
-          known.add(account, address, now());
-          return note;
-        },
-        failed() {
-          if (!open) return {};
-          open = false;
-          const blocked = Math.max(addresses.fail(address), accounts.fail(account));
-          return { ...refused(), ...(blocked > 0 ? { blockedForSeconds: Math.ceil(blocked / 1000) } : {}) };
-        },
-        abandoned() {
-          if (!open) return;
-          open = false;
-          addresses.undo(address, t, addressBefore);
-          accounts.undo(account, t, accountBefore);
-        },
-      };
+    begin,
+    async settled() {
+      await Promise.all([...writes]);
     },
   };
 }
 
-/** One throttle per process: Next may load this module more than once (route handlers, actions), so it lives in a process slot. */
-export function signInThrottle(): TSignInThrottle {
-  return processSlot("signInThrottle", createSignInThrottle);
+/**
+ * One throttle per process, sharing its counts through `prisma`'s database: Next may load this
+ * module more than once (route handlers, actions), so it lives in a process slot.
+ */
+export function signInThrottle(prisma: PrismaClient): TSignInThrottle {
+  return processSlot("signInThrottle", () => {
+    // Once a minute at most: an unreachable database must not turn a sign-in flood into a log flood.
+    let warnedAt = -Infinity;
+    const warn = (err: unknown) => {
+      if (Date.now() - warnedAt < 60_000) return;
+      warnedAt = Date.now();
+      console.warn(
+        `sign-in throttle: shared counts unavailable, this instance's own apply (${err instanceof Error ? err.message.split("\n").at(-1) : String(err)})`,
+      );
+    };
+    return createSignInThrottle({ shared: createSharedBackoff(prisma, warn) });
+  });
 }

@@ -72,6 +72,7 @@ async function startSession(
 async function throttled(throttle: TSignInThrottle, account: string, meta: TMeta, run: (attempt: TSignInAttempt) => Promise<TSignIn>): Promise<TSignIn> {
   const attempt = throttle.begin(account, meta.ip ?? null);
   try {
+    await attempt.confirm();
     return await run(attempt);
   } catch (err) {
     attempt.abandoned();
@@ -89,7 +90,7 @@ export async function signInWithPassword(
   email: string,
   password: string,
   meta: TMeta = {},
-  throttle = signInThrottle(),
+  throttle = signInThrottle(prisma),
 ): Promise<TSignIn> {
   const normalised = email.trim().toLowerCase();
   return throttled(throttle, normalised, meta, async (attempt) => {
@@ -115,7 +116,7 @@ export async function signInWithPassword(
 }
 
 /** One-click sign-in as a passwordless demo user, refused outside demo mode (and throttled like a password, since a refusal is audited). */
-export async function signInAsDemoUser(prisma: PrismaClient, email: string, meta: TMeta = {}, throttle = signInThrottle()): Promise<TSignIn> {
+export async function signInAsDemoUser(prisma: PrismaClient, email: string, meta: TMeta = {}, throttle = signInThrottle(prisma)): Promise<TSignIn> {
   return throttled(throttle, email, meta, async (attempt) => {
     if (!isDemoMode()) {
       await recordFailure(prisma, email, null, "not_demo_mode", "demo", meta, attempt.failed());
