@@ -5,11 +5,11 @@ import type { PrismaClient } from "../db/client";
 import { createSharedBackoff, type TSharedBackoff, type TSharedBackoffView } from "./shared-sign-in-backoff";
 
 /**
- * Growing delays after failed sign-ins, per client address and per account (lib/auth/README.md,
- * "Sign-in throttle"). Checked before any database read or argon2 run, so a refused attempt
- * costs microseconds. Attempts that pass also consult the counts every instance shares in
- * Postgres (shared-sign-in-backoff.ts), so N instances do not give N times the attempts
- * (lib/controlplane/README.md, "Sign-in throttle").
+ * Growing delays after failed sign-ins, per client address and per account
+ * (lib/controlplane/README.md, "Sign-in throttle"). Checked before any database read or argon2
+ * run, so a refused attempt costs microseconds. Attempts that pass also consult the counts every
+ * instance shares in Postgres (shared-sign-in-backoff.ts), so N instances do not give N times
+ * the attempts.
  */
 export type TBackoff = {
   /** Failures allowed before the first delay. */
