@@ -51,6 +51,8 @@ async function main(): Promise<void> {
     console.log(`success: recorded ${pct(report.actualSuccessRate)}, projected with the draft ${pct(report.projectedSuccessRate)}`);
     console.log("provider   recorded share   projected share");
     for (const p of report.providers) console.log(`${p.provider.padEnd(10)} ${pct(p.actualShare).padStart(14)}   ${pct(p.projectedShare).padStart(15)}`);
+    const c = report.coverage;
+    console.log(`coverage: ${c.recordedMinutes} min with recorded decisions of the ${c.askedMinutes} min asked`);
     for (const a of report.assumed) console.log(`note: ${a.provider} in ${a.region} had no recorded traffic for ${a.minutes} min; assumed healthy there`);
   } finally {
     await pool.end();

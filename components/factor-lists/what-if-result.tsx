@@ -3,6 +3,7 @@
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { TWhatIfView } from "@/lib/console/evaluation-types";
 import { pct, providerColor, utc, utcShort } from "../format";
+import { WhatIfCompliance, WhatIfCoverage } from "./what-if-compliance";
 
 const CHART_HEIGHT = 220;
 
@@ -79,6 +80,7 @@ export function WhatIfResult({ result }: { result: TWhatIfResult }) {
           <span className="mono">{utc(result.from)}</span> – <span className="mono">{utc(result.to)}</span> · {result.requests.toLocaleString("en-US")} recorded
           decisions
         </p>
+        <WhatIfCoverage coverage={result.coverage} />
         <table className="dense" data-testid="what-if-table">
           <thead>
             <tr>
@@ -119,6 +121,7 @@ export function WhatIfResult({ result }: { result: TWhatIfResult }) {
           Recorded per-minute outcomes of each provider and region drive the simulated providers; the recorded request counts are the traffic. Solid lines: what
           happened; dashed: this version.
         </p>
+        <WhatIfCompliance compliance={result.compliance} />
         {result.assumed.length > 0 ? (
           <p className="text-xs" style={{ color: "var(--warn)" }}>
             Assumed healthy where nothing was recorded: {result.assumed.map((a) => `${a.provider} in ${a.region} (${a.minutes} min)`).join(", ")}.
