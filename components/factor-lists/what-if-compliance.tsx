@@ -1,5 +1,5 @@
 import type { TWhatIfView } from "@/lib/console/evaluation-types";
-import { durationText } from "./number-text";
+import { durationText } from "@/router-core/policy/number-text";
 
 type TWhatIfResult = NonNullable<TWhatIfView["result"]>;
 
