@@ -4,10 +4,11 @@ import { durationText } from "@/router-core/policy/number-text";
 type TWhatIfResult = NonNullable<TWhatIfView["result"]>;
 
 /** "covers 25 min of the 3 h asked": a what-if over little recorded traffic must not read as a full one. */
-export function WhatIfCoverage({ coverage }: { coverage: TWhatIfResult["coverage"] }) {
+export function WhatIfCoverage({ result }: { result: Pick<TWhatIfResult, "coverage" | "from" | "to"> }) {
+  const { coverage } = result;
   const full = coverage.recordedMinutes >= coverage.askedMinutes;
   return (
-    <p className="text-xs" data-testid="what-if-coverage" style={full ? undefined : { color: "var(--warn)" }}>
+    <p className="text-xs" data-testid="what-if-coverage" data-from={result.from} data-to={result.to} style={full ? undefined : { color: "var(--warn)" }}>
       {coverage.recordedMinutes === 0
         ? `No recorded decisions in the ${durationText(coverage.askedMinutes)} asked.`
         : `Covers ${durationText(coverage.recordedMinutes)} of the ${durationText(coverage.askedMinutes)} asked${full ? "" : " (minutes with recorded decisions)"}.`}

@@ -80,7 +80,7 @@ export function WhatIfResult({ result }: { result: TWhatIfResult }) {
           <span className="mono">{utc(result.from)}</span> – <span className="mono">{utc(result.to)}</span> · {result.requests.toLocaleString("en-US")} recorded
           decisions
         </p>
-        <WhatIfCoverage coverage={result.coverage} />
+        <WhatIfCoverage result={result} />
         <table className="dense" data-testid="what-if-table">
           <thead>
             <tr>
