@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import pg from "pg";
 import { ensureAccounts, signIn } from "./support/accounts";
 
@@ -15,6 +15,8 @@ const OPERATION = "SEND_SMS";
 const RECORDED_MINUTES = 25;
 const PER_MINUTE = { EU: 40, NA: 20 } as const;
 
+const auth: Record<string, string> = process.env.SWITCHYARD_API_KEY ? { authorization: `Bearer ${process.env.SWITCHYARD_API_KEY}` } : {};
+
 let pool: pg.Pool;
 
 test.beforeAll(async ({ request }) => {
@@ -28,17 +30,34 @@ test.afterAll(async () => {
   await pool?.end();
 });
 
-/** Recorded traffic: decisions (all on provider_A, as the active policy routed them) and the buckets of how each provider behaved. */
-async function recordTraffic() {
+/**
+ * A real decision of the region (through the data plane), copied into the past as the recorded
+ * traffic: every console page reading these rows (decision detail) sees a whole record.
+ */
+async function templateDecision(request: APIRequestContext, region: string): Promise<string> {
+  const requestId = `e2e-wic-template-${region}-${Date.now()}`;
+  const res = await request.post("/api/v1/decide", { headers: auth, data: { operation: OPERATION, region, requestId } });
+  expect(res.ok()).toBe(true);
+  await expect.poll(async () => dbCount(`SELECT count(*)::text AS n FROM decision WHERE request_id = $1`, [requestId])).toBe(1);
+  return requestId;
+}
+
+/** Recorded traffic: decisions as the active policy routed them, and the buckets of how each provider behaved. */
+async function recordTraffic(request: APIRequestContext) {
+  const { rows } = await pool.query<{ column_name: string }>(
+    `SELECT column_name FROM information_schema.columns WHERE table_name = 'decision' AND table_schema = current_schema() AND column_name NOT IN ('id', 'created_at', 'request_id')`,
+  );
+  const copied = rows.map((r) => pg.escapeIdentifier(r.column_name)).join(", ");
+  const templates = { EU: await templateDecision(request, "EU"), NA: await templateDecision(request, "NA") };
   const end = Math.floor(Date.now() / 300_000) * 300_000 - 60_000;
   for (let i = 0; i < RECORDED_MINUTES; i++) {
     const at = new Date(end - (RECORDED_MINUTES - 1 - i) * 60_000);
     for (const [region, n] of Object.entries(PER_MINUTE)) {
       await pool.query(
-        `INSERT INTO decision (id, created_at, operation, region, request_id, selected_provider, reason_code, stale, record, durability, instance_id)
-         SELECT gen_random_uuid(), $1::timestamptz + (g * interval '1 second'), $2, $3, 'e2e-wic-' || $4 || '-' || $3 || '-' || g, 'provider_A', 'selected', false, '{}', 'sync', 'e2e'
-           FROM generate_series(1, $5) g`,
-        [at, OPERATION, region, i, n],
+        `INSERT INTO decision (id, created_at, request_id, ${copied})
+         SELECT gen_random_uuid(), $1::timestamptz + (g * interval '1 second'), 'e2e-wic-' || $2 || '-' || $3 || '-' || g, ${copied}
+           FROM generate_series(1, $4) g, (SELECT * FROM decision WHERE request_id = $5) t`,
+        [at, i, region, n, templates[region as keyof typeof templates]],
       );
     }
     const aFails = i >= 8 && i < 18;
@@ -101,9 +120,10 @@ test("broken YAML shows its line and column and the line is marked in the editor
 
 test("a draft without the compliance gate: the what-if counts decisions that break the active rules, per region and provider, and states coverage", async ({
   page,
+  request,
 }) => {
   test.setTimeout(240_000);
-  await recordTraffic();
+  await recordTraffic(request);
   await openNewDraft(page);
   const editor = page.getByTestId("yaml-editor");
   await editor.fill((await editor.inputValue()).replace("  - compliance_allowed\n", ""));
@@ -149,7 +169,7 @@ test("a draft without the compliance gate: the what-if counts decisions that bre
   expect(ofRegion).toBe(euRecorded);
   expect(replayed).toBeGreaterThan(0);
   expect(replayed).toBeLessThanOrEqual(euRecorded);
-  // The active policy never sent an EU SMS to provider_C: the exposure is the draft's.
+  // The active policy never sent an EU SMS to provider_C (the compliance gate refuses it): the exposure is the draft's.
   expect(
     await dbCount(
       `SELECT count(*)::text AS n FROM decision WHERE operation = $1 AND region = 'EU' AND selected_provider = 'provider_C' AND created_at >= $2 AND created_at < $3`,

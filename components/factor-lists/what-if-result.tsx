@@ -7,6 +7,12 @@ import { WhatIfCompliance, WhatIfCoverage } from "./what-if-compliance";
 
 const CHART_HEIGHT = 220;
 
+/** A share difference in percentage points, signed; a difference that rounds to zero reads "0.0", never "-0.0". */
+function pts(d: number, digits: number): string {
+  const t = (d * 100).toFixed(digits);
+  return Number(t) === 0 ? `${(0).toFixed(digits)} pts` : `${d > 0 ? "+" : ""}${t} pts`;
+}
+
 type TWhatIfResult = NonNullable<TWhatIfView["result"]>;
 
 function WhatIfChart({ result }: { result: TWhatIfResult }) {
@@ -99,8 +105,7 @@ export function WhatIfResult({ result }: { result: TWhatIfResult }) {
                   <td className="mono">{pct(p.actualShare)}</td>
                   <td className="mono">{pct(p.projectedShare)}</td>
                   <td className="mono" style={{ color: Math.abs(d) >= 0.05 ? "var(--warn)" : "var(--muted)" }}>
-                    {d >= 0 ? "+" : ""}
-                    {(d * 100).toFixed(1)} pts
+                    {pts(d, 1)}
                   </td>
                 </tr>
               );
@@ -109,11 +114,7 @@ export function WhatIfResult({ result }: { result: TWhatIfResult }) {
               <td>Success</td>
               <td className="mono">{pct(result.actualSuccessRate, 2)}</td>
               <td className="mono">{pct(result.projectedSuccessRate, 2)}</td>
-              <td className="mono muted">
-                {result.actualSuccessRate === null
-                  ? "–"
-                  : `${result.projectedSuccessRate >= result.actualSuccessRate ? "+" : ""}${((result.projectedSuccessRate - result.actualSuccessRate) * 100).toFixed(2)} pts`}
-              </td>
+              <td className="mono muted">{result.actualSuccessRate === null ? "–" : pts(result.projectedSuccessRate - result.actualSuccessRate, 2)}</td>
             </tr>
           </tbody>
         </table>
