@@ -3,6 +3,7 @@
 import { useId, useState } from "react";
 import { parseFactorList, type TFactorList } from "@/router-core/index";
 import { numberOrText, type TYamlPath } from "@/lib/console/factor-list-yaml-edit";
+import { numberText, valueText } from "@/router-core/policy/number-text";
 
 /** The form view's building blocks: field errors by path, number, select and weight inputs, sections. */
 
@@ -68,7 +69,7 @@ export function NumberField({
 }) {
   const id = useId();
   const [editing, setEditing] = useState<string | null>(null);
-  const shown = editing ?? (value === undefined ? "" : String(value));
+  const shown = editing ?? valueText(value);
   const own = errorsAt(errors, path);
   return (
     <label className="grid grid-cols-[220px_120px_1fr] items-center gap-2 text-xs">
@@ -79,7 +80,7 @@ export function NumberField({
         className="field mono"
         inputMode="decimal"
         value={shown}
-        placeholder={fallback === undefined ? "none" : `${fallback} (default)`}
+        placeholder={fallback === undefined ? "none" : `${numberText(fallback)} (default)`}
         aria-invalid={own.length > 0}
         aria-describedby={own.length > 0 ? `${id}-e` : undefined}
         onFocus={() => setEditing(shown)}
@@ -152,7 +153,7 @@ export function Section({ title, children, note }: { title: string; children: Re
 
 export function WeightInput({ value, onSet, invalid, testId }: { value: unknown; onSet: (w: unknown) => void; invalid: boolean; testId: string }) {
   const [editing, setEditing] = useState<string | null>(null);
-  const shown = editing ?? (value === undefined ? "" : String(value));
+  const shown = editing ?? valueText(value);
   return (
     <input
       className="field mono w-20"

@@ -3,6 +3,7 @@
 import { FALLBACK_POLICY_NAMES, GATE_NAMES, SCORE_DIRECTIONS, SCORE_NAMES, STALE_POLICIES, STRATEGY_NAMES } from "@/router-core/index";
 import type { TYamlPath } from "@/lib/console/factor-list-yaml-edit";
 import { DEFAULTS, FieldErrors, NumberField, Section, SelectField, WEIGHT_TOLERANCE, WeightInput, errorsAt, get, type TError } from "./form-fields";
+import { numberText } from "@/router-core/policy/number-text";
 
 /** What every section of the form needs: the parsed YAML, its errors, and how to write a field back. */
 export type TFormContext = {
@@ -140,12 +141,12 @@ export function ScoresSection({ ctx }: { ctx: TFormContext }) {
         </tbody>
       </table>
       <p className="text-xs" role="status" aria-live="polite" data-testid="weight-sum" data-ok={sumOk} style={{ color: sumOk ? "var(--ok)" : "var(--bad)" }}>
-        Σ weights = <span className="mono">{Number(sum.toFixed(10))}</span>
+        Σ weights = <span className="mono">{numberText(sum)}</span>
         {sumOk
           ? " ✓"
           : nonNumeric.length > 0
             ? ` · not a number: ${nonNumeric.join(", ")}`
-            : ` · must be 1 (${sum > 1 ? "remove" : "add"} ${Number(Math.abs(1 - sum).toFixed(10))})`}
+            : ` · must be 1 (${sum > 1 ? "remove" : "add"} ${numberText(Math.abs(1 - sum))})`}
         {scoreErrors.length > 0 ? <span> · {scoreErrors.map((e) => e.message).join("; ")}</span> : null}
       </p>
     </Section>

@@ -3,8 +3,15 @@
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { TWhatIfView } from "@/lib/console/evaluation-types";
 import { pct, providerColor, utc, utcShort } from "../format";
+import { WhatIfCompliance, WhatIfCoverage } from "./what-if-compliance";
 
 const CHART_HEIGHT = 220;
+
+/** A share difference in percentage points, signed; a difference that rounds to zero reads "0.0", never "-0.0". */
+function pts(d: number, digits: number): string {
+  const t = (d * 100).toFixed(digits);
+  return Number(t) === 0 ? `${(0).toFixed(digits)} pts` : `${d > 0 ? "+" : ""}${t} pts`;
+}
 
 type TWhatIfResult = NonNullable<TWhatIfView["result"]>;
 
@@ -79,6 +86,7 @@ export function WhatIfResult({ result }: { result: TWhatIfResult }) {
           <span className="mono">{utc(result.from)}</span> – <span className="mono">{utc(result.to)}</span> · {result.requests.toLocaleString("en-US")} recorded
           decisions
         </p>
+        <WhatIfCoverage result={result} />
         <table className="dense" data-testid="what-if-table">
           <thead>
             <tr>
@@ -97,8 +105,7 @@ export function WhatIfResult({ result }: { result: TWhatIfResult }) {
                   <td className="mono">{pct(p.actualShare)}</td>
                   <td className="mono">{pct(p.projectedShare)}</td>
                   <td className="mono" style={{ color: Math.abs(d) >= 0.05 ? "var(--warn)" : "var(--muted)" }}>
-                    {d >= 0 ? "+" : ""}
-                    {(d * 100).toFixed(1)} pts
+                    {pts(d, 1)}
                   </td>
                 </tr>
               );
@@ -107,11 +114,7 @@ export function WhatIfResult({ result }: { result: TWhatIfResult }) {
               <td>Success</td>
               <td className="mono">{pct(result.actualSuccessRate, 2)}</td>
               <td className="mono">{pct(result.projectedSuccessRate, 2)}</td>
-              <td className="mono muted">
-                {result.actualSuccessRate === null
-                  ? "–"
-                  : `${result.projectedSuccessRate >= result.actualSuccessRate ? "+" : ""}${((result.projectedSuccessRate - result.actualSuccessRate) * 100).toFixed(2)} pts`}
-              </td>
+              <td className="mono muted">{result.actualSuccessRate === null ? "–" : pts(result.projectedSuccessRate - result.actualSuccessRate, 2)}</td>
             </tr>
           </tbody>
         </table>
@@ -119,6 +122,7 @@ export function WhatIfResult({ result }: { result: TWhatIfResult }) {
           Recorded per-minute outcomes of each provider and region drive the simulated providers; the recorded request counts are the traffic. Solid lines: what
           happened; dashed: this version.
         </p>
+        <WhatIfCompliance compliance={result.compliance} />
         {result.assumed.length > 0 ? (
           <p className="text-xs" style={{ color: "var(--warn)" }}>
             Assumed healthy where nothing was recorded: {result.assumed.map((a) => `${a.provider} in ${a.region} (${a.minutes} min)`).join(", ")}.

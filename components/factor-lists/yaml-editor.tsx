@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useDeferredValue, useMemo, useRef, useState, type ChangeEvent } from "react";
+import { useDeferredValue, useMemo, useRef, useState, type ChangeEvent, type RefObject } from "react";
 import { diffFactorLists, parseFactorList, type TFactorList } from "@/router-core/index";
 import { ControlErrorView } from "../providers/control-error";
 import { controlRequest, type TControlError } from "../providers/control-request";
@@ -12,9 +12,35 @@ import { ComplianceBadge } from "./status-badge";
 const LINE_HEIGHT = 18;
 const EDITOR_HEIGHT = 520;
 
-/** The YAML text with line numbers; Tab indents with two spaces, Escape leaves the field. */
-function YamlText({ yaml, setYaml }: { yaml: string; setYaml: (y: string) => void }) {
+const PAD = 8;
+
+/** Moves the caret to a line and column (1-based) and scrolls it into view. */
+function goTo(t: HTMLTextAreaElement | null, line: number, column: number) {
+  if (!t) return;
+  const lines = t.value.split("\n");
+  const offset = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0) + Math.max(0, column - 1);
+  t.focus();
+  t.setSelectionRange(offset, offset);
+  t.scrollTop = Math.max(0, (line - 1) * LINE_HEIGHT - EDITOR_HEIGHT / 3);
+}
+
+/**
+ * The YAML text with line numbers; lines with a syntax error are marked in the gutter and with a
+ * band behind the text. Tab indents with two spaces, Escape leaves the field.
+ */
+function YamlText({
+  yaml,
+  setYaml,
+  errorLines,
+  area,
+}: {
+  yaml: string;
+  setYaml: (y: string) => void;
+  errorLines: ReadonlySet<number>;
+  area: RefObject<HTMLTextAreaElement | null>;
+}) {
   const gutter = useRef<HTMLDivElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
   const lineCount = yaml.split("\n").length;
   return (
     <>
@@ -25,39 +51,65 @@ function YamlText({ yaml, setYaml }: { yaml: string; setYaml: (y: string) => voi
         style={{ lineHeight: `${LINE_HEIGHT}px`, minWidth: 44, background: "var(--bg)" }}
       >
         {Array.from({ length: lineCount }, (_, i) => (
-          <div key={i}>{i + 1}</div>
+          <div
+            key={i}
+            data-error-line={errorLines.has(i + 1) || undefined}
+            style={errorLines.has(i + 1) ? { color: "var(--bad)", fontWeight: 700, boxShadow: "inset -3px 0 0 var(--bad)" } : undefined}
+          >
+            {i + 1}
+          </div>
         ))}
       </div>
-      <textarea
-        aria-label="Factor list YAML"
-        className="mono flex-1 resize-none p-2 text-xs outline-none"
-        style={{ lineHeight: `${LINE_HEIGHT}px`, background: "var(--panel)", color: "var(--text)", whiteSpace: "pre", overflowWrap: "normal" }}
-        spellCheck={false}
-        wrap="off"
-        value={yaml}
-        onChange={(e) => setYaml(e.target.value)}
-        onScroll={(e) => {
-          if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop;
-        }}
-        onKeyDown={(e) => {
-          // Tab indents (YAML needs spaces); Escape leaves the editor for keyboard users.
-          if (e.key === "Tab" && !e.shiftKey) {
-            e.preventDefault();
-            const t = e.currentTarget;
-            const { selectionStart: s, selectionEnd: end } = t;
-            setYaml(yaml.slice(0, s) + "  " + yaml.slice(end));
-            requestAnimationFrame(() => t.setSelectionRange(s + 2, s + 2));
-          } else if (e.key === "Escape") e.currentTarget.blur();
-        }}
-        data-testid="yaml-editor"
-      />
+      <div className="relative flex flex-1 overflow-hidden" style={{ background: "var(--panel)" }}>
+        {[...errorLines].map((line) => (
+          <div
+            key={line}
+            aria-hidden
+            data-testid="yaml-error-line"
+            data-line={line}
+            className="pointer-events-none absolute inset-x-0"
+            style={{
+              top: PAD + (line - 1) * LINE_HEIGHT - scrollTop,
+              height: LINE_HEIGHT,
+              background: "color-mix(in srgb, var(--bad) 18%, transparent)",
+              borderBottom: "1px dashed var(--bad)",
+            }}
+          />
+        ))}
+        <textarea
+          ref={area}
+          aria-label="Factor list YAML"
+          aria-invalid={errorLines.size > 0}
+          className="mono relative flex-1 resize-none text-xs outline-none"
+          style={{ padding: PAD, lineHeight: `${LINE_HEIGHT}px`, background: "transparent", color: "var(--text)", whiteSpace: "pre", overflowWrap: "normal" }}
+          spellCheck={false}
+          wrap="off"
+          value={yaml}
+          onChange={(e) => setYaml(e.target.value)}
+          onScroll={(e) => {
+            if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop;
+            setScrollTop(e.currentTarget.scrollTop);
+          }}
+          onKeyDown={(e) => {
+            // Tab indents (YAML needs spaces); Escape leaves the editor for keyboard users.
+            if (e.key === "Tab" && !e.shiftKey) {
+              e.preventDefault();
+              const t = e.currentTarget;
+              const { selectionStart: s, selectionEnd: end } = t;
+              setYaml(yaml.slice(0, s) + "  " + yaml.slice(end));
+              requestAnimationFrame(() => t.setSelectionRange(s + 2, s + 2));
+            } else if (e.key === "Escape") e.currentTarget.blur();
+          }}
+          data-testid="yaml-editor"
+        />
+      </div>
     </>
   );
 }
 
 type TParsed = ReturnType<typeof parseFactorList>;
 
-function ValidationPanel({ parsed }: { parsed: TParsed }) {
+function ValidationPanel({ parsed, onGoTo }: { parsed: TParsed; onGoTo: (line: number, column: number) => void }) {
   return (
     <section className="panel" aria-label="Validation" data-testid="validation">
       <h2 className="panel-title">
@@ -72,7 +124,19 @@ function ValidationPanel({ parsed }: { parsed: TParsed }) {
             {(parsed.ok ? parsed.warnings : parsed.errors).map((e, i) => (
               <tr key={i} data-testid="validation-error">
                 <td className="mono" style={{ width: 200, whiteSpace: "normal", wordBreak: "break-all", color: parsed.ok ? "var(--warn)" : "var(--bad)" }}>
-                  {e.path || "(document)"}
+                  {e.line !== undefined ? (
+                    <button
+                      type="button"
+                      className="underline"
+                      style={{ color: "inherit" }}
+                      onClick={() => onGoTo(e.line!, e.column ?? 1)}
+                      data-testid="validation-position"
+                    >
+                      line {e.line}, column {e.column}
+                    </button>
+                  ) : (
+                    e.path || "(document)"
+                  )}
                 </td>
                 <td style={{ whiteSpace: "normal" }}>{e.message}</td>
               </tr>
@@ -136,6 +200,12 @@ export function YamlEditor({
   const deferred = useDeferredValue(yaml);
   const parsed = useMemo(() => parseFactorList(deferred), [deferred]);
   const diff = useMemo(() => (parsed.ok && active ? diffFactorLists(active.document, parsed.value) : null), [parsed, active]);
+  const errorLines = useMemo(() => new Set(parsed.ok ? [] : parsed.errors.flatMap((e) => (e.line === undefined ? [] : [e.line]))), [parsed]);
+  const area = useRef<HTMLTextAreaElement>(null);
+  const goToError = (line: number, column: number) => {
+    setView("yaml");
+    requestAnimationFrame(() => goTo(area.current, line, column));
+  };
 
   const importFile = async (e: ChangeEvent<HTMLInputElement>) => {
     const file = e.target.files?.[0];
@@ -180,7 +250,7 @@ export function YamlEditor({
               <FactorListForm yaml={yaml} onChange={setYaml} errors={parsed.ok ? [] : parsed.errors} height={EDITOR_HEIGHT} />
             </div>
           ) : (
-            <YamlText yaml={yaml} setYaml={setYaml} />
+            <YamlText yaml={yaml} setYaml={setYaml} errorLines={errorLines} area={area} />
           )}
         </div>
         <div className="flex items-center gap-2 p-3">
@@ -201,7 +271,7 @@ export function YamlEditor({
       </section>
 
       <div className="flex flex-col gap-4">
-        <ValidationPanel parsed={parsed} />
+        <ValidationPanel parsed={parsed} onGoTo={goToError} />
         <DiffPanel parsed={parsed} diff={diff} active={active} />
       </div>
     </div>

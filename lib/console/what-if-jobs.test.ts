@@ -90,6 +90,8 @@ describe("the approval page's what-if", { timeout: 180_000 }, () => {
     expect(r.providers.map((p) => p.provider).sort()).toEqual(["provider_A", "provider_B", "provider_C"]);
     expect(r.projectedSuccessRate).toBeGreaterThan(0.95);
     expect(r.minutes).toHaveLength(60);
+    // 30 recorded minutes of the hour asked: the page must say the what-if covers only those.
+    expect(r.coverage).toMatchObject({ askedMinutes: 60, recordedMinutes: 30 });
     // B and C served nothing in the recording: the report says their behaviour was assumed.
     expect(r.assumed.map((a) => a.provider).sort()).toEqual(["provider_B", "provider_C"]);
     // The same inputs within the 5-minute window share the job.

@@ -55,9 +55,21 @@ async function loadVersion(versionId: string) {
  */
 const notes = processSlot("whatIfNotes", () => new Map<string, { fingerprint: string; message: string }>());
 
+type TActive = { policy: TFactorList; version: string } | null;
+
 type TTarget = { versionId: string; operation: string; hours: TWhatIfHours; key: string } & (
-  { ok: true; factorList: TFactorList; fingerprint: string; from: Date; to: Date } | { ok: false; message: string }
+  { ok: true; factorList: TFactorList; active: TActive; fingerprint: string; from: Date; to: Date } | { ok: false; message: string }
 );
+
+/** The operation's active factor list, whose compliance rules the replayed decisions are checked against. */
+async function loadActive(operation: string): Promise<TActive> {
+  const prisma = getPrisma();
+  const pointer = await prisma.operationPolicy.findUnique({ where: { operationKey: operation }, select: { activeVersionId: true } });
+  if (!pointer?.activeVersionId) return null;
+  const v = await prisma.factorListVersion.findUnique({ where: { id: pointer.activeVersionId }, select: { version: true, yaml: true } });
+  const parsed = v ? parseFactorList(v.yaml) : null;
+  return v && parsed?.ok ? { policy: parsed.value, version: `v${v.version}` } : null;
+}
 
 /** The version and range a request names: what its replay would run over and the job's fingerprint. */
 async function targetOf(input: unknown): Promise<TTarget> {
@@ -67,7 +79,10 @@ async function targetOf(input: unknown): Promise<TTarget> {
   const parsed = parseFactorList(v.yaml);
   if (!parsed.ok) return { ...base, ok: false, message: `this version does not parse: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}` };
   const { from, to } = rangeOf(req.hours);
-  return { ...base, ok: true, factorList: parsed.value, from, to, fingerprint: fingerprintOf(["what-if", parsed.value, from.getTime(), to.getTime()]) };
+  const active = await loadActive(v.operationKey);
+  // A new active version changes what counts as a compliance breach, so it is part of the job's identity.
+  const fingerprint = fingerprintOf(["what-if", parsed.value, active?.version ?? null, from.getTime(), to.getTime()]);
+  return { ...base, ok: true, factorList: parsed.value, active, from, to, fingerprint };
 }
 
 function view(t: TTarget): TWhatIfView {
@@ -103,7 +118,7 @@ export async function requestWhatIf(input: unknown, requestedBy: string): Promis
     return view(t);
   }
   try {
-    startReplay(t.key, t.fingerprint, { kind: "what-if", factorList: t.factorList, recorded, seed: 1 }, requestedBy, 1);
+    startReplay(t.key, t.fingerprint, { kind: "what-if", factorList: t.factorList, recorded, seed: 1, active: t.active ?? undefined }, requestedBy, 1);
   } catch (err) {
     if (err instanceof ReplayBusyError) throw new ControlPlaneError(409, "busy", err.message);
     throw err;

@@ -104,5 +104,23 @@ export async function loadRecordedTraffic(
       ),
     ),
   );
-  return { operation, startMs, providers, regions, requests, selected, cells };
+  return { operation, startMs, providers, regions, requests, selected, cells, ...(await loadCatalog(db, operation)) };
+}
+
+type TProviderRow = { key: string; supported_regions: string[]; compliance_tags: string[] };
+
+/** The catalogue the gates read (regions, compliance tags) and the operation's regional requirements. */
+async function loadCatalog(db: TQueryable, operation: string): Promise<Pick<TRecordedTraffic, "catalog" | "regionRequirements">> {
+  const providers = await db.query<TProviderRow>(`SELECT key, supported_regions, compliance_tags FROM provider`, []);
+  const op = await db.query<{ region_requirements: unknown }>(`SELECT region_requirements FROM operation WHERE key = $1`, [operation]);
+  const raw = op.rows[0]?.region_requirements;
+  const regionRequirements: Record<string, string[]> = {};
+  if (raw && typeof raw === "object" && !Array.isArray(raw)) {
+    for (const [region, tags] of Object.entries(raw))
+      if (Array.isArray(tags)) regionRequirements[region] = tags.filter((t): t is string => typeof t === "string");
+  }
+  return {
+    catalog: providers.rows.map((p) => ({ key: p.key, regions: p.supported_regions, complianceTags: p.compliance_tags })),
+    regionRequirements,
+  };
 }

@@ -5,10 +5,11 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { TFactorList } from "../../router-core/policy/schema";
 import { runEvaluation, type TEvaluationProgress, type TEvaluationResult } from "./evaluation";
-import { runWhatIf, type TRecordedTraffic, type TWhatIfReport } from "./what-if";
+import { runWhatIf, type TRecordedTraffic, type TWhatIfOptions, type TWhatIfReport } from "./what-if";
 
 export type TReplayTask =
-  { kind: "evaluation"; factorList: TFactorList; seed: number } | { kind: "what-if"; factorList: TFactorList; recorded: TRecordedTraffic; seed: number };
+  | { kind: "evaluation"; factorList: TFactorList; seed: number }
+  | { kind: "what-if"; factorList: TFactorList; recorded: TRecordedTraffic; seed: number; active?: TWhatIfOptions["active"] };
 export type TReplayOutput = { kind: "evaluation"; result: TEvaluationResult } | { kind: "what-if"; result: TWhatIfReport };
 export type TReplayWorkerMessage =
   { kind: "progress"; progress: TEvaluationProgress } | { kind: "done"; output: TReplayOutput } | { kind: "failed"; message: string };
@@ -16,7 +17,7 @@ export type TReplayWorkerMessage =
 function run(task: TReplayTask, progress: (p: TEvaluationProgress) => void): TReplayOutput {
   if (task.kind === "evaluation") return { kind: "evaluation", result: runEvaluation(task.factorList, task.seed, progress) };
   progress({ done: 0, total: 1, label: "replaying recorded traffic" });
-  return { kind: "what-if", result: runWhatIf(task.recorded, task.factorList, { seed: task.seed }) };
+  return { kind: "what-if", result: runWhatIf(task.recorded, task.factorList, { seed: task.seed, active: task.active }) };
 }
 
 const port = parentPort;

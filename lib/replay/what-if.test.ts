@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LISTING_1_YAML } from "../../router-core/replay";
+import { LISTING_1_YAML, listing1 } from "../../router-core/replay";
 import { runWhatIf, type TRecordedCell, type TRecordedTraffic } from "./what-if";
 
 const healthy: TRecordedCell = { calls: 100, callFailures: 0, completions: 100, providerFailures: 0, p95Ms: 380 };
@@ -33,5 +33,48 @@ describe("what-if replay", { timeout: 60_000 }, () => {
 
   it("refuses a draft for another operation", () => {
     expect(() => runWhatIf(recorded(), LISTING_1_YAML.replace("SEND_SMS", "SEND_EMAIL"))).toThrow("draft factor list is for SEND_EMAIL");
+  });
+
+  describe("compliance", () => {
+    // A holds gdpr, B does not; the catalogue requires gdpr in EU (as the demo's EU SMS does).
+    const withCatalog = (): TRecordedTraffic => ({
+      ...recorded(),
+      catalog: [
+        { key: "A", regions: ["EU"], complianceTags: ["gdpr"] },
+        { key: "B", regions: ["EU"], complianceTags: ["soc2"] },
+      ],
+      regionRequirements: { EU: ["gdpr"] },
+    });
+    const withoutGate = LISTING_1_YAML.replace("  - compliance_allowed\n", "");
+    const active = { policy: listing1(), version: "v1" };
+
+    it("counts the replayed decisions a draft without the compliance gate sends to a provider the active policy refuses", () => {
+      const report = runWhatIf(withCatalog(), withoutGate, { active });
+      const projectedB = report.providers.find((p) => p.provider === "B")!.projectedShare * report.requests;
+      expect(report.compliance?.activeVersion).toBe("v1");
+      expect(report.compliance?.breaches).toHaveLength(1);
+      const breach = report.compliance!.breaches[0]!;
+      expect(breach).toMatchObject({ region: "EU", provider: "B", regionDecisions: 3000 });
+      expect(breach.decisions).toBeGreaterThan(0);
+      expect(breach.decisions).toBeCloseTo(projectedB, 6);
+      expect(breach.reason).toContain("lacks required compliance: gdpr");
+    });
+
+    it("finds no breach when the draft keeps the gate: the replay applies the catalogue's requirements", () => {
+      const report = runWhatIf(withCatalog(), LISTING_1_YAML, { active });
+      expect(report.compliance?.breaches).toEqual([]);
+      expect(report.providers.find((p) => p.provider === "B")!.projectedShare).toBe(0);
+    });
+
+    it("is not checked without an active policy", () => {
+      expect(runWhatIf(withCatalog(), withoutGate).compliance).toBeNull();
+    });
+  });
+
+  it("states coverage: minutes with recorded decisions of the minutes asked", () => {
+    const rec = recorded();
+    const requests = Array.from({ length: 180 }, (_, m) => (m >= 150 && m < 175 ? [100] : [0]));
+    const report = runWhatIf({ ...rec, requests, selected: requests.map((r) => [r[0]!, 0]), cells: requests.map(() => [[healthy], [null]]) }, LISTING_1_YAML);
+    expect(report.coverage).toEqual({ askedMinutes: 180, recordedMinutes: 25, firstAt: 150 * 60_000, lastAt: 174 * 60_000 });
   });
 });

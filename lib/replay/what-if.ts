@@ -1,6 +1,17 @@
 import { parseFactorList } from "../../router-core/policy/codec";
 import type { TFactorList } from "../../router-core/policy/schema";
-import { createFactorListPolicy, runReplay, trafficFromCounts, type ProviderModel, type TCondition, type TRouterWiring } from "../../router-core/replay";
+import { withCatalogRequirements, type TRegionRequirements } from "../../router-core/policy/catalog-requirements";
+import {
+  complianceBreaches,
+  createFactorListPolicy,
+  runReplay,
+  trafficFromCounts,
+  type ProviderModel,
+  type TComplianceBreach,
+  type TCondition,
+  type TRouterWiring,
+} from "../../router-core/replay";
+import type { TProviderInfo } from "../../router-core/types";
 
 /**
  * What-if replay: a draft factor list replayed over recorded traffic. The recorded per-minute
@@ -33,6 +44,10 @@ export type TRecordedTraffic = {
   /** [minute][provider][region]; null where the provider had no traffic there that minute. */
   cells: readonly (readonly (readonly (TRecordedCell | null)[])[])[];
   costPerRequest?: Readonly<Record<string, number>>;
+  /** The provider catalogue (regions, compliance tags) the region and compliance gates read. */
+  catalog?: readonly Pick<TProviderInfo, "key" | "regions" | "complianceTags">[];
+  /** The catalogue's per-region certification requirements of the operation, merged into every policy as the data plane does. */
+  regionRequirements?: TRegionRequirements;
 };
 
 export type TWhatIfProviderSummary = { provider: string; actualShare: number; projectedShare: number };
@@ -57,6 +72,20 @@ export type TWhatIfReport = {
   minutes: TWhatIfMinute[];
   /** Provider-regions whose behaviour had to be assumed for some minutes (no recorded traffic there). */
   assumed: { provider: string; region: string; minutes: number }[];
+  /** How much of the asked range had recorded traffic: minutes with at least one decision, of the minutes asked. */
+  coverage: { askedMinutes: number; recordedMinutes: number; firstAt: number | null; lastAt: number | null };
+  /**
+   * Replayed decisions that went to a provider the active policy's compliance rules refuse for the
+   * region; null when no active policy was given to check against.
+   */
+  compliance: { activeVersion: string | null; breaches: TComplianceBreach[] } | null;
+};
+
+export type TWhatIfOptions = {
+  seed?: number;
+  wiring?: Partial<TRouterWiring>;
+  /** The active policy, whose compliance rules the replayed decisions are checked against. */
+  active?: { policy: TFactorList; version: string | null };
 };
 
 /** Used where a provider has no recorded traffic at all: typical healthy behaviour, flagged in `assumed`. */
@@ -132,13 +161,32 @@ export function recordedModel(rec: TRecordedTraffic): { model: ProviderModel; as
   };
 }
 
-export function runWhatIf(rec: TRecordedTraffic, draft: TFactorList | string, opts: { seed?: number; wiring?: Partial<TRouterWiring> } = {}): TWhatIfReport {
-  let policy: TFactorList;
-  if (typeof draft === "string") {
-    const parsed = parseFactorList(draft);
-    if (!parsed.ok) throw new RangeError(`draft factor list is invalid: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
-    policy = parsed.value;
-  } else policy = draft;
+function parseDraft(draft: TFactorList | string): TFactorList {
+  if (typeof draft !== "string") return draft;
+  const parsed = parseFactorList(draft);
+  if (!parsed.ok) throw new RangeError(`draft factor list is invalid: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
+  return parsed.value;
+}
+
+/** Minutes of the range with at least one recorded decision, and the first and last of them. */
+export function coverageOf(rec: TRecordedTraffic): TWhatIfReport["coverage"] {
+  let recordedMinutes = 0;
+  let first: number | null = null;
+  let last: number | null = null;
+  rec.requests.forEach((row, m) => {
+    if (row.reduce((a, b) => a + b, 0) === 0) return;
+    recordedMinutes++;
+    first ??= m;
+    last = m;
+  });
+  const at = (m: number | null) => (m === null ? null : rec.startMs + m * 60_000);
+  return { askedMinutes: rec.requests.length, recordedMinutes, firstAt: at(first), lastAt: at(last) };
+}
+
+export function runWhatIf(rec: TRecordedTraffic, draft: TFactorList | string, opts: TWhatIfOptions = {}): TWhatIfReport {
+  const requirements = rec.regionRequirements ?? {};
+  // The data plane routes with the catalogue's regional requirements merged in; so does the replay.
+  const policy = withCatalogRequirements(parseDraft(draft), requirements);
   if (policy.operation !== rec.operation) {
     throw new RangeError(`draft factor list is for ${policy.operation}, the recorded traffic for ${rec.operation}`);
   }
@@ -146,11 +194,31 @@ export function runWhatIf(rec: TRecordedTraffic, draft: TFactorList | string, op
   const traffic = trafficFromCounts(rec.regions, rec.requests, opts.seed ?? 1);
   const costs = rec.costPerRequest ?? {};
   const cost = Math.min(...rec.providers.map((p) => costs[p] ?? 0));
+  const wiring = rec.catalog ? { catalog: rec.catalog, ...opts.wiring } : opts.wiring;
   const result = runReplay(
     { model, traffic, degradedFrom: 0, affectedRegions: rec.regions.map((_, i) => i) },
-    createFactorListPolicy(policy, rec.providers, rec.regions, cost, opts.wiring),
+    createFactorListPolicy(policy, rec.providers, rec.regions, cost, wiring),
   );
+  const active = opts.active;
+  const compliance = active
+    ? {
+        activeVersion: active.version,
+        breaches: complianceBreaches(
+          withCatalogRequirements(active.policy, requirements),
+          rec.catalog ?? [],
+          rec.regions,
+          rec.providers,
+          result.servedByRegion,
+        ),
+      }
+    : null;
+  return { ...summariseWhatIf(rec, result.trace, result.metrics.successRate), assumed, coverage: coverageOf(rec), compliance };
+}
 
+type TTrace = ReturnType<typeof runReplay>["trace"];
+
+/** Shares and success, projected next to recorded, overall and per minute. */
+function summariseWhatIf(rec: TRecordedTraffic, trace: TTrace, projectedSuccessRate: number): Omit<TWhatIfReport, "assumed" | "coverage" | "compliance"> {
   let total = 0;
   const actualByProvider = new Array<number>(rec.providers.length).fill(0);
   for (const row of rec.selected) row.forEach((n, p) => (actualByProvider[p]! += n));
@@ -159,8 +227,8 @@ export function runWhatIf(rec: TRecordedTraffic, draft: TFactorList | string, op
   let completions = 0;
   for (const minute of rec.cells) for (const byProvider of minute) for (const c of byProvider) completions += c?.completions ?? 0;
 
-  const projectedByProvider = rec.providers.map((_, p) => result.trace.reduce((s, m) => s + (m.providers[p]?.requests ?? 0), 0));
-  const minutes: TWhatIfMinute[] = result.trace.map((m) => {
+  const projectedByProvider = rec.providers.map((_, p) => trace.reduce((s, m) => s + (m.providers[p]?.requests ?? 0), 0));
+  const minutes: TWhatIfMinute[] = trace.map((m) => {
     const actual: Record<string, number> = {};
     const projected: Record<string, number> = {};
     const sel = rec.selected[m.minute] ?? [];
@@ -184,13 +252,12 @@ export function runWhatIf(rec: TRecordedTraffic, draft: TFactorList | string, op
     to: rec.startMs + rec.requests.length * 60_000,
     requests: total,
     actualSuccessRate: total > 0 ? completions / total : null,
-    projectedSuccessRate: result.metrics.successRate,
+    projectedSuccessRate,
     providers: rec.providers.map((provider, p) => ({
       provider,
       actualShare: actualSelected > 0 ? actualByProvider[p]! / actualSelected : 0,
       projectedShare: total > 0 ? projectedByProvider[p]! / total : 0,
     })),
     minutes,
-    assumed,
   };
 }

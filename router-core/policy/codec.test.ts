@@ -156,3 +156,29 @@ describe("diffFactorLists", () => {
     expect(d.changes).toEqual([expect.objectContaining({ path: "regions.EU", kind: "added" })]);
   });
 });
+
+describe("YAML syntax errors", () => {
+  it("give the line and column they start at, in the fields and the message", () => {
+    const text = "operation: SEND_SMS\ngates: [supports_region, compliance_allowed\nscores:\n  completion_rate_5m: {weight: 1, direction: higher}\n";
+    const r = parseFactorList(text);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const first = r.errors[0]!;
+    expect(first).toMatchObject({ path: "", line: 2, column: 8 });
+    expect(first.message).toMatch(/^invalid YAML at line 2, column 8: Flow sequence.*still open at line 3\)$/);
+  });
+
+  it("point at a bad indentation's own line", () => {
+    const r = parseFactorList("operation: SEND_SMS\nscores:\n  a: 1\n b: 2\n");
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[0]?.line).toBe(4);
+  });
+});
+
+it("names a weight sum without floating-point noise", () => {
+  const r = parseFactorList(
+    "operation: SEND_SMS\nscores:\n  completion_rate_5m: {weight: 0.45, direction: higher}\n  p95_latency_5m: {weight: 0.2, direction: lower}\n  cost_per_request: {weight: 0.15, direction: lower}\n  recent_incident_penalty: {weight: 0.1, direction: lower}\n  confidence_from_sample: {weight: 0.05, direction: higher}\n",
+  );
+  expect(r.ok).toBe(false);
+  if (!r.ok) expect(r.errors.map((e) => e.message)).toContain("score weights must sum to 1 (±1e-9), got 0.95");
+});

@@ -1,10 +1,11 @@
-import { parseDocument, stringify } from "yaml";
+import { LineCounter, parseDocument, stringify, type YAMLError } from "yaml";
 import type { z } from "zod";
 import { SCORE_DIRECTIONS } from "./names";
 import { TOP_LEVEL_FIELDS, ZFactorList, type TFactorList } from "./schema";
 import { checkPolicyTextBounds } from "./text-bounds";
 
-export type TPolicyError = { path: string; message: string };
+/** `line` and `column` (1-based) where the text itself is at fault: YAML syntax errors. */
+export type TPolicyError = { path: string; message: string; line?: number; column?: number };
 export type TParseResult = { ok: true; value: TFactorList; warnings: TPolicyError[] } | { ok: false; errors: TPolicyError[] };
 
 /** Section keys whose members text extraction of the paper flattens to the top level. */
@@ -37,14 +38,45 @@ function decodeText(text: string): { ok: true; value: unknown } | { ok: false; e
   if (outOfBounds) return { ok: false, errors: [outOfBounds] };
   try {
     // JSON is a subset of YAML 1.2, so one decoder serves both codecs.
-    const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
-    if (doc.errors.length > 0) {
-      return { ok: false, errors: doc.errors.map((e) => ({ path: "", message: `invalid YAML: ${e.message}` })) };
-    }
+    const lineCounter = new LineCounter();
+    const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, lineCounter });
+    if (doc.errors.length > 0) return { ok: false, errors: doc.errors.map((e) => yamlError(e, text, lineCounter)) };
     return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) };
   } catch (e) {
     return { ok: false, errors: [{ path: "", message: `invalid YAML: ${e instanceof Error ? e.message : String(e)}` }] };
   }
+}
+
+/**
+ * A syntax error with its line and column, in the message too (the API and CLI show only the
+ * message). The parser notices an unclosed flow collection only where the next block starts, so
+ * such an error points at the bracket left open, the place the author has to fix.
+ */
+function yamlError(e: YAMLError, text: string, lines: LineCounter): TPolicyError {
+  const opener = /^Flow (sequence|mapping)\b/.test(e.message) ? unclosedBracket(text, e.pos[0]) : -1;
+  const at = lines.linePos(opener >= 0 ? opener : e.pos[0]);
+  const noticed = lines.linePos(e.pos[0]);
+  const where = opener >= 0 ? ` (the ${text[opener]} at line ${at.line}, column ${at.col} is still open at line ${noticed.line})` : "";
+  return { path: "", message: `invalid YAML at line ${at.line}, column ${at.col}: ${e.message}${where}`, line: at.line, column: at.col };
+}
+
+/** Offset of the last [ or { before `end` that no bracket closes, skipping quoted text and comments; -1 if none. */
+function unclosedBracket(text: string, end: number): number {
+  const open: number[] = [];
+  let quote: string | null = null;
+  for (let i = 0; i < end; i++) {
+    const c = text[i]!;
+    if (quote !== null) {
+      if (c === quote) quote = null;
+      else if (c === "\\" && quote === '"') i++;
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === "#" && (i === 0 || /\s/.test(text[i - 1]!))) while (i < end && text[i] !== "\n") i++;
+    else if (c === "[" || c === "{") open.push(i);
+    else if (c === "]" || c === "}") open.pop();
+  }
+  return open.length > 0 ? open[open.length - 1]! : -1;
 }
 
 /**

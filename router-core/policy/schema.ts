@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { FALLBACK_POLICY_NAMES, GATE_NAMES, SCORE_DIRECTIONS, SCORE_NAMES, STALE_POLICIES, STRATEGY_NAMES, type TScoreName } from "./names";
+import { numberText } from "./number-text";
 
 type Bound = { value: number; open: boolean };
 
@@ -142,7 +143,7 @@ export const ZScores = z.record(z.string(), ZScore).superRefine((scores, ctx) =>
     }
   }
   if (Math.abs(sum - 1) > WEIGHT_TOLERANCE) {
-    ctx.addIssue({ code: "custom", message: `score weights must sum to 1 (±1e-9), got ${sum}` });
+    ctx.addIssue({ code: "custom", message: `score weights must sum to 1 (±1e-9), got ${numberText(sum)}` });
   }
 });
 

@@ -57,7 +57,13 @@ export type TRunMetrics = {
   shiftAwayMinutes: number | null;
 };
 
-export type TRunResult = { metrics: TRunMetrics; trace: TTraceMinute[]; latency: TLatencyHistogram };
+export type TRunResult = {
+  metrics: TRunMetrics;
+  trace: TTraceMinute[];
+  latency: TLatencyHistogram;
+  /** Requests per [region][provider] over the whole run: where each region's traffic went. */
+  servedByRegion: number[][];
+};
 
 export const SLOT_SECONDS = 10;
 
@@ -68,7 +74,14 @@ export function runReplay(setup: TRunSetup, policy: ReplayPolicy): TRunResult {
     metrics: summarise(setup, tally),
     trace: buildTrace(setup.model, tally),
     latency: tally.latency,
+    servedByRegion: servedByRegion(tally),
   };
+}
+
+function servedByRegion(t: TTally): number[][] {
+  const out = Array.from({ length: t.R }, () => new Array<number>(t.P).fill(0));
+  for (let m = 0; m < t.M; m++) for (let r = 0; r < t.R; r++) for (let p = 0; p < t.P; p++) out[r]![p]! += t.served[(m * t.R + r) * t.P + p]!;
+  return out;
 }
 
 /** What a run counts, per minute (M), region (R), provider (P) and shift-away slot. */

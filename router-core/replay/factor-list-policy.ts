@@ -47,6 +47,11 @@ export type TRouterWiring = {
   probeSecondaries: boolean;
   /** How old every metric the router sees is (stale-telemetry scenario, sensitivity). */
   telemetryDelaySeconds: number;
+  /**
+   * The deployment's provider catalogue: the regions and compliance tags the region and compliance
+   * gates read. Providers it does not list serve every region and hold no tags.
+   */
+  catalog?: readonly Pick<TProviderInfo, "key" | "regions" | "complianceTags">[];
 };
 
 export const DEFAULT_ROUTER_WIRING: Readonly<TRouterWiring> = Object.freeze({
@@ -131,10 +136,11 @@ function createReplayRouter(
   w: TRouterWiring,
 ): TReplayRouter {
   const op = policy.operation;
+  const known = new Map((w.catalog ?? []).map((p) => [p.key, p]));
   const catalog: TProviderInfo[] = providers.map((key) => ({
     key,
-    regions: ["*"],
-    complianceTags: [],
+    regions: known.get(key)?.regions ?? ["*"],
+    complianceTags: known.get(key)?.complianceTags ?? [],
     costPerRequest,
     credentialStatus: "valid",
     enabled: true,

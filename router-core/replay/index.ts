@@ -46,3 +46,5 @@ export {
   traceCsv,
 } from "./report";
 export type { TResultCell } from "./report";
+export { complianceBreaches } from "./compliance-exposure";
+export type { TComplianceBreach } from "./compliance-exposure";
