@@ -105,9 +105,15 @@ export function resolveControllerConfig(config: TControllerConfig): TControllerC
   return config;
 }
 
-/** A fresh (operation, region): all traffic on the static primary, as the conventional baseline. */
+/**
+ * A fresh (operation, region): all traffic on the static primary, and every secondary on the
+ * probe floor (`primary_probe_share`), which the first tick gives it within the shift cap. A
+ * secondary with no traffic has no metrics and scores on safe defaults, so it could never
+ * out-score a degrading primary by evidence; the floor keeps that evidence flowing, in
+ * production and in the replay alike.
+ */
 export function createControllerState(operation: string, region: string | null, config: TControllerConfig, now: number): TControllerState {
-  const { priority } = resolveControllerConfig(config);
+  const { priority, safety } = resolveControllerConfig(config);
   checkTime("now", now);
   const shares: TShares = {};
   priority.forEach((p, i) => (shares[p] = i === 0 ? 1 : 0));
@@ -117,7 +123,7 @@ export function createControllerState(operation: string, region: string | null, 
     shares,
     leader: priority[0] ?? null,
     lastTickAt: now,
-    probeFloor: [],
+    probeFloor: safety.primary_probe_share > 0 ? priority.slice(1) : [],
     displaced: [],
     recovery: null,
     shift: null,

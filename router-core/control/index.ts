@@ -56,3 +56,5 @@ export type {
 export { CONTROLLER_EVENT_TYPES, createControllerState, resolveControllerConfig, restoreControllerState, stepController } from "./controller";
 export type { TFallbackCandidate, TFallbackContext, TFallbackDecision } from "./fallback";
 export { isFallbackPolicy, resolveFallback } from "./fallback";
+export type { TRoutingDefaults } from "./routing-defaults";
+export { ROUTING_DEFAULTS, controllerConfigFor } from "./routing-defaults";
