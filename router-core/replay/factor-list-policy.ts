@@ -18,7 +18,7 @@ import { createBucket, recordBusinessOutcome, recordIncident, recordProviderCall
 import { createMetricStore, type MetricStore } from "../metrics/store";
 import type { TFactorList } from "../policy/schema";
 import type { Random } from "../random";
-import type { TBreakerView, TProviderInfo, TQuotaView, TRequestContext, TRouterState } from "../types";
+import type { TBreakerView, TOverrides, TProviderInfo, TQuotaView, TRequestContext, TRouterState } from "../types";
 import type { ReplayPolicy } from "./engine";
 import type { TCallResult } from "./model";
 
@@ -40,13 +40,15 @@ export type TFactorListPolicy = ReplayPolicy & {
   readonly events: readonly TControllerEvent[];
   /** Decisions taken through decide(). */
   decisions(): number;
+  /** Operator overrides from now on, every region (a recorded stream's kills and pins); undefined clears them. */
+  override(overrides: TOverrides | undefined): void;
 };
 
 export function createFactorListPolicy(
   policy: TFactorList,
   providers: readonly string[],
   regions: readonly string[],
-  costPerRequest: number,
+  costPerRequest: number | Readonly<Record<string, number>>,
   wiring: Partial<TRouterWiring> = {},
 ): TFactorListPolicy {
   const w = { ...DEFAULT_ROUTER_WIRING, ...wiring };
@@ -55,6 +57,9 @@ export function createFactorListPolicy(
     tickMs: w.tickSeconds * 1000,
     events: r.events,
     decisions: () => r.decisions,
+    override(overrides) {
+      r.states = r.states.map((state) => ({ ...state, overrides }));
+    },
     tick: (now) => tickRouter(r, now),
     route: (now, region, u) => routeRequest(r, now, region, u),
     observe: (now, region, provider, result) => observeOutcome(r, now, region, provider, result),
@@ -104,7 +109,7 @@ function createReplayRouter(
   policy: TFactorList,
   providers: readonly string[],
   regions: readonly string[],
-  costPerRequest: number,
+  costPerRequest: number | Readonly<Record<string, number>>,
   w: TRouterWiring,
 ): TReplayRouter {
   const op = policy.operation;
@@ -112,7 +117,7 @@ function createReplayRouter(
     key,
     regions: ["*"],
     complianceTags: [],
-    costPerRequest,
+    costPerRequest: typeof costPerRequest === "number" ? costPerRequest : (costPerRequest[key] ?? 0),
     credentialStatus: "valid",
     enabled: true,
   }));
