@@ -1,4 +1,5 @@
 import type { TShares } from "../types";
+import { regainGaps } from "./regain-margin";
 import type {
   TControllerCandidate,
   TControllerConfig,
@@ -475,6 +476,14 @@ export function closeTick(t: TTick): TControllerResult {
       shift: t.shift,
       noEligibleSince: null,
       breakerHeld: universe.filter((p) => breakerOnly(t, p)),
+      regain: regainGaps(
+        t.leader,
+        universe.filter((p) => t.displaced.has(p)),
+        t.recovery?.provider ?? null,
+        t.evidence,
+        t.cfg.hysteresis_score_margin,
+        t.cfg.min_sample_size,
+      ),
     },
     shares: { ...shares },
     events: t.events,

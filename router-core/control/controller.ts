@@ -11,6 +11,7 @@ import {
 } from "./controller-tick";
 import { SHIFT_REASONS, type TControllerConfig, type TControllerInput, type TControllerResult, type TControllerState } from "./controller-types";
 import {
+  expectArray,
   expectNullableNumber,
   expectNullableString,
   expectNumber,
@@ -21,6 +22,7 @@ import {
   expectStringArray,
 } from "./json-shape";
 import { checkNumber, checkTime, closed, open } from "./options";
+import type { TRegainGap } from "./regain-margin";
 
 /**
  * The traffic-share controller for one (operation, region): the only place shares move (DESIGN.md
@@ -129,6 +131,7 @@ export function createControllerState(operation: string, region: string | null, 
     shift: null,
     noEligibleSince: null,
     breakerHeld: [],
+    regain: [],
   };
 }
 
@@ -170,5 +173,20 @@ export function restoreControllerState(json: unknown): TControllerState {
     noEligibleSince: expectNullableNumber("controller.noEligibleSince", o.noEligibleSince),
     // States stored before this field existed restore with nobody held: at worst one opening is reported again.
     breakerHeld: o.breakerHeld === undefined ? [] : expectStringArray("controller.breakerHeld", o.breakerHeld),
+    // Explanation only, recomputed every tick: a state stored before it existed restores without it.
+    regain: o.regain === undefined ? [] : expectArray("controller.regain", o.regain).map((g, i) => restoreRegainGap(`controller.regain.${i}`, g)),
+  };
+}
+
+function restoreRegainGap(path: string, json: unknown): TRegainGap {
+  const g = expectObject(path, json);
+  return {
+    provider: expectString(`${path}.provider`, g.provider),
+    leader: expectString(`${path}.leader`, g.leader),
+    score: expectNumber(`${path}.score`, g.score),
+    leaderScore: expectNumber(`${path}.leaderScore`, g.leaderScore),
+    margin: expectNumber(`${path}.margin`, g.margin),
+    needs: expectNumber(`${path}.needs`, g.needs),
+    trusted: g.trusted === true,
   };
 }
