@@ -95,7 +95,8 @@ export function openTick(state: TControllerState, input: TControllerInput, cfg: 
     eligible: [],
     shares,
     leader: state.leader,
-    floor: new Set(state.probeFloor),
+    // A provider new to this state (added to the priority list later) starts on the floor, as every secondary of a fresh state does.
+    floor: new Set([...state.probeFloor, ...cfg.priority.filter((p) => !(p in state.shares) && p !== state.leader)]),
     displaced: new Set(state.displaced),
     recovery: state.recovery,
     shift: state.shift,

@@ -81,6 +81,22 @@ describe("stepController", () => {
     expect(none.probeFloor).toEqual([]);
   });
 
+  it("a state stored before the probe-floor start restores with every non-leader on the floor", () => {
+    const { regain: _absent, ...legacy } = { ...createControllerState("op", null, config, 0), probeFloor: [] as string[] };
+    const restored = restoreControllerState(JSON.parse(JSON.stringify(legacy)));
+    expect(restored.probeFloor).toEqual(["B", "C"]);
+    const r = stepController(restored, { candidates: [c("A", 90), c("B", 80), c("C", 80)] }, config, 10 * SEC);
+    expect(r.shares.B).toBeCloseTo(0.01, 12);
+  });
+
+  it("a provider added to the priority list later starts on the probe floor", () => {
+    const two = { ...config, priority: ["A", "B"] };
+    const s = stepController(createControllerState("op", null, two, 0), { candidates: [c("A", 90), c("B", 80)] }, two, 10 * SEC).state;
+    const r = stepController(s, { candidates: [c("A", 90), c("B", 80), c("C", null, { sampleCount: 0 })] }, config, 20 * SEC);
+    expect(r.state.probeFloor).toContain("C");
+    expect(r.shares.C).toBeCloseTo(0.01, 12);
+  });
+
   it("keeps the incumbent while a challenger leads by less than the hysteresis margin", () => {
     const s = withoutFloor(createControllerState("op", null, config, 0));
     const r = stepController(s, { candidates: [c("A", 90), c("B", 93.4), c("C", 10)] }, config, MIN);

@@ -158,7 +158,7 @@ export function restoreControllerState(json: unknown): TControllerState {
     shares: expectNumberRecord("controller.shares", o.shares),
     leader: expectNullableString("controller.leader", o.leader),
     lastTickAt: expectNumber("controller.lastTickAt", o.lastTickAt),
-    probeFloor: expectStringArray("controller.probeFloor", o.probeFloor),
+    probeFloor: restoreProbeFloor(o),
     displaced: expectStringArray("controller.displaced", o.displaced),
     recovery: r && {
       provider: expectString("controller.recovery.provider", r.provider),
@@ -176,6 +176,19 @@ export function restoreControllerState(json: unknown): TControllerState {
     // Explanation only, recomputed every tick: a state stored before it existed restores without it.
     regain: o.regain === undefined ? [] : expectArray("controller.regain", o.regain).map((g, i) => restoreRegainGap(`controller.regain.${i}`, g)),
   };
+}
+
+/**
+ * States stored before `regain` existed were created with an empty probe floor; they restore with
+ * every non-leader on it, so a running deployment gets the probe-floor start too rather than only
+ * (operation, region)s created after the upgrade.
+ */
+function restoreProbeFloor(o: Record<string, unknown>): string[] {
+  const floor = expectStringArray("controller.probeFloor", o.probeFloor);
+  if (o.regain !== undefined) return floor;
+  const leader = expectNullableString("controller.leader", o.leader);
+  const others = Object.keys(expectNumberRecord("controller.shares", o.shares)).filter((p) => p !== leader && !floor.includes(p));
+  return [...floor, ...others];
 }
 
 function restoreRegainGap(path: string, json: unknown): TRegainGap {
