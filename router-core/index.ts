@@ -142,6 +142,9 @@ export type {
   TRecovery,
 } from "./control";
 export { CONTROLLER_EVENT_TYPES, createControllerState, resolveControllerConfig, restoreControllerState, stepController } from "./control";
+export type { TRoutingDefaults, TRegainGap } from "./control";
+export { regainGaps } from "./control";
+export { ROUTING_DEFAULTS, controllerConfigFor } from "./control";
 export type { TFallbackCandidate, TFallbackContext, TFallbackDecision } from "./control";
 export { isFallbackPolicy, resolveFallback } from "./control";
 

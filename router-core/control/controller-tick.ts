@@ -1,4 +1,5 @@
 import type { TShares } from "../types";
+import { regainGaps } from "./regain-margin";
 import type {
   TControllerCandidate,
   TControllerConfig,
@@ -94,7 +95,8 @@ export function openTick(state: TControllerState, input: TControllerInput, cfg: 
     eligible: [],
     shares,
     leader: state.leader,
-    floor: new Set(state.probeFloor),
+    // A provider new to this state (added to the priority list later) starts on the floor, as every secondary of a fresh state does.
+    floor: new Set([...state.probeFloor, ...cfg.priority.filter((p) => !(p in state.shares) && p !== state.leader)]),
     displaced: new Set(state.displaced),
     recovery: state.recovery,
     shift: state.shift,
@@ -475,6 +477,14 @@ export function closeTick(t: TTick): TControllerResult {
       shift: t.shift,
       noEligibleSince: null,
       breakerHeld: universe.filter((p) => breakerOnly(t, p)),
+      regain: regainGaps(
+        t.leader,
+        universe.filter((p) => t.displaced.has(p)),
+        t.recovery?.provider ?? null,
+        t.evidence,
+        t.cfg.hysteresis_score_margin,
+        t.cfg.min_sample_size,
+      ),
     },
     shares: { ...shares },
     events: t.events,

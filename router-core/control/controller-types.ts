@@ -1,3 +1,4 @@
+import type { TRegainGap } from "./regain-margin";
 import type { TShares } from "../types";
 
 /** The controller's data: configuration, per-tick input, state and events (controller.ts steps them). */
@@ -120,6 +121,11 @@ export type TControllerState = {
   noEligibleSince: number | null;
   /** Providers excluded only by their circuit breaker at the last tick, so the opening is reported once. */
   breakerHeld: string[];
+  /**
+   * At the last tick, what each displaced former leader lacks to take traffic back (the
+   * hysteresis margin at work; regain-margin.ts). Absent in states stored before it existed.
+   */
+  regain?: TRegainGap[];
 };
 
 export type TControllerResult = { state: TControllerState; shares: TShares; events: TControllerEvent[] };

@@ -39,7 +39,9 @@ function phaseAt(m: number): TPhase {
 type TTick = { m: number; shares: Record<string, number>; samplesA: number; events: TControllerEvent[] };
 
 function runScenario(untilMinute: number): TTick[] {
-  let state: TControllerState = createControllerState("SEND_SMS", "IN", config, T0 - 30 * MIN);
+  // Table 12's baseline has the secondary idle (100% on A until the incident), so this replay of
+  // its timeline starts without the probe floor a fresh state puts the secondary on.
+  let state: TControllerState = { ...createControllerState("SEND_SMS", "IN", config, T0 - 30 * MIN), probeFloor: [] };
   const history: Record<string, number>[] = [];
   const ticks: TTick[] = [];
   const samples = (p: string) => Math.round(history.slice(-10).reduce((sum, h) => sum + (h[p] ?? 0) * REQUESTS_PER_TICK, 0));

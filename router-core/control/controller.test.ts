@@ -26,6 +26,12 @@ const c = (provider: string, score: number | null, extra: Partial<TControllerCan
   ...extra,
 });
 
+/**
+ * A fresh state without the probe floor every secondary starts on: these tests isolate one
+ * mechanism (hysteresis, cap, exclusion), and the floor's first tick would add its own movement.
+ */
+const withoutFloor = (s: TControllerState): TControllerState => ({ ...s, probeFloor: [] });
+
 function withShares(shares: Record<string, number>, leader: string, now = 0): TControllerState {
   return { ...createControllerState("SEND_SMS", "IN", config, now), shares, leader };
 }
@@ -60,14 +66,39 @@ describe("config validation", () => {
 });
 
 describe("stepController", () => {
-  it("starts on the static primary", () => {
+  it("starts on the static primary with every secondary on the probe floor, reached on the first tick", () => {
     const s = createControllerState("SEND_SMS", "IN", config, 0);
     expect(s.shares).toEqual({ A: 1, B: 0, C: 0 });
     expect(s.leader).toBe("A");
+    expect(s.probeFloor).toEqual(["B", "C"]);
+    // B and C have no evidence at all: the floor is what gives them some.
+    const r = stepController(s, { candidates: [c("A", 90), c("B", null, { sampleCount: 0 }), c("C", null, { sampleCount: 0 })] }, config, 10 * SEC);
+    expect(r.shares.B).toBeCloseTo(0.01, 12);
+    expect(r.shares.C).toBeCloseTo(0.01, 12);
+    expect(r.shares.A).toBeCloseTo(0.98, 12);
+    expect(r.events.map((e) => e.type)).toEqual(["probe_floor_restored"]);
+    const none = createControllerState("op", null, { ...config, safety: { ...config.safety, primary_probe_share: 0 } }, 0);
+    expect(none.probeFloor).toEqual([]);
+  });
+
+  it("a state stored before the probe-floor start restores with every non-leader on the floor", () => {
+    const { regain: _absent, ...legacy } = { ...createControllerState("op", null, config, 0), probeFloor: [] as string[] };
+    const restored = restoreControllerState(JSON.parse(JSON.stringify(legacy)));
+    expect(restored.probeFloor).toEqual(["B", "C"]);
+    const r = stepController(restored, { candidates: [c("A", 90), c("B", 80), c("C", 80)] }, config, 10 * SEC);
+    expect(r.shares.B).toBeCloseTo(0.01, 12);
+  });
+
+  it("a provider added to the priority list later starts on the probe floor", () => {
+    const two = { ...config, priority: ["A", "B"] };
+    const s = stepController(createControllerState("op", null, two, 0), { candidates: [c("A", 90), c("B", 80)] }, two, 10 * SEC).state;
+    const r = stepController(s, { candidates: [c("A", 90), c("B", 80), c("C", null, { sampleCount: 0 })] }, config, 20 * SEC);
+    expect(r.state.probeFloor).toContain("C");
+    expect(r.shares.C).toBeCloseTo(0.01, 12);
   });
 
   it("keeps the incumbent while a challenger leads by less than the hysteresis margin", () => {
-    const s = createControllerState("op", null, config, 0);
+    const s = withoutFloor(createControllerState("op", null, config, 0));
     const r = stepController(s, { candidates: [c("A", 90), c("B", 93.4), c("C", 10)] }, config, MIN);
     expect(r.events).toEqual([]);
     expect(r.shares).toEqual({ A: 1, B: 0, C: 0 });
@@ -77,14 +108,14 @@ describe("stepController", () => {
   });
 
   it("does not demote an incumbent on a score resting on too few samples", () => {
-    const s = createControllerState("op", null, config, 0);
+    const s = withoutFloor(createControllerState("op", null, config, 0));
     const r = stepController(s, { candidates: [c("A", 40, { sampleCount: 99 }), c("B", 95), c("C", 10)] }, config, MIN);
     expect(r.state.leader).toBe("A");
     expect(r.events).toEqual([]);
   });
 
   it("pro-rates the shift cap by the time since the last tick", () => {
-    const s = createControllerState("op", null, config, 0);
+    const s = withoutFloor(createControllerState("op", null, config, 0));
     const r = stepController(s, { candidates: [c("A", 50), c("B", 95), c("C", 10)] }, config, 6 * SEC);
     expect(r.shares.A).toBeCloseTo(0.95, 12);
     expect(r.shares.B).toBeCloseTo(0.05, 12);
@@ -107,7 +138,7 @@ describe("stepController", () => {
   });
 
   it("hands an excluded leader's traffic to the best eligible provider when nobody else holds any", () => {
-    const s = createControllerState("op", null, config, 0);
+    const s = withoutFloor(createControllerState("op", null, config, 0));
     const r = stepController(s, { candidates: [c("A", 90, { eligible: false, failedGates: ["credentials_valid"] }), c("B", 70), c("C", 80)] }, config, 0);
     expect(r.events.map((e) => e.type)).toEqual(["hard_exclusion"]);
     expect(r.events[0]?.leader).toEqual({ from: "A", to: "C" });
@@ -117,7 +148,7 @@ describe("stepController", () => {
 
   it("moves a leader excluded only by its breaker at the capped rate down to the probe floor, and keeps the floor", () => {
     const open = { eligible: false, failedGates: ["circuit_breaker_closed"] };
-    const s = createControllerState("op", null, config, 0);
+    const s = withoutFloor(createControllerState("op", null, config, 0));
     const first = stepController(s, { candidates: [c("A", 90, open), c("B", 70), c("C", 80)] }, config, 30 * SEC);
     expect(first.events.map((e) => e.type)).toEqual(["circuit_open_shift_to_secondary"]);
     expect(first.events[0]).toMatchObject({ provider: "A", leader: { from: "A", to: "C" }, capped: true });
@@ -199,7 +230,7 @@ describe("stepController", () => {
   });
 
   it("keeps the last shares and reports once when no provider is eligible", () => {
-    const s = createControllerState("op", "EU", config, 0);
+    const s = withoutFloor(createControllerState("op", "EU", config, 0));
     const none = { candidates: ["A", "B", "C"].map((p) => c(p, 90, { eligible: false })) };
     const first = stepController(s, none, config, MIN);
     expect(first.shares).toEqual({ A: 1, B: 0, C: 0 });
@@ -279,7 +310,7 @@ describe("stepController", () => {
 
 describe("clock skew", () => {
   it("a tick stamped before the previous one moves nothing and does not widen the next budget", () => {
-    const s = createControllerState("op", null, config, 60 * SEC);
+    const s = withoutFloor(createControllerState("op", null, config, 60 * SEC));
     const input = { candidates: [c("A", 50), c("B", 95), c("C", 10)] };
     const early = stepController(s, input, config, 30 * SEC);
     expect(early.shares.A).toBe(1);

@@ -11,6 +11,7 @@ import {
 } from "./controller-tick";
 import { SHIFT_REASONS, type TControllerConfig, type TControllerInput, type TControllerResult, type TControllerState } from "./controller-types";
 import {
+  expectArray,
   expectNullableNumber,
   expectNullableString,
   expectNumber,
@@ -21,6 +22,7 @@ import {
   expectStringArray,
 } from "./json-shape";
 import { checkNumber, checkTime, closed, open } from "./options";
+import type { TRegainGap } from "./regain-margin";
 
 /**
  * The traffic-share controller for one (operation, region): the only place shares move (DESIGN.md
@@ -105,9 +107,15 @@ export function resolveControllerConfig(config: TControllerConfig): TControllerC
   return config;
 }
 
-/** A fresh (operation, region): all traffic on the static primary, as the conventional baseline. */
+/**
+ * A fresh (operation, region): all traffic on the static primary, and every secondary on the
+ * probe floor (`primary_probe_share`), which the first tick gives it within the shift cap. A
+ * secondary with no traffic has no metrics and scores on safe defaults, so it could never
+ * out-score a degrading primary by evidence; the floor keeps that evidence flowing, in
+ * production and in the replay alike.
+ */
 export function createControllerState(operation: string, region: string | null, config: TControllerConfig, now: number): TControllerState {
-  const { priority } = resolveControllerConfig(config);
+  const { priority, safety } = resolveControllerConfig(config);
   checkTime("now", now);
   const shares: TShares = {};
   priority.forEach((p, i) => (shares[p] = i === 0 ? 1 : 0));
@@ -117,12 +125,13 @@ export function createControllerState(operation: string, region: string | null, 
     shares,
     leader: priority[0] ?? null,
     lastTickAt: now,
-    probeFloor: [],
+    probeFloor: safety.primary_probe_share > 0 ? priority.slice(1) : [],
     displaced: [],
     recovery: null,
     shift: null,
     noEligibleSince: null,
     breakerHeld: [],
+    regain: [],
   };
 }
 
@@ -149,7 +158,7 @@ export function restoreControllerState(json: unknown): TControllerState {
     shares: expectNumberRecord("controller.shares", o.shares),
     leader: expectNullableString("controller.leader", o.leader),
     lastTickAt: expectNumber("controller.lastTickAt", o.lastTickAt),
-    probeFloor: expectStringArray("controller.probeFloor", o.probeFloor),
+    probeFloor: restoreProbeFloor(o),
     displaced: expectStringArray("controller.displaced", o.displaced),
     recovery: r && {
       provider: expectString("controller.recovery.provider", r.provider),
@@ -164,5 +173,33 @@ export function restoreControllerState(json: unknown): TControllerState {
     noEligibleSince: expectNullableNumber("controller.noEligibleSince", o.noEligibleSince),
     // States stored before this field existed restore with nobody held: at worst one opening is reported again.
     breakerHeld: o.breakerHeld === undefined ? [] : expectStringArray("controller.breakerHeld", o.breakerHeld),
+    // Explanation only, recomputed every tick: a state stored before it existed restores without it.
+    regain: o.regain === undefined ? [] : expectArray("controller.regain", o.regain).map((g, i) => restoreRegainGap(`controller.regain.${i}`, g)),
+  };
+}
+
+/**
+ * States stored before `regain` existed were created with an empty probe floor; they restore with
+ * every non-leader on it, so a running deployment gets the probe-floor start too rather than only
+ * (operation, region)s created after the upgrade.
+ */
+function restoreProbeFloor(o: Record<string, unknown>): string[] {
+  const floor = expectStringArray("controller.probeFloor", o.probeFloor);
+  if (o.regain !== undefined) return floor;
+  const leader = expectNullableString("controller.leader", o.leader);
+  const others = Object.keys(expectNumberRecord("controller.shares", o.shares)).filter((p) => p !== leader && !floor.includes(p));
+  return [...floor, ...others];
+}
+
+function restoreRegainGap(path: string, json: unknown): TRegainGap {
+  const g = expectObject(path, json);
+  return {
+    provider: expectString(`${path}.provider`, g.provider),
+    leader: expectString(`${path}.leader`, g.leader),
+    score: expectNumber(`${path}.score`, g.score),
+    leaderScore: expectNumber(`${path}.leaderScore`, g.leaderScore),
+    margin: expectNumber(`${path}.margin`, g.margin),
+    needs: expectNumber(`${path}.needs`, g.needs),
+    trusted: g.trusted === true,
   };
 }

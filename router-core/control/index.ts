@@ -56,3 +56,7 @@ export type {
 export { CONTROLLER_EVENT_TYPES, createControllerState, resolveControllerConfig, restoreControllerState, stepController } from "./controller";
 export type { TFallbackCandidate, TFallbackContext, TFallbackDecision } from "./fallback";
 export { isFallbackPolicy, resolveFallback } from "./fallback";
+export type { TRoutingDefaults } from "./routing-defaults";
+export type { TRegainGap } from "./regain-margin";
+export { regainGaps } from "./regain-margin";
+export { ROUTING_DEFAULTS, controllerConfigFor } from "./routing-defaults";

@@ -62,7 +62,11 @@ export function compilePolicy(policy: TFactorList): TCompiledPolicy {
   const names = [...new Set<TGateName>([...ALWAYS_ON_GATES, ...policy.gates])];
   const gates = names.map((name) => ({ name, fn: GATES[name] }));
   const extraPinGates = PIN_GATES.filter((g) => !names.includes(g)).map((name) => ({ name, fn: GATES[name] }));
-  const scores = Object.entries(policy.scores).map(([name, s]) => ({ spec: INDEX_SPECS[name as TScoreName], weight: s.weight }));
+  const scores = Object.entries(policy.scores).map(([name, s]) => ({
+    spec: INDEX_SPECS[name as TScoreName],
+    weight: s.weight,
+    slo: sloFor(policy, name, s.slo_ms),
+  }));
   const orders = new WeakMap<readonly TProviderInfo[], readonly TProviderInfo[]>();
   const plans = new WeakMap<readonly TProviderInfo[], Map<string, TRegionPlan>>();
   const compiled: TCompiledPolicy = {
@@ -98,6 +102,12 @@ export function compilePolicy(policy: TFactorList): TCompiledPolicy {
   };
   cache.set(policy, compiled);
   return compiled;
+}
+
+/** A latency score's absolute objective: its own slo_ms, or for p95 the guardrail the factor list already states. */
+function sloFor(policy: TFactorList, name: string, slo: number | undefined): number | null {
+  if (slo !== undefined) return slo;
+  return name === "p95_latency_5m" ? (policy.guardrails.max_p95_ms ?? null) : null;
 }
 
 function planRegion(compiled: TCompiledPolicy, candidates: readonly TProviderInfo[], region: string): TRegionPlan {

@@ -46,7 +46,16 @@ export const ZScore = z.strictObject({
   direction: z.enum(["higher", "lower"], {
     error: (iss) => `direction must be "higher" or "lower", got ${describe(iss.input)}`,
   }),
+  /**
+   * Latency scores only: the operation's latency objective in ms. A provider slower than it
+   * scores at most 100 × slo_ms / own even when no other candidate has data to be compared with.
+   * Omitted on p95_latency_5m: guardrails.max_p95_ms when set; otherwise relative only.
+   */
+  slo_ms: boundedNumber("slo_ms", open(0), null).optional(),
 });
+
+/** The scores an absolute latency objective applies to. */
+export const SLO_SCORES: readonly TScoreName[] = ["p95_latency_5m", "p99_latency_5m"];
 
 export const ZGuardrails = z.strictObject({
   max_p95_ms: boundedNumber("max_p95_ms", open(0), null).optional(),
@@ -132,6 +141,9 @@ export const ZScores = z.record(z.string(), ZScore).superRefine((scores, ctx) =>
     if (!(name in SCORE_DIRECTIONS)) {
       ctx.addIssue({ code: "custom", path: [name], message: `unknown score "${name}"; known score names: ${SCORE_NAMES.join(", ")}` });
       continue;
+    }
+    if (score.slo_ms !== undefined && !SLO_SCORES.includes(name as TScoreName)) {
+      ctx.addIssue({ code: "custom", path: [name, "slo_ms"], message: `slo_ms applies to ${SLO_SCORES.join(" and ")} only, not ${name}` });
     }
     const natural = SCORE_DIRECTIONS[name as TScoreName];
     if (score.direction !== natural) {

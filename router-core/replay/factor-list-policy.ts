@@ -4,13 +4,13 @@ import {
   correlateRegionalBreakers,
   extendFailureRun,
   NO_FAILURE_RUN,
-  DEFAULT_BREAKER_CORRELATION,
   releaseHeldBreakers,
   resolveBreakerCorrelation,
   type TBreakerCorrelationConfig,
   type TProviderFailureRun,
 } from "../control/breaker-correlation";
 import { createControllerState, stepController, type TControllerConfig, type TControllerEvent, type TControllerState } from "../control/controller";
+import { controllerConfigFor, ROUTING_DEFAULTS, type TRoutingDefaults } from "../control/routing-defaults";
 import { createQuotaState, observeThrottle, quotaView, type TQuotaState } from "../control/quota-tracker";
 import { decide } from "../decision/decide";
 import { scoreCandidates } from "../decision/score-candidates";
@@ -18,34 +18,18 @@ import { createBucket, recordBusinessOutcome, recordIncident, recordProviderCall
 import { createMetricStore, type MetricStore } from "../metrics/store";
 import type { TFactorList } from "../policy/schema";
 import type { Random } from "../random";
-import type { TBreakerView, TProviderInfo, TQuotaView, TRequestContext, TRouterState } from "../types";
+import type { TBreakerView, TOverrides, TProviderInfo, TQuotaView, TRequestContext, TRouterState } from "../types";
 import type { ReplayPolicy } from "./engine";
 import type { TCallResult } from "./model";
 
 /**
- * How the replay wires router-core around a factor list. These are properties of the router
- * deployment, not of the factor list or the scenario; each default is the engineering choice
- * that lets the paper's Listing 1 act on the evidence the scenarios produce (see README).
+ * How the replay wires router-core around a factor list: the shared routing defaults the data
+ * plane runs (control/routing-defaults.ts), plus the scenario's telemetry delay. Overrides are
+ * for experiments (sensitivity, the breaker-correlation comparison); the evaluation's numbers
+ * come from ROUTING_DEFAULTS unchanged.
  */
-export type TRouterWiring = {
-  /** Controller cadence. The paper refreshes every 30 s; a tick every 10 s moves shares under the same per-minute cap (the budget is pro-rated) and reacts up to 20 s sooner. */
-  tickSeconds: number;
-  /** Metric bucket width; the paper's per-minute cadence. Windows cover 5 to 6 buckets, cheap enough to re-read every tick. */
-  bucketSeconds: number;
-  /** One breaker per provider and region, so a regional failure opens only that region's circuit. */
-  regionScopedBreakers: boolean;
-  /**
-   * With region-scoped breakers: a provider's breakers opening in several regions at once count as
-   * a provider-wide failure (control/breaker-correlation.ts). `min_regions: 0` turns it off.
-   */
-  breakerCorrelation: TBreakerCorrelationConfig;
-  /**
-   * Put every secondary on the probe floor from the start. A secondary with no traffic has no
-   * metrics, scores on safe defaults and can never out-score a degrading incumbent; the floor
-   * keeps its evidence flowing (paper 4.10).
-   */
-  probeSecondaries: boolean;
-  /** How old every metric the router sees is (stale-telemetry scenario, sensitivity). */
+export type TRouterWiring = TRoutingDefaults & {
+  /** How old every metric the router sees is (stale-telemetry scenario, sensitivity): a condition of the scenario, not of the router. */
   telemetryDelaySeconds: number;
   /**
    * The deployment's provider catalogue: the regions and compliance tags the region and compliance
@@ -54,27 +38,22 @@ export type TRouterWiring = {
   catalog?: readonly Pick<TProviderInfo, "key" | "regions" | "complianceTags">[];
 };
 
-export const DEFAULT_ROUTER_WIRING: Readonly<TRouterWiring> = Object.freeze({
-  tickSeconds: 10,
-  bucketSeconds: 60,
-  regionScopedBreakers: true,
-  breakerCorrelation: DEFAULT_BREAKER_CORRELATION,
-  probeSecondaries: true,
-  telemetryDelaySeconds: 0,
-});
+export const DEFAULT_ROUTER_WIRING: Readonly<TRouterWiring> = Object.freeze({ ...ROUTING_DEFAULTS, telemetryDelaySeconds: 0 });
 
 export type TFactorListPolicy = ReplayPolicy & {
   /** Controller events so far, every region. */
   readonly events: readonly TControllerEvent[];
   /** Decisions taken through decide(). */
   decisions(): number;
+  /** Operator overrides from now on, every region (a recorded stream's kills and pins); undefined clears them. */
+  override(overrides: TOverrides | undefined): void;
 };
 
 export function createFactorListPolicy(
   policy: TFactorList,
   providers: readonly string[],
   regions: readonly string[],
-  costPerRequest: number,
+  costPerRequest: number | Readonly<Record<string, number>>,
   wiring: Partial<TRouterWiring> = {},
 ): TFactorListPolicy {
   const w = { ...DEFAULT_ROUTER_WIRING, ...wiring };
@@ -83,6 +62,9 @@ export function createFactorListPolicy(
     tickMs: w.tickSeconds * 1000,
     events: r.events,
     decisions: () => r.decisions,
+    override(overrides) {
+      r.states = r.states.map((state) => ({ ...state, overrides }));
+    },
     tick: (now) => tickRouter(r, now),
     route: (now, region, u) => routeRequest(r, now, region, u),
     observe: (now, region, provider, result) => observeOutcome(r, now, region, provider, result),
@@ -132,7 +114,7 @@ function createReplayRouter(
   policy: TFactorList,
   providers: readonly string[],
   regions: readonly string[],
-  costPerRequest: number,
+  costPerRequest: number | Readonly<Record<string, number>>,
   w: TRouterWiring,
 ): TReplayRouter {
   const op = policy.operation;
@@ -141,17 +123,12 @@ function createReplayRouter(
     key,
     regions: known.get(key)?.regions ?? ["*"],
     complianceTags: known.get(key)?.complianceTags ?? [],
-    costPerRequest,
+    costPerRequest: typeof costPerRequest === "number" ? costPerRequest : (costPerRequest[key] ?? 0),
     credentialStatus: "valid",
     enabled: true,
   }));
   const priority = policy.providers.length > 0 ? policy.providers : providers;
-  const controllerConfig: TControllerConfig = {
-    priority,
-    hysteresis_score_margin: policy.hysteresis_score_margin,
-    safety: policy.safety,
-    min_sample_size: policy.min_sample_size,
-  };
+  const controllerConfig: TControllerConfig = controllerConfigFor(policy, priority);
   const retainMinutes = policy.metric_window_minutes + w.telemetryDelaySeconds / 60 + 1;
   const breaker: TCircuitBreaker = createCircuitBreaker(policy.circuit_breaker);
   const correlation = resolveBreakerCorrelation(w.breakerCorrelation);
@@ -182,10 +159,7 @@ function createReplayRouter(
     breakerViewsUntil: -1,
     quotaStates: providers.map((p) => createQuotaState(p, {}, 0)),
     quotaViewsUntil: -1,
-    controllers: regions.map((r) => {
-      const s = createControllerState(op, r, controllerConfig, 0);
-      return w.probeSecondaries ? { ...s, probeFloor: priority.slice(1) } : s;
-    }),
+    controllers: regions.map((r) => createControllerState(op, r, controllerConfig, 0)),
     states: regions.map(() => ({ providers: catalog, metrics: {}, breakers: {}, quotas: {}, shares: null })),
     contexts: regions.map((region) => ({ operation: op, region, requestId: "replay" })),
     events: [],

@@ -16,7 +16,19 @@ export type TContribution = Readonly<{
   defaulted: boolean;
 }>;
 
-export type TWeightedSpec = { spec: TIndexSpec; weight: number };
+/** `slo`: the score's absolute objective (latency ms), capping the index of a candidate above it; null for none. */
+export type TWeightedSpec = { spec: TIndexSpec; weight: number; slo: number | null };
+
+/**
+ * A relative index measures a candidate against the best one, so with no other candidate measured
+ * the slowest provider is the best and scores 100. The objective caps it: above the SLO the index
+ * is at most 100 × slo / own, whoever else has data.
+ */
+function capBySlo(index: number, raw: number, slo: number | null): number {
+  if (slo === null || raw <= slo) return index;
+  const capped = (100 * slo) / raw;
+  return capped < index ? capped : index;
+}
 
 export type TStaleTreatment = "fresh" | "safe_default" | "penalty";
 
@@ -65,11 +77,13 @@ export function scoreInto(
 ): number {
   let score = 0;
   for (let i = 0; i < specs.length; i++) {
-    const { spec, weight } = specs[i]!;
+    const { spec, weight, slo } = specs[i]!;
     const raw = pre !== null ? pre.raw[pre.at + i]! : rawMetric(spec.name, metrics, cost);
     const defaulted = raw === null || (spec.fromTelemetry && stale === "safe_default");
     const known = pre !== null ? pre.index[pre.at + i]! : NaN;
-    const index = defaulted ? spec.safeDefault : known === known ? known : scoreIndex(spec.name, raw, norm, metrics === undefined ? 0 : metrics.sampleCount);
+    const index = defaulted
+      ? spec.safeDefault
+      : capBySlo(known === known ? known : scoreIndex(spec.name, raw, norm, metrics === undefined ? 0 : metrics.sampleCount), raw, slo);
     const value = weight * index;
     out[i] = { score: spec.name, raw, index, weight, value, defaulted };
     score += value;

@@ -9,11 +9,11 @@ import { FAILURE_RATE_AT_ZERO, INDEX_SPECS, failureLowerBound, scoreIndex } from
 
 /** The paper's representative weights (section 4.8). */
 const weights = [
-  { spec: INDEX_SPECS.completion_rate_5m, weight: 0.4 },
-  { spec: INDEX_SPECS.p95_latency_5m, weight: 0.25 },
-  { spec: INDEX_SPECS.cost_per_request, weight: 0.15 },
-  { spec: INDEX_SPECS.recent_incident_penalty, weight: 0.1 },
-  { spec: INDEX_SPECS.confidence_from_sample, weight: 0.1 },
+  { spec: INDEX_SPECS.completion_rate_5m, weight: 0.4, slo: null },
+  { spec: INDEX_SPECS.p95_latency_5m, weight: 0.25, slo: null },
+  { spec: INDEX_SPECS.cost_per_request, weight: 0.15, slo: null },
+  { spec: INDEX_SPECS.recent_incident_penalty, weight: 0.1, slo: null },
+  { spec: INDEX_SPECS.confidence_from_sample, weight: 0.1, slo: null },
 ];
 
 const snap = (completionRate: number, p95Ms: number, confidence: number): TMetricSnapshot => ({

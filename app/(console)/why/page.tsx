@@ -1,5 +1,7 @@
+import { RegainNote } from "@/components/why/regain-note";
 import { EventBlock, MomentPanel, ScopeLinks, ShiftTimeline } from "@/components/why/why-parts";
 import { getMoment } from "@/lib/console/get-moment";
+import { getRegainGaps } from "@/lib/console/get-regain-gaps";
 import { getShiftEvent } from "@/lib/console/get-shift-event";
 import { listScopes } from "@/lib/console/list-scopes";
 import { listShiftEvents } from "@/lib/console/list-shift-events";
@@ -17,13 +19,16 @@ export default async function WhyPage({ searchParams }: { searchParams: Promise<
   if (!chosen) return <p className="panel muted p-4 text-sm">No operations are configured yet.</p>;
   const atParam = Number(firstParam(sp.at));
   const at = Number.isFinite(atParam) && atParam > 0 ? atParam : null;
-  const [events, moment] = await Promise.all([
+  const [events, moment, gaps] = await Promise.all([
     listShiftEvents({ operation: chosen.operation, region: chosen.region, significantOnly: true, limit: 100 }),
     at !== null ? getMoment(chosen.operation, chosen.region, at) : Promise.resolve(null),
+    getRegainGaps(chosen.operation, chosen.region),
   ]);
   return (
     <div className="flex flex-col gap-4">
       <ScopeLinks scope={scope} chosen={chosen} />
+
+      <RegainNote gaps={gaps} />
 
       {moment ? <MomentPanel moment={moment} chosen={chosen} /> : null}
 

@@ -1,4 +1,5 @@
 import {
+  controllerConfigFor,
   createClock,
   createControllerState,
   scoreCandidates,
@@ -33,12 +34,7 @@ export function controllerConfig(
   const listed = policy.providers.length > 0 ? policy.providers : catalogue.map((p) => p.key);
   const priority = listed.filter((p) => serves.get(p) === true);
   if (priority.length === 0) return null;
-  return {
-    priority,
-    hysteresis_score_margin: policy.hysteresis_score_margin,
-    safety: policy.safety,
-    min_sample_size: policy.min_sample_size,
-  };
+  return controllerConfigFor(policy, priority);
 }
 
 type TStepInput = {

@@ -1,4 +1,4 @@
-import { type TControllerState } from "../../../router-core/index";
+import { ROUTING_DEFAULTS, type TControllerState } from "../../../router-core/index";
 import type { RoutingState } from "../routing-state";
 import { computeShares, controllerKey } from "./compute-shares";
 import { loadControllerStates, persistTick } from "./controller-store";
@@ -27,7 +27,8 @@ export type TControllerLoopOptions = {
  * expired overrides through governance's function, so each end carries an audit entry.
  */
 export function createControllerLoop(opts: TControllerLoopOptions) {
-  const tickMs = opts.tickMs ?? 5_000;
+  // The replay evaluates this cadence (router-core ROUTING_DEFAULTS); CONTROLLER_TICK_MS overrides it.
+  const tickMs = opts.tickMs ?? ROUTING_DEFAULTS.tickSeconds * 1000;
   const now = opts.now ?? Date.now;
   const log = opts.log ?? (() => {});
   const { elector, state } = opts;

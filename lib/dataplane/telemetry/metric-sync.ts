@@ -2,6 +2,7 @@ import type pg from "pg";
 import {
   createMetricStore,
   FAILURE_STAGES,
+  ROUTING_DEFAULTS,
   HISTOGRAM_BUCKETS,
   mergeBucketInto,
   bucketKey,
@@ -14,7 +15,7 @@ import {
 import type { RoutingState } from "../routing-state";
 
 /** One width for every instance: buckets of different widths cannot be merged exactly. */
-export const METRIC_BUCKET_SECONDS = 60;
+export const METRIC_BUCKET_SECONDS = ROUTING_DEFAULTS.bucketSeconds;
 const WIDTH_MS = METRIC_BUCKET_SECONDS * 1000;
 const DEFAULT_REFRESH_SECONDS = 30;
 const DEFAULT_WINDOW_MINUTES = 5;
