@@ -32,7 +32,7 @@ export default async function FactorListVersionPage({ params }: { params: Promis
             <span className="mono">{v.operationKey}</span> · version {v.version}
           </h1>
           <StatusBadge status={v.status} />
-          {data.complianceApprovalRequired && !isActive ? <ComplianceBadge /> : null}
+          {data.changesCompliance ? <ComplianceBadge /> : null}
           <span className="ml-auto flex gap-2">
             <a className="btn" href={`/api/control/factor-lists/${v.id}/yaml`} data-testid="export-yaml">
               Export YAML
