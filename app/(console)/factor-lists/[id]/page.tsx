@@ -25,7 +25,7 @@ export default async function FactorListVersionPage({ params }: { params: Promis
   return (
     <div className="flex flex-col gap-4" data-testid="version-detail">
       <section className="panel flex flex-col gap-3 p-3">
-        <div className="flex items-center gap-3">
+        <div className="flex flex-wrap items-center gap-3">
           <Link href={`/factor-lists?operation=${encodeURIComponent(v.operationKey)}`} className="muted text-sm">
             ← {v.operationKey}
           </Link>
