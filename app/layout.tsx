@@ -28,12 +28,15 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: themeScript }} />
       </head>
       <body>
-        <header className="flex items-center gap-6 border-b px-5 py-3" style={{ borderColor: "var(--border)", background: "var(--panel)" }}>
+        <header
+          className="relative flex flex-wrap items-center gap-x-6 gap-y-2 border-b px-3 py-3 sm:px-5"
+          style={{ borderColor: "var(--border)", background: "var(--panel)" }}
+        >
           <Link href="/" className="text-base font-semibold tracking-tight">
             Switchyard
           </Link>
           <Nav />
-          <div className="ml-auto flex items-center gap-3">
+          <div className="ml-auto flex min-w-0 items-center gap-3">
             <UserMenu viewer={viewer} signOut={signOutAction} />
             <ThemeToggle />
           </div>

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 
 export const NAV_ITEMS = [
   { href: "/", label: "Overview", key: "o" },
@@ -73,23 +73,88 @@ export function Nav() {
       clearTimeout(timer);
     };
   }, [router, items]);
+  const links = items.map((item) => {
+    const active = isActive(pathname, item.href);
+    return (
+      <Link
+        key={item.href}
+        href={item.href}
+        aria-current={active ? "page" : undefined}
+        title={`g ${item.key}`}
+        className="rounded px-2 py-1"
+        style={{ color: active ? "var(--text)" : "var(--muted)", background: active ? "var(--bg)" : "transparent", fontWeight: active ? 600 : 400 }}
+      >
+        {item.label}
+      </Link>
+    );
+  });
   return (
-    <nav className="flex gap-1 text-sm" aria-label="Console">
-      {items.map((item) => {
-        const active = isActive(pathname, item.href);
-        return (
-          <Link
-            key={item.href}
-            href={item.href}
-            aria-current={active ? "page" : undefined}
-            title={`g ${item.key}`}
-            className="rounded px-2 py-1"
-            style={{ color: active ? "var(--text)" : "var(--muted)", background: active ? "var(--bg)" : "transparent", fontWeight: active ? 600 : 400 }}
-          >
-            {item.label}
-          </Link>
-        );
-      })}
-    </nav>
+    <>
+      <nav className="nav-wide gap-1 text-sm" aria-label="Console">
+        {links}
+      </nav>
+      <NavMenu pathname={pathname} current={items.find((i) => isActive(pathname, i.href))?.label ?? "Menu"}>
+        {links}
+      </NavMenu>
+    </>
+  );
+}
+
+/**
+ * The same links behind one button on narrow screens, where eleven links in a row pushed the
+ * page wider than a phone. Escape or a click outside closes it and focus returns to the button;
+ * following a link closes it too.
+ */
+function NavMenu({ pathname, current, children }: { pathname: string; current: string; children: ReactNode }) {
+  // Open for the page it was opened on: navigating closes it without an effect resetting state.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const open = openOn === pathname;
+  const button = useRef<HTMLButtonElement>(null);
+  const panel = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    panel.current?.querySelector<HTMLElement>("a")?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      setOpenOn(null);
+      button.current?.focus();
+    };
+    const onClick = (e: MouseEvent) => {
+      const t = e.target as Node;
+      if (!panel.current?.contains(t) && !button.current?.contains(t)) setOpenOn(null);
+    };
+    window.addEventListener("keydown", onKey);
+    window.addEventListener("mousedown", onClick);
+    return () => {
+      window.removeEventListener("keydown", onKey);
+      window.removeEventListener("mousedown", onClick);
+    };
+  }, [open]);
+  return (
+    <div className="nav-narrow">
+      <button
+        ref={button}
+        type="button"
+        className="btn"
+        aria-expanded={open}
+        aria-controls="nav-menu"
+        aria-label={`Menu (${current})`}
+        onClick={() => setOpenOn(open ? null : pathname)}
+        data-testid="nav-menu-button"
+      >
+        <span aria-hidden="true">☰</span> {current}
+      </button>
+      {open ? (
+        <nav
+          ref={panel}
+          id="nav-menu"
+          aria-label="Console"
+          className="panel absolute right-2 left-2 z-50 mt-2 flex flex-col gap-1 p-2 text-sm shadow-lg"
+          data-testid="nav-menu"
+        >
+          {children}
+        </nav>
+      ) : null}
+    </div>
   );
 }

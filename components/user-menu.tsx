@@ -7,8 +7,10 @@ import type { TViewer } from "@/lib/console/get-viewer";
 export function UserMenu({ viewer, signOut }: { viewer: TViewer; signOut: () => Promise<void> }) {
   if (!viewer) return null;
   return (
-    <div className="flex items-center gap-2 text-xs" style={{ color: "var(--muted)" }} data-testid="user-menu">
-      <span title={viewer.email}>{viewer.name || viewer.email}</span>
+    <div className="flex min-w-0 flex-wrap items-center gap-2 text-xs" style={{ color: "var(--muted)" }} data-testid="user-menu">
+      <span title={viewer.email} className="max-w-[40vw] truncate">
+        {viewer.name || viewer.email}
+      </span>
       {viewer.roles.map((r) => (
         <span key={r} className="tag">
           {r}

@@ -12,7 +12,7 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
   return (
     <>
       <dt className="muted">{label}</dt>
-      <dd className="mono">{children}</dd>
+      <dd className="mono min-w-0 [overflow-wrap:anywhere]">{children}</dd>
     </>
   );
 }
@@ -21,7 +21,7 @@ export function DecisionSummary({ d }: { d: TDecisionDetail }) {
   const r = d.record;
   return (
     <section className="panel p-3">
-      <dl className="grid grid-cols-[150px_1fr_150px_1fr_150px_1fr] gap-x-3 gap-y-1 text-sm">
+      <dl className="grid grid-cols-[110px_minmax(0,1fr)] gap-x-3 gap-y-1 text-sm lg:grid-cols-[150px_1fr_150px_1fr_150px_1fr]">
         <Field label="Time">{utc(d.createdAt)}</Field>
         <Field label="Operation">{r.operation}</Field>
         <Field label="Region">{r.region}</Field>

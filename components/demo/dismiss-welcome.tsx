@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { DEMO_WELCOME_COOKIE } from "./welcome-cookie";
+import { DISMISS_WELCOME_COOKIE } from "./welcome-cookie";
 
 /** Remembers the dismissal for a year in this browser and re-renders the page without the welcome panel. */
 export function DismissWelcome() {
@@ -12,7 +12,7 @@ export function DismissWelcome() {
       className="btn"
       data-testid="demo-welcome-dismiss"
       onClick={() => {
-        document.cookie = `${DEMO_WELCOME_COOKIE}=dismissed; path=/; max-age=31536000; samesite=lax`;
+        document.cookie = DISMISS_WELCOME_COOKIE;
         router.refresh();
       }}
     >

@@ -97,6 +97,7 @@ export function VersionActions({
   wasActive,
   lockVersion,
   permissions,
+  previousActive = null,
 }: {
   id: string;
   version: number;
@@ -104,6 +105,8 @@ export function VersionActions({
   wasActive: boolean;
   lockVersion: number;
   permissions: TPermission[];
+  /** On the active version's page: the version live before it, which rollback re-activates (the same endpoint and checks as from its own page). */
+  previousActive?: { id: string; version: number } | null;
 }) {
   const router = useRouter();
   const [open, setOpen] = useState<TAction | null>(null);
@@ -111,19 +114,27 @@ export function VersionActions({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<TControlError | null>(null);
   const close = useCallback(() => setOpen(null), []);
-  const visible = ACTIONS.filter((a) => permissions.includes(a.permission) && a.statuses.includes(status) && (!a.onlyOnceActive || wasActive));
+  const rollbackPrevious: TAction[] =
+    previousActive && status === "active" && permissions.includes("factor_list.rollback")
+      ? [{ ...ACTIONS.find((a) => a.key === "rollback")!, key: "rollback-previous", label: `Roll back to v${previousActive.version}…`, statuses: ["active"] }]
+      : [];
+  const visible = [
+    ...ACTIONS.filter((a) => permissions.includes(a.permission) && a.statuses.includes(status) && (!a.onlyOnceActive || wasActive)),
+    ...rollbackPrevious,
+  ];
   const canEdit = permissions.includes("factor_list.edit") && ["draft", "in_review", "rejected"].includes(status);
 
   const run = async (a: TAction) => {
     setBusy(true);
     setError(null);
     const body = { ...(a.text && text.trim() ? { [a.text.field]: text.trim() } : {}), ...(a.locked ? { expectedLockVersion: lockVersion } : {}) };
-    const res = await controlRequest<{ version?: { id: string } }>(`/api/control/factor-lists/${id}/${a.path}`, "POST", body);
+    const target = a.key === "rollback-previous" && previousActive ? previousActive.id : id;
+    const res = await controlRequest<{ version?: { id: string } }>(`/api/control/factor-lists/${target}/${a.path}`, "POST", body);
     setBusy(false);
     setOpen(null);
     if (!res.ok) return setError(res.error);
     setText("");
-    if (a.key === "rollback" && res.value.version) router.push(`/factor-lists/${res.value.version.id}`);
+    if ((a.key === "rollback" || a.key === "rollback-previous") && res.value.version) router.push(`/factor-lists/${res.value.version.id}`);
     router.refresh();
   };
 
@@ -157,7 +168,11 @@ export function VersionActions({
       <ControlErrorView error={error} />
       {open?.text ? (
         <ConfirmDialog
-          title={`${open.label.replace("…", "")} · version ${version}`}
+          title={
+            open.key === "rollback-previous"
+              ? `${open.label.replace("…", "")} · replacing active v${version}`
+              : `${open.label.replace("…", "")} · version ${version}`
+          }
           open
           onClose={close}
           onConfirm={() => void run(open)}

@@ -5,9 +5,10 @@ import { createContext, useCallback, useContext, useMemo, useState, type ReactNo
 import type { TOverrideRow } from "@/lib/console/types";
 import type { TTrafficShareRow } from "@/lib/console/list-traffic-shares";
 import { DataTable } from "../data-table";
-import { age, pct, utc } from "../format";
+import { age, utc } from "../format";
 import { ControlErrorView } from "./control-error";
 import { controlRequest, type TControlError } from "./control-request";
+import { BlastRadius, computeBlastRadius } from "./blast-radius";
 import { ConfirmDialog } from "./dialog";
 
 type TKind = TOverrideRow["kind"];
@@ -19,6 +20,9 @@ export type TControlsData = {
   sharesAt: number;
   canCreate: boolean;
   canEnd: boolean;
+  /** The operation and region the page is looking at (query string), the defaults of a new pin. */
+  view: { operation: string | null; region: string | null };
+  pinMaxMinutes: number;
 };
 
 type TDraft = { kind: TKind; provider: string | null; operation: string; region: string };
@@ -45,17 +49,25 @@ function useControls() {
 }
 
 /**
- * Which (operation, region) pairs an override touches and what share the provider carries in each
- * now. A kill removes that share; a pin takes the rest; the routing kill switch freezes every
- * provider's share of the operation to the static priority order.
+ * Where a pin from a provider's row starts: the operation and region in view when the provider
+ * serves them, else the first operation whose traffic it carries (or could carry), never an
+ * operation it has nothing to do with.
  */
-function blastRadius(data: TControlsData, d: TDraft): TTrafficShareRow[] {
-  return data.shares.filter(
-    (s) =>
-      (d.kind === "routing_kill_switch" || s.provider === d.provider) &&
-      (d.operation === ALL || s.operation === d.operation) &&
-      (d.region === ALL || s.region === d.region),
-  );
+function pinScope(data: TControlsData, provider: string): { operation: string; region: string } {
+  const regions = data.providers.find((p) => p.key === provider)?.regions ?? [];
+  const carries = [...new Set(data.shares.filter((s) => s.provider === provider).map((s) => s.operation))];
+  const could = data.operations.filter((o) => o.regions.some((r) => regions.includes(r))).map((o) => o.key);
+  const candidates = carries.length > 0 ? carries : could;
+  const inView = data.view.operation && candidates.includes(data.view.operation) ? data.view.operation : null;
+  const operation = inView ?? carries[0] ?? could[0] ?? ALL;
+  const region = data.view.region && regions.includes(data.view.region) ? data.view.region : ALL;
+  return { operation, region };
+}
+
+/** The expiry choices a draft offers: a pin must end by itself within the configured maximum. */
+function expiryChoices(kind: TKind, maxPinMinutes: number) {
+  const bounded = EXPIRY_CHOICES.filter((c) => (kind === "provider_pin" ? c.minutes > 0 && c.minutes <= maxPinMinutes : true));
+  return bounded.length > 0 ? bounded : [{ label: `${maxPinMinutes} min`, minutes: maxPinMinutes }];
 }
 
 /** Scope (operation, region), reason and expiry of the override being drafted. */
@@ -79,6 +91,7 @@ function OverrideFields({
   setExpiry: (m: number) => void;
 }) {
   const { data } = useControls();
+  const choices = expiryChoices(d.kind, data.pinMaxMinutes);
   return (
     <div className="grid grid-cols-[110px_1fr] items-center gap-x-3 gap-y-2 text-sm">
       <label htmlFor="ov-operation" className="muted">
@@ -126,7 +139,7 @@ function OverrideFields({
         Expires
       </label>
       <select id="ov-expiry" className="field" value={expiry} onChange={(e) => setExpiry(Number(e.target.value))} data-testid="override-expiry">
-        {EXPIRY_CHOICES.map((c) => (
+        {choices.map((c) => (
           <option key={c.minutes} value={c.minutes}>
             {c.minutes === 0 ? c.label : `in ${c.label}`}
           </option>
@@ -136,67 +149,18 @@ function OverrideFields({
   );
 }
 
-/** What the override would touch: each (operation, region, provider) share now and after. */
-function BlastRadius({ d, radius, operationRequired }: { d: TDraft; radius: TTrafficShareRow[]; operationRequired: boolean }) {
-  const { data } = useControls();
-  return (
-    <section className="panel" aria-label="Blast radius" data-testid="blast-radius">
-      <h3 className="panel-title">
-        Blast radius <span className="muted font-normal">· current shares as of {utc(data.sharesAt)}</span>
-      </h3>
-      <div style={{ maxHeight: 180, overflowY: "auto" }}>
-        <table className="dense">
-          <thead>
-            <tr>
-              <th>Operation</th>
-              <th>Region</th>
-              <th>Provider</th>
-              <th>Share now</th>
-              <th>After</th>
-            </tr>
-          </thead>
-          <tbody>
-            {radius.length === 0 ? (
-              <tr>
-                <td colSpan={5} className="muted">
-                  {operationRequired && d.operation === ALL ? "Choose an operation." : "No traffic share in this scope yet: nothing routes here now."}
-                </td>
-              </tr>
-            ) : (
-              radius.map((s) => (
-                <tr key={`${s.operation}|${s.region}|${s.provider}`}>
-                  <td className="mono">{s.operation}</td>
-                  <td className="mono">{s.region}</td>
-                  <td className="mono">{s.provider}</td>
-                  <td className="mono">{pct(s.share)}</td>
-                  <td className="mono muted">
-                    {d.kind === "provider_kill" ? "0% (excluded)" : d.kind === "provider_pin" ? "100% (pinned)" : "static priority order"}
-                  </td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </div>
-      <p className="muted px-3 py-2 text-xs">
-        {radius.length > 0
-          ? `${new Set(radius.map((s) => s.operation)).size} operation(s), ${new Set(radius.map((s) => s.region)).size} region(s) affected.`
-          : null}{" "}
-        Effective on every instance as soon as it is saved.
-      </p>
-    </section>
-  );
-}
-
 function OverrideDialog({ draft, onClose }: { draft: TDraft; onClose: () => void }) {
   const { data } = useControls();
   const router = useRouter();
   const [d, setD] = useState(draft);
   const [reason, setReason] = useState("");
-  const [expiry, setExpiry] = useState(0);
+  // One hour unless chosen otherwise: an override nobody remembers keeps routing around a recovered provider.
+  const [expiry, setExpiry] = useState(() =>
+    expiryChoices(draft.kind, data.pinMaxMinutes).some((c) => c.minutes === 60) ? 60 : expiryChoices(draft.kind, data.pinMaxMinutes)[0]!.minutes,
+  );
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<TControlError | null>(null);
-  const radius = blastRadius(data, d);
+  const radius = computeBlastRadius(data.shares, new Map(data.providers.map((p) => [p.key, p.regions])), d);
   const operationRequired = d.kind !== "provider_kill";
   const regions =
     d.operation === ALL ? [...new Set(data.operations.flatMap((o) => o.regions))].sort() : (data.operations.find((o) => o.key === d.operation)?.regions ?? []);
@@ -242,7 +206,11 @@ function OverrideDialog({ draft, onClose }: { draft: TDraft; onClose: () => void
         expiry={expiry}
         setExpiry={setExpiry}
       />
-      <BlastRadius d={d} radius={radius} operationRequired={operationRequired} />
+      <BlastRadius
+        rows={radius}
+        sharesAt={data.sharesAt}
+        emptyText={operationRequired && d.operation === ALL ? "Choose an operation." : "No traffic share in this scope yet: nothing routes here now."}
+      />
       <ControlErrorView error={error} />
     </ConfirmDialog>
   );
@@ -314,7 +282,7 @@ export function ProviderRowActions({ provider }: { provider: string }) {
       <button
         type="button"
         className="btn"
-        onClick={() => open({ kind: "provider_pin", provider, operation: data.operations[0]?.key ?? ALL, region: ALL })}
+        onClick={() => open({ kind: "provider_pin", provider, ...pinScope(data, provider) })}
         data-testid={`pin-${provider}`}
       >
         Pin…

@@ -21,11 +21,19 @@ export async function getVersionDetail(id: string) {
     throw err;
   }
   const { version: v, diff } = data;
-  const [author, active] = await Promise.all([
+  const [author, active, previousActive] = await Promise.all([
     v.authorId ? prisma.user.findUnique({ where: { id: v.authorId }, select: { email: true } }) : null,
     diff.activeVersionId ? prisma.factorListVersion.findUnique({ where: { id: diff.activeVersionId }, select: { version: true } }) : null,
+    // The active version's page offers to roll back to the one that was live before it (the newest earlier activation).
+    v.status === "active"
+      ? prisma.factorListVersion.findFirst({
+          where: { operationKey: v.operationKey, status: "superseded", activatedAt: { not: null }, id: { not: v.id } },
+          orderBy: { activatedAt: "desc" },
+          select: { id: true, version: true },
+        })
+      : null,
   ]);
-  return { data, author, active };
+  return { data, author, active, previousActive };
 }
 
 /** The fields the YAML editor starts from, or null when `id` names no version. */

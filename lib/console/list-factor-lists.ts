@@ -26,7 +26,7 @@ export type TOperationPolicyRow = {
 /** Operations with their active and shadow versions, and every version (newest first) with author and live reviews. */
 export async function listFactorLists(operation?: string): Promise<{ operations: TOperationPolicyRow[]; versions: TVersionRow[] }> {
   const prisma = getPrisma();
-  const [operations, policies, versions] = await Promise.all([
+  const [operations, policies, versions, counts] = await Promise.all([
     prisma.operation.findMany({ orderBy: { key: "asc" }, select: { key: true, description: true } }),
     prisma.operationPolicy.findMany(),
     prisma.factorListVersion.findMany({
@@ -35,6 +35,8 @@ export async function listFactorLists(operation?: string): Promise<{ operations:
       omit: { document: true, yaml: true },
       take: 500,
     }),
+    // Counted over every operation: the versions list may be filtered to one, the operations table never is.
+    prisma.factorListVersion.groupBy({ by: ["operationKey"], _count: { _all: true } }),
   ]);
   const ids = versions.map((v) => v.id);
   const authorIds = [...new Set(versions.map((v) => v.authorId).filter((a): a is string => a !== null))];
@@ -46,13 +48,11 @@ export async function listFactorLists(operation?: string): Promise<{ operations:
     }),
     prisma.user.findMany({ where: { id: { in: authorIds } }, select: { id: true, email: true } }),
   ]);
-  const byId = new Map(versions.map((v) => [v.id, v]));
-  const ref = (id: string | null | undefined) => {
-    const v = id ? byId.get(id) : undefined;
-    return v ? { id: v.id, version: v.version } : null;
-  };
-  const count = new Map<string, number>();
-  for (const v of versions) count.set(v.operationKey, (count.get(v.operationKey) ?? 0) + 1);
+  const count = new Map(counts.map((c) => [c.operationKey, c._count._all]));
+  // The policy pointers are looked up on their own, so a version outside the filtered list still shows as active.
+  const pointerIds = policies.flatMap((p) => [p.activeVersionId, p.shadowVersionId]).filter((id): id is string => id !== null);
+  const pointed = await prisma.factorListVersion.findMany({ where: { id: { in: pointerIds } }, select: { id: true, version: true } });
+  const ref = (id: string | null | undefined) => pointed.find((v) => v.id === id) ?? null;
   return {
     operations: operations.map((o) => {
       const p = policies.find((x) => x.operationKey === o.key);

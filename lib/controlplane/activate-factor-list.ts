@@ -44,7 +44,11 @@ export async function activateFactorList(prisma: PrismaClient, actor: TActor, id
     if (pointerBefore.activeVersionId) {
       await tx.factorListVersion.update({ where: { id: pointerBefore.activeVersionId }, data: { status: "superseded", supersededAt: now } });
     }
-    const after = await tx.factorListVersion.update({ where: { id }, data: { status: "active", activatedAt: now } });
+    // Keeps what this version changed relative to the one it replaced: after activation the live diff is against itself.
+    const after = await tx.factorListVersion.update({
+      where: { id },
+      data: { status: "active", activatedAt: now, gatesChanged: before.gatesChanged || diff.complianceRelevant },
+    });
     await notifyConfigChange(tx, { kind: "policy", operationKey: before.operationKey });
     await appendAudit(tx, actor, {
       action: "factor_list.activate",

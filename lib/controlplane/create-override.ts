@@ -5,6 +5,7 @@ import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { notifyConfigChange } from "../db/notify";
 import { ControlPlaneError, invalid, type TFieldError } from "../errors/api-errors";
+import { DEFAULT_PIN_MAX_EXPIRY_HOURS, type TOverrideLimits } from "./override-limits";
 
 const reason = z.string().trim().min(3, "give a reason (at least 3 characters): on-call reads it during the incident").max(2000);
 const expiresAt = z.iso.datetime({ offset: true, error: "expiresAt must be an ISO 8601 date-time with a time zone" }).optional();
@@ -69,15 +70,28 @@ async function regionProblem(
   return `unknown region ${shown(region)}: ${scope} serve ${regions.join(", ") || "no region"}`;
 }
 
+const DEFAULT_LIMITS: TOverrideLimits = { pinMaxExpiryMs: DEFAULT_PIN_MAX_EXPIRY_HOURS * 3_600_000 };
+
+/** A pin sends all traffic to one provider whatever happens to it, so it must end by itself within the configured maximum. */
+function expiryProblem(body: TCreateOverrideBody, expires: Date | null, now: Date, limits: TOverrideLimits): string | null {
+  if (expires && expires <= now) return `expiresAt must be in the future, got ${body.expiresAt}`;
+  if (body.kind !== "provider_pin") return null;
+  const hours = limits.pinMaxExpiryMs / 3_600_000;
+  if (!expires) return `a pin needs an expiry (at most ${hours} h from now)`;
+  if (expires.getTime() - now.getTime() > limits.pinMaxExpiryMs) return `a pin may last at most ${hours} h; expiresAt ${body.expiresAt} is later`;
+  return null;
+}
+
 /**
  * Creates a kill switch, provider kill or pin, effective on every instance as soon as the
  * transaction commits (NOTIFY). All problems with the request are reported together.
  */
-export async function createOverride(prisma: PrismaClient, actor: TActor, body: TCreateOverrideBody, now = new Date()) {
+export async function createOverride(prisma: PrismaClient, actor: TActor, body: TCreateOverrideBody, now = new Date(), limits = DEFAULT_LIMITS) {
   return prisma.$transaction(async (tx) => {
     const errors: TFieldError[] = [];
     const expires = body.expiresAt ? new Date(body.expiresAt) : null;
-    if (expires && expires <= now) errors.push({ path: "expiresAt", message: `expiresAt must be in the future, got ${body.expiresAt}` });
+    const expiryError = expiryProblem(body, expires, now, limits);
+    if (expiryError) errors.push({ path: "expiresAt", message: expiryError });
     const operationKey = body.operationKey ?? null;
     if (operationKey && !(await tx.operation.findUnique({ where: { key: operationKey } }))) {
       errors.push({ path: "operationKey", message: `unknown operation "${operationKey}"` });

@@ -237,6 +237,23 @@ describe("four-eyes and compliance", () => {
     const err = await refusal(activateFactorList(prisma, approver.actor, weights.id));
     expect([err.status, err.code]).toEqual([409, "needs_compliance_approval"]);
   });
+
+  it("a gate change keeps its compliance badge after activation and after being superseded", async () => {
+    // The previous test left a version without the freshness gate active: putting it back is a gate change.
+    const gates = await approvedDraft(BASE_YAML().replace("min_sample_size: 200", "min_sample_size: 230"), { compliance: true });
+    expect((await getFactorListVersion(prisma, gates.id)).changesCompliance).toBe(true);
+    await activateFactorList(prisma, approver.actor, gates.id);
+    const live = await getFactorListVersion(prisma, gates.id);
+    // Against itself the diff is empty; the badge comes from what the review found.
+    expect(live.complianceApprovalRequired).toBe(false);
+    expect(live.changesCompliance).toBe(true);
+    const weights = await approvedDraft(BASE_YAML().replace("min_sample_size: 200", "min_sample_size: 231"));
+    expect((await getFactorListVersion(prisma, weights.id)).changesCompliance).toBe(false);
+    await activateFactorList(prisma, approver.actor, weights.id);
+    expect((await getFactorListVersion(prisma, gates.id)).version.status).toBe("superseded");
+    expect((await getFactorListVersion(prisma, gates.id)).changesCompliance).toBe(true);
+    expect((await getFactorListVersion(prisma, weights.id)).changesCompliance).toBe(false);
+  });
 });
 
 describe("concurrent activation", () => {

@@ -19,10 +19,17 @@ export async function getFactorListVersion(prisma: PrismaClient, id: string) {
     }),
     prisma.operationPolicy.findUnique({ where: { operationKey: version.operationKey } }),
   ]);
+  const pending = version.status === "draft" || version.status === "in_review" || version.status === "approved" || version.status === "shadow";
   return {
     version,
     diff,
     complianceApprovalRequired: diff.complianceRelevant,
+    /**
+     * Whether this version changes gates or regional rules, for its compliance badge: measured
+     * against the active version while it is still to be decided, and the recorded review finding
+     * once it went live or was set aside (against itself the diff is empty).
+     */
+    changesCompliance: pending ? diff.complianceRelevant : version.gatesChanged,
     reviews,
     policy: { activeVersionId: policy?.activeVersionId ?? null, shadowVersionId: policy?.shadowVersionId ?? null, lockVersion: policy?.lockVersion ?? 0 },
   };

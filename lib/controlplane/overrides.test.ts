@@ -56,7 +56,13 @@ describe("overrides", () => {
     expect(err.status).toBe(422);
     expect(err.fields.map((f) => f.path).sort()).toEqual(["expiresAt", "providerKey"]);
     const unlisted = await refusal(
-      createOverride(prisma, onCall.actor, { kind: "provider_pin", operationKey: "SEND_SMS", providerKey: "provider_D", reason: "try D" }),
+      createOverride(prisma, onCall.actor, {
+        kind: "provider_pin",
+        operationKey: "SEND_SMS",
+        providerKey: "provider_D",
+        reason: "try D",
+        expiresAt: inMinutes(30),
+      }),
     );
     expect(unlisted.fields).toEqual([{ path: "providerKey", message: expect.stringContaining("does not list provider_D") }]);
     const unknown = await refusal(
@@ -64,7 +70,14 @@ describe("overrides", () => {
     );
     expect(unknown.fields.map((f) => f.path).sort()).toEqual(["expiresAt", "operationKey", "providerKey"]);
     const wrongRegion = await refusal(
-      createOverride(prisma, onCall.actor, { kind: "provider_pin", operationKey: "SEND_SMS", providerKey: "provider_A", region: "LATAM", reason: "pin A" }),
+      createOverride(prisma, onCall.actor, {
+        kind: "provider_pin",
+        operationKey: "SEND_SMS",
+        providerKey: "provider_A",
+        region: "LATAM",
+        reason: "pin A",
+        expiresAt: inMinutes(30),
+      }),
     );
     expect(wrongRegion.fields.map((f) => f.path)).toEqual(["region"]);
     expect(await prisma.override.count({ where: { providerKey: { in: ["provider_D", "nope"] } } })).toBe(0);
@@ -76,7 +89,7 @@ describe("overrides", () => {
       { kind: "routing_kill_switch", operationKey: "SEND_SMS", region: payload, reason: "xss probe" },
       { kind: "provider_kill", providerKey: "provider_A", region: payload, reason: "xss probe" },
       { kind: "provider_kill", providerKey: "provider_D", operationKey: "SEND_SMS", region: "NA", reason: "D serves EU only" },
-      { kind: "provider_pin", operationKey: "SEND_SMS", providerKey: "provider_B", region: "eu", reason: "regions are exact" },
+      { kind: "provider_pin", operationKey: "SEND_SMS", providerKey: "provider_B", region: "eu", reason: "regions are exact", expiresAt: inMinutes(30) },
       { kind: "routing_kill_switch", operationKey: "SEND_SMS", region: "MARS", reason: "no SEND_SMS provider serves it" },
     ] as const;
     for (const body of bodies) {
@@ -93,6 +106,21 @@ describe("overrides", () => {
     });
     expect(kill.region).toBe("APAC");
     await endOverride(prisma, onCall.actor, kill.id, "done");
+  });
+
+  it("refuses a pin without an expiry or beyond the configured maximum with 422 naming expiresAt", async () => {
+    const pin = { kind: "provider_pin", operationKey: "SEND_SMS", providerKey: "provider_B", region: "EU", reason: "B while A is flaky" } as const;
+    const none = await refusal(createOverride(prisma, onCall.actor, pin));
+    expect([none.status, none.fields]).toEqual([422, [{ path: "expiresAt", message: expect.stringContaining("needs an expiry") }]]);
+    const now = new Date();
+    const limits = { pinMaxExpiryMs: 2 * 3_600_000 };
+    const tooLong = await refusal(createOverride(prisma, onCall.actor, { ...pin, expiresAt: inMinutes(121, now) }, now, limits));
+    expect([tooLong.status, tooLong.fields]).toEqual([422, [{ path: "expiresAt", message: expect.stringContaining("at most 2 h") }]]);
+    const dayAndMore = await refusal(createOverride(prisma, onCall.actor, { ...pin, expiresAt: inMinutes(24 * 60 + 1, now) }, now));
+    expect(dayAndMore.fields.map((f) => f.path)).toEqual(["expiresAt"]);
+    expect(await prisma.override.count({ where: { kind: "provider_pin", endedAt: null, providerKey: "provider_B" } })).toBe(0);
+    const ok = await createOverride(prisma, onCall.actor, { ...pin, expiresAt: inMinutes(120, now) }, now, limits);
+    await endOverride(prisma, onCall.actor, ok.id, "checked the limit");
   });
 
   it("pins a listed provider per region with an expiry", async () => {

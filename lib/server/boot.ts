@@ -9,6 +9,7 @@ import { seedDemo } from "../demo/seed-demo";
 import { isDemoMode, markDemoMode } from "../auth/demo-mode";
 import { ensureAdminFromEnv } from "../controlplane/create-admin";
 import { endExpiredOverrides } from "../controlplane/end-expired-overrides";
+import { endExpiredFaults } from "../demo/end-expired-faults";
 import { auditAnchorHealth, startAuditCheckpoints, stopAuditCheckpoints } from "../audit/checkpointer";
 import { stampClientIp } from "../auth/client-ip";
 import { publicOrigin } from "../auth/same-origin";
@@ -103,7 +104,8 @@ async function startServices(opts: TBootOptions, db: TResolvedDatabase, version:
     decisionLogQueueDepth: () => dp.decisionLog.stats().queued,
     decisionLogLatency: dp.decisionLog.latency,
     log: opts.log,
-    endExpiredOverrides: () => endExpiredOverrides(getPrisma()),
+    // The leader's expiry sweep also records chaos faults whose planned end passed (demo mode only has any).
+    endExpiredOverrides: () => Promise.all([endExpiredOverrides(getPrisma()), endExpiredFaults(getPrisma())]),
     authenticate,
     ...telemetryOptionsFromEnv(process.env),
   });

@@ -60,9 +60,9 @@ describe("console gate", () => {
 
   it("lets the login page, route handlers and static assets through, and signed-in pages", async () => {
     const before = reachedNext;
-    for (const path of ["/login", "/api/control/users", "/_next/static/chunks/a.js"]) expect((await send(path)).body).toBe(MARKER);
+    for (const path of ["/login", "/api/control/users", "/_next/static/chunks/a.js", "/favicon.ico", "/icon.svg"]) expect((await send(path)).body).toBe(MARKER);
     expect((await send("/decisions", { headers: { cookie } })).body).toBe(MARKER);
-    expect(reachedNext - before).toBe(4);
+    expect(reachedNext - before).toBe(6);
   });
 
   it("refuses writes without this site's Origin, or from a cross-site fetch, before Next sees them", async () => {

@@ -23,7 +23,8 @@ export type TConsoleGateOptions = {
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 /** Route handlers answer 401 themselves (JSON), and static assets hold no data. */
 const SELF_AUTHENTICATING = ["/api/", "/_next/"];
-const PUBLIC_PAGES = new Set(["/login", "/favicon.ico"]);
+// The icons carry no data, and browsers fetch them without the session on the login page too.
+const PUBLIC_PAGES = new Set(["/login", "/favicon.ico", "/icon.svg"]);
 const AUTH_PATHS = ["/login", "/api/auth/"];
 /**
  * Routes a script calls with an API key (withPermissionOrApiKey): a request carrying

@@ -44,7 +44,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         <div className="flex flex-wrap items-center gap-2 px-3 pt-3">
           <h2 className="text-sm font-semibold">Audit log</h2>
           <span className="muted text-xs">hash-chained; every control-plane change with its actor, before/after and reason</span>
-          <span className="ml-auto flex items-center gap-2">
+          <span className="ml-auto flex flex-wrap items-center gap-2">
             <VerifyChainButton />
             {can(viewer, "audit.export") ? (
               <>

@@ -8,10 +8,14 @@ import { can, getViewer } from "@/lib/console/get-viewer";
 import { listActiveOverrides } from "@/lib/console/list-active-overrides";
 import { listScopes } from "@/lib/console/list-scopes";
 import { listTrafficShares } from "@/lib/console/list-traffic-shares";
+import { overrideLimitsFromEnv } from "@/lib/controlplane/override-limits";
 
 export const dynamic = "force-dynamic";
 
-export default async function ProvidersPage() {
+const one = (v: string | string[] | undefined) => (typeof v === "string" && v ? v : null);
+
+export default async function ProvidersPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const sp = await searchParams;
   const [{ now, providers, health, breakerEvents }, viewer, overrides, scope, shares] = await Promise.all([
     getProvidersView(),
     getViewer(),
@@ -26,6 +30,12 @@ export default async function ProvidersPage() {
     sharesAt: now,
     canCreate: can(viewer, "override.create"),
     canEnd: can(viewer, "override.end"),
+    // Only a known operation and region count as "in view"; anything else falls back to the provider's own.
+    view: {
+      operation: scope.operations.some((o) => o.key === one(sp.operation)) ? one(sp.operation) : null,
+      region: scope.operations.some((o) => o.regions.includes(one(sp.region) ?? "")) ? one(sp.region) : null,
+    },
+    pinMaxMinutes: Math.floor(overrideLimitsFromEnv(process.env).pinMaxExpiryMs / 60_000),
   };
   return (
     <ProviderControls data={controls}>

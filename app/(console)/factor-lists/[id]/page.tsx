@@ -5,6 +5,7 @@ import { DiffTable } from "@/components/factor-lists/diff-table";
 import { ComplianceBadge, StatusBadge } from "@/components/factor-lists/status-badge";
 import { VersionActions } from "@/components/factor-lists/version-actions";
 import { WhatIfPanel } from "@/components/factor-lists/what-if-panel";
+import { ReviewsTable } from "@/components/factor-lists/reviews-table";
 import { YamlView } from "@/components/factor-lists/yaml-view";
 import { can, getViewer } from "@/lib/console/get-viewer";
 import { getVersionDetail } from "@/lib/console/get-version-detail";
@@ -18,13 +19,13 @@ export default async function FactorListVersionPage({ params }: { params: Promis
   const { id } = await params;
   const [detail, viewer] = await Promise.all([getVersionDetail(id), getViewer()]);
   if (!detail) notFound();
-  const { data, author, active } = detail;
+  const { data, author, active, previousActive } = detail;
   const { version: v, diff, reviews, policy } = data;
   const isActive = policy.activeVersionId === v.id;
   return (
     <div className="flex flex-col gap-4" data-testid="version-detail">
       <section className="panel flex flex-col gap-3 p-3">
-        <div className="flex items-center gap-3">
+        <div className="flex flex-wrap items-center gap-3">
           <Link href={`/factor-lists?operation=${encodeURIComponent(v.operationKey)}`} className="muted text-sm">
             ← {v.operationKey}
           </Link>
@@ -32,7 +33,7 @@ export default async function FactorListVersionPage({ params }: { params: Promis
             <span className="mono">{v.operationKey}</span> · version {v.version}
           </h1>
           <StatusBadge status={v.status} />
-          {data.complianceApprovalRequired && !isActive ? <ComplianceBadge /> : null}
+          {data.changesCompliance ? <ComplianceBadge /> : null}
           <span className="ml-auto flex gap-2">
             <a className="btn" href={`/api/control/factor-lists/${v.id}/yaml`} data-testid="export-yaml">
               Export YAML
@@ -66,6 +67,7 @@ export default async function FactorListVersionPage({ params }: { params: Promis
             wasActive={v.activatedAt !== null}
             lockVersion={policy.lockVersion}
             permissions={viewer.permissions}
+            previousActive={previousActive}
           />
         ) : (
           <p className="muted text-sm">
@@ -94,41 +96,7 @@ export default async function FactorListVersionPage({ params }: { params: Promis
         </section>
         <section className="panel" aria-label="Reviews">
           <h2 className="panel-title">Reviews</h2>
-          <div className="overflow-x-auto">
-            <table className="dense" data-testid="reviews-table">
-              <thead>
-                <tr>
-                  <th>Time</th>
-                  <th>Reviewer</th>
-                  <th>As</th>
-                  <th>Decision</th>
-                  <th>Comment</th>
-                </tr>
-              </thead>
-              <tbody>
-                {reviews.length === 0 ? (
-                  <tr>
-                    <td colSpan={5} className="muted">
-                      No review yet.
-                    </td>
-                  </tr>
-                ) : (
-                  reviews.map((r) => (
-                    <tr key={r.id} style={{ opacity: r.revokedAt ? 0.5 : 1 }}>
-                      <td className="mono">{utc(r.createdAt.getTime())}</td>
-                      <td>{r.reviewer.email}</td>
-                      <td>{r.capacity}</td>
-                      <td style={{ color: r.decision === "approved" ? "var(--ok)" : "var(--bad)" }}>
-                        {r.decision}
-                        {r.revokedAt ? " (revoked by a revision)" : ""}
-                      </td>
-                      <td style={{ whiteSpace: "normal", minWidth: 200 }}>{r.comment || "–"}</td>
-                    </tr>
-                  ))
-                )}
-              </tbody>
-            </table>
-          </div>
+          <ReviewsTable reviews={reviews} />
         </section>
       </div>
     </div>

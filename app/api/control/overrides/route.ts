@@ -1,5 +1,6 @@
 import { queryOf, readJson, withPermission } from "@/lib/auth/with-permission";
 import { ZCreateOverrideBody, createOverride } from "@/lib/controlplane/create-override";
+import { overrideLimitsFromEnv } from "@/lib/controlplane/override-limits";
 import { parseInput } from "@/lib/errors/api-errors";
 import { ZListOverridesQuery, listOverrides } from "@/lib/controlplane/list-overrides";
 
@@ -9,5 +10,5 @@ export const GET = withPermission("override.read", async ({ req, prisma }) => {
 
 export const POST = withPermission("override.create", async ({ req, prisma, actor }) => {
   const body = parseInput(ZCreateOverrideBody, await readJson(req));
-  return Response.json({ override: await createOverride(prisma, actor, body) }, { status: 201 });
+  return Response.json({ override: await createOverride(prisma, actor, body, new Date(), overrideLimitsFromEnv(process.env)) }, { status: 201 });
 });

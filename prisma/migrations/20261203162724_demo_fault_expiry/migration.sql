@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "demo_fault" ADD COLUMN     "expiry_audited_at" TIMESTAMPTZ(3);
