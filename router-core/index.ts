@@ -106,6 +106,7 @@ export {
   resolveCircuitBreakerConfig,
   restoreBreakerState,
 } from "./control";
+export { mergeBreakerState, withClusterProbeSuccesses, withProbeSlots } from "./control";
 export type { TBreakerCorrelationConfig, TProviderFailureRun } from "./control";
 export {
   DEFAULT_BREAKER_CORRELATION,

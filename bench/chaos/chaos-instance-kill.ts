@@ -3,13 +3,13 @@ import { fileURLToPath } from "node:url";
 import { runFaultCli } from "./cli";
 import { runInstanceKill } from "./instance-kill";
 
-// `npm run chaos:instance-kill`: SIGKILL one of two instances mid-load (sync durability), start it again.
+// `npm run chaos:instance-kill`: SIGKILL one of three instances mid-load (sync durability), start it again.
 void runFaultCli({
   name: "chaos-instance-kill",
   title: "App instance killed under load",
   command: "npm run chaos:instance-kill",
   flags: {
-    rate: { default: 200, help: "decide calls per second across both instances" },
+    rate: { default: 200, help: "decide calls per second across the three instances" },
     steady: { default: 15, help: "seconds of load before the kill" },
     down: { default: 5, help: "seconds the killed instance stays down" },
     after: { default: 10, help: "seconds of load after it is back" },

@@ -9,7 +9,7 @@ void runFaultCli({
   title: "Controller leader killed while shares move",
   command: "npm run chaos:leader-kill",
   flags: {
-    rate: { default: 200, help: "decide calls per second across both instances" },
+    rate: { default: 200, help: "decide calls per second across the three instances" },
     steady: { default: 25, help: "seconds of load with provider_A degraded before the kill" },
     after: { default: 20, help: "seconds of load after the takeover" },
     "failure-rate": {

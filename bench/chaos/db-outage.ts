@@ -18,7 +18,7 @@ export type TDbOutageOptions = {
 };
 
 /**
- * Two instances under steady decide + outcome load; Postgres is stopped for outageSeconds and
+ * Three instances under steady decide + outcome load; Postgres is stopped for outageSeconds and
  * started again. Decides must keep being answered from the cached routing state (spooled, fsynced),
  * outcomes spooled, and once Postgres is back every acknowledged decision and outcome must be in
  * its table after the spools drained.

@@ -16,7 +16,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".
 let s: TScenario | null = null;
 
 beforeAll(async () => {
-  s = await startScenario({ dir: ROOT, serverUrl: adminDatabaseUrl(), env: PROPAGATION_ENV });
+  s = await startScenario({ dir: ROOT, serverUrl: adminDatabaseUrl(), env: PROPAGATION_ENV, instances: 2 });
 }, 180_000);
 
 afterAll(async () => {

@@ -19,7 +19,7 @@ export type TInstanceKillOptions = {
 };
 
 /**
- * Two instances under load with sync durability; one is SIGKILLed mid-load and started again.
+ * Three instances under load with sync durability; one is SIGKILLed mid-load and started again.
  * Every decision it acknowledged before dying must be in the table: sync answers only after the
  * commit, so the kill can cost requests in flight (the caller sees a reset, never a 200) but no
  * acknowledged decision. The load generator keeps sending to the dead instance, as a load

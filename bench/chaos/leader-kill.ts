@@ -220,7 +220,7 @@ function leaderKillReport(r: TLeaderKillRun): TFaultReport {
 }
 
 /**
- * Two instances under load while provider_A degrades, so the controller leader keeps moving
+ * Three instances under load while provider_A degrades, so the controller leader keeps moving
  * SEND_SMS shares away from it. The leader (found through /health; it holds the advisory lock)
  * is SIGKILLed: Postgres ends its session, which frees the lock, and the other instance's next
  * try takes it. Measured: time to takeover, and that the shares keep moving under the new leader.

@@ -74,7 +74,7 @@ export async function startScenario(opts: TScenarioOptions): Promise<TScenario> 
     providers = await startMockProviders();
     spoolRoot = await mkdtemp(path.join(tmpdir(), "switchyard-chaos-"));
     const apiKey = `chaos-${randomBytes(12).toString("hex")}`;
-    const count = opts.instances ?? 2;
+    const count = opts.instances ?? 3;
     for (let i = 1; i <= count; i++) {
       instances.push(
         new AppInstance({
@@ -89,7 +89,7 @@ export async function startScenario(opts: TScenarioOptions): Promise<TScenario> 
       );
     }
     log(`starting ${count} server.ts instances (data plane only)`);
-    // One at a time: both compiling TypeScript at once on two cores doubles each start-up.
+    // One at a time: several compiling TypeScript at once on two cores multiplies each start-up.
     for (const inst of instances) await inst.start();
     const databaseUrl = scratch.url;
     const db = prisma;

@@ -30,7 +30,9 @@ export type TMetricsSources = {
   decisionLogLatency?: () => TDecisionLogLatency;
   outcomeQueueDepth: () => number;
   outcomeSpoolBytes: () => number;
-  breakers: () => Array<{ provider: string; region: string; state: string }>;
+  breakers: () => Array<{ provider: string; region: string; state: string; openedAt?: number | null }>;
+  /** Whether breaker state is shared through Postgres (false: this instance's own view while Postgres is unreachable). */
+  breakersShared?: () => boolean;
   controller: () => { leader: boolean; lastTickAt: number | null; sharesWrittenAt: number | null };
   metricsRefreshedAt: () => number | null;
   configNotices: () => number;
@@ -85,6 +87,18 @@ export function renderMetrics(src: TMetricsSources): string {
     }
   }
   family("switchyard_breaker_state", "gauge", "Circuit breaker state on this instance (1 for the current state).", breakerLines);
+  const openedLines = src
+    .breakers()
+    .filter((b) => b.openedAt !== undefined)
+    .map(
+      (b) => `switchyard_breaker_opened_at_seconds${labels(["provider", "region"], [b.provider, b.region])} ${b.openedAt === null ? 0 : b.openedAt! / 1000}`,
+    );
+  family("switchyard_breaker_opened_at_seconds", "gauge", "When the breaker's current opening began (Unix seconds; 0 when closed).", openedLines);
+  if (src.breakersShared) {
+    family("switchyard_breakers_shared", "gauge", "1 while breaker state is shared with the cluster through Postgres, 0 while this instance runs on its own.", [
+      `switchyard_breakers_shared ${src.breakersShared() ? 1 : 0}`,
+    ]);
+  }
   family("switchyard_decision_log_queue_depth", "gauge", "Decision records waiting for the group commit.", [
     `switchyard_decision_log_queue_depth ${num(src.decisionLogQueueDepth?.() ?? null)}`,
   ]);

@@ -3,7 +3,7 @@ import { decisionIdAt } from "../dataplane/decision-id";
 import { decisionRowOf } from "../dataplane/decision-log/rows";
 import { DecisionLogBusyError, type DecisionLog, type TWriteOutcome } from "../dataplane/decision-log/writer";
 import type { RoutingState, TActivePolicy } from "../dataplane/routing-state";
-import { countDecision } from "../dataplane/metrics/counters";
+import { countDecision, noteRouted } from "../dataplane/metrics/counters";
 import type { TRouterState } from "../../router-core/index";
 import { decisionBody } from "../dataplane/decide/body";
 
@@ -83,6 +83,7 @@ export function createDecider(deps: { state: RoutingState; log: DecisionLog; ins
       active.shadow ? { shadow: active.shadow } : undefined,
     );
     if (excluded.size > 0) appendExcluded(record, active, excluded);
+    noteRouted(record.operation, record.region, record.selected);
     const degraded = !deps.state.dbAvailable;
     const refreshedAt = deps.state.lastRefreshAt;
     const { text: body, stored } = decisionBody(decisionId, record, {

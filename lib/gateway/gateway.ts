@@ -12,6 +12,7 @@ import { createEventRecorder } from "./events";
 import { createExecuteHandler, createJobHandler, executeJson } from "./handler";
 import { createIdempotencyStore } from "./idempotency";
 import { createJobQueue } from "./jobs";
+import { createThrottleSync } from "./throttle-sync";
 import { newRequestId } from "./prepare";
 import { createQuotaFeed } from "./quota-feed";
 import { createRetryBudget, type RetryBudget } from "./retry-budget";
@@ -59,6 +60,7 @@ export async function startGateway(opts: TGatewayOptions) {
   const idempotency = createIdempotencyStore({ pool: opts.pool, ownerId: opts.instanceId, now, log });
   const budget = createBudgetGuard(now);
   const spendSync = createSpendSync({ pool: opts.pool, guard: budget, instanceId: opts.instanceId, intervalMs: opts.spendSyncMs, now, log });
+  const throttleSync = createThrottleSync({ pool: opts.pool, feed: quotas, instanceId: opts.instanceId, intervalMs: opts.spendSyncMs, now, log });
 
   const ctx: TGatewayContext = {
     state: opts.state,
@@ -107,6 +109,7 @@ export async function startGateway(opts: TGatewayOptions) {
     reload,
     context: ctx,
     spendSync,
+    throttleSync,
     /** For /api/v1/health: what execute mode can call and what it holds. */
     health() {
       const config = configs.current();
@@ -115,6 +118,8 @@ export async function startGateway(opts: TGatewayOptions) {
         adapterErrors: config.errors,
         operationsWithLimits: config.limits.size,
         queuedJobs: ctx.jobs.depth,
+        // false while Postgres is unreachable: throttles learned from 429s are this instance's own.
+        throttlesShared: throttleSync.status().shared,
         outcomeReportsInFlight: inflight.size,
       };
     },
@@ -129,6 +134,7 @@ export async function startGateway(opts: TGatewayOptions) {
       ctx.jobs.close();
       await this.flush();
       await spendSync.close();
+      await throttleSync.close();
     },
   };
 }

@@ -10,6 +10,8 @@ import type { TRateLimitHint } from "./types";
  */
 export function createQuotaFeed(state: RoutingState, now: () => number) {
   const quotas = new Map<string, TQuotaState>();
+  /** Throttles this instance learned and has not shared yet (throttle-sync.ts), latest reset per provider. */
+  let learned = new Map<string, number>();
   let timer: NodeJS.Timeout | null = null;
   let nextAt = Infinity;
 
@@ -49,9 +51,28 @@ export function createQuotaFeed(state: RoutingState, now: () => number) {
     observe(provider: string, hint: TRateLimitHint): void {
       if (!hint.exhausted) return;
       const t = now();
-      const q = quotas.get(provider) ?? createQuotaState(provider, {}, t);
-      quotas.set(provider, observeThrottle(q, t, hint.retryAfterSeconds));
+      const q = observeThrottle(quotas.get(provider) ?? createQuotaState(provider, {}, t), t, hint.retryAfterSeconds);
+      quotas.set(provider, q);
+      if (q.throttledUntil !== null) learned.set(provider, Math.max(learned.get(provider) ?? 0, q.throttledUntil));
       publish();
+    },
+    /** Another instance's throttle: adopted when it ends later than this instance's own. */
+    adopt(provider: string, until: number): void {
+      const t = now();
+      const q = quotas.get(provider);
+      if (until <= t || (q?.throttledUntil ?? 0) >= until) return;
+      quotas.set(provider, observeThrottle(q ?? createQuotaState(provider, {}, t), t, (until - t) / 1000));
+      publish();
+    },
+    /** The throttles learned since the last call, to share. */
+    takeLearned(): Array<{ provider: string; until: number }> {
+      const out = [...learned].map(([provider, until]) => ({ provider, until }));
+      learned = new Map();
+      return out;
+    },
+    /** Puts back throttles whose write failed, for the next sync. */
+    restoreLearned(items: ReadonlyArray<{ provider: string; until: number }>): void {
+      for (const i of items) learned.set(i.provider, Math.max(learned.get(i.provider) ?? 0, i.until));
     },
     /** True while the provider is throttled (a failover skips it without a call). */
     throttled(provider: string): boolean {

@@ -17,6 +17,7 @@ export {
   resolveCircuitBreakerConfig,
   restoreBreakerState,
 } from "./circuit-breaker";
+export { mergeBreakerState, withClusterProbeSuccesses, withProbeSlots } from "./breaker-merge";
 export type { TBreakerCorrelationConfig, TCorrelation, TProviderFailureRun } from "./breaker-correlation";
 export {
   DEFAULT_BREAKER_CORRELATION,

@@ -8,7 +8,7 @@ import { errorBody, fromZod, readJsonBody, sendJson, unknownOperation, unknownRe
 import { registerEndpoint, ZErrorBody } from "../openapi";
 import type { TRouteHandler } from "../router";
 import type { RoutingState } from "../routing-state";
-import { countDecision } from "../metrics/counters";
+import { countDecision, noteRouted } from "../metrics/counters";
 import {
   answerText,
   assertSameRequest,
@@ -139,6 +139,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
       random,
       active.shadow ? { shadow: active.shadow } : undefined,
     );
+    noteRouted(record.operation, record.region, record.selected);
     const degraded = !state.dbAvailable;
     const refreshedAt = state.lastRefreshAt;
     const {

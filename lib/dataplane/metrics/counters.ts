@@ -27,6 +27,14 @@ export function observeDecisions(fn: TDecisionObserver | null): void {
 /** Called by decide for every answered decision; provider null means the fallback answered. */
 export function countDecision(operation: string, region: string, provider: string | null, reason: string): void {
   bump(decisions, operation + SEP + region + SEP + (provider ?? "none") + SEP + reason, 1);
+}
+
+/**
+ * Called by decide as soon as a decision is made, before its log write is awaited: a half-open
+ * breaker's probe slot must be taken before the next concurrent decision reads the gate, or a
+ * burst would pass it many times over.
+ */
+export function noteRouted(operation: string, region: string, provider: string | null): void {
   if (provider !== null && observer !== null) observer(operation, region, provider);
 }
 

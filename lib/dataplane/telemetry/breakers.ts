@@ -16,6 +16,7 @@ import {
   type TCircuitBreakerState,
   type TBreakerTransition,
   type TProviderFailureRun,
+  withProbeSlots,
 } from "../../../router-core/index";
 import type { RoutingState } from "../routing-state";
 
@@ -32,6 +33,20 @@ export type TBreakerBankOptions = {
    * replay evaluates: defaults from router-core; `{ min_regions: 0 }` turns it off.
    */
   correlation?: Partial<TBreakerCorrelationConfig>;
+  /** Cluster-wide state (breaker-sync.ts); without it the breakers are this instance's alone. */
+  shared?: TBreakerSharing;
+};
+
+/** What the shared breaker state needs to hear from the bank; every hook must return at once. */
+export type TBreakerSharing = {
+  /** A breaker made transitions of its own (not merged ones): publish its state. */
+  onTransition(entry: TBreakerEntry): void;
+  /** A half-open breaker took a probe slot: take the next one from the cluster's budget. */
+  onProbeStarted(entry: TBreakerEntry): void;
+  /** A half-open breaker counted a probe success: add it to the cluster's count. */
+  onProbeSuccess(entry: TBreakerEntry): void;
+  /** Probe slots a new opening starts with on this instance: 0 while slots come from the cluster, null for the local budget. */
+  openingProbeSlots(): number | null;
 };
 
 /** Transitions kept for a later attempt while the database is down; a flapping provider cannot grow it further. */
@@ -95,7 +110,45 @@ function viewChanged(before: TBreakerView | undefined, after: TBreakerView): boo
   );
 }
 
-type TEntry = { provider: string; region: string; state: TCircuitBreakerState };
+type TEntry = { provider: string; region: string; state: TCircuitBreakerState; operation: string };
+export type TBreakerEntry = Readonly<TEntry>;
+
+/** The bank's breakers by key and by provider; `ensure` returns one, created closed as of `since` when missing. */
+function createEntries(state: RoutingState, machine: ReturnType<typeof createMachineCache>) {
+  const states = new Map<string, TEntry>();
+  /** Each provider's regional breakers, for the correlation. */
+  const byProvider = new Map<string, TEntry[]>();
+  function ensure(operation: string, provider: string, region: string, since: number): TEntry {
+    const key = breakerKey(provider, region);
+    let entry = states.get(key);
+    if (!entry) {
+      entry = { provider, region, operation, state: machine(state.policyFor(operation)?.policy.circuit_breaker).initial(since) };
+      states.set(key, entry);
+      byProvider.set(provider, [...(byProvider.get(provider) ?? []), entry]);
+    }
+    entry.operation = operation;
+    return entry;
+  }
+  return { states, byProvider, ensure };
+}
+
+/** The breakers' views in the routing state: `publish` rebuilds them and pushes them only when one changed (or when forced). */
+function createViews(state: RoutingState, states: ReadonlyMap<string, TEntry>, now: () => number) {
+  let views: Record<string, TBreakerView> = {};
+  return {
+    publish(force = false): void {
+      const at = now();
+      const next: Record<string, TBreakerView> = {};
+      for (const [k, s] of states) next[k] = breakerView(s.state, at);
+      if (!force && JSON.stringify(next) === JSON.stringify(views)) return;
+      views = next;
+      for (const operation of state.operations()) {
+        for (const region of state.knownRegions(operation)) state.setBreakers(operation, region, views);
+      }
+    },
+    current: () => views,
+  };
+}
 
 /**
  * The correlation's next states for a provider's regional breakers after `changed` stepped from
@@ -126,27 +179,14 @@ function correlatedStates(
  */
 export function createBreakerBank(opts: TBreakerBankOptions) {
   const now = opts.now ?? Date.now;
-  const states = new Map<string, TEntry>();
-  /** Each provider's regional breakers, for the correlation. */
-  const byProvider = new Map<string, TEntry[]>();
+  const machine = createMachineCache();
+  const { states, byProvider, ensure } = createEntries(opts.state, machine);
   /** Each provider's failures since its last success in any region (the correlation's provider-wide run). */
   const runs = new Map<string, TProviderFailureRun>();
   const correlation = resolveBreakerCorrelation(opts.correlation);
-  const machine = createMachineCache();
   const transitions = createTransitionQueue(opts.instanceId);
-  let views: Record<string, TBreakerView> = {};
-
-  /** Rebuilds the views; pushes them into the routing state only when one changed. */
-  function publish(force = false): void {
-    const at = now();
-    const next: Record<string, TBreakerView> = {};
-    for (const [k, s] of states) next[k] = breakerView(s.state, at);
-    if (!force && JSON.stringify(next) === JSON.stringify(views)) return;
-    views = next;
-    for (const operation of opts.state.operations()) {
-      for (const region of opts.state.knownRegions(operation)) opts.state.setBreakers(operation, region, views);
-    }
-  }
+  const viewsOf = createViews(opts.state, states, now);
+  const publish = viewsOf.publish;
 
   /** Steps one breaker and queues the transitions it made; returns how many. */
   function step(entry: TEntry, operation: string, event: TBreakerEvent, at: number): number {
@@ -156,13 +196,15 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
   /** Takes a breaker's new state and queues the transitions it made; returns how many. */
   function adopt(entry: TEntry, operation: string, next: TCircuitBreakerState): number {
     const last = entry.state.history.at(-1);
-    entry.state = next;
+    const slots = next.state === "open" && next.openedAt !== entry.state.openedAt ? opts.shared?.openingProbeSlots() : null;
+    entry.state = slots === null || slots === undefined ? next : withProbeSlots(next, slots);
     // History is capped (its length stops growing), so new transitions are the ones after the previous last entry.
     const history = entry.state.history;
     const fresh = last ? history.slice(history.lastIndexOf(last) + 1) : history;
     const rows = fresh.map((t) => ({ ...t, provider: entry.provider, region: entry.region }));
     for (const row of rows) if (row.to === "open") opts.onOpen?.({ ...row, operation });
     transitions.push(rows);
+    if (fresh.length > 0) opts.shared?.onTransition(entry);
     return fresh.length;
   }
 
@@ -188,16 +230,13 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
      */
     record(operation: string, provider: string, region: string, failed: boolean, detail: string, startedAt: number): void {
       const at = now();
-      const key = breakerKey(provider, region);
-      let entry = states.get(key);
-      if (!entry) {
-        // A new breaker starts as of this call's start, or it would discard the call as a straggler from before it existed.
-        entry = { provider, region, state: machine(opts.state.policyFor(operation)?.policy.circuit_breaker).initial(Math.min(at, startedAt)) };
-        states.set(key, entry);
-        byProvider.set(provider, [...(byProvider.get(provider) ?? []), entry]);
-      }
+      // A new breaker starts as of this call's start, or it would discard the call as a straggler from before it existed.
+      const entry = ensure(operation, provider, region, Math.min(at, startedAt));
       const before = entry.state;
       let transitions = step(entry, operation, failed ? { type: "failure", startedAt, detail } : { type: "success", startedAt }, at);
+      if (!failed && before.state !== "closed" && entry.state.state === "half_open" && entry.state.probeSuccesses > before.probeSuccesses) {
+        opts.shared?.onProbeSuccess(entry);
+      }
       const run = runs.get(provider) ?? NO_FAILURE_RUN;
       if (failed || run.failures > 0) runs.set(provider, extendFailureRun(run, byProvider.get(provider)!.indexOf(entry), !failed));
       if (transitions > 0 || failed) transitions += correlate(entry, before, operation, at);
@@ -212,17 +251,44 @@ export function createBreakerBank(opts: TBreakerBankOptions) {
       const entry = states.get(key);
       if (!entry || entry.state.state === "closed") return;
       const at = now();
+      const started = entry.state.probesStarted;
       step(entry, operation, { type: "probe_started" }, at);
+      if (entry.state.probesStarted > started) opts.shared?.onProbeStarted(entry);
       // This runs per decision: rebuild the views only when this breaker's view changed.
-      if (viewChanged(views[key], breakerView(entry.state, at))) publish(true);
+      if (viewChanged(viewsOf.current()[key], breakerView(entry.state, at))) publish(true);
     },
     /** Time-driven edges (open → half_open) show up in views without waiting for an outcome. */
     tick(): void {
       publish();
     },
     publish,
-    views: (): Record<string, TBreakerView> => views,
-    states: () => [...states.values()].map((s) => ({ provider: s.provider, region: s.region, state: s.state.state })),
+    /**
+     * Replaces a breaker's state with one the cluster agreed on (breaker-sync.ts). No transitions
+     * are queued: the instance that made them wrote them. Creates the breaker when this instance
+     * has not called the provider yet.
+     */
+    replace(
+      provider: string,
+      region: string,
+      change: (state: TCircuitBreakerState, m: TCircuitBreaker) => TCircuitBreakerState,
+      /** The change is this instance's own decision (a close on the cluster's probe count): record and publish its transitions. */
+      own = false,
+    ): void {
+      const operation = states.get(breakerKey(provider, region))?.operation ?? opts.state.operations()[0];
+      if (operation === undefined) return;
+      // A breaker this instance has not used yet starts before any remote state, so the remote one wins.
+      const entry = ensure(operation, provider, region, 0);
+      const next = change(entry.state, machine(opts.state.policyFor(entry.operation)?.policy.circuit_breaker));
+      if (next === entry.state) return;
+      if (own) adopt(entry, entry.operation, next);
+      else entry.state = next;
+      publish(true);
+    },
+    /** The breaker configuration a breaker is stepped with (its last operation's policy). */
+    configFor: (entry: TBreakerEntry): Readonly<TBreakerConfig> => machine(opts.state.policyFor(entry.operation)?.policy.circuit_breaker).config,
+    entries: (): TBreakerEntry[] => [...states.values()],
+    views: (): Record<string, TBreakerView> => viewsOf.current(),
+    states: () => [...states.values()].map((s) => ({ provider: s.provider, region: s.region, state: s.state.state, openedAt: s.state.openedAt })),
     /** Writes pending transitions; on failure they stay for the next call. */
     flush: (pool: pg.Pool): Promise<void> => transitions.flush(pool),
     get droppedTransitions(): number {

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { RoutingState } from "../routing-state";
 import type { Spool } from "../spool";
+import type { BreakerSync } from "./breaker-sync";
 import type { BreakerBank } from "./breakers";
 import type { OutcomeService, TPendingOutcome } from "./outcomes";
 
@@ -10,6 +11,7 @@ export type TMaintenanceDeps = {
   pool: pg.Pool;
   state: RoutingState;
   breakers: BreakerBank;
+  breakerSync: BreakerSync;
   outcomes: OutcomeService;
   spool: Spool<TPendingOutcome> | null;
   log: (line: string) => void;
@@ -20,7 +22,7 @@ export type TMaintenanceDeps = {
  * outcome spool once Postgres is back. A pass still running when the next is due is not doubled.
  */
 export function startMaintenance(deps: TMaintenanceDeps): { stop(): void } {
-  const { pool, state, breakers, outcomes, spool, log } = deps;
+  const { pool, state, breakers, breakerSync, outcomes, spool, log } = deps;
   let maintaining = false;
 
   async function replaySpool(from: Spool<TPendingOutcome>): Promise<void> {
@@ -40,6 +42,7 @@ export function startMaintenance(deps: TMaintenanceDeps): { stop(): void } {
     maintaining = true;
     try {
       breakers.tick();
+      breakerSync.tick();
       await breakers.flush(pool).catch(() => {});
       // Replay only once the decision log's probe sees Postgres again; each failed attempt would start a new segment.
       if (spool?.hasPending() && state.dbAvailable) await replaySpool(spool);

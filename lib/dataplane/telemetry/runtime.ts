@@ -7,6 +7,7 @@ import { createPropagation, createShareLoader } from "../propagation";
 import type { TRoute } from "../router";
 import type { RoutingState } from "../routing-state";
 import { observeDecisions } from "../metrics/counters";
+import { createBreakerSync } from "./breaker-sync";
 import { createBreakerBank } from "./breakers";
 import { startMaintenance } from "./maintenance";
 import { createMetricSync } from "./metric-sync";
@@ -32,6 +33,8 @@ export type TTelemetryOptions = {
   endExpiredOverrides?: () => Promise<unknown>;
   leaderRetryMs?: number;
   pollMs?: number;
+  /** Safety-net pull period of the shared breaker state (LISTEN/NOTIFY carries it otherwise). */
+  breakerPollMs?: number;
   /** Who may report outcomes; default: the process's authenticator (authenticateRequest), which the data plane installs. */
   authenticate?: TAuthenticator;
 };
@@ -50,6 +53,7 @@ export function telemetryOptionsFromEnv(env: NodeJS.ProcessEnv = process.env) {
     controllerTickMs: ms("CONTROLLER_TICK_MS"),
     leaderRetryMs: ms("CONTROLLER_LEADER_RETRY_MS"),
     pollMs: ms("CONFIG_POLL_MS"),
+    breakerPollMs: ms("BREAKER_POLL_MS"),
   };
 }
 
@@ -80,6 +84,7 @@ function createLeadership(opts: TTelemetryOptions, log: (line: string) => void) 
 type TTelemetryParts = {
   metrics: ReturnType<typeof createMetricSync>;
   breakers: ReturnType<typeof createBreakerBank>;
+  breakerSync: ReturnType<typeof createBreakerSync>;
   ingestion: ReturnType<typeof createOutcomeIngestion>;
   leadership: ReturnType<typeof createLeadership>;
   shares: ReturnType<typeof createShareLoader>;
@@ -87,7 +92,7 @@ type TTelemetryParts = {
 };
 
 function telemetryRoutes(opts: TTelemetryOptions, parts: TTelemetryParts): TRoute[] {
-  const { metrics, breakers, ingestion, leadership, shares, propagation } = parts;
+  const { metrics, breakers, breakerSync, ingestion, leadership, shares, propagation } = parts;
   const { outcomes, spool } = ingestion;
   const { elector, controller } = leadership;
   return [
@@ -102,6 +107,7 @@ function telemetryRoutes(opts: TTelemetryOptions, parts: TTelemetryParts): TRout
         outcomeQueueDepth: () => outcomes.queueDepth,
         outcomeSpoolBytes: () => spool?.stats().usedBytes ?? 0,
         breakers: breakers.states,
+        breakersShared: () => breakerSync.status().shared,
         controller: () => ({ leader: elector.isLeader, lastTickAt: controller.lastTickAt, sharesWrittenAt: shares.writtenAt }),
         metricsRefreshedAt: () => metrics.lastRefreshAt,
         configNotices: () => propagation.notices,
@@ -112,8 +118,9 @@ function telemetryRoutes(opts: TTelemetryOptions, parts: TTelemetryParts): TRout
 
 /** For /health: who runs the controller, how fresh the merged metrics are, whether notices arrive. */
 function telemetryHealth(parts: TTelemetryParts, now: number) {
-  const { metrics, ingestion, leadership, shares, propagation } = parts;
+  const { metrics, breakerSync, ingestion, leadership, shares, propagation } = parts;
   const { elector, controller } = leadership;
+  const breakerStatus = breakerSync.status();
   const age = (at: number | null) => (at === null ? null : Math.max(0, now - at));
   return {
     controller: {
@@ -129,6 +136,8 @@ function telemetryHealth(parts: TTelemetryParts, now: number) {
       unflushedBuckets: metrics.unflushed,
       lastError: metrics.lastError,
     },
+    // shared false: Postgres is unreachable and this instance runs on its own breakers until it merges them back.
+    breakers: { ...breakerStatus, lastSyncAt: undefined, lastSyncAgeMs: age(breakerStatus.lastSyncAt) },
     propagation: { listening: propagation.listening, lastNoticeAgeMs: age(propagation.lastNoticeAt) },
     outcomeSpool: ingestion.spool?.stats() ?? null,
   };
@@ -146,11 +155,14 @@ export async function startTelemetry(opts: TTelemetryOptions) {
   const pool = createPool({ connectionString: opts.databaseUrl, max: 6, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 30_000 });
 
   const metrics = createMetricSync({ pool, state, refreshMs: opts.metricsRefreshMs ?? null, log });
+  const breakerSync = createBreakerSync({ pool, databaseUrl: opts.databaseUrl, instanceId: opts.instanceId, pollMs: opts.breakerPollMs, log });
   const breakers = createBreakerBank({
     state,
     instanceId: opts.instanceId,
+    shared: breakerSync.sharing,
     onOpen: (t) => metrics.recordIncident({ provider: t.provider, operation: t.operation, region: t.region }, t.at),
   });
+  breakerSync.attach(breakers);
   observeDecisions((operation, region, provider) => breakers.probeStarted(operation, provider, region));
   const ingestion = createOutcomeIngestion({ pool, state, metrics, breakers, spoolDir: opts.spoolDir, spoolMaxBytes: opts.spoolMaxBytes });
   const { outcomes, spool } = ingestion;
@@ -169,7 +181,7 @@ export async function startTelemetry(opts: TTelemetryOptions) {
     pollMs: opts.pollMs,
     log,
   });
-  const parts: TTelemetryParts = { metrics, breakers, ingestion, leadership, shares, propagation };
+  const parts: TTelemetryParts = { metrics, breakers, breakerSync, ingestion, leadership, shares, propagation };
 
   await shares.load().catch((err: unknown) => log(`initial shares load failed: ${(err as Error).message}`));
   await metrics.refresh();
@@ -178,12 +190,14 @@ export async function startTelemetry(opts: TTelemetryOptions) {
   elector.start();
   controller.start();
   propagation.start();
-  const maintenance = startMaintenance({ pool, state, breakers, outcomes, spool, log });
+  breakerSync.start();
+  const maintenance = startMaintenance({ pool, state, breakers, breakerSync, outcomes, spool, log });
 
   return {
     routes: telemetryRoutes(opts, parts),
     metrics,
     breakers,
+    breakerSync,
     outcomes,
     controller,
     elector,
@@ -193,6 +207,7 @@ export async function startTelemetry(opts: TTelemetryOptions) {
       maintenance.stop();
       observeDecisions(null);
       await propagation.stop();
+      await breakerSync.stop();
       await controller.stop();
       await elector.stop();
       await outcomes.drain();
