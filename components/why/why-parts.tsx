@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { metricText } from "@/lib/console/metric-text";
 import type { TMoment } from "@/lib/console/get-moment";
 import type { TScope, TShiftEvent } from "@/lib/console/types";
 import { DataTable } from "../data-table";
@@ -137,7 +138,7 @@ function TimelineRow({ e, selected }: { e: TShiftEvent; selected: boolean }) {
             {ev.provider}: score {ev.score === null ? "–" : ev.score.toFixed(1)}
             {ev.failedGates.length ? ` · failed ${ev.failedGates.join(", ")}` : ""}
             {Object.entries(ev.metrics)
-              .map(([k, v]) => ` · ${k} ${typeof v === "number" ? (Number.isInteger(v) ? v : v.toFixed(3)) : String(v)}`)
+              .map(([k, v]) => ` · ${k} ${metricText(k, v)}`)
               .join("")}
           </div>
         ) : null}
