@@ -7,13 +7,15 @@ import { ShiftEventLink } from "../shift-evidence";
 
 /** Provider health in the region beside the active overrides. */
 export function HealthAndOverrides({ data }: { data: TOverview }) {
-  const health = [...data.health].sort((a, b) => (b.share ?? -1) - (a.share ?? -1) || a.provider.localeCompare(b.provider));
+  const health = [...data.health].sort((a, b) => (b.servedShare ?? b.share ?? -1) - (a.servedShare ?? a.share ?? -1) || a.provider.localeCompare(b.provider));
   return (
     <div className="grid gap-4 lg:grid-cols-[3fr_2fr]">
       <section className="panel" aria-label="Provider health">
         <div className="panel-title">
           Providers in <span className="mono">{data.region}</span>{" "}
-          <span className="muted font-normal">· last {data.windowMinutes} min, merged across instances</span>
+          <span className="muted font-normal">
+            · last {data.windowMinutes} min, merged across instances; served from the decision log, plan from the controller
+          </span>
         </div>
         <ProviderHealthTable
           rows={health}
