@@ -16,6 +16,7 @@ const PURE_LIB = [
   "console/ranges",
   "console/metric-text",
   "console/group-incidents",
+  "console/explain-selection",
   "console/factor-list-yaml-edit",
   "demo/fault-model",
   "auth/demo-mode",

@@ -99,8 +99,10 @@ export function ShareChart({ served, plan, showPlan, bands, incidents, marks, he
               x2={Math.max(i.end, i.start + served.bucketSeconds * 1000)}
               y1={0}
               y2={1}
-              fill="var(--warn)"
+              fill="var(--muted)"
               fillOpacity={0.12}
+              stroke="var(--warn)"
+              strokeDasharray="4 3"
               ifOverflow="hidden"
               style={{ cursor: "pointer" }}
               onClick={() => onIncident?.(i)}

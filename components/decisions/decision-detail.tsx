@@ -2,6 +2,7 @@ import { ContributionBar, factorColor } from "./contribution-bar";
 import { DataTable } from "../data-table";
 import { ms, num, pct, utc } from "../format";
 import type { TCandidateRecord } from "@/router-core/index";
+import { explainSelection } from "@/lib/console/explain-selection";
 import { indexScaleText } from "@/router-core/scoring/index-scale";
 import type { TDecisionDetail } from "@/lib/console/get-decision";
 
@@ -158,6 +159,11 @@ export function CandidatesTable({ d, ages }: { d: TDecisionDetail; ages: Record<
   return (
     <section className="panel" aria-label="Candidates">
       <div className="panel-title">Candidates in priority order</div>
+      <div className="px-3 pb-2 text-sm" data-testid="selection-explanation">
+        {explainSelection(r).map((line) => (
+          <p key={line}>{line}</p>
+        ))}
+      </div>
       <table className="dense" data-testid="candidates-table">
         <thead>
           <tr>

@@ -15,7 +15,15 @@ function MarkLegend() {
   return (
     <span className="muted flex gap-3 text-xs font-normal">
       <span className="flex items-center gap-1">
-        <span style={{ width: 12, height: 8, background: "var(--warn)", opacity: 0.35, display: "inline-block" }} />
+        <span
+          style={{
+            width: 12,
+            height: 8,
+            background: "color-mix(in srgb, var(--muted) 25%, transparent)",
+            border: "1px dashed var(--warn)",
+            display: "inline-block",
+          }}
+        />
         incident
       </span>
       <span className="flex items-center gap-1">
@@ -68,7 +76,8 @@ function IncidentRows({ incidents, operation, region }: { incidents: readonly TI
         </a>
       </td>
       <td className="muted" style={{ whiteSpace: "normal" }}>
-        {i.resolved ? `until ${utc(i.end)}` : "ongoing"} · {i.events} events · losing {i.losing.join(", ") || "none"} · gaining {i.gaining.join(", ") || "none"}
+        {i.resolved ? `until ${utc(i.end)}` : `ongoing, last event ${utc(i.end)}`} · {i.events} events · losing {i.losing.join(", ") || "none"} · gaining{" "}
+        {i.gaining.join(", ") || "none"}
       </td>
     </tr>
   ));

@@ -84,8 +84,8 @@ function IncidentRow({ incident: i, open }: { incident: TIncidentView; open: boo
       data-resolved={i.resolved}
     >
       <summary className="cursor-pointer px-3 py-2 text-sm">
-        <span className="mono">{utc(i.start)}</span> → <span className="mono">{i.resolved ? utc(i.end) : "ongoing"}</span>{" "}
-        <span className="muted">({duration(i.end - i.start)})</span> ·{" "}
+        <span className="mono">{utc(i.start)}</span> → <span className="mono">{utc(i.end)}</span>
+        {i.resolved ? null : <span className="tag ml-1">ongoing</span>} <span className="muted">({duration(i.end - i.start)})</span> ·{" "}
         <span className="mono" style={{ color: "var(--warn)" }}>
           {i.trigger.type}
         </span>{" "}
