@@ -12,6 +12,10 @@ import { HealthAndOverrides, RecentShifts } from "./overview-tables";
 import { OverviewToolbar, type TOverviewSelection } from "./overview-toolbar";
 import { TrafficSharePanel } from "./traffic-share-panel";
 
+function remember(query: string) {
+  document.cookie = `${OVERVIEW_COOKIE}=${encodeURIComponent(query)}; path=/; max-age=${180 * 86_400}; samesite=lax`;
+}
+
 /**
  * The selected operation, region and range, kept in the address bar so a link or reload shows the
  * same view, and in a cookie so the nav's plain Overview link reopens it (the server reads it).
@@ -21,7 +25,9 @@ function useOverviewSelection(scope: TScope, initial: TOverviewSelection) {
   const initialQuery = new URLSearchParams(initial).toString();
   useEffect(() => {
     // The first render's selection may have come from the cookie: show it in the address bar too.
+    // A selection opened by a link is remembered as well as one chosen in the toolbar.
     if (window.location.search !== `?${initialQuery}`) window.history.replaceState(null, "", `/?${initialQuery}`);
+    remember(initialQuery);
   }, [initialQuery]);
   const select = (next: Partial<TOverviewSelection>) => {
     const { operation, region, range } = selection;
@@ -32,7 +38,7 @@ function useOverviewSelection(scope: TScope, initial: TOverviewSelection) {
     setSelection({ operation: op, region: r, range: rg });
     const query = new URLSearchParams({ operation: op, region: r, range: rg }).toString();
     window.history.replaceState(null, "", `/?${query}`);
-    document.cookie = `${OVERVIEW_COOKIE}=${encodeURIComponent(query)}; path=/; max-age=${180 * 86_400}; samesite=lax`;
+    remember(query);
   };
   return [selection, select] as const;
 }
