@@ -13,6 +13,33 @@ function duration(msSpan: number): string {
   return s < 60 ? `${s} s` : s < 3600 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
 
+function BreakerLine({ b }: { b: TIncidentView["breakers"][number] }) {
+  return (
+    <div className="mono">
+      {utc(b.at).slice(11)} breaker {b.provider}
+      {b.region ? ` (${b.region})` : ""} {b.from} → <span style={{ color: b.to === "open" ? "var(--bad)" : undefined }}>{b.to}</span>:{" "}
+      {b.reason.replaceAll("_", " ")}
+      {b.detail ? ` · ${b.detail}` : ""}
+    </div>
+  );
+}
+
+/** The opening that started it and how it ended; the open/half-open cycles in between as one count line. */
+function BreakerLines({ breakers }: { breakers: TIncidentView["breakers"] }) {
+  if (breakers.length <= 4) return breakers.map((b) => <BreakerLine key={`${b.at}-${b.provider}-${b.to}`} b={b} />);
+  const middle = breakers.slice(1, -1);
+  const reopenings = middle.filter((b) => b.to === "open").length;
+  return (
+    <>
+      <BreakerLine b={breakers[0]!} />
+      <div className="muted">
+        … {middle.length} transitions in between: {reopenings} re-openings after failed half-open probes
+      </div>
+      <BreakerLine b={breakers.at(-1)!} />
+    </>
+  );
+}
+
 /** What tripped the first move: the breaker transitions with their failure counts and errors, and the trigger's own evidence. */
 function TriggerEvidence({ incident }: { incident: TIncidentView }) {
   const ev = incident.trigger.evidence;
@@ -22,14 +49,7 @@ function TriggerEvidence({ incident }: { incident: TIncidentView }) {
         <span className="muted">Trigger</span> <span className="mono">{incident.trigger.type}</span> {incident.trigger.provider ?? ""}:{" "}
         {incident.trigger.detail}
       </div>
-      {incident.breakers.map((b) => (
-        <div key={`${b.at}-${b.provider}-${b.to}`} className="mono">
-          {utc(b.at).slice(11)} breaker {b.provider}
-          {b.region ? ` (${b.region})` : ""} {b.from} → <span style={{ color: b.to === "open" ? "var(--bad)" : undefined }}>{b.to}</span>:{" "}
-          {b.reason.replaceAll("_", " ")}
-          {b.detail ? ` · ${b.detail}` : ""}
-        </div>
-      ))}
+      <BreakerLines breakers={incident.breakers} />
       {ev ? (
         <div className="mono muted">
           {ev.provider}: {ev.eligible ? "eligible" : `ineligible (${ev.failedGates.join(", ") || "gated"})`} · score{" "}
