@@ -99,6 +99,9 @@ async function servedMatchesLog(page: Page, from: number, to: number): Promise<T
   return compared;
 }
 
+/** Waits until `n` whole buckets after `from` have ended, however slow the machine is. */
+const untilBuckets = (from: number, n: number) => new Promise((r) => setTimeout(r, Math.max(0, from + n * BUCKET_MS + 500 - Date.now())));
+
 /** Decisions are logged asynchronously: give the spool a moment before the page reads the log. */
 const settle = () => new Promise((r) => setTimeout(r, 5_000));
 
@@ -135,7 +138,7 @@ test("served shares match the decision log during a pin and an outage; the outag
     })
     .toBe("pinned");
   const pinFrom = Math.ceil(Date.now() / BUCKET_MS) * BUCKET_MS;
-  await page.waitForTimeout(35_000);
+  await untilBuckets(pinFrom, 3);
   const pinTo = Math.floor(Date.now() / BUCKET_MS) * BUCKET_MS;
   await settle();
   const duringPin = await servedMatchesLog(page, pinFrom, pinTo);
@@ -155,7 +158,7 @@ test("served shares match the decision log during a pin and an outage; the outag
   );
   sim.inject(fault);
   const outFrom = Math.ceil((fault.startsAt + 10_000) / BUCKET_MS) * BUCKET_MS;
-  await page.waitForTimeout(35_000);
+  await untilBuckets(outFrom, 3);
   const outTo = Math.floor(Date.now() / BUCKET_MS) * BUCKET_MS;
   await settle();
   await servedMatchesLog(page, outFrom, outTo);
