@@ -12,10 +12,11 @@ import type { TRangeKey } from "./ranges";
 import type { TOverview, TProviderHealth, TServedSeries } from "./types";
 
 /**
- * Health rows of the providers that serve the operation here (a planned share or served decisions),
- * each with its served share over the metric window; every row when none does yet (a new operation).
+ * Health rows of the providers that serve the operation here, each with its served share over the
+ * metric window: those its factor list names; when it names none, those with a planned share or
+ * served decisions (every row when none has yet: a new operation).
  */
-function servingHealth(health: TProviderHealth[], served: TServedSeries, windowMinutes: number, now: number): TProviderHealth[] {
+function servingHealth(health: TProviderHealth[], served: TServedSeries, listed: string[], windowMinutes: number, now: number): TProviderHealth[] {
   const since = now - windowMinutes * 60_000 - served.bucketSeconds * 1000;
   const counts: Record<string, number> = {};
   let total = 0;
@@ -25,6 +26,7 @@ function servingHealth(health: TProviderHealth[], served: TServedSeries, windowM
     for (const [provider, n] of Object.entries(p.counts)) counts[provider] = (counts[provider] ?? 0) + n;
   }
   const rows = health.map((h) => ({ ...h, servedShare: total > 0 ? (counts[h.provider] ?? 0) / total : null }));
+  if (listed.length > 0) return rows.filter((h) => listed.includes(h.provider));
   const serving = rows.filter((h) => (h.share ?? 0) > 0 || (counts[h.provider] ?? 0) > 0 || served.providers.includes(h.provider));
   return serving.length > 0 ? serving : rows;
 }
@@ -61,7 +63,7 @@ export async function getOverview(operation: string, region: string, range: TRan
       gaining: i.gaining.map((g) => g.provider),
     })),
     marks,
-    health: servingHealth(health, served, policy.windowMinutes, now),
+    health: servingHealth(health, served, policy.providers, policy.windowMinutes, now),
     overrides: overrides.filter((o) => o.region === null || o.region === region),
     shifts,
     windowMinutes: policy.windowMinutes,
