@@ -12,7 +12,16 @@ const NO_TOOLING = { regex: String.raw`^${UP}(bench|test)(/|$)`, message: "Produ
 const NO_APP = { regex: String.raw`^${UP}app(/|$)`, message: "Only app/ imports app/: pass what a component or lib needs in from the page or layout." };
 const NO_UI = { regex: String.raw`^${UP}components(/|$)`, message: "lib/ never imports components/." };
 // Client components may take runtime values from these pure lib modules (no server-only code, no I/O).
-const PURE_LIB = ["console/ranges", "console/factor-list-yaml-edit", "demo/fault-model", "auth/demo-mode", "auth/demo-users"];
+const PURE_LIB = [
+  "console/ranges",
+  "console/metric-text",
+  "console/group-incidents",
+  "console/explain-selection",
+  "console/factor-list-yaml-edit",
+  "demo/fault-model",
+  "auth/demo-mode",
+  "auth/demo-users",
+];
 const LIB_TYPES_ONLY = {
   regex: String.raw`^${UP}lib/(?!(${PURE_LIB.join("|")})$)`,
   allowTypeImports: true,

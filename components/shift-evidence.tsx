@@ -1,13 +1,7 @@
 import Link from "next/link";
 import type { TShiftEvent } from "@/lib/console/types";
-import { ms, num, pct } from "./format";
-
-function metricText(key: string, v: unknown): string {
-  if (typeof v !== "number") return String(v ?? "–");
-  if (/rate|share|confidence/i.test(key)) return pct(v);
-  if (/ms$/i.test(key)) return ms(v);
-  return Number.isInteger(v) ? String(v) : num(v, 2);
-}
+import { metricText } from "@/lib/console/metric-text";
+import { num, pct } from "./format";
 
 /** The controller's evidence for one shift: per provider, shares before → after, eligibility, score and the metrics behind it. */
 export function ShiftEvidence({ event }: { event: TShiftEvent }) {

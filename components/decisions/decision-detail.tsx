@@ -2,6 +2,8 @@ import { ContributionBar, factorColor } from "./contribution-bar";
 import { DataTable } from "../data-table";
 import { ms, num, pct, utc } from "../format";
 import type { TCandidateRecord } from "@/router-core/index";
+import { explainSelection } from "@/lib/console/explain-selection";
+import { indexScaleText } from "@/router-core/scoring/index-scale";
 import type { TDecisionDetail } from "@/lib/console/get-decision";
 
 /** A decision's drilldown, in parts: what was decided, every candidate's gates and score, and the outcomes reported since. */
@@ -67,7 +69,9 @@ function ScoreBreakdown({ c, factorNames }: { c: TCandidateRecord; factorNames: 
                 <span style={{ display: "inline-block", width: 8, height: 8, background: factorColor(x.score, factorNames), marginRight: 4 }} />
                 <span className="mono">{x.score}</span>
               </td>
-              <td className="mono muted pr-2">raw {x.raw === null ? "–" : num(x.raw, 3)}</td>
+              <td className="mono muted pr-2" title={indexScaleText(x.score, x.defaulted)}>
+                raw {x.raw === null ? "–" : num(x.raw, 3)}
+              </td>
               <td className="mono pr-2">
                 {x.score === "stale_penalty" ? "penalty" : `${x.weight} × ${x.index.toFixed(1)}`}
                 {x.defaulted ? <span className="muted"> (safe default)</span> : null}
@@ -75,6 +79,9 @@ function ScoreBreakdown({ c, factorNames }: { c: TCandidateRecord; factorNames: 
               <td className="mono text-right">
                 {x.value >= 0 ? "+" : ""}
                 {x.value.toFixed(2)}
+              </td>
+              <td className="muted pl-2" style={{ whiteSpace: "normal" }} data-testid="index-scale">
+                {indexScaleText(x.score, x.defaulted)}
               </td>
             </tr>
           ))}
@@ -152,6 +159,11 @@ export function CandidatesTable({ d, ages }: { d: TDecisionDetail; ages: Record<
   return (
     <section className="panel" aria-label="Candidates">
       <div className="panel-title">Candidates in priority order</div>
+      <div className="px-3 pb-2 text-sm" data-testid="selection-explanation">
+        {explainSelection(r).map((line) => (
+          <p key={line}>{line}</p>
+        ))}
+      </div>
       <table className="dense" data-testid="candidates-table">
         <thead>
           <tr>

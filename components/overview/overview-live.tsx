@@ -1,8 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useCallback, useState } from "react";
-import type { TRangeKey } from "@/lib/console/ranges";
+import { useCallback, useEffect, useState } from "react";
+import { OVERVIEW_COOKIE, type TRangeKey } from "@/lib/console/ranges";
 import type { TChartMark, TOverview, TScope } from "@/lib/console/types";
 import { Drawer } from "../drawer";
 import { fetchJson } from "../fetch-json";
@@ -12,9 +12,23 @@ import { HealthAndOverrides, RecentShifts } from "./overview-tables";
 import { OverviewToolbar, type TOverviewSelection } from "./overview-toolbar";
 import { TrafficSharePanel } from "./traffic-share-panel";
 
-/** The selected operation, region and range, kept in the address bar so a link or reload shows the same view. */
+function remember(query: string) {
+  document.cookie = `${OVERVIEW_COOKIE}=${encodeURIComponent(query)}; path=/; max-age=${180 * 86_400}; samesite=lax`;
+}
+
+/**
+ * The selected operation, region and range, kept in the address bar so a link or reload shows the
+ * same view, and in a cookie so the nav's plain Overview link reopens it (the server reads it).
+ */
 function useOverviewSelection(scope: TScope, initial: TOverviewSelection) {
   const [selection, setSelection] = useState<TOverviewSelection>(initial);
+  const initialQuery = new URLSearchParams(initial).toString();
+  useEffect(() => {
+    // The first render's selection may have come from the cookie: show it in the address bar too.
+    // A selection opened by a link is remembered as well as one chosen in the toolbar.
+    if (window.location.search !== `?${initialQuery}`) window.history.replaceState(null, "", `/?${initialQuery}`);
+    remember(initialQuery);
+  }, [initialQuery]);
   const select = (next: Partial<TOverviewSelection>) => {
     const { operation, region, range } = selection;
     const op = next.operation ?? operation;
@@ -22,7 +36,9 @@ function useOverviewSelection(scope: TScope, initial: TOverviewSelection) {
     const r = next.region ?? (opRegions.includes(region) ? region : (opRegions[0] ?? region));
     const rg = next.range ?? range;
     setSelection({ operation: op, region: r, range: rg });
-    window.history.replaceState(null, "", `/?${new URLSearchParams({ operation: op, region: r, range: rg })}`);
+    const query = new URLSearchParams({ operation: op, region: r, range: rg }).toString();
+    window.history.replaceState(null, "", `/?${query}`);
+    remember(query);
   };
   return [selection, select] as const;
 }

@@ -7,13 +7,15 @@ import { ShiftEventLink } from "../shift-evidence";
 
 /** Provider health in the region beside the active overrides. */
 export function HealthAndOverrides({ data }: { data: TOverview }) {
-  const health = [...data.health].sort((a, b) => (b.share ?? -1) - (a.share ?? -1) || a.provider.localeCompare(b.provider));
+  const health = [...data.health].sort((a, b) => (b.servedShare ?? b.share ?? -1) - (a.servedShare ?? a.share ?? -1) || a.provider.localeCompare(b.provider));
   return (
     <div className="grid gap-4 lg:grid-cols-[3fr_2fr]">
       <section className="panel" aria-label="Provider health">
         <div className="panel-title">
           Providers in <span className="mono">{data.region}</span>{" "}
-          <span className="muted font-normal">· last {data.windowMinutes} min, merged across instances</span>
+          <span className="muted font-normal">
+            · last {data.windowMinutes} min, merged across instances; served from the decision log, plan from the controller
+          </span>
         </div>
         <ProviderHealthTable
           rows={health}
@@ -45,6 +47,19 @@ export function HealthAndOverrides({ data }: { data: TOverview }) {
   );
 }
 
+/** Consecutive events of one type and provider (a tick each while the controller moves) as one row with a count and the first time. */
+function collapseRuns(shifts: TOverview["shifts"]) {
+  const runs: { e: TOverview["shifts"][number]; count: number; firstAt: number }[] = [];
+  for (const e of shifts) {
+    const last = runs.at(-1);
+    if (last && last.e.type === e.type && last.e.provider === e.provider) {
+      last.count++;
+      last.firstAt = e.at;
+    } else runs.push({ e, count: 1, firstAt: e.at });
+  }
+  return runs;
+}
+
 export function RecentShifts({ data, operation, region }: { data: TOverview; operation: string; region: string }) {
   return (
     <section className="panel" aria-label="Recent shift events">
@@ -59,11 +74,15 @@ export function RecentShifts({ data, operation, region }: { data: TOverview; ope
         empty={`No shift events yet for ${data.operation} in ${data.region}.`}
         testId="recent-shifts"
       >
-        {data.shifts.map((s) => (
+        {collapseRuns(data.shifts).map(({ e: s, count, firstAt }) => (
           <tr key={s.id}>
-            <td className="mono">{utc(s.at)}</td>
+            <td className="mono">
+              {utc(s.at)}
+              {count > 1 ? <div className="muted text-xs">since {utc(firstAt)}</div> : null}
+            </td>
             <td className="mono">
               <ShiftEventLink event={s} />
+              {count > 1 ? <span className="tag ml-1">× {count}</span> : null}
             </td>
             <td className="mono">{s.provider ?? "–"}</td>
             <td className="mono">{sharesText(s.sharesTo)}</td>

@@ -1,11 +1,12 @@
 "use client";
 
 import { useRouter } from "next/navigation";
+import { useState } from "react";
 import { RANGES } from "@/lib/console/ranges";
-import type { TChartMark, TOverview } from "@/lib/console/types";
+import type { TChartMark, TIncidentSpan, TOverview } from "@/lib/console/types";
 import { MARK_COLORS, ShareChart } from "../charts/share-chart";
 import { DataTable } from "../data-table";
-import { utc } from "../format";
+import { pct, utc } from "../format";
 import type { TOverviewSelection } from "./overview-toolbar";
 
 const CHART_HEIGHT = 300;
@@ -13,18 +14,34 @@ const CHART_HEIGHT = 300;
 function MarkLegend() {
   return (
     <span className="muted flex gap-3 text-xs font-normal">
-      {(["shift", "activation", "override", "fault"] as const).map((k) => (
+      <span className="flex items-center gap-1">
+        <span
+          style={{
+            width: 12,
+            height: 8,
+            background: "color-mix(in srgb, var(--muted) 25%, transparent)",
+            border: "1px dashed var(--warn)",
+            display: "inline-block",
+          }}
+        />
+        incident
+      </span>
+      <span className="flex items-center gap-1">
+        <span style={{ width: 12, height: 8, background: "var(--bad)", opacity: 0.3, display: "inline-block" }} />
+        override in effect
+      </span>
+      {(["activation", "override", "fault"] as const).map((k) => (
         <span key={k} className="flex items-center gap-1">
           <span style={{ width: 8, height: 8, borderRadius: 4, background: MARK_COLORS[k], display: "inline-block" }} />
-          {k === "shift" ? "shift event" : k === "activation" ? "policy activation" : k === "override" ? "override" : "injected fault"}
+          {k === "activation" ? "policy activation" : k === "override" ? "override set or ended" : "injected fault"}
         </span>
       ))}
-      <span>click a dot to explain it, the plot to explain that moment</span>
+      <span>click a band or dot to explain it, the plot to explain that moment</span>
     </span>
   );
 }
 
-/** The chart plots planned shares; a provider behind an open breaker keeps one (its probe floor) but decide sends it nothing. */
+/** The plan keeps a share (its probe floor) for a provider behind an open breaker, but decide sends it nothing: say so next to the plan. */
 function BreakerHeldNote({ data }: { data: TOverview }) {
   const breakerHeld = data.health.filter((h) => h.breaker !== "closed" && (h.share ?? 0) > 0);
   if (breakerHeld.length === 0) return null;
@@ -33,18 +50,56 @@ function BreakerHeldNote({ data }: { data: TOverview }) {
       {breakerHeld.map((h) => (
         <div key={h.provider}>
           <span className="mono">{h.provider}</span>: breaker <span style={{ color: "var(--bad)" }}>{h.breaker.replace("_", "-")}</span>, so it serves{" "}
-          {h.breaker === "open" ? "0" : "only its probe calls"}; the chart plots its planned <span className="mono">{((h.share ?? 0) * 100).toFixed(1)}%</span>,
-          which falls at the capped rate to the probe floor that carries its half-open probes.
+          {h.breaker === "open" ? "0" : "only its probe calls"}; the controller&apos;s plan still holds{" "}
+          <span className="mono">{((h.share ?? 0) * 100).toFixed(1)}%</span>, which falls at the capped rate to the probe floor that carries its half-open
+          probes.
         </div>
       ))}
     </div>
   );
 }
 
-function MarksTable({ marks, onMark }: { marks: TChartMark[]; onMark: (m: TChartMark) => void }) {
+function incidentHref(i: TIncidentSpan, operation: string, region: string) {
+  return `/why?${new URLSearchParams({ operation, region, incident: i.id })}#incident-${i.id}`;
+}
+
+function IncidentRows({ incidents, operation, region }: { incidents: readonly TIncidentSpan[]; operation: string; region: string }) {
+  return incidents.map((i) => (
+    <tr key={`incident-${i.id}`} data-testid="incident-mark">
+      <td className="mono" style={{ width: 180 }}>
+        {utc(i.start)}
+      </td>
+      <td style={{ width: 90, color: MARK_COLORS.shift }}>incident</td>
+      <td>
+        <a className="mono underline" href={incidentHref(i, operation, region)}>
+          {i.trigger}
+        </a>
+      </td>
+      <td className="muted" style={{ whiteSpace: "normal" }}>
+        {i.resolved ? `until ${utc(i.end)}` : `ongoing, last event ${utc(i.end)}`} · {i.events} events · losing {i.losing.join(", ") || "none"} · gaining{" "}
+        {i.gaining.join(", ") || "none"}
+      </td>
+    </tr>
+  ));
+}
+
+function MarksTable({
+  marks,
+  incidents,
+  onMark,
+  operation,
+  region,
+}: {
+  marks: TChartMark[];
+  incidents: readonly TIncidentSpan[];
+  onMark: (m: TChartMark) => void;
+  operation: string;
+  region: string;
+}) {
   return (
     <div className="overflow-y-auto border-t" style={{ borderColor: "var(--border)", height: 132 }}>
-      <DataTable columns={null} empty="No shift events, activations or overrides in this range." testId="marks-table">
+      <DataTable columns={null} empty="No incidents, activations or overrides in this range." testId="marks-table">
+        <IncidentRows incidents={incidents} operation={operation} region={region} />
         {[...marks].reverse().map((m) => (
           <tr key={`${m.kind}-${m.id}`}>
             <td className="mono" style={{ width: 180 }}>
@@ -66,33 +121,88 @@ function MarksTable({ marks, onMark }: { marks: TChartMark[]; onMark: (m: TChart
   );
 }
 
-/** Traffic share over the range with its marks: a dot opens the mark, the plot explains that moment. */
+/** Served shares per bucket as a table: the chart's numbers for screen readers and for checking against the decision log. */
+function ServedTable({ data }: { data: TOverview }) {
+  const { served } = data;
+  return (
+    <details className="border-t px-3 py-2 text-xs" style={{ borderColor: "var(--border)" }}>
+      <summary className="cursor-pointer">Served per bucket (from the decision log, {served.bucketSeconds} s buckets)</summary>
+      <table className="dense" data-testid="served-table">
+        <thead>
+          <tr>
+            <th>Bucket (UTC)</th>
+            <th>Decisions</th>
+            {served.providers.map((p) => (
+              <th key={p}>{p}</th>
+            ))}
+            <th>No provider</th>
+          </tr>
+        </thead>
+        <tbody>
+          {served.points.map((pt) => (
+            <tr
+              key={pt.t}
+              data-bucket={pt.t}
+              data-served={pt.served}
+              data-shares={JSON.stringify(Object.fromEntries(served.providers.map((p) => [p, pt.served ? (pt.counts[p] ?? 0) / pt.served : 0])))}
+            >
+              <td className="mono">{utc(pt.t)}</td>
+              <td className="mono">{pt.served}</td>
+              {served.providers.map((p) => (
+                <td key={p} className="mono">
+                  {pct(pt.served ? (pt.counts[p] ?? 0) / pt.served : 0)} ({pt.counts[p] ?? 0})
+                </td>
+              ))}
+              <td className="mono">{pt.unserved}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </details>
+  );
+}
+
+/** Served traffic share over the range, the plan on request, incidents and overrides as bands, other marks as dots. */
 export function TrafficSharePanel({ data, selection, onMark }: { data: TOverview; selection: TOverviewSelection; onMark: (m: TChartMark) => void }) {
   const router = useRouter();
+  const [showPlan, setShowPlan] = useState(false);
   const { operation, region, range } = selection;
+  const marks = data.marks.filter((m) => m.kind !== "shift");
+  const empty = data.served.points.length === 0 && (!showPlan || data.series.points.length === 0);
   return (
     <section className="panel" aria-label="Traffic share">
-      <div className="panel-title flex items-center gap-4">
+      <div className="panel-title flex flex-wrap items-center gap-4">
         <span>
-          Traffic share · <span className="mono">{data.operation}</span> · <span className="mono">{data.region}</span>
+          Traffic share · <span className="mono">{data.operation}</span> · <span className="mono">{data.region}</span>{" "}
+          <span className="muted font-normal">· served, from the decision log</span>
         </span>
+        <label className="flex items-center gap-1 text-xs font-normal">
+          <input type="checkbox" checked={showPlan} onChange={(e) => setShowPlan(e.target.checked)} data-testid="show-plan" />
+          show controller plan (dashed)
+        </label>
         <MarkLegend />
       </div>
-      {data.series.points.length === 0 ? (
+      {empty ? (
         <div className="muted flex items-center justify-center text-sm" style={{ height: CHART_HEIGHT }}>
-          No controller samples for {data.operation} in {data.region} in the last {RANGES[range].label}.
+          No decisions for {data.operation} in {data.region} in the last {RANGES[range].label}.
         </div>
       ) : (
         <ShareChart
-          series={data.series}
-          marks={data.marks}
+          served={data.served}
+          plan={data.series}
+          showPlan={showPlan}
+          bands={data.bands}
+          incidents={data.incidents}
+          marks={marks}
           height={CHART_HEIGHT}
           onMark={onMark}
+          onIncident={(i) => router.push(incidentHref(i, operation, region))}
           onMoment={(t) => router.push(`/why?${new URLSearchParams({ operation, region, at: String(Math.round(t)) })}`)}
         />
       )}
       <BreakerHeldNote data={data} />
-      <MarksTable marks={data.marks} onMark={onMark} />
+      <ServedTable data={data} />
+      <MarksTable marks={marks} incidents={data.incidents} onMark={onMark} operation={operation} region={region} />
     </section>
   );
 }

@@ -29,12 +29,23 @@ export function ProviderHealthTable({
   testId: string;
   empty: string;
 }) {
+  const withServed = rows.some((h) => h.servedShare !== undefined);
+  const shareColumns = withServed ? ["Served", "Plan"] : ["Share"];
   return (
-    <DataTable columns={["Provider", ...(byRegion ? ["Region"] : []), "Share", "Completion", "p95", "Samples", "Breaker"]} empty={empty} testId={testId}>
+    <DataTable
+      columns={["Provider", ...(byRegion ? ["Region"] : []), ...shareColumns, "Completion", "p95", "Samples", "Breaker"]}
+      empty={empty}
+      testId={testId}
+    >
       {rows.map((h) => (
         <tr key={`${h.provider}|${h.region}`} data-testid={byRegion ? undefined : `health-${h.provider}`}>
           <td className="mono">{h.provider}</td>
           {byRegion ? <td className="mono">{h.region}</td> : null}
+          {withServed ? (
+            <td className="mono" data-served-share={h.servedShare ?? ""}>
+              {pct(h.servedShare)}
+            </td>
+          ) : null}
           <td className="mono">{pct(h.share)}</td>
           <td className="mono" style={{ color: h.completionRate !== null && h.completionRate < 0.9 ? "var(--bad)" : undefined }}>
             {pct(h.completionRate)}

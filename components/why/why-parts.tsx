@@ -1,11 +1,10 @@
 import Link from "next/link";
 import type { TMoment } from "@/lib/console/get-moment";
 import type { TScope, TShiftEvent } from "@/lib/console/types";
-import { DataTable } from "../data-table";
 import { decisionsAround } from "../decisions/decisions-around";
 import { sharesText, utc } from "../format";
 import { LiveRefresh } from "../live-refresh";
-import { ShiftEventLink, ShiftEvidence } from "../shift-evidence";
+import { ShiftEvidence } from "../shift-evidence";
 
 /** The parts of "Why traffic moved": scope links, what was in effect at a moment, one event, the timeline. */
 
@@ -113,60 +112,6 @@ export function EventBlock({ e, highlighted }: { e: TShiftEvent; highlighted: bo
       </div>
       <p className="px-3 pb-2 text-sm">{e.detail}</p>
       <ShiftEvidence event={e} />
-    </section>
-  );
-}
-
-function TimelineRow({ e, selected }: { e: TShiftEvent; selected: boolean }) {
-  const ev = e.evidence.find((x) => x.provider === e.provider);
-  return (
-    <tr style={selected ? { background: "var(--bg)" } : undefined}>
-      <td className="mono">{utc(e.at)}</td>
-      <td className="mono">
-        <ShiftEventLink event={e} />
-      </td>
-      <td className="mono">{e.provider ?? "–"}</td>
-      <td className="mono text-xs">
-        {sharesText(e.sharesFrom)}
-        <br />→ {sharesText(e.sharesTo)}
-      </td>
-      <td className="text-xs" style={{ whiteSpace: "normal", maxWidth: 520 }}>
-        {e.detail}
-        {ev ? (
-          <div className="muted mono">
-            {ev.provider}: score {ev.score === null ? "–" : ev.score.toFixed(1)}
-            {ev.failedGates.length ? ` · failed ${ev.failedGates.join(", ")}` : ""}
-            {Object.entries(ev.metrics)
-              .map(([k, v]) => ` · ${k} ${typeof v === "number" ? (Number.isInteger(v) ? v : v.toFixed(3)) : String(v)}`)
-              .join("")}
-          </div>
-        ) : null}
-      </td>
-      <td className="mono">{e.policyVersion ?? "–"}</td>
-      <td>
-        <Link className="underline text-xs" href={decisionsAround(e.operation, e.region, e.at)}>
-          ±2 min
-        </Link>
-      </td>
-    </tr>
-  );
-}
-
-export function ShiftTimeline({ events, chosen, selectedId }: { events: TShiftEvent[]; chosen: TChosen; selectedId: string | undefined }) {
-  return (
-    <section className="panel" aria-label="Shift event timeline">
-      <h2 className="panel-title">
-        Why traffic moved · timeline <span className="muted font-normal">(newest first; probe-floor bookkeeping hidden)</span>
-      </h2>
-      <DataTable
-        columns={["Time", "Event", "Provider", "Shares before → after", "Why (metrics behind it)", "Policy", "Decisions"]}
-        empty={`Traffic has not moved for ${chosen.operation} in ${chosen.region}: no shift events recorded.`}
-        testId="why-timeline"
-      >
-        {events.map((e) => (
-          <TimelineRow key={e.id} e={e} selected={e.id === selectedId} />
-        ))}
-      </DataTable>
     </section>
   );
 }

@@ -1,7 +1,13 @@
 import "server-only";
 import { getPrisma } from "@/lib/db/client";
 
-export type TActivePolicyInfo = { version: string | null; windowMinutes: number; minSampleSize: number };
+export type TActivePolicyInfo = {
+  version: string | null;
+  windowMinutes: number;
+  minSampleSize: number;
+  /** The factor list's provider order; empty when it names none (the whole catalogue serves). */
+  providers: string[];
+};
 
 /** Fallbacks when an operation has no parseable active policy: Listing 1's values. */
 const DEFAULT_WINDOW_MINUTES = 5;
@@ -12,10 +18,11 @@ export async function getActivePolicy(operation: string): Promise<TActivePolicyI
   const prisma = getPrisma();
   const pointer = await prisma.operationPolicy.findUnique({ where: { operationKey: operation } });
   const active = pointer?.activeVersionId ? await prisma.factorListVersion.findUnique({ where: { id: pointer.activeVersionId } }) : null;
-  const doc = (active?.document ?? {}) as { metric_window_minutes?: unknown; min_sample_size?: unknown };
+  const doc = (active?.document ?? {}) as { metric_window_minutes?: unknown; min_sample_size?: unknown; providers?: unknown };
   return {
     version: active ? `v${active.version}` : null,
     windowMinutes: typeof doc.metric_window_minutes === "number" ? doc.metric_window_minutes : DEFAULT_WINDOW_MINUTES,
     minSampleSize: typeof doc.min_sample_size === "number" ? doc.min_sample_size : DEFAULT_MIN_SAMPLE_SIZE,
+    providers: Array.isArray(doc.providers) ? doc.providers.filter((p): p is string => typeof p === "string") : [],
   };
 }

@@ -1,28 +1,69 @@
 import "server-only";
 import { getActivePolicy } from "./get-active-policy";
 import { getProviderHealth } from "./get-provider-health";
+import { getServedSeries } from "./get-served-series";
 import { getShareSeries } from "./get-share-series";
+import { groupIncidents } from "./group-incidents";
 import { listActiveOverrides } from "./list-active-overrides";
 import { listChartMarks } from "./list-chart-marks";
+import { listOverrideBands } from "./list-override-bands";
 import { listShiftEvents } from "./list-shift-events";
 import type { TRangeKey } from "./ranges";
-import type { TOverview } from "./types";
+import type { TOverview, TProviderHealth, TServedSeries } from "./types";
+
+/**
+ * Health rows of the providers that serve the operation here, each with its served share over the
+ * metric window: those its factor list names; when it names none, those with a planned share or
+ * served decisions (every row when none has yet: a new operation).
+ */
+function servingHealth(health: TProviderHealth[], served: TServedSeries, listed: string[], windowMinutes: number, now: number): TProviderHealth[] {
+  const since = now - windowMinutes * 60_000 - served.bucketSeconds * 1000;
+  const counts: Record<string, number> = {};
+  let total = 0;
+  for (const p of served.points) {
+    if (p.t < since) continue;
+    total += p.served;
+    for (const [provider, n] of Object.entries(p.counts)) counts[provider] = (counts[provider] ?? 0) + n;
+  }
+  const rows = health.map((h) => ({ ...h, servedShare: total > 0 ? (counts[h.provider] ?? 0) / total : null }));
+  if (listed.length > 0) return rows.filter((h) => listed.includes(h.provider));
+  const serving = rows.filter((h) => (h.share ?? 0) > 0 || (counts[h.provider] ?? 0) > 0 || served.providers.includes(h.provider));
+  return serving.length > 0 ? serving : rows;
+}
 
 /** Everything the overview shows for one (operation, region) and range, read in parallel. */
 export async function getOverview(operation: string, region: string, range: TRangeKey, now = Date.now()): Promise<TOverview> {
-  const [policy, series] = await Promise.all([getActivePolicy(operation), getShareSeries(operation, region, range, now)]);
-  const [marks, health, overrides, shifts] = await Promise.all([
+  const [policy, series, served] = await Promise.all([
+    getActivePolicy(operation),
+    getShareSeries(operation, region, range, now),
+    getServedSeries(operation, region, range, now),
+  ]);
+  const [marks, health, overrides, shifts, bands, rangeShifts] = await Promise.all([
     listChartMarks(operation, region, series.from, now),
     getProviderHealth({ operation, region, windowMinutes: policy.windowMinutes, minSampleSize: policy.minSampleSize, now }),
     listActiveOverrides({ operation, at: now }),
     listShiftEvents({ operation, region, significantOnly: true, limit: 12 }),
+    listOverrideBands(operation, region, series.from, now),
+    listShiftEvents({ operation, region, from: series.from, to: now, significantOnly: true, limit: 2000 }),
   ]);
   return {
     operation,
     region,
     series,
+    served,
+    bands,
+    incidents: groupIncidents(rangeShifts, now).map((i) => ({
+      id: i.id,
+      start: i.start,
+      end: i.end,
+      resolved: i.resolved,
+      trigger: i.trigger.type,
+      events: i.events.length,
+      losing: i.losing.map((l) => l.provider),
+      gaining: i.gaining.map((g) => g.provider),
+    })),
     marks,
-    health,
+    health: servingHealth(health, served, policy.providers, policy.windowMinutes, now),
     overrides: overrides.filter((o) => o.region === null || o.region === region),
     shifts,
     windowMinutes: policy.windowMinutes,

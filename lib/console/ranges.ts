@@ -22,3 +22,17 @@ export function parseRange(value: string | string[] | undefined, fallback: TRang
 export function firstParam(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
+
+/** Cookie holding the overview's last operation, region and range (URL query form), so the nav's plain "/" link reopens them. */
+export const OVERVIEW_COOKIE = "sy_overview";
+
+/** The remembered selection from the cookie's value; unknown keys and oversized values are ignored. */
+export function parseOverviewCookie(value: string | undefined): { operation?: string; region?: string; range?: string } {
+  if (!value || value.length > 300) return {};
+  const q = new URLSearchParams(value);
+  const pick = (k: string) => {
+    const v = q.get(k);
+    return v && v.length <= 100 ? v : undefined;
+  };
+  return { operation: pick("operation"), region: pick("region"), range: pick("range") };
+}

@@ -9,6 +9,14 @@ export type TSharePoint = { t: number; shares: TShares };
 
 export type TShareSeries = { providers: string[]; points: TSharePoint[]; from: number; to: number; bucketSeconds: number };
 
+/** Decisions per provider in one bucket, from the decision log: what was served, not what was planned. */
+export type TServedPoint = { t: number; counts: Record<string, number>; served: number; unserved: number };
+
+export type TServedSeries = { providers: string[]; points: TServedPoint[]; from: number; to: number; bucketSeconds: number };
+
+/** A pin, kill or kill switch in effect over [start, end] of the chart's range. */
+export type TOverrideBand = { id: string; kind: TOverrideRow["kind"]; provider: string | null; reason: string; start: number; end: number; ongoing: boolean };
+
 export type TMarkKind = "shift" | "activation" | "override" | "fault";
 
 export type TChartMark = {
@@ -57,7 +65,10 @@ export type TProviderHealth = {
   completionRate: number | null;
   p95Ms: number | null;
   samples: number;
+  /** The controller's planned share. */
   share: number | null;
+  /** Share of the decisions served in the metric window (overview only: from the decision log). */
+  servedShare?: number | null;
   breaker: TBreakerState;
   breakerSince: number | null;
   breakerReason: string | null;
@@ -79,7 +90,13 @@ export type TOverrideRow = {
 export type TOverview = {
   operation: string;
   region: string;
+  /** The controller's planned shares (the overlay). */
   series: TShareSeries;
+  /** Shares served, from the decision log (the primary series). */
+  served: TServedSeries;
+  bands: TOverrideBand[];
+  /** Shift events of the range grouped into incidents, newest first. */
+  incidents: TIncidentSpan[];
   marks: TChartMark[];
   health: TProviderHealth[];
   overrides: TOverrideRow[];
@@ -88,5 +105,8 @@ export type TOverview = {
   policyVersion: string | null;
   generatedAt: number;
 };
+
+/** An incident as a band on the chart: its events are on the Why page. */
+export type TIncidentSpan = { id: string; start: number; end: number; resolved: boolean; trigger: string; events: number; losing: string[]; gaining: string[] };
 
 export type TScope = { operations: { key: string; regions: string[] }[] };

@@ -354,7 +354,7 @@ function detectRecovery(t: TTick, current: string): void {
     candidate,
     t.shares,
     t.shares,
-    `failback to ${candidate} waits ${cfg.safety.primary_recovery_cooldown_seconds} s, until ${now + t.cooldownMs}`,
+    `failback to ${candidate} waits ${cfg.safety.primary_recovery_cooldown_seconds} s, until ${new Date(now + t.cooldownMs).toISOString()}`,
   );
 }
 

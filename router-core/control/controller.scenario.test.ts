@@ -150,6 +150,8 @@ describe("Table 12 incident timeline driven through stepController", () => {
     expect(detected?.detail).toContain("94.2 vs leader provider_B 88.2");
     expect(cooldown).toMatchObject({ type: "cooldown_started", provider: "provider_A" });
     expect(cooldown?.detail).toContain("300 s");
+    // A time a person reads, not epoch milliseconds (issue #29).
+    expect(cooldown?.detail).toMatch(/until \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 
   it("cooldown: no traffic moves for primary_recovery_cooldown_seconds", () => {

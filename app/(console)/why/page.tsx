@@ -1,10 +1,11 @@
+import { IncidentList } from "@/components/why/incident-list";
 import { RegainNote } from "@/components/why/regain-note";
-import { EventBlock, MomentPanel, ScopeLinks, ShiftTimeline } from "@/components/why/why-parts";
+import { EventBlock, MomentPanel, ScopeLinks } from "@/components/why/why-parts";
 import { getMoment } from "@/lib/console/get-moment";
 import { getRegainGaps } from "@/lib/console/get-regain-gaps";
 import { getShiftEvent } from "@/lib/console/get-shift-event";
 import { listScopes } from "@/lib/console/list-scopes";
-import { listShiftEvents } from "@/lib/console/list-shift-events";
+import { listIncidents } from "@/lib/console/list-incidents";
 import { firstParam } from "@/lib/console/ranges";
 import { resolveScope } from "@/lib/console/resolve-scope";
 
@@ -19,8 +20,8 @@ export default async function WhyPage({ searchParams }: { searchParams: Promise<
   if (!chosen) return <p className="panel muted p-4 text-sm">No operations are configured yet.</p>;
   const atParam = Number(firstParam(sp.at));
   const at = Number.isFinite(atParam) && atParam > 0 ? atParam : null;
-  const [events, moment, gaps] = await Promise.all([
-    listShiftEvents({ operation: chosen.operation, region: chosen.region, significantOnly: true, limit: 100 }),
+  const [incidents, moment, gaps] = await Promise.all([
+    listIncidents(chosen.operation, chosen.region),
     at !== null ? getMoment(chosen.operation, chosen.region, at) : Promise.resolve(null),
     getRegainGaps(chosen.operation, chosen.region),
   ]);
@@ -34,7 +35,7 @@ export default async function WhyPage({ searchParams }: { searchParams: Promise<
 
       {selected ? <EventBlock e={selected} highlighted /> : null}
 
-      <ShiftTimeline events={events} chosen={chosen} selectedId={selected?.id} />
+      <IncidentList incidents={incidents} chosen={chosen} openId={firstParam(sp.incident) ?? selected?.id} />
     </div>
   );
 }
