@@ -128,7 +128,7 @@ test("served shares match the decision log during a pin and an outage; the outag
   await as(page, "on_call");
   const pinned = await page.request.post("/api/control/overrides", {
     headers: { origin: originOf() },
-    data: { kind: "provider_pin", providerKey: "provider_B", operationKey: OPERATION, region: REGION, reason: "e2e: pin B to check served shares" },
+    data: { kind: "provider_pin", providerKey: "provider_B", operationKey: OPERATION, region: REGION, reason: "e2e: pin B to check served shares", expiresAt: new Date(Date.now() + 3_600_000).toISOString() },
   });
   expect(pinned.status(), await pinned.text()).toBe(201);
   const pin = ((await pinned.json()) as { override: { id: string } }).override;
