@@ -116,6 +116,13 @@ test("broken YAML shows its line and column and the line is marked in the editor
   await editor.fill(original.replace(/confidence_from_sample: \{ ?weight: 0\.10?/, "confidence_from_sample: {weight: 0.05"));
   await expect(page.getByTestId("validation").getByText("got 0.95")).toBeVisible();
   await expect(page.locator("body")).not.toContainText("00000000");
+
+  // A schema error (a misspelt gate) marks the line of the field it names, like a syntax error.
+  const gateLine = original.split("\n").findIndex((l) => l.trim() === "- quota_available") + 1;
+  expect(gateLine).toBeGreaterThan(0);
+  await editor.fill(original.replace("- quota_available", "- quota_availible"));
+  await expect(page.getByTestId("validation-position").first()).toHaveText(`line ${gateLine}, column 5`);
+  await expect(page.getByTestId("yaml-error-line")).toHaveAttribute("data-line", String(gateLine));
 });
 
 test("a draft without the compliance gate: the what-if counts decisions that break the active rules, per region and provider, and states coverage", async ({

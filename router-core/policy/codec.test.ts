@@ -175,6 +175,31 @@ describe("YAML syntax errors", () => {
   });
 });
 
+describe("schema errors in text", () => {
+  const listing = fixture("listing1.yaml");
+  const lineOf = (text: string, needle: string) => text.split("\n").findIndex((l) => l.includes(needle)) + 1;
+
+  it("carry the line and column of the field they name", () => {
+    const text = listing.replace("p95_latency_5m: {weight: 0.20, direction: lower}", "p95_latency_5m: {weight: 0.20, direction: upward}");
+    const bad = errorsOf(text).find((e) => e.path === "scores.p95_latency_5m.direction");
+    const line = lineOf(text, "p95_latency_5m");
+    expect(bad).toMatchObject({ line, column: text.split("\n")[line - 1]!.indexOf("direction") + 1 });
+  });
+
+  it("point an unknown field and a bad list item at their own lines", () => {
+    const text = listing.replace("min_sample_size: 200", "min_sample_size: 200\nmin_sampel_size: 100").replace("  - quota_available", "  - quota_availible");
+    const errors = errorsOf(text);
+    expect(errors.find((e) => e.path === "min_sampel_size")).toMatchObject({ line: lineOf(text, "min_sampel_size"), column: 1 });
+    expect(errors.find((e) => e.path.startsWith("gates["))).toMatchObject({ line: lineOf(text, "quota_availible"), column: 5 });
+  });
+
+  it("leave out a line where the text has no such field", () => {
+    const missing = errorsOf(listing.replace("operation: SEND_SMS\n", "")).find((e) => e.path === "operation");
+    expect(missing).toBeDefined();
+    expect(missing?.line).toBeUndefined();
+  });
+});
+
 it("names a weight sum without floating-point noise", () => {
   const r = parseFactorList(
     "operation: SEND_SMS\nscores:\n  completion_rate_5m: {weight: 0.45, direction: higher}\n  p95_latency_5m: {weight: 0.2, direction: lower}\n  cost_per_request: {weight: 0.15, direction: lower}\n  recent_incident_penalty: {weight: 0.1, direction: lower}\n  confidence_from_sample: {weight: 0.05, direction: higher}\n",

@@ -1,10 +1,10 @@
-import { LineCounter, parseDocument, stringify, type YAMLError } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Document, type Node, type YAMLError } from "yaml";
 import type { z } from "zod";
 import { SCORE_DIRECTIONS } from "./names";
 import { TOP_LEVEL_FIELDS, ZFactorList, type TFactorList } from "./schema";
 import { checkPolicyTextBounds } from "./text-bounds";
 
-/** `line` and `column` (1-based) where the text itself is at fault: YAML syntax errors. */
+/** `line` and `column` (1-based) where the text is at fault: the syntax error, or the field a schema error names. */
 export type TPolicyError = { path: string; message: string; line?: number; column?: number };
 export type TParseResult = { ok: true; value: TFactorList; warnings: TPolicyError[] } | { ok: false; errors: TPolicyError[] };
 
@@ -21,19 +21,23 @@ const SECTION_MEMBERS: Record<string, readonly string[]> = {
  */
 export function parseFactorList(input: unknown): TParseResult {
   let raw = input;
+  let located: TLocated | null = null;
   if (typeof input === "string") {
     const decoded = decodeText(input);
     if (!decoded.ok) return decoded;
     raw = decoded.value;
+    located = decoded.located;
   }
   const warnings: TPolicyError[] = [];
   raw = regroupFlattenedSections(raw, warnings);
   const result = ZFactorList.safeParse(raw);
   if (result.success) return { ok: true, value: result.data, warnings };
-  return { ok: false, errors: result.error.issues.flatMap(toPolicyErrors) };
+  return { ok: false, errors: result.error.issues.flatMap((issue) => toPolicyErrors(issue, located)) };
 }
 
-function decodeText(text: string): { ok: true; value: unknown } | { ok: false; errors: TPolicyError[] } {
+type TLocated = { doc: Document; lines: LineCounter };
+
+function decodeText(text: string): { ok: true; value: unknown; located: TLocated } | { ok: false; errors: TPolicyError[] } {
   const outOfBounds = checkPolicyTextBounds(text);
   if (outOfBounds) return { ok: false, errors: [outOfBounds] };
   try {
@@ -41,7 +45,7 @@ function decodeText(text: string): { ok: true; value: unknown } | { ok: false; e
     const lineCounter = new LineCounter();
     const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, lineCounter });
     if (doc.errors.length > 0) return { ok: false, errors: doc.errors.map((e) => yamlError(e, text, lineCounter)) };
-    return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) };
+    return { ok: true, value: doc.toJS({ maxAliasCount: 100 }), located: { doc, lines: lineCounter } };
   } catch (e) {
     return { ok: false, errors: [{ path: "", message: `invalid YAML: ${e instanceof Error ? e.message : String(e)}` }] };
   }
@@ -117,19 +121,46 @@ function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-function toPolicyErrors(issue: z.core.$ZodIssue): TPolicyError[] {
+function toPolicyErrors(issue: z.core.$ZodIssue, located: TLocated | null): TPolicyError[] {
   const base = formatPath(issue.path);
   if (issue.code === "unrecognized_keys") {
     const known = base === "" ? TOP_LEVEL_FIELDS : null;
     return issue.keys.map((key) => ({
       path: base === "" ? key : `${base}.${key}`,
       message: known ? `unknown field "${key}"; known fields: ${known.join(", ")}` : `unknown field "${key}"`,
+      ...locate(located, [...issue.path, key]),
     }));
   }
   if (issue.code === "invalid_type" && base === "") {
     return [{ path: base, message: "a factor list must be a mapping of fields (operation, gates, scores, ...)" }];
   }
-  return [{ path: base, message: issue.message }];
+  return [{ path: base, message: issue.message, ...locate(located, issue.path) }];
+}
+
+/**
+ * Where in the text a schema error's field is: the key of the deepest field on its path that the
+ * text has (a missing field points at the mapping that lacks it). Nothing when not even the first
+ * step is in the text, e.g. a missing top-level field, or text regrouped from a flattened paste.
+ */
+function locate(located: TLocated | null, path: readonly PropertyKey[]): { line: number; column: number } | Record<string, never> {
+  if (located === null) return {};
+  let node: unknown = located.doc.contents;
+  let at: Node | null = null;
+  for (const step of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(step));
+      if (!pair) break;
+      at = isScalar(pair.key) ? pair.key : null;
+      node = pair.value;
+    } else if (isSeq(node) && typeof step === "number" && node.items[step] !== undefined) {
+      node = node.items[step];
+      at = node as Node;
+    } else break;
+  }
+  const offset = at?.range?.[0];
+  if (offset === undefined) return {};
+  const pos = located.lines.linePos(offset);
+  return { line: pos.line, column: pos.col };
 }
 
 /** Canonical YAML with every default filled in, so a stored version reads the same everywhere. */
