@@ -1,5 +1,6 @@
 import pg from "pg";
 import type { TShares } from "../../router-core/index";
+import { coalesce, createListenConnection } from "../db/listen-connection";
 import { CONFIG_CHANNEL } from "../db/notify";
 import { SHARES_CHANNEL } from "./controller/controller-store";
 import type { RoutingState } from "./routing-state";
@@ -15,127 +16,46 @@ export type TPropagationOptions = {
   log?: (line: string) => void;
 };
 
-const MIN_BACKOFF_MS = 100;
-const MAX_BACKOFF_MS = 5_000;
-
-/** Runs `fn` at most once at a time; calls during a run schedule exactly one more run after it. */
-function coalesce(fn: () => Promise<void>, onError: (err: unknown) => void) {
-  let running: Promise<void> | null = null;
-  let again: Promise<void> | null = null;
-  const run = (): Promise<void> => {
-    if (running) {
-      again ??= running.then(() => {
-        again = null;
-        return run();
-      });
-      return again;
-    }
-    running = fn()
-      .catch(onError)
-      .finally(() => (running = null));
-    return running;
-  };
-  return run;
-}
-
 /**
- * Config and share changes reach this instance through LISTEN/NOTIFY on a dedicated connection
- * (a pooled one could be handed to a query mid-notice, and LISTEN is per session), reconnecting
- * with capped exponential backoff; polling every pollMs is the safety net for notices sent while
- * the listener was disconnected. Every (re)connect reloads both, since notices are not queued
- * for absent listeners.
+ * Config and share changes reach this instance through LISTEN/NOTIFY (lib/db/listen-connection.ts),
+ * polling every pollMs as the safety net. Every (re)connect reloads both, since notices are not
+ * queued for absent listeners.
  */
 export function createPropagation(opts: TPropagationOptions) {
   const log = opts.log ?? (() => {});
   const pollMs = opts.pollMs ?? 5_000;
   const reloadConfig = coalesce(opts.reloadConfig, (err) => log(`config reload failed: ${(err as Error).message}`));
   const reloadShares = coalesce(opts.reloadShares, (err) => log(`shares reload failed: ${(err as Error).message}`));
-  let client: pg.Client | null = null;
-  let stopped = true;
-  let backoff = MIN_BACKOFF_MS;
-  let reconnectTimer: NodeJS.Timeout | null = null;
-  let pollTimer: NodeJS.Timeout | null = null;
-  let listening = false;
   let lastNoticeAt: number | null = null;
   let notices = 0;
-
-  function scheduleReconnect(): void {
-    if (stopped || reconnectTimer) return;
-    reconnectTimer = setTimeout(() => {
-      reconnectTimer = null;
-      void connect();
-    }, backoff);
-    backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
-  }
-
-  function lost(c: pg.Client, why: string): void {
-    if (client !== c) return;
-    client = null;
-    listening = false;
-    c.end().catch(() => {});
-    log(`config listener disconnected (${why}); reconnecting`);
-    scheduleReconnect();
-  }
-
-  async function connect(): Promise<void> {
-    if (stopped) return;
-    const c = new pg.Client({
-      connectionString: opts.databaseUrl,
-      keepAlive: true,
-      application_name: "switchyard-listener",
-      connectionTimeoutMillis: 5_000,
-    });
-    c.on("error", (err) => lost(c, err.message));
-    c.on("end", () => lost(c, "connection ended"));
-    c.on("notification", (msg) => {
+  const connection = createListenConnection({
+    databaseUrl: opts.databaseUrl,
+    channels: [CONFIG_CHANNEL, SHARES_CHANNEL],
+    applicationName: "switchyard-listener",
+    pollMs,
+    log,
+    onNotice: (channel) => {
       lastNoticeAt = Date.now();
       notices++;
-      if (msg.channel === SHARES_CHANNEL) void reloadShares();
+      if (channel === SHARES_CHANNEL) void reloadShares();
       else void reloadConfig();
-    });
-    client = c;
-    try {
-      await c.connect();
-      await c.query(`listen ${pg.escapeIdentifier(CONFIG_CHANNEL)}`);
-      await c.query(`listen ${pg.escapeIdentifier(SHARES_CHANNEL)}`);
-      if (stopped) {
-        await c.end();
-        return;
-      }
-      listening = true;
-      backoff = MIN_BACKOFF_MS;
+    },
+    onConnect: async () => {
       await Promise.all([reloadConfig(), reloadShares()]);
-    } catch (err) {
-      lost(c, (err as Error).message);
-    }
-  }
+    },
+    onPoll: () => {
+      void reloadConfig();
+      void reloadShares();
+    },
+  });
 
   return {
-    start(): void {
-      if (!stopped) return;
-      stopped = false;
-      void connect();
-      pollTimer = setInterval(() => {
-        void reloadConfig();
-        void reloadShares();
-      }, pollMs);
-      pollTimer.unref();
-    },
-    async stop(): Promise<void> {
-      stopped = true;
-      if (reconnectTimer) clearTimeout(reconnectTimer);
-      if (pollTimer) clearInterval(pollTimer);
-      reconnectTimer = null;
-      pollTimer = null;
-      const c = client;
-      client = null;
-      listening = false;
-      if (c) await c.end().catch(() => {});
-    },
+    start: connection.start,
+    stop: connection.stop,
     reloadConfig,
     reloadShares,
     get listening(): boolean {
-      return listening;
+      return connection.listening;
     },
     get lastNoticeAt(): number | null {
       return lastNoticeAt;
