@@ -1,5 +1,5 @@
 import { ALWAYS_ON_GATES, GATES, PIN_GATES, REQUEST_INDEPENDENT_GATES } from "../gates/registry";
-import { constantOutcome, type TGateFn, type TGateInput, type TGateOutcome } from "../gates/gate";
+import { constantOutcome, staticGateInput, type TGateFn, type TGateOutcome } from "../gates/gate";
 import type { TGateName } from "../policy/names";
 import type { TFactorList } from "../policy/schema";
 import { INDEX_SPECS } from "../scoring/indices";
@@ -115,22 +115,10 @@ function planRegion(compiled: TCompiledPolicy, candidates: readonly TProviderInf
   const ruleCompliance = rule?.required_compliance ?? [];
   const regionAllowList = rule?.providers ?? null;
   const fixed = candidates.map((provider) => {
-    // Only the fields the request-independent gates read matter; the rest are inert.
-    const input: TGateInput = {
-      provider,
-      region,
-      requiredCompliance: ruleCompliance,
-      regionAllowList,
-      breaker: undefined,
-      quota: undefined,
-      killed: false,
-      metrics: undefined,
-      metricAgeSeconds: null,
-      stale: true,
+    const input = staticGateInput(provider, region, ruleCompliance, regionAllowList, {
       maxMetricAgeSeconds: compiled.policy.max_metric_age_seconds,
       stalePolicy: compiled.policy.stale_policy,
-      now: 0,
-    };
+    });
     // Constants: every decision to this region shares them, whatever the time.
     return compiled.gates.map((g) => (REQUEST_INDEPENDENT_GATES.includes(g.name) ? constantOutcome(g.fn(input)) : null));
   });

@@ -25,6 +25,35 @@ export type TGateInput = {
 
 export type TGateFn = (input: TGateInput) => TGateOutcome;
 
+/**
+ * The input for the gates that depend on the provider and the region rule alone (region,
+ * compliance, allow-list): the request- and time-dependent fields are inert. Fields in the order of
+ * evaluate.ts' reused input, so the gates see one object shape.
+ */
+export function staticGateInput(
+  provider: TProviderInfo,
+  region: string,
+  requiredCompliance: readonly string[],
+  regionAllowList: readonly string[] | null,
+  staleness: { maxMetricAgeSeconds: number; stalePolicy: TStalePolicy } = { maxMetricAgeSeconds: 0, stalePolicy: "safe_default" },
+): TGateInput {
+  return {
+    provider,
+    region,
+    requiredCompliance,
+    regionAllowList,
+    breaker: undefined,
+    quota: undefined,
+    killed: false,
+    metrics: undefined,
+    metricAgeSeconds: null,
+    stale: true,
+    maxMetricAgeSeconds: staleness.maxMetricAgeSeconds,
+    stalePolicy: staleness.stalePolicy,
+    now: 0,
+  };
+}
+
 const CONSTANT = Symbol("constant gate outcome");
 const VALID_FROM = Symbol("gate outcome valid from");
 const VALID_UNTIL = Symbol("gate outcome valid until");

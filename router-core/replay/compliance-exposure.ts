@@ -1,5 +1,5 @@
 import { complianceAllowed } from "../gates/compliance-allowed";
-import type { TGateInput } from "../gates/gate";
+import { staticGateInput } from "../gates/gate";
 import type { TFactorList } from "../policy/schema";
 import type { TProviderInfo } from "../types";
 
@@ -37,33 +37,16 @@ export function complianceBreaches(
     providers.forEach((provider, p) => {
       const decisions = row[p] ?? 0;
       if (decisions === 0) return;
-      const outcome = complianceAllowed(gateInput(provider, tags.get(provider) ?? [], region, rule?.required_compliance ?? [], rule?.providers ?? null));
+      const outcome = complianceAllowed(
+        staticGateInput(catalogEntry(provider, tags.get(provider) ?? []), region, rule?.required_compliance ?? [], rule?.providers ?? null),
+      );
       if (!outcome.passed) out.push({ region, provider, decisions, regionDecisions, reason: outcome.detail });
     });
   });
   return out;
 }
 
-function gateInput(
-  key: string,
-  complianceTags: readonly string[],
-  region: string,
-  requiredCompliance: readonly string[],
-  regionAllowList: readonly string[] | null,
-): TGateInput {
-  return {
-    provider: { key, regions: ["*"], complianceTags, costPerRequest: 0, credentialStatus: "valid", enabled: true },
-    region,
-    requiredCompliance,
-    regionAllowList,
-    breaker: undefined,
-    quota: undefined,
-    killed: false,
-    metrics: undefined,
-    metricAgeSeconds: null,
-    stale: true,
-    maxMetricAgeSeconds: 60,
-    stalePolicy: "penalty",
-    now: 0,
-  };
+/** Only the compliance tags matter to the compliance gate; the provider is otherwise unrestricted. */
+function catalogEntry(key: string, complianceTags: readonly string[]): TProviderInfo {
+  return { key, regions: ["*"], complianceTags, costPerRequest: 0, credentialStatus: "valid", enabled: true };
 }
