@@ -1,7 +1,17 @@
 import { SwitchyardError, SwitchyardUnavailableError } from "./errors.js";
 import { callJson, type THttpOptions, type TRetryInfo } from "./http.js";
 import type { TSnapshotDelta } from "./snapshot-delta.js";
-import type { TCandidate, TClientStats, TDecideRequest, TDecision, TDecisionRecord, TExecuteAnswer, TExecuteRequest, TOutcome } from "./types.js";
+import type {
+  TCandidate,
+  TClientStats,
+  TDecideRequest,
+  TDecision,
+  TDecisionRecord,
+  TExecuteAnswer,
+  TExecuteRequest,
+  TOutcome,
+  TRoutingSnapshot,
+} from "./types.js";
 import { randomUUID, uuidV7At } from "./uuid.js";
 
 export type TSwitchyardClientOptions = {
@@ -66,11 +76,6 @@ export type TDecisionReport = {
 export type TSnapshotAnswer = { version: string; at: number; snapshot: TRoutingSnapshot };
 /** Its answer with `delta=1` when Switchyard still knows the version asked from: only what changed since `base`. */
 export type TSnapshotDeltaAnswer = { version: string; at: number; base: string; delta: TSnapshotDelta };
-export type TRoutingSnapshot = {
-  providers: unknown[];
-  operations: Record<string, { policyVersion: string; policy: unknown; shadow: unknown; regions: Record<string, Record<string, unknown>> }>;
-  dbAvailable: boolean;
-};
 
 type TBatchResult = { results: Array<{ decisionId: string; result: string }> };
 type TOutcomeBatchResult = { results: Array<{ index: number; status: number }> };

@@ -3,5 +3,5 @@ export { SwitchyardError, SwitchyardUnavailableError, type TUnavailableReason } 
 export { parseRetryAfter, retryDelay, type TRetryInfo } from "./http.js";
 export type * from "./types.js";
 export { LocalRouter, type TLocalEngine, type TLocalRouterOptions } from "./local.js";
-export type { TDecisionReport, TRoutingSnapshot, TSnapshotAnswer, TSnapshotDeltaAnswer } from "./client.js";
+export type { TDecisionReport, TSnapshotAnswer, TSnapshotDeltaAnswer } from "./client.js";
 export { applySnapshotDelta, type TSnapshotDelta } from "./snapshot-delta.js";

@@ -1,7 +1,7 @@
-import type { SwitchyardClient, TRoutingSnapshot } from "./client.js";
+import type { SwitchyardClient } from "./client.js";
 import { SwitchyardError } from "./errors.js";
 import { applySnapshotDelta } from "./snapshot-delta.js";
-import type { TCandidate, TDecideRequest, TDecision, TDecisionRecord } from "./types.js";
+import type { TCandidate, TDecideRequest, TDecision, TDecisionRecord, TRoutingSnapshot } from "./types.js";
 import { randomUUID, uuidV7At } from "./uuid.js";
 
 /**

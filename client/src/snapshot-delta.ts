@@ -1,4 +1,4 @@
-import type { TRoutingSnapshot } from "./client.js";
+import type { TRoutingSnapshot } from "./types.js";
 
 type TOperation = TRoutingSnapshot["operations"][string];
 

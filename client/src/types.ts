@@ -126,3 +126,10 @@ export type TClientStats = {
   outcomes: { queued: number; sent: number; refused: number; dropped: number; pending: number };
   retries: number;
 };
+
+/** What GET /api/v1/routing/snapshot carries: enough for router-core's decide() per operation and region. */
+export type TRoutingSnapshot = {
+  providers: unknown[];
+  operations: Record<string, { policyVersion: string; policy: unknown; shadow: unknown; regions: Record<string, Record<string, unknown>> }>;
+  dbAvailable: boolean;
+};

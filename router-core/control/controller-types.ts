@@ -1,4 +1,3 @@
-import type { TRegainGap } from "./regain-margin";
 import type { TShares } from "../types";
 
 /** The controller's data: configuration, per-tick input, state and events (controller.ts steps them). */
@@ -129,3 +128,21 @@ export type TControllerState = {
 };
 
 export type TControllerResult = { state: TControllerState; shares: TShares; events: TControllerEvent[] };
+
+/**
+ * What a displaced former leader lacks to take traffic back. Hysteresis is policy: a healthy
+ * former primary that does not beat the current leader by `hysteresis_score_margin` (on
+ * `min_sample_size` samples) keeps only its probe floor for as long as that holds. Showing the
+ * gap tells an operator that this is the margin at work, not a failure.
+ */
+export type TRegainGap = {
+  provider: string;
+  leader: string;
+  score: number;
+  leaderScore: number;
+  margin: number;
+  /** Score points still missing: leaderScore + margin − score; ≤ 0 when the score alone would do. */
+  needs: number;
+  /** The provider's samples reach min_sample_size, the other condition of recovery. */
+  trusted: boolean;
+};

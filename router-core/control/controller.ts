@@ -22,7 +22,7 @@ import {
   expectStringArray,
 } from "./json-shape";
 import { checkNumber, checkTime, closed, open } from "./options";
-import type { TRegainGap } from "./regain-margin";
+import type { TRegainGap } from "./controller-types";
 
 /**
  * The traffic-share controller for one (operation, region): the only place shares move (DESIGN.md

@@ -58,6 +58,6 @@ export { CONTROLLER_EVENT_TYPES, createControllerState, resolveControllerConfig,
 export type { TFallbackCandidate, TFallbackContext, TFallbackDecision } from "./fallback";
 export { isFallbackPolicy, resolveFallback } from "./fallback";
 export type { TRoutingDefaults } from "./routing-defaults";
-export type { TRegainGap } from "./regain-margin";
+export type { TRegainGap } from "./controller-types";
 export { regainGaps } from "./regain-margin";
 export { ROUTING_DEFAULTS, controllerConfigFor } from "./routing-defaults";

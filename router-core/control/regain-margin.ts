@@ -1,22 +1,4 @@
-import type { TControllerEvidence } from "./controller-types";
-
-/**
- * What a displaced former leader lacks to take traffic back. Hysteresis is policy: a healthy
- * former primary that does not beat the current leader by `hysteresis_score_margin` (on
- * `min_sample_size` samples) keeps only its probe floor for as long as that holds. Showing the
- * gap tells an operator that this is the margin at work, not a failure.
- */
-export type TRegainGap = {
-  provider: string;
-  leader: string;
-  score: number;
-  leaderScore: number;
-  margin: number;
-  /** Score points still missing: leaderScore + margin − score; ≤ 0 when the score alone would do. */
-  needs: number;
-  /** The provider's samples reach min_sample_size, the other condition of recovery. */
-  trusted: boolean;
-};
+import type { TControllerEvidence, TRegainGap } from "./controller-types";
 
 /**
  * The gap of every displaced provider that is eligible and scored, from one tick's evidence. A

@@ -1,4 +1,4 @@
-import type { TRoutingSnapshot } from "./feed";
+import type { TRoutingSnapshot } from "./snapshot-types";
 
 type TOperation = TRoutingSnapshot["operations"][string];
 type TRegionState = TOperation["regions"][string];

@@ -1,27 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { TProviderInfo, TRouterState } from "../../../router-core/index";
+import type { TRouterState } from "../../../router-core/index";
 import { authenticateRequest, operationDenied, type TPrincipal } from "../authenticate";
 import { HttpError, sendJson } from "../http";
 import { registerEndpoint, ZErrorBody } from "../openapi";
 import type { TRoute } from "../router";
 import type { RoutingState } from "../routing-state";
 import { diffSnapshots, snapshotParts, type TSnapshotParts } from "./delta";
-
-/** What a client needs to run router-core's decide() itself, per operation and region. */
-export type TRoutingSnapshot = {
-  providers: readonly TProviderInfo[];
-  operations: Record<
-    string,
-    {
-      policyVersion: string;
-      policy: unknown;
-      shadow: unknown;
-      /** router-core's TRouterState without the catalogue (shared above). */
-      regions: Record<string, Omit<TRouterState, "providers">>;
-    }
-  >;
-  dbAvailable: boolean;
-};
+import type { TRoutingSnapshot } from "./snapshot-types";
 
 export type TSnapshotFeedOptions = {
   state: RoutingState;
