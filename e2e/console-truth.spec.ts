@@ -3,7 +3,8 @@ import { createPrisma } from "../lib/db/client";
 import { endFault } from "../lib/demo/end-fault";
 import { injectFault } from "../lib/demo/inject-fault";
 import { createSimulator, type Simulator } from "../lib/demo/simulator";
-import { ensureAccounts, originOf, signIn, type TE2eRole } from "./support/accounts";
+import { ensureAccounts, originOf } from "./support/accounts";
+import { activateShortTimings, as, restoreFirstVersion } from "./support/short-timings";
 
 /**
  * Issue #29: the overview plots what was served, read from the decision log, not the plan. During
@@ -28,36 +29,6 @@ hysteresis_score_margin: 1
 
 const prisma = createPrisma(process.env.E2E_DATABASE_URL ?? "postgres://unset");
 let sim: Simulator | null = null;
-
-async function as(page: Page, role: TE2eRole) {
-  await page.context().clearCookies();
-  await signIn(page.request, role);
-}
-
-async function activateFastTimings(page: Page) {
-  await as(page, "policy_author");
-  const active = await page.request.get(`/api/control/factor-lists?operation=${OPERATION}&status=active`);
-  const activeId = ((await active.json()) as { versions: { id: string }[] }).versions[0]?.id;
-  const yaml = await (await page.request.get(`/api/control/factor-lists/${activeId}/yaml`)).text();
-  const fast = `${yaml
-    .replace(/^safety:\n(?: {2}.*\n)+/m, "")
-    .replace(/^refresh_interval_seconds: .*$/m, "refresh_interval_seconds: 2")
-    .replace(/^metric_window_minutes: .*$/m, "metric_window_minutes: 1")
-    .replace(/^min_sample_size: .*$/m, "min_sample_size: 20")
-    .trimEnd()}\n${FAST_TIMINGS}`;
-  const created = await page.request.post("/api/control/factor-lists", {
-    headers: { origin: originOf() },
-    data: { yaml: fast, changeNote: "e2e: console truth timings" },
-  });
-  expect(created.status(), await created.text()).toBe(201);
-  const id = ((await created.json()) as { version: { id: string } }).version.id;
-  expect((await page.request.post(`/api/control/factor-lists/${id}/submit`, { headers: { origin: originOf() } })).status()).toBe(200);
-  await as(page, "approver");
-  expect((await page.request.post(`/api/control/factor-lists/${id}/approve`, { headers: { origin: originOf() }, data: { comment: "e2e" } })).status()).toBe(
-    200,
-  );
-  expect((await page.request.post(`/api/control/factor-lists/${id}/activate`, { headers: { origin: originOf() }, data: {} })).status()).toBe(200);
-}
 
 /** Served share per provider in [t, t + bucket) straight from the decision log. */
 async function loggedShares(t: number): Promise<{ served: number; shares: Record<string, number> }> {
@@ -107,12 +78,7 @@ const settle = () => new Promise((r) => setTimeout(r, 5_000));
 
 test.afterAll(async ({ browser }) => {
   await sim?.stop();
-  const page = await browser.newPage();
-  await as(page, "approver");
-  const v1 = await prisma.factorListVersion.findFirst({ where: { operationKey: OPERATION, version: 1 } });
-  if (v1)
-    await page.request.post(`/api/control/factor-lists/${v1.id}/rollback`, { headers: { origin: originOf() }, data: { reason: "e2e: restore Listing 1" } });
-  await page.close();
+  await restoreFirstVersion(browser, prisma, OPERATION, "e2e: restore Listing 1");
   await prisma.$disconnect();
 });
 
@@ -120,7 +86,7 @@ test("served shares match the decision log during a pin and an outage; the outag
   test.setTimeout(300_000);
   await page.setViewportSize({ width: 1440, height: 900 });
   await ensureAccounts(request);
-  await activateFastTimings(page);
+  await activateShortTimings(page, { operation: OPERATION, timings: FAST_TIMINGS, note: "e2e: console truth timings" });
   sim = createSimulator({ baseUrl: originOf(), apiKey: process.env.SWITCHYARD_API_KEY, rate: 40, operations: [{ key: OPERATION, weight: 1 }] });
   sim.start();
 
@@ -128,7 +94,14 @@ test("served shares match the decision log during a pin and an outage; the outag
   await as(page, "on_call");
   const pinned = await page.request.post("/api/control/overrides", {
     headers: { origin: originOf() },
-    data: { kind: "provider_pin", providerKey: "provider_B", operationKey: OPERATION, region: REGION, reason: "e2e: pin B to check served shares", expiresAt: new Date(Date.now() + 3_600_000).toISOString() },
+    data: {
+      kind: "provider_pin",
+      providerKey: "provider_B",
+      operationKey: OPERATION,
+      region: REGION,
+      reason: "e2e: pin B to check served shares",
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    },
   });
   expect(pinned.status(), await pinned.text()).toBe(201);
   const pin = ((await pinned.json()) as { override: { id: string } }).override;

@@ -1,10 +1,11 @@
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext } from "@playwright/test";
 import { createPrisma } from "../lib/db/client";
 import { injectFault } from "../lib/demo/inject-fault";
 import { endFault } from "../lib/demo/end-fault";
 import { createSimulator, type Simulator } from "../lib/demo/simulator";
 import type { TOverview } from "../lib/console/types";
-import { ensureAccounts, originOf, signIn, type TE2eRole } from "./support/accounts";
+import { ensureAccounts, originOf } from "./support/accounts";
+import { activateShortTimings, as, restoreFirstVersion } from "./support/short-timings";
 
 /**
  * The demo's promise, end to end (issue #9): simulated services send SEND_SMS traffic through
@@ -37,11 +38,6 @@ safety:
 circuit_breaker: {open_seconds: 3, max_open_seconds: 6, half_open_probes: 3, half_open_successes_to_close: 2}
 hysteresis_score_margin: 1
 `;
-
-async function as(page: Page, role: TE2eRole) {
-  await page.context().clearCookies();
-  await signIn(page.request, role);
-}
 
 async function overview(request: APIRequestContext): Promise<TOverview> {
   const res = await request.get(`/api/console/overview?operation=${OPERATION}&region=${REGION}&range=15m`);
@@ -83,16 +79,7 @@ const prisma = createPrisma(process.env.E2E_DATABASE_URL ?? "postgres://unset");
 
 test.afterAll(async ({ browser }) => {
   await sim?.stop();
-  // Put Listing 1 back for the specs that follow, through governance (rollback needs no review).
-  const page = await browser.newPage();
-  await as(page, "approver");
-  const v1 = await prisma.factorListVersion.findFirst({ where: { operationKey: OPERATION, version: 1 } });
-  if (v1)
-    await page.request.post(`/api/control/factor-lists/${v1.id}/rollback`, {
-      headers: { origin: originOf() },
-      data: { reason: "e2e: restore Listing 1 after the outage demo" },
-    });
-  await page.close();
+  await restoreFirstVersion(browser, prisma, OPERATION, "e2e: restore Listing 1 after the outage demo");
   await prisma.$disconnect();
 });
 
@@ -101,28 +88,7 @@ test("a complete outage of provider_A in EU moves traffic away, keeps probing, a
   await ensureAccounts(request);
 
   // Short timings, through the lifecycle: author → submit → approver approves and activates.
-  await as(page, "policy_author");
-  const active = await page.request.get(`/api/control/factor-lists?operation=${OPERATION}&status=active`);
-  const activeId = ((await active.json()) as { versions: { id: string }[] }).versions[0]?.id;
-  const yaml = await (await page.request.get(`/api/control/factor-lists/${activeId}/yaml`)).text();
-  const fast = `${yaml
-    .replace(/^safety:\n(?: {2}.*\n)+/m, "")
-    .replace(/^refresh_interval_seconds: .*$/m, "refresh_interval_seconds: 2")
-    .replace(/^metric_window_minutes: .*$/m, "metric_window_minutes: 1")
-    .replace(/^min_sample_size: .*$/m, "min_sample_size: 20")
-    .trimEnd()}\n${FAST_TIMINGS}`;
-  const created = await page.request.post("/api/control/factor-lists", {
-    headers: { origin: originOf() },
-    data: { yaml: fast, changeNote: "e2e: demo timings" },
-  });
-  expect(created.status(), await created.text()).toBe(201);
-  const id = ((await created.json()) as { version: { id: string } }).version.id;
-  expect((await page.request.post(`/api/control/factor-lists/${id}/submit`, { headers: { origin: originOf() } })).status()).toBe(200);
-  await as(page, "approver");
-  const approved = await page.request.post(`/api/control/factor-lists/${id}/approve`, { headers: { origin: originOf() }, data: { comment: "e2e" } });
-  expect(approved.status(), await approved.text()).toBe(200);
-  const activated = await page.request.post(`/api/control/factor-lists/${id}/activate`, { headers: { origin: originOf() }, data: {} });
-  expect(activated.status(), await activated.text()).toBe(200);
+  await activateShortTimings(page, { operation: OPERATION, timings: FAST_TIMINGS, note: "e2e: demo timings" });
 
   // Steady traffic; provider_A leads EU before anything breaks.
   sim = createSimulator({ baseUrl: originOf(), apiKey: process.env.SWITCHYARD_API_KEY, rate: 40, operations: [{ key: OPERATION, weight: 1 }] });

@@ -1,10 +1,11 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { createPrisma } from "../lib/db/client";
 import { endFault } from "../lib/demo/end-fault";
 import { injectFault } from "../lib/demo/inject-fault";
 import { createSimulator, type Simulator } from "../lib/demo/simulator";
 import { restoreControllerState } from "../router-core/index";
-import { ensureAccounts, originOf, signIn, type TE2eRole } from "./support/accounts";
+import { ensureAccounts, originOf } from "./support/accounts";
+import { activateShortTimings, as, restoreFirstVersion } from "./support/short-timings";
 
 /**
  * Hysteresis after recovery is policy (issue 28): provider_A goes down in EU, traffic moves to
@@ -28,11 +29,6 @@ hysteresis_score_margin: ${MARGIN}
 let sim: Simulator | null = null;
 const prisma = createPrisma(process.env.E2E_DATABASE_URL ?? "postgres://unset");
 
-async function as(page: Page, role: TE2eRole) {
-  await page.context().clearCookies();
-  await signIn(page.request, role);
-}
-
 async function storedRegain() {
   const row = await prisma.controllerState.findUnique({ where: { operationKey_region: { operationKey: OPERATION, region: REGION } } });
   return row ? (restoreControllerState(row.state).regain ?? []) : [];
@@ -40,44 +36,14 @@ async function storedRegain() {
 
 test.afterAll(async ({ browser }) => {
   await sim?.stop();
-  const page = await browser.newPage();
-  await as(page, "approver");
-  const v1 = await prisma.factorListVersion.findFirst({ where: { operationKey: OPERATION, version: 1 } });
-  if (v1)
-    await page.request.post(`/api/control/factor-lists/${v1.id}/rollback`, {
-      headers: { origin: originOf() },
-      data: { reason: "e2e: restore Listing 1 after the hysteresis demo" },
-    });
-  await page.close();
+  await restoreFirstVersion(browser, prisma, OPERATION, "e2e: restore Listing 1 after the hysteresis demo");
   await prisma.$disconnect();
 });
 
 test("a recovered former leader short of the hysteresis margin: the Why page says what it needs", async ({ page, request }) => {
   test.setTimeout(300_000);
   await ensureAccounts(request);
-  await as(page, "policy_author");
-  const active = await page.request.get(`/api/control/factor-lists?operation=${OPERATION}&status=active`);
-  const activeId = ((await active.json()) as { versions: { id: string }[] }).versions[0]?.id;
-  const yaml = await (await page.request.get(`/api/control/factor-lists/${activeId}/yaml`)).text();
-  const fast = `${yaml
-    .replace(/^safety:\n(?: {2}.*\n)+/m, "")
-    .replace(/^hysteresis_score_margin: .*\n/m, "")
-    .replace(/^refresh_interval_seconds: .*$/m, "refresh_interval_seconds: 2")
-    .replace(/^metric_window_minutes: .*$/m, "metric_window_minutes: 1")
-    .replace(/^min_sample_size: .*$/m, "min_sample_size: 20")
-    .trimEnd()}\n${FAST}`;
-  const created = await page.request.post("/api/control/factor-lists", {
-    headers: { origin: originOf() },
-    data: { yaml: fast, changeNote: "e2e: hysteresis" },
-  });
-  expect(created.status(), await created.text()).toBe(201);
-  const id = ((await created.json()) as { version: { id: string } }).version.id;
-  expect((await page.request.post(`/api/control/factor-lists/${id}/submit`, { headers: { origin: originOf() } })).status()).toBe(200);
-  await as(page, "approver");
-  expect((await page.request.post(`/api/control/factor-lists/${id}/approve`, { headers: { origin: originOf() }, data: { comment: "e2e" } })).status()).toBe(
-    200,
-  );
-  expect((await page.request.post(`/api/control/factor-lists/${id}/activate`, { headers: { origin: originOf() }, data: {} })).status()).toBe(200);
+  await activateShortTimings(page, { operation: OPERATION, timings: FAST, note: "e2e: hysteresis", drop: ["hysteresis_score_margin"] });
 
   sim = createSimulator({ baseUrl: originOf(), apiKey: process.env.SWITCHYARD_API_KEY, rate: 40, operations: [{ key: OPERATION, weight: 1 }] });
   sim.start();
