@@ -153,7 +153,10 @@ test("served shares match the decision log during a pin and an outage; the outag
   await expect(outage).toHaveCount(1);
   const start = Number(await outage.getAttribute("data-start"));
   const end = Number(await outage.getAttribute("data-end"));
+  // Its trigger is the outage itself: not the floor restored when the short timings went live just before.
+  expect(start).toBeGreaterThanOrEqual(fault.startsAt);
   expect(start).toBeLessThanOrEqual(firstOpen.at.getTime());
+  await expect(outage.locator("summary")).toContainText("circuit_open_shift_to_secondary provider_A");
   expect(firstOpen.at.getTime() - fault.startsAt).toBeLessThan(60_000);
   expect(end).toBeGreaterThanOrEqual(failback.at.getTime());
   await expect(outage.locator("summary")).toContainText(new Date(start).toISOString().slice(0, 19).replace("T", " "));

@@ -102,11 +102,13 @@ function IncidentRow({ incident: i, open }: { incident: TIncidentView; open: boo
       data-start={i.start}
       data-end={i.end}
       data-resolved={i.resolved}
+      data-routine={i.routine}
     >
       <summary className="cursor-pointer px-3 py-2 text-sm">
         <span className="mono">{utc(i.start)}</span> → <span className="mono">{utc(i.end)}</span>
-        {i.resolved ? null : <span className="tag ml-1">ongoing</span>} <span className="muted">({duration(i.end - i.start)})</span> ·{" "}
-        <span className="mono" style={{ color: "var(--warn)" }}>
+        {i.resolved ? null : <span className="tag ml-1">ongoing</span>}
+        {i.routine ? <span className="tag ml-1">routine</span> : null} <span className="muted">({duration(i.end - i.start)})</span> ·{" "}
+        <span className="mono" style={{ color: i.routine ? "var(--muted)" : "var(--warn)" }}>
           {i.trigger.type}
         </span>{" "}
         <span className="mono">{i.trigger.provider ?? ""}</span> · {i.events.length} events
@@ -146,7 +148,8 @@ export function IncidentList({ incidents, chosen, openId }: { incidents: TIncide
   return (
     <section className="panel" aria-label="Incidents" data-testid="why-timeline">
       <h2 className="panel-title">
-        Why traffic moved · incidents <span className="muted font-normal">(last 7 days, newest first; events 5 min apart or more start a new incident)</span>
+        Why traffic moved · incidents{" "}
+        <span className="muted font-normal">(last 7 days, newest first; a gap of 5 min or another provider in another region starts a new incident)</span>
       </h2>
       {incidents.length === 0 ? (
         <p className="muted px-3 pb-3 text-sm">

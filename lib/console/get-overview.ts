@@ -52,16 +52,19 @@ export async function getOverview(operation: string, region: string, range: TRan
     series,
     served,
     bands,
-    incidents: groupIncidents(rangeShifts, now).map((i) => ({
-      id: i.id,
-      start: i.start,
-      end: i.end,
-      resolved: i.resolved,
-      trigger: i.trigger.type,
-      events: i.events.length,
-      losing: i.losing.map((l) => l.provider),
-      gaining: i.gaining.map((g) => g.provider),
-    })),
+    // Routine groups (a floor restored after an activation) are no incident to draw as a band.
+    incidents: groupIncidents(rangeShifts, now)
+      .filter((i) => !i.routine)
+      .map((i) => ({
+        id: i.id,
+        start: i.start,
+        end: i.end,
+        resolved: i.resolved,
+        trigger: i.trigger.type,
+        events: i.events.length,
+        losing: i.losing.map((l) => l.provider),
+        gaining: i.gaining.map((g) => g.provider),
+      })),
     marks,
     health: servingHealth(health, served, policy.providers, policy.windowMinutes, now),
     overrides: overrides.filter((o) => o.region === null || o.region === region),

@@ -96,4 +96,33 @@ describe("groupIncidents", () => {
     ]);
     expect(incidents[0]!.gaining).toEqual([{ provider: "provider_Y", from: 0, highest: 0.5 }]);
   });
+
+  it("triggers an incident on its first cause, not on a routine event just before it", () => {
+    const floor = ev(-60, "probe_floor_restored", { provider_A: 1 }, { provider_A: 0.95, provider_B: 0.05 }, { provider: "provider_B" });
+    const incidents = groupIncidents([floor, ...outage()], T0 + 3_600_000);
+    expect(incidents.map((i) => [i.start - T0, i.routine, i.trigger.type, i.trigger.provider])).toEqual([
+      [0, false, "circuit_open_shift_to_secondary", "provider_A"],
+      [-60_000, true, "probe_floor_restored", "provider_B"],
+    ]);
+    expect(incidents[0]!.events).toHaveLength(61);
+  });
+
+  it("keeps unrelated providers failing in different regions apart, and a cascade in one region together", () => {
+    const a = ev(0, "circuit_open_shift_to_secondary", { provider_A: 1 }, { provider_A: 0.9, provider_B: 0.1 });
+    const c = ev(60, "hard_exclusion", { provider_C: 1 }, { provider_D: 1 }, { region: "APAC", provider: "provider_C" });
+    const cascade = ev(
+      90,
+      "circuit_open_shift_to_secondary",
+      { provider_A: 0.9, provider_B: 0.1 },
+      { provider_A: 0.9, provider_B: 0, provider_E: 0.1 },
+      { provider: "provider_B" },
+    );
+    const aApac = ev(120, "circuit_open_shift_to_secondary", { provider_A: 1 }, { provider_A: 0.9, provider_D: 0.1 }, { region: "APAC" });
+    const failbackApac = ev(200, "failback_step", { provider_C: 0 }, { provider_C: 0.5 }, { region: "APAC", provider: "provider_C" });
+    const incidents = groupIncidents([a, c, cascade, aApac, failbackApac], T0 + 300_000);
+    expect(incidents.map((i) => [i.trigger.provider, i.regions, i.events.map((e) => e.id)])).toEqual([
+      ["provider_C", ["APAC"], [c.id, failbackApac.id]],
+      ["provider_A", ["APAC", "EU"], [a.id, cascade.id, aApac.id]],
+    ]);
+  });
 });

@@ -21,6 +21,8 @@ export type TIncident = {
   losing: { provider: string; from: number; lowest: number }[];
   gaining: { provider: string; from: number; highest: number }[];
   trigger: { type: string; provider: string | null; detail: string; evidence: TEvidence | null };
+  /** No provider went wrong: floors restored or shares rebalanced with no cause before them. */
+  routine: boolean;
   /** Largest share moved within any 60 s of the incident (sum of the increases), 0–1 per minute. */
   peakShiftPerMinute: number;
   recoverySteps: number;
@@ -77,8 +79,9 @@ function movers(events: TShiftEvent[]) {
   return { losing, gaining };
 }
 
-function toIncident(events: TShiftEvent[], now: number, gapMs: number): TIncident {
+function toIncident(events: TShiftEvent[], cause: TShiftEvent | null, now: number, gapMs: number): TIncident {
   const first = events[0]!;
+  const trigger = cause ?? first;
   const last = events[events.length - 1]!;
   return {
     id: first.id,
@@ -89,7 +92,13 @@ function toIncident(events: TShiftEvent[], now: number, gapMs: number): TInciden
     durationMs: last.at - first.at,
     resolved: last.type === "full_failback_completed" || now - last.at > gapMs,
     ...movers(events),
-    trigger: { type: first.type, provider: first.provider, detail: first.detail, evidence: first.evidence.find((x) => x.provider === first.provider) ?? null },
+    routine: cause === null,
+    trigger: {
+      type: trigger.type,
+      provider: trigger.provider,
+      detail: trigger.detail,
+      evidence: trigger.evidence.find((x) => x.provider === trigger.provider) ?? null,
+    },
     peakShiftPerMinute: peakPerMinute(events),
     recoverySteps: events.filter((e) => RECOVERY.has(e.type)).length,
     failbackSteps: events.filter((e) => FAILBACK.has(e.type)).length,
@@ -98,24 +107,59 @@ function toIncident(events: TShiftEvent[], now: number, gapMs: number): TInciden
 }
 
 /**
- * Incidents from shift events in any order, newest incident first. Events of one operation join
- * the open incident while they follow each other within `gapMs` (across regions: a provider-wide
- * outage is one incident); a completed full failback closes it.
+ * Events that start an incident: something went wrong with a provider. The others (floors,
+ * rebalancing, recovery, failback) follow a cause, or are routine when nothing precedes them.
+ */
+const CAUSES = new Set(["circuit_open_shift_to_secondary", "hard_exclusion", "score_decay_shift", "no_eligible_provider"]);
+
+type TGroup = { events: TShiftEvent[]; cause: TShiftEvent | null; providers: Set<string>; regions: Set<string> };
+
+function join(g: TGroup, e: TShiftEvent): void {
+  g.events.push(e);
+  g.regions.add(e.region);
+  if (CAUSES.has(e.type) && e.provider) g.providers.add(e.provider);
+  g.cause ??= CAUSES.has(e.type) ? e : null;
+}
+
+/**
+ * The open group `e` belongs to, most recent first. A cause joins a group with a cause that names
+ * its provider (one outage across regions), else one that has its region (a cascade); anything
+ * else joins a group that has its region, preferably one with a cause.
+ */
+function groupFor(groups: readonly TGroup[], e: TShiftEvent): TGroup | undefined {
+  const recent = [...groups].reverse();
+  const caused = recent.filter((g) => g.cause !== null);
+  if (CAUSES.has(e.type)) return caused.find((g) => e.provider !== null && g.providers.has(e.provider)) ?? caused.find((g) => g.regions.has(e.region));
+  return caused.find((g) => g.regions.has(e.region)) ?? recent.find((g) => g.regions.has(e.region));
+}
+
+/**
+ * Incidents from shift events in any order, newest incident first. An event joins an open group of
+ * its operation while it follows the group's last event within `gapMs` and belongs to it (see
+ * groupFor: a provider-wide outage is one incident, two unrelated providers failing in different
+ * regions are two); a completed full failback closes the group. A group's trigger is its first
+ * cause, so routine events that happened to precede an outage do not stand in for what tripped it.
  */
 export function groupIncidents(events: readonly TShiftEvent[], now: number, gapMs = INCIDENT_GAP_MS): TIncident[] {
   const sorted = [...events].sort((a, b) => a.at - b.at || a.id.length - b.id.length || a.id.localeCompare(b.id));
-  const open = new Map<string, TShiftEvent[]>();
-  const done: TShiftEvent[][] = [];
+  const open = new Map<string, TGroup[]>();
+  const done: TGroup[] = [];
   for (const e of sorted) {
-    const current = open.get(e.operation);
-    const last = current?.[current.length - 1];
-    if (current && last && e.at - last.at <= gapMs && last.type !== "full_failback_completed") {
-      current.push(e);
-    } else {
-      if (current) done.push(current);
-      open.set(e.operation, [e]);
+    const groups = (open.get(e.operation) ?? []).filter((g) => {
+      const last = g.events[g.events.length - 1]!;
+      const live = e.at - last.at <= gapMs && last.type !== "full_failback_completed";
+      if (!live) done.push(g);
+      return live;
+    });
+    const target = groupFor(groups, e);
+    if (target) join(target, e);
+    else {
+      const g: TGroup = { events: [], cause: null, providers: new Set(), regions: new Set() };
+      join(g, e);
+      groups.push(g);
     }
+    open.set(e.operation, groups);
   }
-  done.push(...open.values());
-  return done.map((g) => toIncident(g, now, gapMs)).sort((a, b) => b.start - a.start);
+  for (const groups of open.values()) done.push(...groups);
+  return done.map((g) => toIncident(g.events, g.cause, now, gapMs)).sort((a, b) => b.start - a.start);
 }
