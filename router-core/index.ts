@@ -78,7 +78,7 @@ export { priceWeights } from "./strategies/price-weighted";
 export { latencyPenalty } from "./strategies/price-latency-penalty";
 export { REASON_CODES } from "./decision/reason-codes";
 export type { TReasonCode } from "./decision/reason-codes";
-export type { TCandidateRecord, TDecisionRecord, TShadowResult, TOverrideApplied } from "./decision/record";
+export type { TCandidateRecord, TDecisionRecord, TPriceEvidence, TShadowResult, TOverrideApplied } from "./decision/record";
 export { metricAgeSecondsAt } from "./decision/record";
 export { decide } from "./decision/decide";
 export type { TDecideOptions, TShadowPolicy } from "./decision/decide";

@@ -1,5 +1,6 @@
 import { ContributionBar, factorColor } from "./contribution-bar";
 import { DataTable } from "../data-table";
+import { PriceEvidence } from "./price-evidence";
 import { ms, num, pct, utc } from "../format";
 import type { TCandidateRecord } from "@/router-core/index";
 import { explainSelection } from "@/lib/console/explain-selection";
@@ -164,6 +165,8 @@ export function CandidatesTable({ d, ages }: { d: TDecisionDetail; ages: Record<
           <p key={line}>{line}</p>
         ))}
       </div>
+      {/* Records logged before the evidence existed have none. */}
+      {r.strategyEvidence ? <PriceEvidence e={r.strategyEvidence} candidates={r.candidates} /> : null}
       <table className="dense" data-testid="candidates-table">
         <thead>
           <tr>

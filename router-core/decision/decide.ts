@@ -8,7 +8,15 @@ import { compilePolicy, type TCompiledPolicy } from "./compile";
 import { evaluateCandidates } from "./evaluate";
 import type { TEvaluation } from "./evaluation";
 import type { TReasonCode } from "./reason-codes";
-import { metricAgeSecondsAt, type TCandidateRecord, type TCandidateWork, type TDecisionRecord, type TOverrideApplied, type TShadowResult } from "./record";
+import {
+  metricAgeSecondsAt,
+  type TCandidateRecord,
+  type TCandidateWork,
+  type TDecisionRecord,
+  type TOverrideApplied,
+  type TPriceEvidence,
+  type TShadowResult,
+} from "./record";
 
 export type TShadowPolicy = {
   policy: TFactorList;
@@ -34,6 +42,7 @@ type TRouted = {
   probabilities: Float64Array;
   /** The pinned candidate's gate outcomes with the pin gates the policy does not list, when it has any. */
   pinGates: { index: number; gates: readonly TGateOutcome[] } | null;
+  strategyEvidence?: TPriceEvidence;
 };
 
 /**
@@ -90,6 +99,7 @@ export function decide(
     stale: selected?.record.stale ?? false,
     fallback: active.fallback,
     shadow,
+    strategyEvidence: active.strategyEvidence,
   };
 }
 
@@ -194,7 +204,7 @@ function route(
     }
   } else if (eligible.length > 0) {
     const chosen = (eligibleBuffer = zeroed(eligibleBuffer, eligible.length));
-    const { index, reasonCode } = compiled.strategy.select({
+    const { index, reasonCode, evidence } = compiled.strategy.select({
       eligible,
       shares: shares === TOP_SCORE ? topScoreShares(eligible) : shares,
       u,
@@ -205,7 +215,17 @@ function route(
     });
     for (let k = 0; k < eligible.length; k++) probabilities[eligible[k]!.index] = chosen[k]!;
     const code: TReasonCode = override === "pin_ineligible" ? "pin_ineligible" : leastBad ? "least_bad_guardrail" : reasonCode;
-    return { evaluation, selected: eligible[index]!, reasonCode: code, override, fallback: null, scoreMargin, probabilities, pinGates: extraGates };
+    return {
+      evaluation,
+      selected: eligible[index]!,
+      reasonCode: code,
+      override,
+      fallback: null,
+      scoreMargin,
+      probabilities,
+      pinGates: extraGates,
+      strategyEvidence: evidence,
+    };
   }
 
   const fallback = resolveFallback(policy.fallback_policy, {

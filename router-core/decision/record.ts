@@ -57,6 +57,23 @@ export type TShadowResult = {
   scoreMargin: number | null;
 };
 
+/**
+ * Why a price strategy weighted the eligible providers as it did (seeds/003 algorithms 1 and 2):
+ * Weight = BasePrice / Price, times for price_latency_penalty clamp(1 − (p99 − baseline) /
+ * baseline, floor, 1). The probability each got is the candidate record's selectionProbability.
+ */
+export type TPriceEvidence = Readonly<{
+  strategy: "price_weighted" | "price_latency_penalty";
+  /** The cheapest eligible price. */
+  basePrice: number;
+  /** price_latency_penalty: the p99 the penalty is measured against, null when no eligible provider has a p99 yet. */
+  p99BaselineMs: number | null;
+  p99BaselineFrom: "factor_list" | "lowest_eligible_p99" | null;
+  penaltyFloor: number | null;
+  /** One per eligible candidate, in their order. */
+  rows: readonly Readonly<{ provider: string; price: number; p99Ms: number | null; penalty: number | null; weight: number }>[];
+}>;
+
 export type TDecisionRecord = {
   id: string;
   at: number;
@@ -77,6 +94,8 @@ export type TDecisionRecord = {
   stale: boolean;
   fallback: TFallbackDecision | null;
   shadow: TShadowResult | null;
+  /** When a price strategy chose (not for pins, kills or fallbacks); undefined, so absent from the JSON, otherwise. */
+  strategyEvidence: TPriceEvidence | undefined;
 };
 
 /** Internal per-candidate working data that is not part of the record. */

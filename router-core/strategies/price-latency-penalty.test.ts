@@ -35,4 +35,28 @@ describe("price_latency_penalty (seeds/003 algorithm 2)", () => {
     const pick = (u: number) => priceLatencyPenaltyStrategy.select(input(e, { u, p99BaselineMs: 500 })).index;
     expect([pick(0.42), pick(0.43), pick(0.73), pick(0.74)]).toEqual([0, 1, 1, 2]);
   });
+
+  it("records the evidence behind each weight: price, base price, p99, baseline and its source, penalty", () => {
+    const e = eligible();
+    const withBaseline = priceLatencyPenaltyStrategy.select(input(e, { p99BaselineMs: 500 })).evidence!;
+    expect(withBaseline).toMatchObject({
+      strategy: "price_latency_penalty",
+      basePrice: 0.01,
+      p99BaselineMs: 500,
+      p99BaselineFrom: "factor_list",
+      penaltyFloor: 0.3,
+    });
+    expect(withBaseline.rows).toEqual([
+      { provider: "a", price: 0.02, p99Ms: 600, penalty: expect.closeTo(0.8, 12), weight: expect.closeTo(0.4, 12) },
+      { provider: "b", price: 0.01, p99Ms: 1000, penalty: 0.3, weight: expect.closeTo(0.3, 12) },
+      { provider: "c", price: 0.04, p99Ms: 400, penalty: 1, weight: expect.closeTo(0.25, 12) },
+    ]);
+    expect(priceLatencyPenaltyStrategy.select(input(e)).evidence).toMatchObject({ p99BaselineMs: 400, p99BaselineFrom: "lowest_eligible_p99" });
+    const unmeasured = [candidate("a", { cost: 0.02, p99Ms: null }), candidate("b", { cost: 0.01, p99Ms: null })];
+    expect(priceLatencyPenaltyStrategy.select(input(unmeasured)).evidence).toMatchObject({
+      p99BaselineMs: null,
+      p99BaselineFrom: null,
+      rows: [expect.objectContaining({ p99Ms: null, penalty: 1 }), expect.objectContaining({ p99Ms: null, penalty: 1 })],
+    });
+  });
 });

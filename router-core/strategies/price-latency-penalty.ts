@@ -1,4 +1,5 @@
-import { priceWeights } from "./price-weighted";
+import type { TPriceEvidence } from "../decision/record";
+import { basePrice, priceWeights } from "./price-weighted";
 import { drawWeighted, type RoutingStrategy } from "./strategy";
 
 /** seeds/003's floor: a slow provider keeps 30% of its price weight so it is never starved. */
@@ -28,9 +29,21 @@ export const priceLatencyPenaltyStrategy: RoutingStrategy = {
       }
     }
     const weights = priceWeights(eligible);
-    for (let i = 0; i < weights.length; i++) {
-      weights[i] = weights[i]! * latencyPenalty(eligible[i]!.metrics?.p99Ms ?? null, baseline);
-    }
-    return { index: drawWeighted(eligible, weights, u, probabilities), reasonCode: "price_latency_penalty" };
+    const rows = eligible.map((c, i) => {
+      const p99Ms = c.metrics?.p99Ms ?? null;
+      const penalty = latencyPenalty(p99Ms, baseline);
+      weights[i] = weights[i]! * penalty;
+      return { provider: c.record.provider, price: c.info.costPerRequest, p99Ms, penalty, weight: weights[i]! };
+    });
+    const known = Number.isFinite(baseline);
+    const evidence: TPriceEvidence = {
+      strategy: "price_latency_penalty",
+      basePrice: basePrice(eligible),
+      p99BaselineMs: known ? baseline : null,
+      p99BaselineFrom: p99BaselineMs !== undefined ? "factor_list" : known ? "lowest_eligible_p99" : null,
+      penaltyFloor: PENALTY_FLOOR,
+      rows,
+    };
+    return { index: drawWeighted(eligible, weights, u, probabilities), reasonCode: "price_latency_penalty", evidence };
   },
 };

@@ -13,7 +13,19 @@ describe("price_weighted (seeds/003 algorithm 1)", () => {
   it("selects with probability weight / sum, by cumulative weight of the draw", () => {
     const e = eligible();
     const pick = (u: number) => priceWeightedStrategy.select(input(e, { u }));
-    expect(pick(0.5)).toEqual({ index: 1, reasonCode: "price_weighted" });
+    expect(pick(0.5)).toMatchObject({ index: 1, reasonCode: "price_weighted" });
+    expect(pick(0.5).evidence).toEqual({
+      strategy: "price_weighted",
+      basePrice: 0.01,
+      p99BaselineMs: null,
+      p99BaselineFrom: null,
+      penaltyFloor: null,
+      rows: [
+        { provider: "a", price: 0.02, p99Ms: null, penalty: null, weight: 0.5 },
+        { provider: "b", price: 0.01, p99Ms: null, penalty: null, weight: 1 },
+        { provider: "c", price: 0.04, p99Ms: null, penalty: null, weight: 0.25 },
+      ],
+    });
     expect(probabilities(e)).toEqual([0.5 / 1.75, 1 / 1.75, 0.25 / 1.75].map((x) => expect.closeTo(x, 15)));
     expect(probabilities(e)).toEqual([0.285714, 0.571429, 0.142857].map((x) => expect.closeTo(x, 6)));
     // Cumulative: a [0, 0.2857), b [0.2857, 0.8571), c [0.8571, 1).

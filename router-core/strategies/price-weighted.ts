@@ -1,5 +1,5 @@
 import { drawWeighted, type RoutingStrategy } from "./strategy";
-import type { TCandidateWork } from "../decision/record";
+import type { TCandidateWork, TPriceEvidence } from "../decision/record";
 
 /**
  * seeds/003 algorithm 1: Weight_i = BasePrice / CurrentPrice_i, probability = weight / sum.
@@ -7,14 +7,28 @@ import type { TCandidateWork } from "../decision/record";
  * providers (price 0) have the limit weight: they share the traffic and priced ones get none.
  */
 export function priceWeights(eligible: readonly TCandidateWork[]): number[] {
+  const base = basePrice(eligible);
+  return eligible.map((c) => (base <= 0 ? (c.info.costPerRequest <= 0 ? 1 : 0) : base / c.info.costPerRequest));
+}
+
+export function basePrice(eligible: readonly TCandidateWork[]): number {
   let base = Infinity;
   for (const c of eligible) if (c.info.costPerRequest < base) base = c.info.costPerRequest;
-  return eligible.map((c) => (base <= 0 ? (c.info.costPerRequest <= 0 ? 1 : 0) : base / c.info.costPerRequest));
+  return base;
 }
 
 export const priceWeightedStrategy: RoutingStrategy = {
   name: "price_weighted",
   select({ eligible, u, probabilities }) {
-    return { index: drawWeighted(eligible, priceWeights(eligible), u, probabilities), reasonCode: "price_weighted" };
+    const weights = priceWeights(eligible);
+    const evidence: TPriceEvidence = {
+      strategy: "price_weighted",
+      basePrice: basePrice(eligible),
+      p99BaselineMs: null,
+      p99BaselineFrom: null,
+      penaltyFloor: null,
+      rows: eligible.map((c, i) => ({ provider: c.record.provider, price: c.info.costPerRequest, p99Ms: null, penalty: null, weight: weights[i]! })),
+    };
+    return { index: drawWeighted(eligible, weights, u, probabilities), reasonCode: "price_weighted", evidence };
   },
 };

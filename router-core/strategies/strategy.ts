@@ -1,4 +1,4 @@
-import type { TCandidateWork } from "../decision/record";
+import type { TCandidateWork, TPriceEvidence } from "../decision/record";
 import type { TReasonCode } from "../decision/reason-codes";
 import type { TStrategyName } from "../policy/names";
 import type { TShares } from "../types";
@@ -33,7 +33,7 @@ export function shareOf(input: TStrategyInput, c: TCandidateWork): number | unde
   return shares[c.record.provider];
 }
 
-export type TStrategySelection = { index: number; reasonCode: TReasonCode };
+export type TStrategySelection = { index: number; reasonCode: TReasonCode; evidence?: TPriceEvidence };
 
 /**
  * Picks one of the eligible candidates and writes each one's probability to input.probabilities. A strategy

@@ -61,6 +61,8 @@ export function decisionBody(decisionId: string, record: TDecisionRecord, extra:
     stale: record.stale,
     fallback: record.fallback,
     shadow: record.shadow,
+    // Only price strategies have it; JSON leaves undefined out, so other answers stay as they were.
+    strategyEvidence: record.strategyEvidence,
     ...extra,
   });
   const rest = tail === "{}" ? "}" : `,${tail.slice(1)}`;
@@ -86,6 +88,7 @@ type TWritten =
   | "metricAgeSeconds"
   | "stale"
   | "fallback"
-  | "shadow";
+  | "shadow"
+  | "strategyEvidence";
 const everyKeyWritten: [Exclude<keyof TDecisionRecord, TWritten>] extends [never] ? true : never = true;
 void everyKeyWritten;

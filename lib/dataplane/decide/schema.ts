@@ -58,6 +58,17 @@ export const ZDecideResponse = z
         scoreMargin: z.number().nullable(),
       })
       .nullable(),
+    strategyEvidence: z
+      .object({
+        strategy: z.enum(["price_weighted", "price_latency_penalty"]),
+        basePrice: z.number().describe("The cheapest eligible price"),
+        p99BaselineMs: z.number().nullable(),
+        p99BaselineFrom: z.enum(["factor_list", "lowest_eligible_p99"]).nullable(),
+        penaltyFloor: z.number().nullable(),
+        rows: z.array(z.object({ provider: z.string(), price: z.number(), p99Ms: z.number().nullable(), penalty: z.number().nullable(), weight: z.number() })),
+      })
+      .optional()
+      .describe("Under a price strategy: each eligible provider's price, p99, latency penalty and weight; P(selected) is the candidate's selectionProbability"),
     degraded: z.boolean().describe("True when answered from cached state while Postgres was unreachable"),
     stateAgeMs: z.number().nullable().describe("Age of the cached policy/catalogue/override state"),
     attributesDigest: z
