@@ -36,6 +36,8 @@ export type TMetricsSources = {
   controller: () => { leader: boolean; lastTickAt: number | null; sharesWrittenAt: number | null };
   metricsRefreshedAt: () => number | null;
   configNotices: () => number;
+  /** Execute mode's degradation queue, once the gateway runs: its depth and whether it is in Postgres. */
+  executeQueue?: () => { depth: number; durable: boolean } | null;
 };
 
 function escapeLabel(v: string): string {
@@ -98,6 +100,21 @@ export function renderMetrics(src: TMetricsSources): string {
     family("switchyard_breakers_shared", "gauge", "1 while breaker state is shared with the cluster through Postgres, 0 while this instance runs on its own.", [
       `switchyard_breakers_shared ${src.breakersShared() ? 1 : 0}`,
     ]);
+  }
+  const queue = src.executeQueue?.() ?? null;
+  if (queue) {
+    family(
+      "switchyard_execute_queue_durable",
+      "gauge",
+      "1 while execute mode queues in Postgres (any instance runs and answers a job), 0 while this instance queues in memory.",
+      [`switchyard_execute_queue_durable ${queue.durable ? 1 : 0}`],
+    );
+    family(
+      "switchyard_execute_queue_depth",
+      "gauge",
+      "Queued execute jobs not yet answered, cluster-wide as of the last pass, plus this instance's in memory.",
+      [`switchyard_execute_queue_depth ${queue.depth}`],
+    );
   }
   family("switchyard_decision_log_queue_depth", "gauge", "Decision records waiting for the group commit.", [
     `switchyard_decision_log_queue_depth ${num(src.decisionLogQueueDepth?.() ?? null)}`,

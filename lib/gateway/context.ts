@@ -5,7 +5,7 @@ import type { TGatewayConfig, TOperationLimits } from "./config";
 import type { TDecider } from "./decide-and-log";
 import type { EventRecorder } from "./events";
 import type { IdempotencyStore } from "./idempotency";
-import type { JobQueue } from "./jobs";
+import type { DurableJobQueue } from "./durable-jobs";
 import type { QuotaFeed } from "./quota-feed";
 import type { RetryBudget } from "./retry-budget";
 
@@ -32,7 +32,7 @@ export type TGatewayContext = {
   idempotency: IdempotencyStore;
   events: EventRecorder;
   cache: AnswerCache;
-  jobs: JobQueue;
+  jobs: DurableJobQueue;
   retryBudget(operation: string, limits: TOperationLimits): RetryBudget;
   backoff: { baseMs: number; capMs: number };
   now: () => number;

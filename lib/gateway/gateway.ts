@@ -11,7 +11,7 @@ import { createDecider } from "./decide-and-log";
 import { createEventRecorder } from "./events";
 import { createExecuteHandler, createJobHandler, executeJson } from "./handler";
 import { createIdempotencyStore } from "./idempotency";
-import { createJobQueue } from "./jobs";
+import { createDurableJobQueue } from "./durable-jobs";
 import { createThrottleSync } from "./throttle-sync";
 import { newRequestId } from "./prepare";
 import { createQuotaFeed } from "./quota-feed";
@@ -37,6 +37,8 @@ export type TGatewayOptions = {
   backoff?: { baseMs: number; capMs: number };
   /** How often spend is shared with the other instances (gateway_spend); default 1000 ms. */
   spendSyncMs?: number;
+  /** How often an idle instance looks for due queued jobs (execute_job); default 500 ms. */
+  queuePollMs?: number;
 };
 
 const EMPTY: TGatewayConfig = { adapters: new Map(), limits: new Map(), errors: [] };
@@ -72,7 +74,10 @@ export async function startGateway(opts: TGatewayOptions) {
     idempotency,
     events: createEventRecorder(opts.pool, log, now, (p) => ctx.track(p)),
     cache: createAnswerCache(10_000, now),
-    jobs: createJobQueue({
+    jobs: createDurableJobQueue({
+      pool: opts.pool,
+      instanceId: opts.instanceId,
+      pollMs: opts.queuePollMs,
       now,
       log,
       run: async (payload) => {
@@ -118,6 +123,8 @@ export async function startGateway(opts: TGatewayOptions) {
         adapterErrors: config.errors,
         operationsWithLimits: config.limits.size,
         queuedJobs: ctx.jobs.depth,
+        // false while Postgres is unreachable: jobs queued now wait in this instance's memory.
+        queueDurable: ctx.jobs.durable,
         // false while Postgres is unreachable: throttles learned from 429s are this instance's own.
         throttlesShared: throttleSync.status().shared,
         outcomeReportsInFlight: inflight.size,
@@ -131,7 +138,7 @@ export async function startGateway(opts: TGatewayOptions) {
       clearInterval(refresher);
       clearInterval(pruner);
       quotas.close();
-      ctx.jobs.close();
+      await ctx.jobs.close();
       await this.flush();
       await spendSync.close();
       await throttleSync.close();

@@ -83,7 +83,7 @@ export async function executeJson(
   lease: TIdempotencyLease | null,
   queueOwner: string | null,
 ): Promise<TExecution> {
-  const prep = prepareExecution(ctx, operation, input, requestId, key, lease?.attempted ?? [], queueOwner);
+  const prep = await prepareExecution(ctx, operation, input, requestId, key, lease?.attempted ?? [], queueOwner);
   if (!prep.ok) return { answer: prep.answer, definitive: false, retryAfterSeconds: prep.retryAfterSeconds };
   const exec = await runAttempts(ctx, prep.prepared, lease);
   return { ...exec, answer: await settleDecision(prep.prepared.decision, exec.answer) };
@@ -143,7 +143,7 @@ export function createExecuteHandler(ctx: TGatewayContext): TRouteHandler {
     const requestId = input.requestId ?? key ?? newRequestId();
 
     if (input.stream) {
-      const prep = prepareExecution(ctx, operation, input, requestId, null, [], null);
+      const prep = await prepareExecution(ctx, operation, input, requestId, null, [], null);
       if (!prep.ok) {
         send(res, prep.answer);
         return;
@@ -178,9 +178,15 @@ export function createJobHandler(ctx: TGatewayContext): TRouteHandler {
     }
     // Only the key that queued a job reads its answer (the bootstrap key, holding every scope,
     // reads any); for another key the job does not exist.
-    const view = ctx.jobs.get(params.id!, auth.principal.kind === "environment_key" ? null : auth.principal.id);
+    let view: Awaited<ReturnType<typeof ctx.jobs.get>>;
+    try {
+      view = await ctx.jobs.get(params.id!, auth.principal.kind === "environment_key" ? null : auth.principal.id);
+    } catch {
+      sendJson(res, 503, errorBody("database_unavailable", "the job queue is unreachable right now; poll again shortly"), { "retry-after": "2" });
+      return;
+    }
     if (!view) {
-      const message = `no queued request "${params.id}" on this instance (answers are kept 5 minutes)`;
+      const message = `no queued request "${params.id}" (answers are kept 5 minutes)`;
       sendJson(res, 404, errorBody("unknown_job", message, [{ path: "id", message }]));
       return;
     }

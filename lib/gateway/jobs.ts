@@ -3,13 +3,15 @@ import { randomUUID } from "node:crypto";
 import type { TAnswer } from "./answer";
 
 /**
- * seeds/003's "degrade to queue": a request no provider can take now waits here, in arrival
- * order, and is executed again when the fallback's retry-after passes; the caller polls
- * GET /api/v1/execute/jobs/:id for its position and, once run, the answer. Per instance and in
- * memory: the poll URL must reach the instance that queued it (README), and a restart loses
- * queued jobs, which their callers see as 404 and resubmit.
+ * seeds/003's "degrade to queue" in one instance's memory: a request no provider can take now
+ * waits here, in arrival order, and is executed again when the fallback's retry-after passes.
+ * The gateway queues in Postgres (durable-jobs.ts); this queue holds jobs only while Postgres is
+ * unreachable, and hands them over (takeQueued) once it is back.
  */
 export type TJobRun = (payload: unknown) => Promise<{ answer: TAnswer; retryAfterSeconds: number | null }>;
+
+/** A job waiting to run, as it moves from memory into the shared queue. */
+export type TQueuedJob = { id: string; operation: string; owner: string; payload: unknown; notBefore: number; createdAt: number };
 
 type TJob = {
   id: string;
@@ -107,6 +109,22 @@ export function createJobQueue(opts: {
     },
     get depth(): number {
       return queue.length;
+    },
+    /** Removes and returns the jobs still waiting (not the running one); their polls answer from the new home. */
+    takeQueued(): TQueuedJob[] {
+      const taken = queue.splice(0, queue.length);
+      for (const j of taken) byId.delete(j.id);
+      if (timer) clearTimeout(timer);
+      timer = null;
+      return taken.map(({ id, operation, owner, payload, notBefore, createdAt }) => ({ id, operation, owner, payload, notBefore, createdAt }));
+    },
+    /** Puts back a job takeQueued returned that could not be moved. */
+    restore(job: TQueuedJob): void {
+      const j: TJob = { ...job, answer: null, finishedAt: null };
+      queue.push(j);
+      queue.sort((a, b) => a.notBefore - b.notBefore || a.createdAt - b.createdAt);
+      byId.set(j.id, j);
+      schedule();
     },
     close(): void {
       closed = true;

@@ -46,7 +46,7 @@ function fail(err: ContractError): TPrepareResult {
  * idempotency takeover. `queueOwner` is the principal a queued job belongs to (only it may read
  * the answer); null: nothing is queued (streams, a queued job's own run).
  */
-export function prepareExecution(
+export async function prepareExecution(
   ctx: TGatewayContext,
   operation: string,
   input: TExecuteRequest,
@@ -54,7 +54,7 @@ export function prepareExecution(
   idempotencyKey: string | null,
   previouslyAttempted: readonly string[],
   queueOwner: string | null,
-): TPrepareResult {
+): Promise<TPrepareResult> {
   const state = ctx.state;
   const active = state.policyFor(operation);
   if (!active) {
@@ -241,7 +241,7 @@ function ready(r: TRouted, order: string[]): TPrepareResult {
  * list's fallback policy. A cached answer first where the operation allows one, then the queue
  * (202 with position and poll URL) or a friendly 503 with Retry-After.
  */
-export function degrade(
+export async function degrade(
   ctx: TGatewayContext,
   operation: string,
   input: TExecuteRequest,
@@ -250,7 +250,7 @@ export function degrade(
   fallback: TFallbackDecision,
   queueOwner: string | null,
   extra: Record<string, unknown>,
-): TPrepareResult {
+): Promise<TPrepareResult> {
   const retryAfterSeconds = Math.max(1, Math.ceil(fallback.retryAfterSeconds ?? 30));
   if (limits.cacheTtlSeconds !== null && !input.stream) {
     const hit = ctx.cache.get(operation, input.input, limits.cacheTtlSeconds);
@@ -264,7 +264,7 @@ export function degrade(
     }
   }
   if (fallback.action === "queue" && queueOwner !== null && !input.stream && input.queue) {
-    const job = ctx.jobs.enqueue(operation, { operation, input }, retryAfterSeconds, queueOwner);
+    const job = await ctx.jobs.enqueue(operation, { operation, input }, retryAfterSeconds, queueOwner);
     if (job) {
       return {
         ok: false,

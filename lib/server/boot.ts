@@ -103,6 +103,7 @@ async function startServices(opts: TBootOptions, db: TResolvedDatabase, version:
     spoolDir: dpSettings.spoolDir,
     decisionLogQueueDepth: () => dp.decisionLog.stats().queued,
     decisionLogLatency: dp.decisionLog.latency,
+    executeQueue: () => (started.gateway ? { depth: started.gateway.context.jobs.depth, durable: started.gateway.context.jobs.durable } : null),
     log: opts.log,
     // The leader's expiry sweep also records chaos faults whose planned end passed (demo mode only has any).
     endExpiredOverrides: () => Promise.all([endExpiredOverrides(getPrisma()), endExpiredFaults(getPrisma())]),

@@ -28,13 +28,14 @@ export type TGatewayEnv = {
   close(): Promise<void>;
 };
 
+export type TGatewayWorld = Pick<TGatewayEnv, "db" | "prisma" | "mocks">;
+
 /**
  * A migrated database with the demo catalogue and LLM_CHAT, every provider pointing at a mock
- * on 127.0.0.1, SEND_SMS's providers A and B on generic HTTP adapters, and the gateway server.
- * Breakers are made hard to open so one test's failures do not reroute the next.
+ * on 127.0.0.1, and SEND_SMS's providers A and B on generic HTTP adapters. Breakers are made hard
+ * to open so one test's failures do not reroute the next.
  */
-/** `apiKey`: the data plane's key (its own routes, e.g. GET /decisions/:id, check it); none: anonymous, as embedded. */
-export async function createGatewayEnv(opts: { apiKey?: string } = {}): Promise<TGatewayEnv> {
+export async function createGatewayWorld(): Promise<TGatewayWorld> {
   const db = await createTestDatabase();
   const prisma = createPrisma(db.url);
   const kinds: Record<keyof TGatewayEnv["mocks"], TMockKind> = {
@@ -74,6 +75,12 @@ export async function createGatewayEnv(opts: { apiKey?: string } = {}): Promise<
     update: { deadlineMs: 10_000 },
     create: { operationKey: "LLM_CHAT", deadlineMs: 10_000 },
   });
+  return { db, prisma, mocks };
+}
+
+/** The world of createGatewayWorld with the gateway server. `apiKey`: the data plane's key (its own routes, e.g. GET /decisions/:id, check it); none: anonymous, as embedded. */
+export async function createGatewayEnv(opts: { apiKey?: string } = {}): Promise<TGatewayEnv> {
+  const { db, prisma, mocks } = await createGatewayWorld();
   const pool = new pg.Pool({ connectionString: db.url, max: 3 });
   await maintainPartitions(pool, { now: Date.now(), daysAhead: 1, retentionDays: 0 });
   const spoolDir = await mkdtemp(path.join(tmpdir(), "switchyard-gateway-"));

@@ -25,6 +25,8 @@ export type TTelemetryOptions = {
   spoolMaxBytes?: number;
   decisionLogQueueDepth?: () => number;
   decisionLogLatency?: () => TDecisionLogLatency;
+  /** Execute mode's queue for /metrics; started after telemetry, so read late. */
+  executeQueue?: () => { depth: number; durable: boolean } | null;
   log?: (line: string) => void;
   /** Environment-style knobs; tests shorten them. */
   metricsRefreshMs?: number | null;
@@ -111,6 +113,7 @@ function telemetryRoutes(opts: TTelemetryOptions, parts: TTelemetryParts): TRout
         controller: () => ({ leader: elector.isLeader, lastTickAt: controller.lastTickAt, sharesWrittenAt: shares.writtenAt }),
         metricsRefreshedAt: () => metrics.lastRefreshAt,
         configNotices: () => propagation.notices,
+        executeQueue: opts.executeQueue,
       }),
     },
   ];
