@@ -30,6 +30,8 @@ export type TQuotaView = {
    * eligible providers; 0 fails the quota gate.
    */
   shareCeiling?: number;
+  /** What the exhausted quota is, for the gate's detail (e.g. "100 requests per 3600 s"); absent: the per-minute or daily quota. */
+  window?: string;
 };
 
 /** Traffic shares for one (operation, region), produced by the controller: provider key → share. */

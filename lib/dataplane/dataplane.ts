@@ -15,6 +15,8 @@ import type { TRoute } from "./router";
 import { createRoutingState, type RoutingState } from "./routing-state";
 import type { TDataPlaneSettings } from "./settings";
 import { createSpool } from "./spool";
+import { observeDecisions } from "./metrics/counters";
+import { createClusterQuota } from "./quota/cluster-quota";
 
 export type TDataPlaneOptions = {
   databaseUrl: string;
@@ -35,6 +37,8 @@ export type TDataPlaneHealth = {
   dbAvailable: boolean;
   stateAgeMs: number | null;
   decisionLog: TDecisionLogStats;
+  /** Call quotas: shared false while Postgres is unreachable (each instance spends limit / instances). */
+  quotas: { shared: boolean; leases: number; windows: Array<{ provider: string; windowSeconds: number; spent: number; granted: number }> };
 };
 
 const HOUR_MS = 3_600_000;
@@ -97,8 +101,11 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
   const maintenanceTimer = setInterval(() => void runMaintenance(), HOUR_MS);
   maintenanceTimer.unref();
 
+  const quotas = createClusterQuota({ pool, instanceId: s.instanceId, now, log: opts.log, publish: (views) => state.setQuotaViews("quotas", views) });
+  const stopCounting = observeDecisions((_operation, _region, provider) => quotas.consume(provider));
   const reloadConfig = async (): Promise<TConfigLoadResult> => {
     const r = await loadConfig(opts.prisma, state, now());
+    quotas.configure(r.quotas);
     for (const e of r.errors) opts.log(`policy ${e.operation} version ${e.versionId} does not parse; keeping the previous one: ${e.message}`);
     return r;
   };
@@ -128,10 +135,13 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
         dbAvailable: state.dbAvailable && decisionLog.dbUp,
         stateAgeMs: refreshed === null ? null : Math.max(0, now() - refreshed),
         decisionLog: decisionLog.stats(),
+        quotas: quotas.status(),
       };
     },
     async close(): Promise<void> {
       clearInterval(maintenanceTimer);
+      stopCounting();
+      quotas.close();
       await decisionLog.close();
       await pool.end();
     },

@@ -7,11 +7,15 @@ import {
   type TShadowPolicy,
 } from "../../router-core/index";
 import type { PrismaClient } from "../db/client";
+import { ZQuota } from "../catalog/schemas";
+import type { TProviderQuota } from "./quota/cluster-quota";
 import type { RoutingState, TActivePolicy, TOverrideRow } from "./routing-state";
 
 export type TConfigLoadResult = {
   operations: number;
   providers: number;
+  /** Each provider's catalogued `requests` quotas, for the cluster quota (lib/dataplane/quota). */
+  quotas: Map<string, TProviderQuota[]>;
   overrides: number;
   /** Stored documents that no longer parse (e.g. written by an older schema); the previous policy keeps routing. */
   errors: Array<{ operation: string; versionId: string; message: string }>;
@@ -119,7 +123,18 @@ export async function loadConfig(prisma: PrismaClient, state: RoutingState, now:
   state.setOverrides(overrides);
   state.setDbAvailable(true);
   state.markRefreshed(now);
-  return { operations: policies.size, providers: catalogue.length, overrides: overrides.length, errors };
+  return { operations: policies.size, providers: catalogue.length, quotas: requestQuotas(providerRows), overrides: overrides.length, errors };
+}
+
+/** Token quotas are left out: a decision does not know how many tokens its call will use. */
+function requestQuotas(rows: ReadonlyArray<{ key: string; enabled: boolean; quotas: unknown }>): Map<string, TProviderQuota[]> {
+  const out = new Map<string, TProviderQuota[]>();
+  for (const row of rows) {
+    const parsed = ZQuota.array().safeParse(row.quotas);
+    const qs = parsed.success ? parsed.data.filter((q) => q.unit === "requests").map((q) => ({ windowSeconds: q.windowSeconds, limit: q.limit })) : [];
+    if (qs.length > 0) out.set(row.key, qs);
+  }
+  return out;
 }
 
 function sameCatalogue(a: readonly TProviderInfo[], b: readonly TProviderInfo[]): boolean {

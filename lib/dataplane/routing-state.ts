@@ -247,6 +247,18 @@ function configWriter(store: TStore) {
 
 /** The telemetry side's setters: shares, metrics, breakers and quotas. */
 function telemetryWriter(store: TStore) {
+  const sources = new Map<string, Record<string, TQuotaView>>();
+  const exhausted = (v: TQuotaView) => v.remainingMinute === 0 || v.remainingDay === 0 || v.shareCeiling === 0;
+  function setSource(source: string, views: Record<string, TQuotaView>): void {
+    sources.set(source, views);
+    if (sources.size === 1) store.quotas = views;
+    else {
+      const merged: Record<string, TQuotaView> = {};
+      for (const vs of sources.values()) for (const [p, v] of Object.entries(vs)) if (!merged[p] || (exhausted(v) && !exhausted(merged[p]!))) merged[p] = v;
+      store.quotas = merged;
+    }
+    invalidateAll(store);
+  }
   return {
     setShares(operation: string, region: string, shares: TShares | null): void {
       const op = operationEntry(store, operation);
@@ -269,8 +281,14 @@ function telemetryWriter(store: TStore) {
 
     /** Remaining quota per provider key; quotas belong to the provider account, so they span operations. */
     setQuotas(views: Record<string, TQuotaView>): void {
-      store.quotas = views;
-      invalidateAll(store);
+      setSource("default", views);
+    },
+    /**
+     * One source's views (the 429 throttles, the cluster's call quotas); the gate reads them merged,
+     * an exhausted view winning over one that still admits.
+     */
+    setQuotaViews(source: string, views: Record<string, TQuotaView>): void {
+      setSource(source, views);
     },
   };
 }
@@ -303,6 +321,7 @@ export function createRoutingState(clock: { now(): number } = Date) {
     setMetrics: telemetry.setMetrics,
     setBreakers: telemetry.setBreakers,
     setQuotas: telemetry.setQuotas,
+    setQuotaViews: telemetry.setQuotaViews,
 
     setDbAvailable(available: boolean): void {
       const at = clock.now();

@@ -26,7 +26,7 @@ export function createQuotaFeed(state: RoutingState, now: () => number) {
       // A recovering provider's ceiling rises continuously: republish every second until it is back.
       if (v.shareCeiling !== undefined) soonest = Math.min(soonest, t + 1_000);
     }
-    state.setQuotas(views);
+    state.setQuotaViews("throttles", views);
     schedule(soonest);
   }
 

@@ -26,6 +26,12 @@ describe("quota_available", () => {
     expect(check(quota({ remainingMinute: -3, resetAt: NOW - 1_000 })).detail).toBe("per-minute quota exhausted, resets in 0s");
   });
 
+  it("names a catalogued quota's window in the detail", () => {
+    const window = "100 requests per 3600 s";
+    expect(check(quota({ remainingMinute: 0, remainingDay: null, window })).detail).toBe("100 requests per 3600 s quota exhausted, resets in 43s");
+    expect(check(quota({ remainingMinute: 0, remainingDay: null, resetAt: null, window })).detail).toBe("100 requests per 3600 s quota exhausted");
+  });
+
   it("passes a recovering provider with its share ceiling, and fails a ceiling of 0", () => {
     expect(check(quota({ shareCeiling: 0.375 }))).toEqual({
       gate: "quota_available",

@@ -12,8 +12,8 @@ export const quotaAvailable: TGateFn = ({ quota, now }) => {
   if (quota === undefined) return PASS_UNTRACKED;
   const { remainingMinute, remainingDay } = quota;
   if (remainingMinute === null && remainingDay === null) return ceilingOutcome(quota.shareCeiling) ?? PASS_UNLIMITED;
-  if (remainingMinute !== null && remainingMinute <= 0) return exhausted("per-minute", quota.resetAt, now);
-  if (remainingDay !== null && remainingDay <= 0) return exhausted("daily", quota.resetAt, now);
+  if (remainingMinute !== null && remainingMinute <= 0) return exhausted(quota.window ?? "per-minute", quota.resetAt, now);
+  if (remainingDay !== null && remainingDay <= 0) return exhausted(quota.window ?? "daily", quota.resetAt, now);
   return ceilingOutcome(quota.shareCeiling) ?? PASS;
 };
 
@@ -21,8 +21,9 @@ export const quotaAvailable: TGateFn = ({ quota, now }) => {
  * Only built for a failing outcome: number formatting is the costliest thing a gate could do per
  * request. The countdown makes it a timed outcome (gate.ts), the same for a second at a time.
  */
-function exhausted(which: "per-minute" | "daily", resetAt: number | null, now: number): TGateOutcome {
-  if (resetAt === null) return which === "daily" ? FAIL_DAILY : FAIL_MINUTE;
+function exhausted(which: string, resetAt: number | null, now: number): TGateOutcome {
+  if (resetAt === null)
+    return which === "daily" ? FAIL_DAILY : which === "per-minute" ? FAIL_MINUTE : failOutcome("quota_available", `${which} quota exhausted`);
   const left = countdown(resetAt, now);
   return timedOutcome(failOutcome("quota_available", `${which} quota exhausted, resets in ${left.seconds}s`), left.from, left.until);
 }

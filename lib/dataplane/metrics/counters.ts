@@ -14,14 +14,18 @@ function bump(map: Map<string, number>, key: string, by: number): void {
 }
 
 type TDecisionObserver = (operation: string, region: string, provider: string) => void;
-let observer: TDecisionObserver | null = null;
+let observers: TDecisionObserver[] = [];
 
 /**
- * Telemetry watches decisions through the counter decide already calls: a decision routed to a
- * provider whose breaker is half-open takes one of its probe slots.
+ * Telemetry and the cluster quota watch decisions through the counter decide already calls: a
+ * decision routed to a provider whose breaker is half-open takes one of its probe slots, and one
+ * to a provider with a call quota spends one call of it. Returns the function that stops watching.
  */
-export function observeDecisions(fn: TDecisionObserver | null): void {
-  observer = fn;
+export function observeDecisions(fn: TDecisionObserver): () => void {
+  observers = [...observers, fn];
+  return () => {
+    observers = observers.filter((o) => o !== fn);
+  };
 }
 
 /** Called by decide for every answered decision; provider null means the fallback answered. */
@@ -35,7 +39,8 @@ export function countDecision(operation: string, region: string, provider: strin
  * burst would pass it many times over.
  */
 export function noteRouted(operation: string, region: string, provider: string | null): void {
-  if (provider !== null && observer !== null) observer(operation, region, provider);
+  if (provider === null) return;
+  for (let i = 0; i < observers.length; i++) observers[i]!(operation, region, provider);
 }
 
 /** result: recorded (in Postgres), spooled (DB unreachable), or the rejection (unknown_decision, invalid). */

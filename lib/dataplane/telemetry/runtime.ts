@@ -166,7 +166,7 @@ export async function startTelemetry(opts: TTelemetryOptions) {
     onOpen: (t) => metrics.recordIncident({ provider: t.provider, operation: t.operation, region: t.region }, t.at),
   });
   breakerSync.attach(breakers);
-  observeDecisions((operation, region, provider) => breakers.probeStarted(operation, provider, region));
+  const stopObserving = observeDecisions((operation, region, provider) => breakers.probeStarted(operation, provider, region));
   const ingestion = createOutcomeIngestion({ pool, state, metrics, breakers, spoolDir: opts.spoolDir, spoolMaxBytes: opts.spoolMaxBytes });
   const { outcomes, spool } = ingestion;
   const leadership = createLeadership(opts, log);
@@ -208,7 +208,7 @@ export async function startTelemetry(opts: TTelemetryOptions) {
     health: (now: number = Date.now()) => telemetryHealth(parts, now),
     async close(): Promise<void> {
       maintenance.stop();
-      observeDecisions(null);
+      stopObserving();
       await propagation.stop();
       await breakerSync.stop();
       await controller.stop();

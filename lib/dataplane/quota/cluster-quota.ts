@@ -1,0 +1,195 @@
+import type pg from "pg";
+import type { TQuotaView } from "../../../router-core/index";
+
+/**
+ * A provider's call quota (the catalogue's `requests` quotas) counted for the whole cluster, so a
+ * quota of N calls per window admits N calls, not N per instance. Decisions must not wait for
+ * Postgres, so each instance leases blocks of the window's allowance from
+ * `provider_quota_window` (an atomic grant that never takes `used` past the limit), spends them
+ * locally, and leases the next block when half of one is left. A provider with nothing left fails
+ * router-core's quota gate until its window ends. Windows are fixed (a rolling quota is counted
+ * per fixed window of its length). Without Postgres an instance spends limit ÷ the number of
+ * instances that leased in the window, and leases normally once Postgres is back.
+ */
+export type TProviderQuota = { windowSeconds: number; limit: number };
+
+export type TClusterQuotaOptions = {
+  pool: pg.Pool;
+  instanceId: string;
+  now?: () => number;
+  log?: (line: string) => void;
+  /** Publishes the views the quota gate reads (RoutingState.setQuotaViews). */
+  publish: (views: Record<string, TQuotaView>) => void;
+};
+
+type TWindow = {
+  provider: string;
+  quota: TProviderQuota;
+  start: number;
+  granted: number;
+  spent: number;
+  /** The block size asked for: small enough that blocks left unspent at the window's end stay few. */
+  block: number;
+  /** The database granted nothing more: the window is exhausted for the cluster. */
+  drained: boolean;
+  leasing: boolean;
+  /** Instances that leased in this window, as of the last lease; 1 until one succeeds. */
+  holders: number;
+  local: boolean;
+};
+
+const LEASE = `insert into provider_quota_window (provider_key, window_seconds, window_start, quota_limit, used, holders)
+  values ($1, $2, $3, $4, 0, array[]::text[])
+  on conflict (provider_key, window_seconds, window_start) do nothing`;
+
+const GRANT = `update provider_quota_window w set
+    used = w.used + g.grant,
+    quota_limit = $4,
+    holders = case when $6 = any(w.holders) then w.holders else w.holders || $6::text end,
+    updated_at = now()
+  from (select least($5::int, greatest(0, $4 - used)) as grant from provider_quota_window
+        where provider_key = $1 and window_seconds = $2 and window_start = $3 for update) g
+  where w.provider_key = $1 and w.window_seconds = $2 and w.window_start = $3
+  returning g.grant, cardinality(w.holders) as holders`;
+
+const keyOf = (provider: string, q: TProviderQuota) => `${provider}\u0000${q.windowSeconds}`;
+const startOf = (q: TProviderQuota, t: number) => Math.floor(t / (q.windowSeconds * 1000)) * q.windowSeconds * 1000;
+const left = (w: TWindow) => w.granted - w.spent;
+
+/** Small enough that the blocks the instances hold unspent when the window runs out stay few: an eighth of each one's share. */
+function blockSize(limit: number, holders: number): number {
+  return Math.max(1, Math.floor(limit / (8 * Math.max(1, holders))));
+}
+
+/** The window `t` falls in, new (nothing granted yet) when the last one ended or the limit changed. */
+function currentWindow(windows: Map<string, TWindow>, provider: string, q: TProviderQuota, t: number): TWindow {
+  const key = keyOf(provider, q);
+  const start = startOf(q, t);
+  let w = windows.get(key);
+  if (!w || w.start !== start || w.quota.limit !== q.limit) {
+    const holders = w?.holders ?? 1;
+    w = { provider, quota: q, start, granted: 0, spent: 0, block: blockSize(q.limit, holders), drained: false, leasing: false, holders, local: false };
+    windows.set(key, w);
+  }
+  return w;
+}
+
+export function createClusterQuota(opts: TClusterQuotaOptions) {
+  const now = opts.now ?? Date.now;
+  const log = opts.log ?? (() => {});
+  let quotas = new Map<string, TProviderQuota[]>();
+  const windows = new Map<string, TWindow>();
+  let shared = true;
+  let leases = 0;
+  let timer: NodeJS.Timeout | null = null;
+
+  const windowFor = (provider: string, q: TProviderQuota, t: number) => currentWindow(windows, provider, q, t);
+
+  /** Every provider with a quota: exhausted (0 left here and no more to lease) until its window ends. */
+  function publish(): void {
+    const t = now();
+    const views: Record<string, TQuotaView> = {};
+    let soonest = Infinity;
+    for (const [provider, qs] of quotas) {
+      for (const q of qs) {
+        const w = windowFor(provider, q, t);
+        const end = w.start + q.windowSeconds * 1000;
+        soonest = Math.min(soonest, end);
+        if (left(w) <= 0) {
+          views[provider] = { remainingMinute: 0, remainingDay: null, resetAt: w.drained ? end : null, window: `${q.limit} requests per ${q.windowSeconds} s` };
+          break;
+        }
+      }
+    }
+    opts.publish(views);
+    if (timer) clearTimeout(timer);
+    timer = soonest === Infinity ? null : setTimeout(roll, Math.max(0, soonest - t) + 5);
+    timer?.unref();
+  }
+
+  /** A window ended: lease the new ones at once instead of on the first decision. */
+  function roll(): void {
+    timer = null;
+    const t = now();
+    for (const [provider, qs] of quotas) for (const q of qs) void lease(windowFor(provider, q, t));
+    publish();
+  }
+
+  async function lease(w: TWindow): Promise<void> {
+    if (w.leasing || w.drained) return;
+    w.leasing = true;
+    const ask = w.block;
+    try {
+      const args = [w.provider, w.quota.windowSeconds, new Date(w.start), w.quota.limit];
+      await opts.pool.query(LEASE, args);
+      const { rows } = await opts.pool.query<{ grant: number; holders: number }>(GRANT, [...args, ask, opts.instanceId]);
+      leases++;
+      const got = rows[0]?.grant ?? 0;
+      if (!shared) log("cluster quota: Postgres is back; leasing quotas from provider_quota_window again");
+      shared = true;
+      if (w.local) {
+        // Leave the local split: what was spent meanwhile counts against what is granted now.
+        w.local = false;
+        w.granted = w.spent;
+      }
+      w.granted += got;
+      w.holders = Math.max(1, rows[0]?.holders ?? 1);
+      w.block = blockSize(w.quota.limit, w.holders);
+      if (got < ask) w.drained = true;
+    } catch (err) {
+      if (shared) log(`cluster quota: Postgres unreachable (${(err as Error).message}); each instance spends limit / instances`);
+      shared = false;
+      if (!w.local) {
+        w.local = true;
+        w.granted = Math.max(w.granted, Math.floor(w.quota.limit / w.holders));
+      }
+    } finally {
+      w.leasing = false;
+    }
+    publish();
+  }
+
+  return {
+    /** The catalogue's quotas per provider (only `requests` quotas are counted here). */
+    configure(next: Map<string, TProviderQuota[]>): void {
+      quotas = next;
+      for (const key of [...windows.keys()]) if (!next.has(key.split("\u0000")[0]!)) windows.delete(key);
+      const t = now();
+      for (const [provider, qs] of next) for (const q of qs) void lease(windowFor(provider, q, t));
+      publish();
+    },
+    /** A decision routed a call to `provider`: spend one of each of its windows. Synchronous; leases in the background. */
+    consume(provider: string): void {
+      const qs = quotas.get(provider);
+      if (qs === undefined) return;
+      const t = now();
+      let empty = false;
+      for (const q of qs) {
+        const w = windowFor(provider, q, t);
+        w.spent++;
+        if (left(w) <= w.block / 2) void lease(w);
+        if (left(w) <= 0) empty = true;
+      }
+      if (empty) publish();
+    },
+    status() {
+      return {
+        shared,
+        leases,
+        windows: [...windows.values()].map((w) => ({
+          provider: w.provider,
+          windowSeconds: w.quota.windowSeconds,
+          spent: w.spent,
+          granted: w.granted,
+          holders: w.holders,
+        })),
+      };
+    },
+    close(): void {
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
+
+export type ClusterQuota = ReturnType<typeof createClusterQuota>;
