@@ -38,6 +38,12 @@ export const BENCHMARKS: readonly TBenchmark[] = [
     results: ["gateway"],
   },
   {
+    title: "Execute queue shared in Postgres",
+    commands: ["npm run bench:queue"],
+    what: "Execute mode's degradation queue (execute_job) with three queue instances on their own pools, as three server processes would hold them: enqueue rate, drain rate with no-op runs claimed by all three at once (FOR UPDATE SKIP LOCKED), and the delay from a job falling due to its run starting with the 500 ms idle poll. Every job must run exactly once. Reference: select 1 round trips in the same run.",
+    results: ["queue"],
+  },
+  {
     title: "Replay evaluation (paper section 8, Tables 14 and 15)",
     commands: ["npm run replay"],
     what: "Four routing policies over six scenarios on router-core's simulator: completion, degraded minutes, shifts; and the sensitivity table.",
