@@ -102,10 +102,12 @@ describe("a provider's call quota across instances", () => {
     const cut = instance("cut", clock, pool(proxied.toString()));
     const quotas = new Map([["provider_C", [{ windowSeconds: 3_600, limit: 90 }]]]);
     for (const i of others) i.quota.configure(quotas);
-    for (let n = 0; n < 20; n++) await tick();
+    const holders = async () =>
+      (await pools[0]!.query("select coalesce(max(cardinality(holders)), 0) as n from provider_quota_window where provider_key = 'provider_C'")).rows[0].n;
+    for (let n = 0; n < 2_500 && (await holders()) < 2; n++) await tick();
     // Its lease comes after the others': it learns that the window has three holders.
     cut.quota.configure(quotas);
-    for (let n = 0; n < 50 && cut.quota.status().leases === 0; n++) await tick();
+    for (let n = 0; n < 2_500 && cut.quota.status().leases === 0; n++) await tick();
     proxy.cut();
     clock.t += 3_600_000;
     cut.quota.configure(quotas);
