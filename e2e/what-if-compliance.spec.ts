@@ -118,9 +118,12 @@ test("broken YAML shows its line and column and the line is marked in the editor
   await expect(page.locator("body")).not.toContainText("00000000");
 
   // A schema error (a misspelt gate) marks the line of the field it names, like a syntax error.
-  const gateLine = original.split("\n").findIndex((l) => l.trim() === "- quota_available") + 1;
-  expect(gateLine).toBeGreaterThan(0);
-  await editor.fill(original.replace("- quota_available", "- quota_availible"));
+  // The first listed gate, whichever it is: earlier specs may have activated a list without some gates.
+  const originalLines = original.split("\n");
+  const gateIndex = originalLines.findIndex((l, i) => i > at && /^  - [a-z_]+$/.test(l));
+  expect(gateIndex).toBeGreaterThan(at);
+  const gateLine = gateIndex + 1;
+  await editor.fill(originalLines.map((l, i) => (i === gateIndex ? `${l}x` : l)).join("\n"));
   await expect(page.getByTestId("validation-position").first()).toHaveText(`line ${gateLine}, column 5`);
   await expect(page.getByTestId("yaml-error-line")).toHaveAttribute("data-line", String(gateLine));
 });

@@ -124,19 +124,19 @@ function ValidationPanel({ parsed, onGoTo }: { parsed: TParsed; onGoTo: (line: n
             {(parsed.ok ? parsed.warnings : parsed.errors).map((e, i) => (
               <tr key={i} data-testid="validation-error">
                 <td className="mono" style={{ width: 200, whiteSpace: "normal", wordBreak: "break-all", color: parsed.ok ? "var(--warn)" : "var(--bad)" }}>
-                  {e.line !== undefined ? (
+                  {e.line !== undefined && (
                     <button
                       type="button"
-                      className="underline"
+                      className="underline block"
                       style={{ color: "inherit" }}
                       onClick={() => onGoTo(e.line!, e.column ?? 1)}
                       data-testid="validation-position"
                     >
                       line {e.line}, column {e.column}
                     </button>
-                  ) : (
-                    e.path || "(document)"
                   )}
+                  {/* The field path stays next to the position: it names the field in the form view too. */}
+                  {(e.path || e.line === undefined) && <span className="block">{e.path || "(document)"}</span>}
                 </td>
                 <td style={{ whiteSpace: "normal" }}>{e.message}</td>
               </tr>
