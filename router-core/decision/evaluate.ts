@@ -1,4 +1,4 @@
-import { isConstantOutcome, validFrom, validUntil, type TGateInput, type TGateOutcome } from "../gates/gate";
+import { isConstantOutcome, staticGateInput, validFrom, validUntil, type TGateInput, type TGateOutcome } from "../gates/gate";
 import { scoreInto, type TContribution, type TPrecomputed, type TStaleTreatment } from "../scoring/contributions";
 import { checkGuardrails } from "../scoring/guardrails";
 import type { TNormalization } from "../scoring/indices";
@@ -52,21 +52,12 @@ const PASS: TPass = {
  * Reused by every evaluation: gates and scoring read them synchronously and keep no reference,
  * and evaluations never nest, so one instance each saves two allocations per decision.
  */
-const GATE_INPUT: TGateInput = {
-  provider: { key: "", regions: [], complianceTags: [], costPerRequest: 0, credentialStatus: "unknown", enabled: false },
-  region: "",
-  requiredCompliance: NO_TAGS,
-  regionAllowList: null,
-  breaker: undefined,
-  quota: undefined,
-  killed: false,
-  metrics: undefined,
-  metricAgeSeconds: null,
-  stale: true,
-  maxMetricAgeSeconds: 0,
-  stalePolicy: "safe_default",
-  now: 0,
-};
+const GATE_INPUT: TGateInput = staticGateInput(
+  { key: "", regions: [], complianceTags: [], costPerRequest: 0, credentialStatus: "unknown", enabled: false },
+  "",
+  NO_TAGS,
+  null,
+);
 const NORM: TNormalization = { minP95: Infinity, minP99: Infinity, minCost: Infinity };
 const PRE: TPrecomputed = { raw: [], index: new Float64Array(0), at: 0 };
 /** One candidate's gate outcomes as they are worked out, before they are compared with the ones its record got last time. */
