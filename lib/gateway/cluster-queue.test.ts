@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { notifyConfigChange } from "../db/notify";
+import { jobIdempotencyKey } from "./gateway";
 import { createGatewayWorld, TEST_SECRETS, type TGatewayWorld } from "../../test/support/gateway-fixtures";
 import { callInstance, gauge, startServerInstance, type TServerInstance } from "../../test/support/server-instances";
 
@@ -97,6 +98,9 @@ describe("the execute queue across instances", () => {
     // Once each: three provider calls for three jobs, whoever ran them.
     await sleep(1_000);
     expect(providerCalls()).toBe(3);
+    // Each call carries its job's key, the same on any instance: a run repeated after a death mid-call sends it again.
+    const keys = [...world.mocks.provider_A.requests, ...world.mocks.provider_B.requests].map((r) => r.headers["idempotency-key"]);
+    expect(keys.sort()).toEqual(jobs.map(jobIdempotencyKey).sort());
     const rows = await world.prisma.executeJob.findMany({ where: { id: { in: jobs } } });
     expect(rows.map((r) => [r.status, r.attempts])).toEqual([
       ["done", 1],

@@ -10,7 +10,8 @@ import { createJobQueue, type JobQueue, type TJobRun, type TJobView } from "./jo
  * under a lease its runner renews; a job whose lease lapsed (its instance died) is claimed again
  * by another. Its answer is stored once: a completion from a runner that lost the lease is
  * refused. So a job completes once; its provider call may be repeated only when an instance dies
- * mid-call. Times are the database's, so instances with skewed clocks agree on what is due.
+ * mid-call, and then with the same Idempotency-Key (gateway.ts), so a provider that honours it
+ * executes it once. Times are the database's, so instances with skewed clocks agree on what is due.
  * Without Postgres, an instance queues in its own memory (jobs.ts), says so in /health, and
  * moves those jobs into the table once Postgres answers again.
  */
@@ -118,7 +119,7 @@ async function runClaimed(table: TTable, row: TRow, o: { run: TJobRun; leaseSeco
   try {
     let result: Awaited<ReturnType<TJobRun>>;
     try {
-      result = await o.run(row.payload);
+      result = await o.run(row.payload, row.id);
     } catch (err) {
       o.log(`gateway queue: job ${row.id} failed: ${(err as Error).message}`);
       result = {

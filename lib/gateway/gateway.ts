@@ -80,9 +80,10 @@ export async function startGateway(opts: TGatewayOptions) {
       pollMs: opts.queuePollMs,
       now,
       log,
-      run: async (payload) => {
+      run: async (payload, jobId) => {
         const { operation, input } = payload as { operation: string; input: TExecuteRequest };
-        const r = await executeJson(ctx, operation, input, newRequestId(), null, null, null);
+        // Every run of the job sends the provider the same key: a run repeated after its instance died mid-call stays one call where the provider honours keys.
+        const r = await executeJson(ctx, operation, input, newRequestId(), jobIdempotencyKey(jobId), null, null);
         return { answer: r.answer, retryAfterSeconds: r.definitive ? null : r.retryAfterSeconds };
       },
     }),
@@ -190,4 +191,9 @@ export function gatewayRefreshMsFromEnv(env: Readonly<Record<string, string | un
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 100) throw new RangeError(`GATEWAY_CONFIG_REFRESH_MS must be an integer >= 100, got ${JSON.stringify(raw)}`);
   return n;
+}
+
+/** The Idempotency-Key a queued job's provider calls carry. */
+export function jobIdempotencyKey(jobId: string): string {
+  return `switchyard-job-${jobId}`;
 }

@@ -8,7 +8,8 @@ import type { TAnswer } from "./answer";
  * The gateway queues in Postgres (durable-jobs.ts); this queue holds jobs only while Postgres is
  * unreachable, and hands them over (takeQueued) once it is back.
  */
-export type TJobRun = (payload: unknown) => Promise<{ answer: TAnswer; retryAfterSeconds: number | null }>;
+/** `jobId` is the same on every run of a job, on any instance: the provider idempotency key comes from it. */
+export type TJobRun = (payload: unknown, jobId: string) => Promise<{ answer: TAnswer; retryAfterSeconds: number | null }>;
 
 /** A job waiting to run, as it moves from memory into the shared queue. */
 export type TQueuedJob = { id: string; operation: string; owner: string; payload: unknown; notBefore: number; createdAt: number };
@@ -60,7 +61,7 @@ export function createJobQueue(opts: {
     queue.shift();
     running = job;
     try {
-      const r = await opts.run(job.payload);
+      const r = await opts.run(job.payload, job.id);
       if (r.retryAfterSeconds !== null && opts.now() - job.createdAt + r.retryAfterSeconds * 1000 < maxWaitMs) {
         job.notBefore = opts.now() + r.retryAfterSeconds * 1000;
         queue.push(job);
