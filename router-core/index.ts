@@ -37,6 +37,7 @@ export type { TRegionRequirements } from "./policy/catalog-requirements";
 export type { TPolicyChange, TPolicyDiff } from "./policy/diff";
 export { GATES, ALWAYS_ON_GATES, PIN_GATES } from "./gates/registry";
 export { contextWindowFits } from "./gates/context-window-fits";
+export { quotaOutcome } from "./gates/quota-available";
 export type { TGateOutcome, TGateInput, TGateFn } from "./gates/gate";
 export {
   HISTOGRAM_BUCKETS,

@@ -129,6 +129,10 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
     pool,
     routes,
     reloadConfig,
+    /** A call made outside decide (a client's local decision, reported later) spends the provider's call quota. */
+    spendQuota(provider: string, at: number): void {
+      quotas.consume(provider, at);
+    },
     health(): TDataPlaneHealth {
       const refreshed = state.lastRefreshAt;
       return {

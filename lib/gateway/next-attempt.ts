@@ -1,3 +1,5 @@
+import { quotaOutcome } from "../../router-core/index";
+import { noteRouted } from "../dataplane/metrics/counters";
 import { fullJitterDelay } from "./backoff";
 import type { TGatewayContext } from "./context";
 import type { TPrepared } from "./prepare";
@@ -34,6 +36,20 @@ export async function nextAttempt(
     });
     return "skip";
   }
+  // The decision read the call quota; a block spent since (by this or another instance) ends it.
+  const quota = quotaOutcome(ctx.state.snapshotFor(p.operation, p.region)?.quotas[provider], ctx.now());
+  if (!quota.passed) {
+    attempts.push({
+      provider,
+      errorClass: "rate_limit",
+      outcomeErrorClass: null,
+      httpStatus: null,
+      latencyMs: 0,
+      detail: `${quota.detail}; not called`,
+      called: false,
+    });
+    return "skip";
+  }
   if (!budget.tryRetry()) {
     return {
       code: "retry_budget_exhausted",
@@ -44,4 +60,13 @@ export async function nextAttempt(
   if (ctx.now() + delay >= p.deadlineAt) return { code: "deadline_exceeded", message: "the execute deadline passed before the next attempt" };
   if (delay > 0) await new Promise((r) => setTimeout(r, delay));
   return "go";
+}
+
+/**
+ * Called just before a provider call: one the decision did not route (a failover, the fallback's
+ * probe) spends the provider's call quota and takes a half-open breaker's probe slot, as a routed
+ * decision does, so execute's extra calls count against what the cluster admits.
+ */
+export function noteCall(p: TPrepared, provider: string): void {
+  if (provider !== p.decision.record.selected) noteRouted(p.operation, p.region, provider);
 }

@@ -125,7 +125,7 @@ async function startServices(opts: TBootOptions, db: TResolvedDatabase, version:
   const snapshotFeed = createSnapshotFeed({ state: dp.state });
   const clientRoutes = [
     ...createOpenAiCompatRoutes({ gateway: gw }),
-    ...createLocalDecisionRoutes({ state: dp.state, decisionLog: dp.decisionLog, instanceId: dpSettings.instanceId }),
+    ...createLocalDecisionRoutes({ state: dp.state, decisionLog: dp.decisionLog, instanceId: dpSettings.instanceId, spendQuota: dp.spendQuota }),
     ...snapshotFeed.routes,
   ];
   return { dp, tel, gw, snapshotFeed, clientRoutes };

@@ -1,3 +1,4 @@
+import type { TQuotaView } from "../types";
 import { constantOutcome, countdown, failOutcome, passOutcome, timedOutcome, type TGateFn, type TGateOutcome } from "./gate";
 
 const PASS_UNTRACKED = passOutcome("quota_available", "no quota tracked for provider");
@@ -8,14 +9,17 @@ const FAIL_MINUTE = constantOutcome(failOutcome("quota_available", "per-minute q
 const FAIL_DAILY = constantOutcome(failOutcome("quota_available", "daily quota exhausted"));
 const FAIL_CEILING_0 = constantOutcome(failOutcome("quota_available", "quota recovering: share ceiling 0 until the reset"));
 
-export const quotaAvailable: TGateFn = ({ quota, now }) => {
+export const quotaAvailable: TGateFn = ({ quota, now }) => quotaOutcome(quota, now);
+
+/** The gate on a quota view alone: execute's failover asks it again before a call the decision did not route. */
+export function quotaOutcome(quota: TQuotaView | undefined, now: number): TGateOutcome {
   if (quota === undefined) return PASS_UNTRACKED;
   const { remainingMinute, remainingDay } = quota;
   if (remainingMinute === null && remainingDay === null) return ceilingOutcome(quota.shareCeiling) ?? PASS_UNLIMITED;
   if (remainingMinute !== null && remainingMinute <= 0) return exhausted(quota.window ?? "per-minute", quota.resetAt, now);
   if (remainingDay !== null && remainingDay <= 0) return exhausted(quota.window ?? "daily", quota.resetAt, now);
   return ceilingOutcome(quota.shareCeiling) ?? PASS;
-};
+}
 
 /**
  * Only built for a failing outcome: number formatting is the costliest thing a gate could do per

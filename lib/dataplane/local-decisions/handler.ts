@@ -127,7 +127,14 @@ export function localDecisionRow(d: TLocalDecision, durability: TDecisionRow["du
 const MAX_AGE_MS = 7 * 86_400_000;
 const MAX_AHEAD_MS = 5 * 60_000;
 
-export function createLocalDecisionRoutes(deps: { state: RoutingState; decisionLog: DecisionLog; instanceId: string; now?: () => number }): TRoute[] {
+export function createLocalDecisionRoutes(deps: {
+  state: RoutingState;
+  decisionLog: DecisionLog;
+  instanceId: string;
+  now?: () => number;
+  /** Spends the selected provider's call quota for a newly logged decision (DataPlane.spendQuota). */
+  spendQuota?: (provider: string, at: number) => void;
+}): TRoute[] {
   const now = deps.now ?? Date.now;
   // Two rows with one id in one group-commit transaction would fail the whole transaction (the
   // primary key), other callers' decisions with it: a resend while the first is in flight waits for it.
@@ -154,7 +161,10 @@ export function createLocalDecisionRoutes(deps: { state: RoutingState; decisionL
     const p = deps.decisionLog.submit(localDecisionRow(d, deps.decisionLog.durability, deps.instanceId, receivedAt)).then((o) => o.status);
     inFlight.set(d.decisionId, p);
     try {
-      return { decisionId: d.decisionId, result: await p };
+      const result = await p;
+      // Logged for the first time: its call counts against the quota (a resend answered "existing" does not).
+      if (d.selected !== null && result !== "existing") deps.spendQuota?.(d.selected, at);
+      return { decisionId: d.decisionId, result };
     } finally {
       inFlight.delete(d.decisionId);
     }

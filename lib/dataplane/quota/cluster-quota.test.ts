@@ -91,6 +91,21 @@ describe("a provider's call quota across instances", () => {
     one.quota.close();
   });
 
+  it("spends a call reported later only in the window it was made in", async () => {
+    const clock = { t: Date.UTC(2026, 11, 4, 13, 30, 0) };
+    const one = instance("reported", clock);
+    one.quota.configure(new Map([["provider_D", [{ windowSeconds: 3_600, limit: 10 }]]]));
+    for (let n = 0; n < 50 && one.quota.status().leases === 0; n++) await tick();
+    const spent = () => one.quota.status().windows.find((w) => w.provider === "provider_D")!.spent;
+    one.quota.consume("provider_D", clock.t - 60_000);
+    one.quota.consume("provider_D", clock.t);
+    expect(spent()).toBe(2);
+    // Made in the window before (13:00 starts this one): its count is gone with that window.
+    one.quota.consume("provider_D", Date.UTC(2026, 11, 4, 12, 59, 59));
+    expect(spent()).toBe(2);
+    one.quota.close();
+  });
+
   it("spends limit / instances without Postgres, says so, and leases again once it is back", async () => {
     const clock = { t: Date.UTC(2026, 11, 4, 12, 0, 0) };
     const u = new URL(db.url);

@@ -158,14 +158,15 @@ export function createClusterQuota(opts: TClusterQuotaOptions) {
       for (const [provider, qs] of next) for (const q of qs) void lease(windowFor(provider, q, t));
       publish();
     },
-    /** A decision routed a call to `provider`: spend one of each of its windows. Synchronous; leases in the background. */
-    consume(provider: string): void {
+    /** A call to `provider` (made at `at`, if reported later): spend one in each of its windows it falls in. Leases in the background. */
+    consume(provider: string, at?: number): void {
       const qs = quotas.get(provider);
       if (qs === undefined) return;
       const t = now();
       let empty = false;
       for (const q of qs) {
         const w = windowFor(provider, q, t);
+        if (at !== undefined && startOf(q, at) !== w.start) continue;
         w.spent++;
         if (left(w) <= w.block / 2) void lease(w);
         if (left(w) <= 0) empty = true;
