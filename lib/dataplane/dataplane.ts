@@ -16,7 +16,7 @@ import { createRoutingState, type RoutingState } from "./routing-state";
 import type { TDataPlaneSettings } from "./settings";
 import { createSpool } from "./spool";
 import { observeDecisions } from "./metrics/counters";
-import { createClusterQuota } from "./quota/cluster-quota";
+import { createClusterQuota, pruneEndedQuotaWindows } from "./quota/cluster-quota";
 
 export type TDataPlaneOptions = {
   databaseUrl: string;
@@ -37,8 +37,8 @@ export type TDataPlaneHealth = {
   dbAvailable: boolean;
   stateAgeMs: number | null;
   decisionLog: TDecisionLogStats;
-  /** Call quotas: shared false while Postgres is unreachable (each instance spends limit / instances). */
-  quotas: { shared: boolean; leases: number; windows: Array<{ provider: string; windowSeconds: number; spent: number; granted: number }> };
+  /** Call and token quotas: shared false while Postgres is unreachable (each instance spends limit / instances). */
+  quotas: { shared: boolean; leases: number; windows: Array<{ provider: string; unit: string; windowSeconds: number; spent: number; granted: number }> };
 };
 
 const HOUR_MS = 3_600_000;
@@ -96,6 +96,7 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
     } catch (err) {
       opts.log(`decision log partition maintenance failed, retrying within the hour: ${(err as Error).message}`);
     }
+    await pruneEndedQuotaWindows(pool).catch((err: unknown) => opts.log(`quota window pruning failed, retrying within the hour: ${(err as Error).message}`));
   };
   await runMaintenance();
   const maintenanceTimer = setInterval(() => void runMaintenance(), HOUR_MS);
@@ -132,6 +133,10 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
     /** A call made outside decide (a client's local decision, reported later) spends the provider's call quota. */
     spendQuota(provider: string, at: number): void {
       quotas.consume(provider, at);
+    },
+    /** The tokens a call used, once its usage is known (execute mode): spent from the provider's token quotas. */
+    spendTokens(provider: string, tokens: number): void {
+      quotas.spendTokens(provider, tokens);
     },
     health(): TDataPlaneHealth {
       const refreshed = state.lastRefreshAt;

@@ -14,7 +14,7 @@ import type { RoutingState, TActivePolicy, TOverrideRow } from "./routing-state"
 export type TConfigLoadResult = {
   operations: number;
   providers: number;
-  /** Each provider's catalogued `requests` quotas, for the cluster quota (lib/dataplane/quota). */
+  /** Each provider's catalogued quotas (requests and tokens), for the cluster quota (lib/dataplane/quota). */
   quotas: Map<string, TProviderQuota[]>;
   overrides: number;
   /** Stored documents that no longer parse (e.g. written by an older schema); the previous policy keeps routing. */
@@ -123,15 +123,14 @@ export async function loadConfig(prisma: PrismaClient, state: RoutingState, now:
   state.setOverrides(overrides);
   state.setDbAvailable(true);
   state.markRefreshed(now);
-  return { operations: policies.size, providers: catalogue.length, quotas: requestQuotas(providerRows), overrides: overrides.length, errors };
+  return { operations: policies.size, providers: catalogue.length, quotas: callQuotas(providerRows), overrides: overrides.length, errors };
 }
 
-/** Token quotas are left out: a decision does not know how many tokens its call will use. */
-function requestQuotas(rows: ReadonlyArray<{ key: string; enabled: boolean; quotas: unknown }>): Map<string, TProviderQuota[]> {
+function callQuotas(rows: ReadonlyArray<{ key: string; enabled: boolean; quotas: unknown }>): Map<string, TProviderQuota[]> {
   const out = new Map<string, TProviderQuota[]>();
   for (const row of rows) {
     const parsed = ZQuota.array().safeParse(row.quotas);
-    const qs = parsed.success ? parsed.data.filter((q) => q.unit === "requests").map((q) => ({ windowSeconds: q.windowSeconds, limit: q.limit })) : [];
+    const qs = parsed.success ? parsed.data.map((q) => ({ unit: q.unit, windowSeconds: q.windowSeconds, limit: q.limit })) : [];
     if (qs.length > 0) out.set(row.key, qs);
   }
   return out;

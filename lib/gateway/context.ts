@@ -27,6 +27,7 @@ export type TGatewayContext = {
   decide: TDecider;
   config(): TGatewayConfig;
   outcomes: TOutcomeSink;
+  spendTokens(provider: string, tokens: number): void;
   budget: BudgetGuard;
   quotas: QuotaFeed;
   idempotency: IdempotencyStore;

@@ -23,6 +23,15 @@ export function costOf(ctx: TGatewayContext, cfg: TProviderAdapterConfig, usage:
   return info ? info.costPerRequest : null;
 }
 
+/** A successful call: its cost charged to the operation's budget, its tokens spent from the provider's token quotas. */
+export function chargeCall(ctx: TGatewayContext, p: TPrepared, provider: string, cfg: TProviderAdapterConfig, usage: TUsage | undefined): number | null {
+  const cost = costOf(ctx, cfg, usage);
+  if (cost !== null) ctx.budget.charge(p.operation, cost);
+  ctx.budget.served(p.operation, provider === (p.active.policy.providers[0] ?? provider));
+  if (usage) ctx.spendTokens(provider, usage.inputTokens + usage.outputTokens);
+  return cost;
+}
+
 /**
  * The attempts of an execution: the selected provider, then on a transient failure or a
  * rate limit the next eligible provider by score, while the total deadline, the operation's
@@ -68,9 +77,7 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
       if (rateLimit) ctx.quotas.observe(provider, rateLimit);
       attempts.push({ provider, errorClass: null, outcomeErrorClass: null, httpStatus: result.status, latencyMs, called: true });
       reports.push({ type: "provider_call", decisionId, provider, status: "success", httpStatus: result.status, latencyMs, retryCount: called });
-      const cost = costOf(ctx, cfg, result.usage);
-      if (cost !== null) ctx.budget.charge(p.operation, cost);
-      ctx.budget.served(p.operation, provider === (p.active.policy.providers[0] ?? provider));
+      const cost = chargeCall(ctx, p, provider, cfg, result.usage);
       report(ctx, p, reports);
       const body = { decisionId, provider, result, attempts, costEstimate: cost };
       if (p.limits.cacheTtlSeconds !== null) ctx.cache.put(p.operation, p.input.input, { provider, result, costEstimate: cost });

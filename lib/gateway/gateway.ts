@@ -26,6 +26,8 @@ export type TGatewayOptions = {
   pool: pg.Pool;
   /** Telemetry's outcome ingestion (the one behind POST /api/v1/outcomes). */
   outcomes: TOutcomeSink;
+  /** The data plane's token quotas (DataPlane.spendTokens): a call's tokens are spent once its usage is known. */
+  spendTokens?: (provider: string, tokens: number) => void;
   instanceId: string;
   log?: (line: string) => void;
   now?: () => number;
@@ -69,6 +71,7 @@ export async function startGateway(opts: TGatewayOptions) {
     decide: createDecider({ state: opts.state, log: opts.decisionLog, instanceId: opts.instanceId, now, random }),
     config: configs.current,
     outcomes: opts.outcomes,
+    spendTokens: opts.spendTokens ?? (() => {}),
     budget,
     quotas,
     idempotency,

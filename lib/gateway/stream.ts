@@ -6,7 +6,7 @@ import { jsonAnswer, type TAnswer } from "./answer";
 import type { TProviderAdapterConfig } from "./config";
 import type { TGatewayContext } from "./context";
 import { nextAttempt, noteCall } from "./next-attempt";
-import { costOf, decisionLogRefused, report } from "./execute";
+import { chargeCall, decisionLogRefused, report } from "./execute";
 import type { TProviderCallOutcome } from "../dataplane/telemetry/schemas";
 import { parseJsonBody } from "./adapters/json-body";
 import type { TPrepared } from "./prepare";
@@ -200,9 +200,7 @@ async function streamAttempt(
       retryCount: run.called,
       ttfbMs: a.ttfbMs ?? latencyMs,
     });
-    const cost = costOf(ctx, cfg, end.usage);
-    if (cost !== null) ctx.budget.charge(p.operation, cost);
-    ctx.budget.served(p.operation, provider === (p.active.policy.providers[0] ?? provider));
+    const cost = chargeCall(ctx, p, provider, cfg, end.usage);
     run.res.end(
       sseEvent("done", {
         decisionId,

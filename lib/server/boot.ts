@@ -116,6 +116,7 @@ async function startServices(opts: TBootOptions, db: TResolvedDatabase, version:
     decisionLog: dp.decisionLog,
     pool: dp.pool,
     outcomes: tel.outcomes,
+    spendTokens: dp.spendTokens,
     instanceId: dpSettings.instanceId,
     log: opts.log,
     refreshMs: gatewayRefreshMsFromEnv(process.env),

@@ -62,6 +62,7 @@ export async function startGatewayServer(opts: TGatewayServerOptions): Promise<T
     decisionLog: dataPlane.decisionLog,
     pool: dataPlane.pool,
     outcomes: telemetry.outcomes,
+    spendTokens: dataPlane.spendTokens,
     instanceId: settings.instanceId,
     log,
     env: opts.env,

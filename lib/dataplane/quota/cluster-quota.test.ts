@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TTestDatabase } from "@/test/support/database";
 import { startTcpProxy } from "@/test/support/tcp-proxy";
 import type { TQuotaView } from "../../../router-core/index";
-import { createClusterQuota } from "./cluster-quota";
+import { createClusterQuota, pruneEndedQuotaWindows } from "./cluster-quota";
 
 /**
  * Three instances' quota counters on one real database, each on its own pool: what they admit
@@ -12,7 +12,7 @@ import { createClusterQuota } from "./cluster-quota";
  */
 let db: TTestDatabase;
 const pools: pg.Pool[] = [];
-const HOUR = { windowSeconds: 3_600, limit: 100 };
+const HOUR = { unit: "requests", windowSeconds: 3_600, limit: 100 } as const;
 
 function pool(url = db.url): pg.Pool {
   const p = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 1_000 });
@@ -58,7 +58,7 @@ describe("a provider's call quota across instances", () => {
       if (cluster[n % 3]!.tryCall("provider_A")) admitted++;
       if (n % 5 === 0) await tick();
     }
-    const used = (await pools[0]!.query("select used from provider_quota_window where provider_key = 'provider_A'")).rows[0].used;
+    const used = (await pools[0]!.query("select used::int as used from provider_quota_window where provider_key = 'provider_A'")).rows[0].used;
     console.log(`cluster quota: 100 per window, 3 instances: admitted ${admitted}, granted ${used}`);
     expect(used).toBeLessThanOrEqual(100);
     expect(admitted).toBeLessThanOrEqual(100);
@@ -71,7 +71,7 @@ describe("a provider's call quota across instances", () => {
   it("starts the next window afresh", async () => {
     const clock = { t: Date.UTC(2026, 11, 4, 11, 0, 0) };
     const one = instance("solo", clock);
-    one.quota.configure(new Map([["provider_B", [{ windowSeconds: 60, limit: 5 }]]]));
+    one.quota.configure(new Map([["provider_B", [{ unit: "requests" as const, windowSeconds: 60, limit: 5 }]]]));
     let admitted = 0;
     for (let n = 0; n < 50; n++) {
       if (one.tryCall("provider_B")) admitted++;
@@ -79,7 +79,7 @@ describe("a provider's call quota across instances", () => {
     }
     expect(admitted).toBe(5);
     clock.t += 60_000;
-    one.quota.configure(new Map([["provider_B", [{ windowSeconds: 60, limit: 5 }]]]));
+    one.quota.configure(new Map([["provider_B", [{ unit: "requests" as const, windowSeconds: 60, limit: 5 }]]]));
     await tick();
     await tick();
     let next = 0;
@@ -94,7 +94,7 @@ describe("a provider's call quota across instances", () => {
   it("spends a call reported later only in the window it was made in", async () => {
     const clock = { t: Date.UTC(2026, 11, 4, 13, 30, 0) };
     const one = instance("reported", clock);
-    one.quota.configure(new Map([["provider_D", [{ windowSeconds: 3_600, limit: 10 }]]]));
+    one.quota.configure(new Map([["provider_D", [{ unit: "requests" as const, windowSeconds: 3_600, limit: 10 }]]]));
     for (let n = 0; n < 50 && one.quota.status().leases === 0; n++) await tick();
     const spent = () => one.quota.status().windows.find((w) => w.provider === "provider_D")!.spent;
     one.quota.consume("provider_D", clock.t - 60_000);
@@ -106,6 +106,21 @@ describe("a provider's call quota across instances", () => {
     one.quota.close();
   });
 
+  it("prunes windows that ended a day ago, and only those", async () => {
+    const insert = (provider: string, start: string, seconds: number) =>
+      pools[0]!.query(
+        "insert into provider_quota_window (provider_key, unit, window_seconds, window_start, quota_limit, used) values ($1, 'requests', $2, now() - $3::interval, 10, 0)",
+        [provider, seconds, start],
+      );
+    await insert("prune_old", "3 days", 3_600);
+    await insert("prune_day_window", "30 hours", 86_400);
+    await insert("prune_recent", "2 hours", 3_600);
+    expect(await pruneEndedQuotaWindows(pools[0]!)).toBeGreaterThanOrEqual(1);
+    const left = (await pools[0]!.query("select provider_key from provider_quota_window where provider_key like 'prune_%' order by 1")).rows.map((r) => r.provider_key);
+    // The day-long window started 30 h ago ended 6 h ago: kept, like the hour that ended an hour ago.
+    expect(left).toEqual(["prune_day_window", "prune_recent"]);
+  });
+
   it("spends limit / instances without Postgres, says so, and leases again once it is back", async () => {
     const clock = { t: Date.UTC(2026, 11, 4, 12, 0, 0) };
     const u = new URL(db.url);
@@ -115,7 +130,7 @@ describe("a provider's call quota across instances", () => {
     proxied.port = String(proxy.port);
     const others = ["x", "y"].map((id) => instance(id, clock));
     const cut = instance("cut", clock, pool(proxied.toString()));
-    const quotas = new Map([["provider_C", [{ windowSeconds: 3_600, limit: 90 }]]]);
+    const quotas = new Map([["provider_C", [{ unit: "requests" as const, windowSeconds: 3_600, limit: 90 }]]]);
     for (const i of others) i.quota.configure(quotas);
     const holders = async () =>
       (await pools[0]!.query("select coalesce(max(cardinality(holders)), 0) as n from provider_quota_window where provider_key = 'provider_C'")).rows[0].n;

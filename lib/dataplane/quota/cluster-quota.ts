@@ -2,16 +2,19 @@ import type pg from "pg";
 import type { TQuotaView } from "../../../router-core/index";
 
 /**
- * A provider's call quota (the catalogue's `requests` quotas) counted for the whole cluster, so a
- * quota of N calls per window admits N calls, not N per instance. Decisions must not wait for
+ * A provider's call and token quotas (the catalogue's `requests` and `tokens` quotas) counted for
+ * the whole cluster, so a quota of N calls per window admits N calls, not N per instance. Decisions must not wait for
  * Postgres, so each instance leases blocks of the window's allowance from
  * `provider_quota_window` (an atomic grant that never takes `used` past the limit), spends them
  * locally, and leases the next block when half of one is left. A provider with nothing left fails
  * router-core's quota gate until its window ends. Windows are fixed (a rolling quota is counted
  * per fixed window of its length). Without Postgres an instance spends limit ÷ the number of
- * instances that leased in the window, and leases normally once Postgres is back.
+ * instances that leased in the window, and leases normally once Postgres is back. Calls are spent
+ * when routed; tokens when a call's usage comes back (execute mode), so a token quota can be
+ * overrun by the calls already under way when it runs out, never by calls routed after.
  */
-export type TProviderQuota = { windowSeconds: number; limit: number };
+export type TQuotaUnit = "requests" | "tokens";
+export type TProviderQuota = { unit: TQuotaUnit; windowSeconds: number; limit: number };
 
 export type TClusterQuotaOptions = {
   pool: pg.Pool;
@@ -38,21 +41,21 @@ type TWindow = {
   local: boolean;
 };
 
-const LEASE = `insert into provider_quota_window (provider_key, window_seconds, window_start, quota_limit, used, holders)
-  values ($1, $2, $3, $4, 0, array[]::text[])
-  on conflict (provider_key, window_seconds, window_start) do nothing`;
+const LEASE = `insert into provider_quota_window (provider_key, unit, window_seconds, window_start, quota_limit, used, holders)
+  values ($1, $5, $2, $3, $4, 0, array[]::text[])
+  on conflict (provider_key, unit, window_seconds, window_start) do nothing`;
 
 const GRANT = `update provider_quota_window w set
     used = w.used + g.grant,
     quota_limit = $4,
     holders = case when $6 = any(w.holders) then w.holders else w.holders || $6::text end,
     updated_at = now()
-  from (select least($5::int, greatest(0, $4 - used)) as grant from provider_quota_window
-        where provider_key = $1 and window_seconds = $2 and window_start = $3 for update) g
-  where w.provider_key = $1 and w.window_seconds = $2 and w.window_start = $3
-  returning g.grant, cardinality(w.holders) as holders`;
+  from (select least($5::bigint, greatest(0, $4 - used)) as grant from provider_quota_window
+        where provider_key = $1 and unit = $7 and window_seconds = $2 and window_start = $3 for update) g
+  where w.provider_key = $1 and w.unit = $7 and w.window_seconds = $2 and w.window_start = $3
+  returning g.grant::float8 as grant, cardinality(w.holders) as holders`;
 
-const keyOf = (provider: string, q: TProviderQuota) => `${provider}\u0000${q.windowSeconds}`;
+const keyOf = (provider: string, q: TProviderQuota) => `${provider}\u0000${q.unit}\u0000${q.windowSeconds}`;
 const startOf = (q: TProviderQuota, t: number) => Math.floor(t / (q.windowSeconds * 1000)) * q.windowSeconds * 1000;
 const left = (w: TWindow) => w.granted - w.spent;
 
@@ -96,7 +99,7 @@ export function createClusterQuota(opts: TClusterQuotaOptions) {
         const end = w.start + q.windowSeconds * 1000;
         soonest = Math.min(soonest, end);
         if (left(w) <= 0) {
-          views[provider] = { remainingMinute: 0, remainingDay: null, resetAt: w.drained ? end : null, window: `${q.limit} requests per ${q.windowSeconds} s` };
+          views[provider] = { remainingMinute: 0, remainingDay: null, resetAt: w.drained ? end : null, window: `${q.limit} ${q.unit} per ${q.windowSeconds} s` };
           break;
         }
       }
@@ -118,11 +121,12 @@ export function createClusterQuota(opts: TClusterQuotaOptions) {
   async function lease(w: TWindow): Promise<void> {
     if (w.leasing || w.drained) return;
     w.leasing = true;
-    const ask = w.block;
+    // A block, plus what was spent beyond the grant (tokens come back after the call): the table counts all of it.
+    const ask = w.block + Math.max(0, w.spent - w.granted);
     try {
       const args = [w.provider, w.quota.windowSeconds, new Date(w.start), w.quota.limit];
-      await opts.pool.query(LEASE, args);
-      const { rows } = await opts.pool.query<{ grant: number; holders: number }>(GRANT, [...args, ask, opts.instanceId]);
+      await opts.pool.query(LEASE, [...args, w.quota.unit]);
+      const { rows } = await opts.pool.query<{ grant: number; holders: number }>(GRANT, [...args, ask, opts.instanceId, w.quota.unit]);
       leases++;
       const got = rows[0]?.grant ?? 0;
       if (!shared) log("cluster quota: Postgres is back; leasing quotas from provider_quota_window again");
@@ -158,39 +162,55 @@ export function createClusterQuota(opts: TClusterQuotaOptions) {
       for (const [provider, qs] of next) for (const q of qs) void lease(windowFor(provider, q, t));
       publish();
     },
-    /** A call to `provider` (made at `at`, if reported later): spend one in each of its windows it falls in. Leases in the background. */
+    /** A call to `provider` (made at `at`, if reported later): one from each of its `requests` windows. Synchronous; leases in the background. */
     consume(provider: string, at?: number): void {
       const qs = quotas.get(provider);
-      if (qs === undefined) return;
-      const t = now();
-      let empty = false;
-      for (const q of qs) {
-        const w = windowFor(provider, q, t);
-        if (at !== undefined && startOf(q, at) !== w.start) continue;
-        w.spent++;
-        if (left(w) <= w.block / 2) void lease(w);
-        if (left(w) <= 0) empty = true;
-      }
-      if (empty) publish();
+      if (qs !== undefined && spendIn(qs, "requests", 1, at, (q) => windowFor(provider, q, now()), lease)) publish();
+    },
+    /** A call's tokens once its usage is known (execute mode): from each of the provider's `tokens` windows. */
+    spendTokens(provider: string, tokens: number, at?: number): void {
+      const qs = quotas.get(provider);
+      if (qs !== undefined && tokens > 0 && spendIn(qs, "tokens", tokens, at, (q) => windowFor(provider, q, now()), lease)) publish();
     },
     status() {
-      return {
-        shared,
-        leases,
-        windows: [...windows.values()].map((w) => ({
-          provider: w.provider,
-          windowSeconds: w.quota.windowSeconds,
-          spent: w.spent,
-          granted: w.granted,
-          holders: w.holders,
-        })),
-      };
+      return { shared, leases, windows: [...windows.values()].map(windowStatus) };
     },
     close(): void {
       if (timer) clearTimeout(timer);
       timer = null;
     },
   };
+}
+
+/** Windows that ended a day ago or more: nothing reads them again (the data plane's hourly maintenance). */
+export async function pruneEndedQuotaWindows(pool: pg.Pool): Promise<number> {
+  const r = await pool.query("delete from provider_quota_window where window_start + make_interval(secs => window_seconds) < now() - interval '1 day'");
+  return r.rowCount ?? 0;
+}
+
+/** Spends `amount` in the windows of `unit` that `at` (default: now) falls in; true when one of them ran out. */
+function spendIn(
+  qs: readonly TProviderQuota[],
+  unit: TQuotaUnit,
+  amount: number,
+  at: number | undefined,
+  windowOf: (q: TProviderQuota) => TWindow,
+  lease: (w: TWindow) => Promise<void>,
+): boolean {
+  let empty = false;
+  for (const q of qs) {
+    if (q.unit !== unit) continue;
+    const w = windowOf(q);
+    if (at !== undefined && startOf(q, at) !== w.start) continue;
+    w.spent += amount;
+    if (left(w) <= w.block / 2) void lease(w);
+    if (left(w) <= 0) empty = true;
+  }
+  return empty;
+}
+
+function windowStatus(w: TWindow) {
+  return { provider: w.provider, unit: w.quota.unit, windowSeconds: w.quota.windowSeconds, spent: w.spent, granted: w.granted, holders: w.holders };
 }
 
 export type ClusterQuota = ReturnType<typeof createClusterQuota>;
