@@ -55,7 +55,9 @@ describe("execute failover under a call quota", () => {
     const windows = env.server.dataPlane.health().quotas.windows;
     const spent = Object.fromEntries(SECONDARIES.map((k) => [k, windows.find((w) => w.provider === k)?.spent ?? 0]));
     const skipped = answers.flatMap((a) => a.json.attempts ?? []).filter((a: TJson) => a.called === false && /quota exhausted/.test(a.detail));
-    console.log(`execute under quota: statuses ${answers.map((a) => a.status).join(",")}; calls ${JSON.stringify(calls)}; spent ${JSON.stringify(spent)}; ${skipped.length} skipped`);
+    console.log(
+      `execute under quota: statuses ${answers.map((a) => a.status).join(",")}; calls ${JSON.stringify(calls)}; spent ${JSON.stringify(spent)}; ${skipped.length} skipped`,
+    );
 
     for (const k of SECONDARIES) {
       expect(calls[k]).toBeLessThanOrEqual(2);

@@ -51,9 +51,12 @@ describe("a provider's token quota in execute mode", () => {
     }
     const openaiCalls = env.mocks.llm_openai.requests.length;
     const window = env.server.dataPlane.health().quotas.windows.find((w) => w.provider === "llm_openai" && w.unit === "tokens");
-    const row = (await env.pool.query("select unit, used::float8 as used, quota_limit::float8 as quota_limit from provider_quota_window where provider_key = 'llm_openai'"))
-      .rows[0];
-    console.log(`token quota ${LIMIT}/day, ${PER_CALL} per call: served ${served.join(",")}; openai ${openaiCalls} calls, spent ${window?.spent}, table ${JSON.stringify(row)}`);
+    const row = (
+      await env.pool.query("select unit, used::float8 as used, quota_limit::float8 as quota_limit from provider_quota_window where provider_key = 'llm_openai'")
+    ).rows[0];
+    console.log(
+      `token quota ${LIMIT}/day, ${PER_CALL} per call: served ${served.join(",")}; openai ${openaiCalls} calls, spent ${window?.spent}, table ${JSON.stringify(row)}`,
+    );
 
     expect(window?.spent).toBe(openaiCalls * PER_CALL);
     // At most the limit, plus the one call that found tokens left and spent past them.

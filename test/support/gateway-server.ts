@@ -73,7 +73,12 @@ export async function startGatewayServer(opts: TGatewayServerOptions): Promise<T
     ...telemetry.routes,
     ...gateway.routes,
     ...createOpenAiCompatRoutes({ gateway, env: opts.env }),
-    ...createLocalDecisionRoutes({ state: dataPlane.state, decisionLog: dataPlane.decisionLog, instanceId: settings.instanceId, spendQuota: dataPlane.spendQuota }),
+    ...createLocalDecisionRoutes({
+      state: dataPlane.state,
+      decisionLog: dataPlane.decisionLog,
+      instanceId: settings.instanceId,
+      spendQuota: dataPlane.spendQuota,
+    }),
     ...createSnapshotFeed({ state: dataPlane.state }).routes,
   ]);
   const server = http.createServer(serverTimeoutsFromEnv(process.env), (req, res) => {

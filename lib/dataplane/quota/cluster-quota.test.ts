@@ -116,7 +116,9 @@ describe("a provider's call quota across instances", () => {
     await insert("prune_day_window", "30 hours", 86_400);
     await insert("prune_recent", "2 hours", 3_600);
     expect(await pruneEndedQuotaWindows(pools[0]!)).toBeGreaterThanOrEqual(1);
-    const left = (await pools[0]!.query("select provider_key from provider_quota_window where provider_key like 'prune_%' order by 1")).rows.map((r) => r.provider_key);
+    const left = (await pools[0]!.query("select provider_key from provider_quota_window where provider_key like 'prune_%' order by 1")).rows.map(
+      (r) => r.provider_key,
+    );
     // The day-long window started 30 h ago ended 6 h ago: kept, like the hour that ended an hour ago.
     expect(left).toEqual(["prune_day_window", "prune_recent"]);
   });

@@ -99,7 +99,12 @@ export function createClusterQuota(opts: TClusterQuotaOptions) {
         const end = w.start + q.windowSeconds * 1000;
         soonest = Math.min(soonest, end);
         if (left(w) <= 0) {
-          views[provider] = { remainingMinute: 0, remainingDay: null, resetAt: w.drained ? end : null, window: `${q.limit} ${q.unit} per ${q.windowSeconds} s` };
+          views[provider] = {
+            remainingMinute: 0,
+            remainingDay: null,
+            resetAt: w.drained ? end : null,
+            window: `${q.limit} ${q.unit} per ${q.windowSeconds} s`,
+          };
           break;
         }
       }
