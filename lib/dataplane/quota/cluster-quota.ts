@@ -64,15 +64,17 @@ function blockSize(limit: number, holders: number): number {
   return Math.max(1, Math.floor(limit / (8 * Math.max(1, holders))));
 }
 
+/** A configured quota with its window key, built once: decide spends on it per decision. */
+type TKeyedQuota = TProviderQuota & { key: string };
+
 /** The window `t` falls in, new (nothing granted yet) when the last one ended or the limit changed. */
-function currentWindow(windows: Map<string, TWindow>, provider: string, q: TProviderQuota, t: number): TWindow {
-  const key = keyOf(provider, q);
+function currentWindow(windows: Map<string, TWindow>, provider: string, q: TKeyedQuota, t: number): TWindow {
   const start = startOf(q, t);
-  let w = windows.get(key);
+  let w = windows.get(q.key);
   if (!w || w.start !== start || w.quota.limit !== q.limit) {
     const holders = w?.holders ?? 1;
     w = { provider, quota: q, start, granted: 0, spent: 0, block: blockSize(q.limit, holders), drained: false, leasing: false, holders, local: false };
-    windows.set(key, w);
+    windows.set(q.key, w);
   }
   return w;
 }
@@ -80,13 +82,13 @@ function currentWindow(windows: Map<string, TWindow>, provider: string, q: TProv
 export function createClusterQuota(opts: TClusterQuotaOptions) {
   const now = opts.now ?? Date.now;
   const log = opts.log ?? (() => {});
-  let quotas = new Map<string, TProviderQuota[]>();
+  let quotas = new Map<string, TKeyedQuota[]>();
   const windows = new Map<string, TWindow>();
   let shared = true;
   let leases = 0;
   let timer: NodeJS.Timeout | null = null;
 
-  const windowFor = (provider: string, q: TProviderQuota, t: number) => currentWindow(windows, provider, q, t);
+  const windowFor = (provider: string, q: TKeyedQuota, t: number) => currentWindow(windows, provider, q, t);
 
   /** Every provider with a quota: exhausted (0 left here and no more to lease) until its window ends. */
   function publish(): void {
@@ -161,21 +163,21 @@ export function createClusterQuota(opts: TClusterQuotaOptions) {
   return {
     /** The catalogue's quotas per provider (only `requests` quotas are counted here). */
     configure(next: Map<string, TProviderQuota[]>): void {
-      quotas = next;
+      quotas = new Map([...next].map(([provider, qs]) => [provider, qs.map((q) => ({ ...q, key: keyOf(provider, q) }))]));
       for (const key of [...windows.keys()]) if (!next.has(key.split("\u0000")[0]!)) windows.delete(key);
       const t = now();
-      for (const [provider, qs] of next) for (const q of qs) void lease(windowFor(provider, q, t));
+      for (const [provider, qs] of quotas) for (const q of qs) void lease(windowFor(provider, q, t));
       publish();
     },
     /** A call to `provider` (made at `at`, if reported later): one from each of its `requests` windows. Synchronous; leases in the background. */
     consume(provider: string, at?: number): void {
       const qs = quotas.get(provider);
-      if (qs !== undefined && spendIn(qs, "requests", 1, at, (q) => windowFor(provider, q, now()), lease)) publish();
+      if (qs !== undefined && spendIn(windows, provider, qs, "requests", 1, at, now(), lease)) publish();
     },
     /** A call's tokens once its usage is known (execute mode): from each of the provider's `tokens` windows. */
     spendTokens(provider: string, tokens: number, at?: number): void {
       const qs = quotas.get(provider);
-      if (qs !== undefined && tokens > 0 && spendIn(qs, "tokens", tokens, at, (q) => windowFor(provider, q, now()), lease)) publish();
+      if (qs !== undefined && tokens > 0 && spendIn(windows, provider, qs, "tokens", tokens, at, now(), lease)) publish();
     },
     status() {
       return { shared, leases, windows: [...windows.values()].map(windowStatus) };
@@ -193,19 +195,22 @@ export async function pruneEndedQuotaWindows(pool: pg.Pool): Promise<number> {
   return r.rowCount ?? 0;
 }
 
-/** Spends `amount` in the windows of `unit` that `at` (default: now) falls in; true when one of them ran out. */
+/** Spends `amount` in the windows of `unit` that `at` (default: now, `t`) falls in; true when one of them ran out. Per decision: no allocation. */
 function spendIn(
-  qs: readonly TProviderQuota[],
+  windows: Map<string, TWindow>,
+  provider: string,
+  qs: readonly TKeyedQuota[],
   unit: TQuotaUnit,
   amount: number,
   at: number | undefined,
-  windowOf: (q: TProviderQuota) => TWindow,
+  t: number,
   lease: (w: TWindow) => Promise<void>,
 ): boolean {
   let empty = false;
-  for (const q of qs) {
+  for (let i = 0; i < qs.length; i++) {
+    const q = qs[i]!;
     if (q.unit !== unit) continue;
-    const w = windowOf(q);
+    const w = currentWindow(windows, provider, q, t);
     if (at !== undefined && startOf(q, at) !== w.start) continue;
     w.spent += amount;
     if (left(w) <= w.block / 2) void lease(w);
