@@ -44,6 +44,12 @@ export const BENCHMARKS: readonly TBenchmark[] = [
     results: ["queue"],
   },
   {
+    title: "Cluster call quota on the decide path",
+    commands: ["npm run bench:quota"],
+    what: "What counting a provider's call quota for the cluster (lib/dataplane/quota/cluster-quota.ts) adds to a decision: router-core's decide with 3 candidates alone (the reference), then followed by the in-process spend for a provider with a requests and a tokens quota, and for a provider without one, interleaved run by run; medians. Leases go to Postgres in the background.",
+    results: ["quota"],
+  },
+  {
     title: "Replay evaluation (paper section 8, Tables 14 and 15)",
     commands: ["npm run replay"],
     what: "Four routing policies over six scenarios on router-core's simulator: completion, degraded minutes, shifts; and the sensitivity table.",
