@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { createPrisma } from "../lib/db/client";
 import { resolveDatabaseUrl } from "../lib/db/database-url";
 import { formatCliError } from "../lib/db/migrate";
-import { demoAuditKeyPath, resolveAuditKey } from "../lib/audit/audit-key";
+import { auditKeyId, demoAuditKeyPath, resolveAuditKey } from "../lib/audit/audit-key";
 import { auditCheckpointDir, auditCheckpointFile, makeAuditCheckpoint, readAuditCheckpoints, type TAuditCheckpoint } from "../lib/audit/checkpoints";
 import { verifyAuditChain } from "../lib/audit/verify-audit-chain";
 
@@ -43,7 +43,7 @@ async function main(): Promise<number> {
     const files = args.files ?? [auditCheckpointFile(auditCheckpointDir(env), db.url)];
     const checkpoints: TAuditCheckpoint[] = files.flatMap((f) => readAuditCheckpoints(f));
 
-    const result = await verifyAuditChain(prisma, { key: keyInfo.key, checkpoints });
+    const result = await verifyAuditChain(prisma, { key: keyInfo.key, retired: keyInfo.retired, checkpoints });
     if (!result.ok) {
       console.error(`audit log BROKEN at entry ${result.firstBreak.seq} (${result.firstBreak.problem}): ${result.firstBreak.detail}`);
       console.error(`${result.entries} entries before it verified`);
@@ -52,7 +52,11 @@ async function main(): Promise<number> {
     console.log(`audit log intact: ${result.entries} entries, head entry ${result.headSeq} ${result.headHash}`);
     if (keyInfo.key) {
       const unauth = result.unauthenticated;
-      console.log(`MACs: verified with the key from ${keyInfo.source === "env" ? "SWITCHYARD_AUDIT_KEY" : keyInfo.detail}`);
+      console.log(`MACs: verified with the key from ${keyInfo.source === "env" ? "SWITCHYARD_AUDIT_KEY" : keyInfo.detail} (${auditKeyId(keyInfo.key)})`);
+      if (keyInfo.retired.length > 0)
+        console.log(
+          `retired keys: ${keyInfo.retired.map(auditKeyId).join(", ")} (oldest first); ${result.retiredUntil === null ? "no entry is MACed with one" : `entries up to ${result.retiredUntil} are MACed with one`}`,
+        );
       if (unauth) console.log(`WARNING: entries ${unauth.from}–${unauth.to} carry no MAC (written before a key was configured); only checkpoints protect them`);
     } else {
       console.log(

@@ -14,9 +14,15 @@ import path from "node:path";
  *   3. demo mode (SWITCHYARD_DEMO_MODE=1): `.data/audit-key` under the working directory,
  *      generated on first use (mode 0600);
  *   4. otherwise none: entries are written without a MAC (start-up and /health say so).
+ *
+ * Rotation: the keys an audit log was MACed with before, oldest first, in
+ * SWITCHYARD_AUDIT_RETIRED_KEYS (comma-separated) or SWITCHYARD_AUDIT_RETIRED_KEYS_FILE (one per
+ * line). They only verify: new entries are MACed with the current key, and verify-audit-chain.ts
+ * refuses an entry MACed with a retired key after a newer key's first entry (beyond a grace
+ * window for instances still restarting), so a leaked retired key cannot extend the log.
  */
 export type TAuditKeySource = "env" | "file" | "demo-file" | "none";
-export type TAuditKey = { key: Buffer | null; source: TAuditKeySource; detail: string };
+export type TAuditKey = { key: Buffer | null; source: TAuditKeySource; detail: string; retired: Buffer[] };
 
 export const MIN_AUDIT_KEY_LENGTH = 32;
 
@@ -60,19 +66,49 @@ function demoKey(file: string): Buffer {
   return readKeyFile(file, "demo audit key");
 }
 
+/** The retired keys, oldest first: each one checked like the current key. */
+function retiredKeys(env: TEnv): Buffer[] {
+  const inline = env.SWITCHYARD_AUDIT_RETIRED_KEYS;
+  const file = env.SWITCHYARD_AUDIT_RETIRED_KEYS_FILE;
+  let items: string[] = [];
+  let where = "SWITCHYARD_AUDIT_RETIRED_KEYS";
+  if (inline) items = inline.split(",");
+  else if (file) {
+    where = "SWITCHYARD_AUDIT_RETIRED_KEYS_FILE";
+    try {
+      items = readFileSync(file, "utf8").split("\n");
+    } catch (err) {
+      throw new Error(`${where}: cannot read ${file}: ${(err as Error).message}`);
+    }
+  }
+  return items
+    .map((k) => k.trim())
+    .filter((k) => k !== "")
+    .map((k, i) => checkLength(k, `${where} (key ${i + 1})`));
+}
+
 export function resolveAuditKey(env: TEnv = process.env, cwd = process.cwd()): TAuditKey {
   const inline = env.SWITCHYARD_AUDIT_KEY;
   const file = env.SWITCHYARD_AUDIT_KEY_FILE;
   const demo = env.SWITCHYARD_DEMO_MODE === "1";
-  const id = `${inline ?? ""}\u0000${file ?? ""}\u0000${demo ? cwd : ""}`;
+  const retiredIn = `${env.SWITCHYARD_AUDIT_RETIRED_KEYS ?? ""}\u0000${env.SWITCHYARD_AUDIT_RETIRED_KEYS_FILE ?? ""}`;
+  const id = `${inline ?? ""}\u0000${file ?? ""}\u0000${demo ? cwd : ""}\u0000${retiredIn}`;
   if (cached?.id === id) return cached.value;
+  const retired = retiredKeys(env);
   let value: TAuditKey;
-  if (inline) value = { key: checkLength(inline, "SWITCHYARD_AUDIT_KEY"), source: "env", detail: "SWITCHYARD_AUDIT_KEY" };
-  else if (file) value = { key: readKeyFile(file, "SWITCHYARD_AUDIT_KEY_FILE"), source: "file", detail: file };
-  else if (demo) value = { key: demoKey(demoAuditKeyPath(cwd)), source: "demo-file", detail: demoAuditKeyPath(cwd) };
-  else value = { key: null, source: "none", detail: "no SWITCHYARD_AUDIT_KEY or SWITCHYARD_AUDIT_KEY_FILE" };
+  if (inline) value = { key: checkLength(inline, "SWITCHYARD_AUDIT_KEY"), source: "env", detail: "SWITCHYARD_AUDIT_KEY", retired };
+  else if (file) value = { key: readKeyFile(file, "SWITCHYARD_AUDIT_KEY_FILE"), source: "file", detail: file, retired };
+  else if (demo) value = { key: demoKey(demoAuditKeyPath(cwd)), source: "demo-file", detail: demoAuditKeyPath(cwd), retired };
+  else value = { key: null, source: "none", detail: "no SWITCHYARD_AUDIT_KEY or SWITCHYARD_AUDIT_KEY_FILE", retired };
+  if (value.key === null && retired.length > 0)
+    throw new Error("SWITCHYARD_AUDIT_RETIRED_KEYS is set but no current audit key (SWITCHYARD_AUDIT_KEY or SWITCHYARD_AUDIT_KEY_FILE)");
   cached = { id, value };
   return value;
+}
+
+/** A key's public fingerprint for messages and health (an HMAC of a constant: it reveals nothing of the key). */
+export function auditKeyId(key: Buffer): string {
+  return createHmac("sha256", key).update("switchyard-audit-key-id").digest("hex").slice(0, 12);
 }
 
 /** MAC of one entry: binds its hash (which covers its seq, contents and prev_hash). */

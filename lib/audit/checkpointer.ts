@@ -20,6 +20,8 @@ import { verifyAuditChain } from "./verify-audit-chain";
 export type TAuditAnchorHealth = {
   /** Where the MAC key came from; "none": entries are not MACed (a warning in production). */
   key: TAuditKeySource;
+  /** Retired keys the server still verifies older entries with (SWITCHYARD_AUDIT_RETIRED_KEYS). */
+  retiredKeys: number;
   checkpointFile: string;
   intervalMs: number;
   lastCheckpoint: { seq: number; hash: string; at: string } | null;
@@ -69,6 +71,7 @@ export function createAuditCheckpointer(opts: TAuditCheckpointerOptions): TAudit
 
   const health = (): TAuditAnchorHealth => ({
     key: keyInfo.source,
+    retiredKeys: keyInfo.retired.length,
     checkpointFile: file,
     intervalMs,
     lastCheckpoint: last ? { seq: last.seq, hash: last.hash, at: last.at } : null,
@@ -87,7 +90,7 @@ export function createAuditCheckpointer(opts: TAuditCheckpointerOptions): TAudit
         last = all.reduce<TAuditCheckpoint | null>((a, c) => (a && a.seq >= c.seq ? a : c), null);
         lastRead = true;
       }
-      const result = await verifyAuditChain(opts.prisma, { key: keyInfo.key, from: last ?? undefined });
+      const result = await verifyAuditChain(opts.prisma, { key: keyInfo.key, retired: keyInfo.retired, from: last ?? undefined });
       if (!result.ok) {
         fail(
           `chain broken at entry ${result.firstBreak.seq} (${result.firstBreak.problem}): ${result.firstBreak.detail}; no checkpoint written; run npm run audit:verify`,

@@ -1,11 +1,19 @@
 import { timingSafeEqual } from "node:crypto";
 import type { PrismaClient } from "../db/generated/client";
-import { auditCheckpointMac, auditEntryMac, resolveAuditKey } from "./audit-key";
+import { auditCheckpointMac, auditEntryMac, auditKeyId, resolveAuditKey } from "./audit-key";
 import type { TAuditCheckpoint } from "./checkpoints";
 import { GENESIS_HASH, auditEntryHash } from "./hash";
 
 export type TAuditProblem =
-  "missing" | "prev_hash_mismatch" | "hash_mismatch" | "mac_mismatch" | "mac_missing" | "checkpoint_mismatch" | "checkpoint_invalid" | "truncated";
+  | "missing"
+  | "prev_hash_mismatch"
+  | "hash_mismatch"
+  | "mac_mismatch"
+  | "mac_missing"
+  | "mac_retired_key"
+  | "checkpoint_mismatch"
+  | "checkpoint_invalid"
+  | "truncated";
 export type TAuditBreak = { seq: number; problem: TAuditProblem; detail: string };
 export type TAuditVerification =
   | {
@@ -18,6 +26,8 @@ export type TAuditVerification =
       macs: "verified" | "unchecked";
       /** With a key: the leading entries that carry no MAC (written before a key was configured). */
       unauthenticated: { from: number; to: number } | null;
+      /** The last entry MACed with a retired key (before the current key took over); null: none. */
+      retiredUntil: number | null;
       /** Checkpoints the chain was compared with. */
       checkpoints: number;
     }
@@ -26,6 +36,10 @@ export type TAuditVerification =
 export type TAuditVerifyOptions = {
   /** The audit key; default: from the environment (resolveAuditKey). null: MACs unchecked. */
   key?: Buffer | null;
+  /** Keys the log was MACed with before `key`, oldest first; default: the environment's when `key` is too, else none. */
+  retired?: readonly Buffer[];
+  /** How long after a newer key's first entry an older key may still MAC entries (instances restarting); default SWITCHYARD_AUDIT_ROTATION_GRACE_SECONDS or 600. */
+  rotationGraceSeconds?: number;
   /** Checkpoints kept outside the database (readAuditCheckpoints); every one must hold. */
   checkpoints?: readonly TAuditCheckpoint[];
   /** Start at an entry already verified (the last checkpoint) instead of entry 1. */
@@ -56,13 +70,16 @@ const broken = (entries: number, seq: number, problem: TAuditProblem, detail: st
 });
 
 export async function verifyAuditChain(prisma: Pick<PrismaClient, "auditEntry">, opts: TAuditVerifyOptions = {}): Promise<TAuditVerification> {
-  const key = opts.key === undefined ? resolveAuditKey().key : opts.key;
+  const resolved = opts.key === undefined ? resolveAuditKey() : null;
+  const key = resolved ? resolved.key : (opts.key ?? null);
+  const keys = key ? [...(opts.retired ?? resolved?.retired ?? []), key] : [];
+  const macs = macChecker(keys, (opts.rotationGraceSeconds ?? rotationGraceFromEnv()) * 1000);
   const from = opts.from ?? null;
   const checkpoints = (opts.checkpoints ?? []).filter((c) => !from || c.seq > from.seq);
 
   if (key) {
     for (const c of [...checkpoints].sort((a, b) => a.seq - b.seq)) {
-      if (c.mac !== null && !sameHex(c.mac, auditCheckpointMac(key, c))) {
+      if (c.mac !== null && !keys.some((k) => sameHex(c.mac!, auditCheckpointMac(k, c)))) {
         return broken(
           0,
           c.seq,
@@ -78,9 +95,6 @@ export async function verifyAuditChain(prisma: Pick<PrismaClient, "auditEntry">,
   let prevHash = GENESIS_HASH;
   let expectedSeq = 1;
   let entries = 0;
-  let firstMacSeq: number | null = null;
-  let unauthFrom: number | null = null;
-  let unauthTo = 0;
 
   if (from) {
     const row = await prisma.auditEntry.findUnique({ where: { seq: from.seq }, select: { hash: true } });
@@ -112,30 +126,8 @@ export async function verifyAuditChain(prisma: Pick<PrismaClient, "auditEntry">,
       if (auditEntryHash(row) !== row.hash) {
         return broken(entries, row.seq, "hash_mismatch", `entry ${row.seq} was modified after it was written (stored hash does not match its contents)`);
       }
-      if (key) {
-        if (row.mac === null) {
-          if (firstMacSeq !== null) {
-            return broken(
-              entries,
-              row.seq,
-              "mac_missing",
-              `entry ${row.seq} has no MAC although entry ${firstMacSeq} before it has one: the MACs were stripped from a rewritten chain`,
-            );
-          }
-          unauthFrom ??= row.seq;
-          unauthTo = row.seq;
-        } else {
-          if (!sameHex(row.mac, auditEntryMac(key, row.hash))) {
-            return broken(
-              entries,
-              row.seq,
-              "mac_mismatch",
-              `entry ${row.seq}'s MAC does not match its hash under the audit key: the entry or the chain before it was rewritten by someone without the key (or the key is not the one it was written with)`,
-            );
-          }
-          firstMacSeq ??= row.seq;
-        }
-      }
+      const macProblem = macs.check(row);
+      if (macProblem) return broken(entries, row.seq, macProblem.problem, macProblem.detail);
       for (const c of bySeq.get(row.seq) ?? []) {
         if (c.hash !== row.hash) {
           return broken(
@@ -169,7 +161,70 @@ export async function verifyAuditChain(prisma: Pick<PrismaClient, "auditEntry">,
     headSeq,
     headHash: prevHash,
     macs: key ? "verified" : "unchecked",
-    unauthenticated: unauthFrom === null ? null : { from: unauthFrom, to: unauthTo },
+    unauthenticated: macs.unauthenticated(),
+    retiredUntil: macs.retiredUntil(),
     checkpoints: checkpoints.length,
+  };
+}
+
+function rotationGraceFromEnv(): number {
+  const raw = process.env.SWITCHYARD_AUDIT_ROTATION_GRACE_SECONDS;
+  const n = raw === undefined || raw === "" ? 600 : Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n : 600;
+}
+
+/**
+ * The MAC checks along the chain, with `keys` oldest first (the current one last). An entry's
+ * MAC must match one of them; once an entry is MACed with a newer key, an older key's MAC is
+ * accepted only within `graceMs` of that entry's time (other instances may still be restarting
+ * onto the new key) and only while no newer-key entry past that window was seen, so whoever
+ * holds a retired key cannot add to the log once the rotation's grace has passed.
+ */
+function macChecker(keys: readonly Buffer[], graceMs: number) {
+  let firstMacSeq: number | null = null;
+  let unauth: { from: number; to: number } | null = null;
+  let newest = -1;
+  let newestSince = { seq: 0, at: 0 };
+  let newestLatest = 0;
+  let retiredUntil: number | null = null;
+  return {
+    check(row: { seq: number; hash: string; mac: string | null; at: Date }): { problem: TAuditProblem; detail: string } | null {
+      if (keys.length === 0) return null;
+      if (row.mac === null) {
+        if (firstMacSeq !== null)
+          return {
+            problem: "mac_missing",
+            detail: `entry ${row.seq} has no MAC although entry ${firstMacSeq} before it has one: the MACs were stripped from a rewritten chain`,
+          };
+        unauth = { from: unauth?.from ?? row.seq, to: row.seq };
+        return null;
+      }
+      let gen = keys.length - 1;
+      while (gen >= 0 && !sameHex(row.mac, auditEntryMac(keys[gen]!, row.hash))) gen--;
+      if (gen < 0)
+        return {
+          problem: "mac_mismatch",
+          detail: `entry ${row.seq}'s MAC does not match its hash under the audit key${keys.length > 1 ? " or a retired one" : ""}: the entry or the chain before it was rewritten by someone without the key (or the key is not the one it was written with: after a rotation, list the old key in SWITCHYARD_AUDIT_RETIRED_KEYS)`,
+        };
+      firstMacSeq ??= row.seq;
+      const at = row.at.getTime();
+      if (gen > newest) {
+        newest = gen;
+        newestSince = { seq: row.seq, at };
+        newestLatest = at;
+      } else if (gen === newest) {
+        newestLatest = Math.max(newestLatest, at);
+      } else if (Math.max(at, newestLatest) > newestSince.at + graceMs) {
+        // newestLatest comes from entries MACed with the newer key, which a retired key cannot forge.
+        return {
+          problem: "mac_retired_key",
+          detail: `entry ${row.seq} is MACed with the retired key ${auditKeyId(keys[gen]!)} although entry ${newestSince.seq}, more than ${graceMs / 1000} s before it, is MACed with a newer key: written by someone holding a retired key`,
+        };
+      }
+      if (gen < keys.length - 1) retiredUntil = row.seq;
+      return null;
+    },
+    unauthenticated: () => unauth,
+    retiredUntil: () => retiredUntil,
   };
 }
