@@ -24,20 +24,10 @@ export async function nextAttempt(
 ): Promise<"go" | "skip" | TStop> {
   if (called === 0) return "go";
   if (called >= p.limits.maxAttempts) return { code: "attempts_exhausted", message: `${called} attempts failed; the operation allows ${p.limits.maxAttempts}` };
-  if (ctx.quotas.throttled(provider)) {
-    attempts.push({
-      provider,
-      errorClass: "rate_limit",
-      outcomeErrorClass: null,
-      httpStatus: null,
-      latencyMs: 0,
-      detail: "throttled until its reset; not called",
-      called: false,
-    });
-    return "skip";
-  }
-  // The decision read the call quota; a block spent since (by this or another instance) ends it.
-  const quota = quotaOutcome(ctx.state.snapshotFor(p.operation, p.region)?.quotas[provider], ctx.now());
+  // Throttled by a 429, or its call quota spent since the decision read it (by this or another instance).
+  const quota = ctx.quotas.throttled(provider)
+    ? { passed: false, detail: "throttled until its reset" }
+    : quotaOutcome(ctx.state.snapshotFor(p.operation, p.region)?.quotas[provider], ctx.now());
   if (!quota.passed) {
     attempts.push({
       provider,
