@@ -83,6 +83,25 @@ describe("catalogue routes", () => {
     expect(body.error.fields).toEqual([{ path: "enabled", message: "named by SEND_SMS v1 (active)" }]);
   });
 
+  it("PATCH of one field changes that field only: the others keep their values, not their defaults", async () => {
+    const before = await prisma.provider.findUniqueOrThrow({ where: { key: "provider_B" } });
+    expect(before.complianceTags.length).toBeGreaterThan(0);
+    const quotas = [{ unit: "requests", limit: 500, windowSeconds: 3_600, reset: "fixed" }];
+    const r = await call(routes.provider.PATCH, "PATCH", "/api/control/catalog/providers/provider_B", {
+      headers: asAdmin,
+      params: { key: "provider_B" },
+      body: JSON.stringify({ quotas }),
+    });
+    // Before, zod 4's .partial() filled certifications with [] and costPerRequest with 0: a compliance change held for review.
+    expect(r.status, await r.clone().text()).toBe(200);
+    expect(((await r.json()) as { status: string }).status).toBe("applied");
+    const after = await prisma.provider.findUniqueOrThrow({ where: { key: "provider_B" } });
+    expect(after.quotas).toEqual(quotas);
+    expect(after.complianceTags).toEqual(before.complianceTags);
+    expect(after.costPerRequest.toString()).toBe(before.costPerRequest.toString());
+    expect(after.credentialRef).toBe(before.credentialRef);
+  });
+
   it("export and apply take an API key with the control scope, and refuse others", async () => {
     const exported = await call(routes.exportRoute.GET, "GET", "/api/control/export", { headers: { authorization: `Bearer ${controlKey}` } });
     expect(exported.status).toBe(200);

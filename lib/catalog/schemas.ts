@@ -62,8 +62,20 @@ export const ZProvider = z.strictObject({
 });
 export type TProvider = z.output<typeof ZProvider>;
 
+/**
+ * An edit of an object: every field optional and, unlike zod 4's `.partial()`, without its
+ * default, since `.partial()` fills a missing field with its default and a PATCH of `quotas`
+ * alone would reset `certifications` to [] and `costPerRequest` to 0.
+ */
+function patchOf<T extends z.ZodRawShape>(schema: z.ZodObject<T>) {
+  const fields = Object.fromEntries(
+    Object.entries(schema.shape).map(([k, s]) => [k, (s instanceof z.ZodDefault ? (s.removeDefault() as z.ZodType) : (s as z.ZodType)).optional()]),
+  ) as unknown as { [K in keyof T]: z.ZodOptional<T[K] extends z.ZodDefault<infer U> ? U : T[K]> };
+  return z.strictObject(fields);
+}
+
 /** An edit: any field but the key may change; `key` renames (refused while a policy names it). */
-export const ZProviderPatch = ZProvider.partial();
+export const ZProviderPatch = patchOf(ZProvider);
 export type TProviderPatch = z.output<typeof ZProviderPatch>;
 
 export const ZRegionRequirements = z
@@ -80,7 +92,7 @@ export const ZOperation = z.strictObject({
 });
 export type TOperation = z.output<typeof ZOperation>;
 
-export const ZOperationPatch = ZOperation.omit({ key: true }).partial();
+export const ZOperationPatch = patchOf(ZOperation.omit({ key: true }));
 export type TOperationPatch = z.output<typeof ZOperationPatch>;
 
 /**
