@@ -3,7 +3,9 @@ import { LiveRefresh } from "@/components/live-refresh";
 import { utc } from "@/components/format";
 import { KillSwitchPanel, OverridesPanel, ProviderControls, ProviderRowActions } from "@/components/providers/controls";
 import { ProviderHealthTable } from "@/components/providers/health-table";
+import { QuotaPanel } from "@/components/providers/quota-table";
 import { getProvidersView } from "@/lib/console/get-providers-view";
+import { getQuotaView } from "@/lib/console/get-quota-view";
 import { can, getViewer } from "@/lib/console/get-viewer";
 import { listActiveOverrides } from "@/lib/console/list-active-overrides";
 import { listScopes } from "@/lib/console/list-scopes";
@@ -16,12 +18,13 @@ const one = (v: string | string[] | undefined) => (typeof v === "string" && v ? 
 
 export default async function ProvidersPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const sp = await searchParams;
-  const [{ now, providers, health, breakerEvents }, viewer, overrides, scope, shares] = await Promise.all([
+  const [{ now, providers, health, breakerEvents }, viewer, overrides, scope, shares, quotas] = await Promise.all([
     getProvidersView(),
     getViewer(),
     listActiveOverrides(),
     listScopes(),
     listTrafficShares(),
+    getQuotaView(),
   ]);
   const controls = {
     providers: providers.map((p) => ({ key: p.key, regions: p.supportedRegions })),
@@ -85,6 +88,7 @@ export default async function ProvidersPage({ searchParams }: { searchParams: Pr
 
         <OverridesPanel overrides={overrides} now={now} />
         <KillSwitchPanel overrides={overrides} />
+        <QuotaPanel windows={quotas.windows} throttles={quotas.throttles} />
 
         {health.map((h) => (
           <section key={h.operation} className="panel" aria-label={`Health for ${h.operation}`}>

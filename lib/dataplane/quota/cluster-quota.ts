@@ -56,7 +56,9 @@ const GRANT = `update provider_quota_window w set
   returning g.grant::float8 as grant, cardinality(w.holders) as holders`;
 
 const keyOf = (provider: string, q: TProviderQuota) => `${provider}\u0000${q.unit}\u0000${q.windowSeconds}`;
-const startOf = (q: TProviderQuota, t: number) => Math.floor(t / (q.windowSeconds * 1000)) * q.windowSeconds * 1000;
+/** The fixed window `t` falls in (epoch ms), as every instance and the console count it. */
+export const quotaWindowStart = (windowSeconds: number, t: number) => Math.floor(t / (windowSeconds * 1000)) * windowSeconds * 1000;
+const startOf = (q: TProviderQuota, t: number) => quotaWindowStart(q.windowSeconds, t);
 const left = (w: TWindow) => w.granted - w.spent;
 
 /** Small enough that the blocks the instances hold unspent when the window runs out stay few: an eighth of each one's share. */

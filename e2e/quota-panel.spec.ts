@@ -1,0 +1,73 @@
+import { expect, test, type APIRequestContext } from "@playwright/test";
+import { createPrisma } from "../lib/db/client";
+import { ensureAccounts, originOf, signIn } from "./support/accounts";
+
+/**
+ * An admin gives provider_A, SEND_SMS's leader in EU, a quota of 3 requests per hour from the
+ * catalogue API; decisions spend it; the Providers page's quota panel must show the window as
+ * provider_quota_window holds it (leased, limit, window bounds) and say it is fully leased, and
+ * the next decision's quota_available gate must fail with that window.
+ */
+const PROVIDER = "provider_A";
+const LIMIT = 3;
+const prisma = createPrisma(process.env.E2E_DATABASE_URL ?? "postgres://unset");
+const auth = () => ({ authorization: `Bearer ${process.env.SWITCHYARD_API_KEY}` });
+const utc = (d: Date) => `${d.toISOString().slice(0, 19).replace("T", " ")}Z`;
+
+type TDecision = { selected: string | null; candidates: { provider: string; gates: { gate: string; passed: boolean; detail: string }[] }[] };
+
+async function decide(request: APIRequestContext, n: number): Promise<TDecision> {
+  const res = await request.post("/api/v1/decide", {
+    headers: auth(),
+    data: { operation: "SEND_SMS", region: "EU", requestId: `quota-panel-${Date.now()}-${n}` },
+  });
+  expect(res.status(), await res.text()).toBe(200);
+  return (await res.json()) as TDecision;
+}
+
+async function setQuotas(request: APIRequestContext, quotas: unknown[]): Promise<void> {
+  const res = await request.patch(`/api/control/catalog/providers/${PROVIDER}`, { headers: { origin: originOf() }, data: { quotas } });
+  expect(res.status(), await res.text()).toBe(200);
+}
+
+test.afterAll(async ({ request }) => {
+  await signIn(request, "admin");
+  await setQuotas(request, []);
+  await prisma.$disconnect();
+});
+
+test("the Providers page shows a quota's window as the cluster counts it, and when it is spent", async ({ page, request }) => {
+  await ensureAccounts(request);
+  await signIn(request, "admin");
+  await setQuotas(request, [{ unit: "requests", limit: LIMIT, windowSeconds: 3_600, reset: "fixed" }]);
+
+  // The catalogue change reaches the data plane through NOTIFY; then decisions spend the quota until it fails
+  // (the quota is removed again after the test, so later specs route as before).
+  let routed = 0;
+  await expect
+    .poll(
+      async () => {
+        const d = await decide(request, routed);
+        if (d.selected === PROVIDER) routed++;
+        const gate = d.candidates.find((c) => c.provider === PROVIDER)?.gates.find((g) => g.gate === "quota_available");
+        return gate?.passed === false ? gate.detail : null;
+      },
+      { timeout: 30_000, intervals: [100] },
+    )
+    .toMatch(/^3 requests per 3600 s quota exhausted, resets in \d+s$/);
+  expect(routed).toBeLessThanOrEqual(LIMIT);
+
+  const row = await prisma.providerQuotaWindow.findFirstOrThrow({ where: { providerKey: PROVIDER, unit: "requests" }, orderBy: { windowStart: "desc" } });
+  expect(Number(row.used)).toBe(LIMIT);
+
+  await signIn(page.request, "on_call");
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto("/providers");
+  const panel = page.getByTestId(`quota-${PROVIDER}-requests`);
+  await expect(panel).toContainText("3 requests / 1 h");
+  await expect(panel).toContainText(`${utc(row.windowStart)} → ${utc(new Date(row.windowStart.getTime() + 3_600_000))}`);
+  await expect(panel.getByTestId("quota-leased")).toHaveText(`${Number(row.used)} of ${LIMIT} (100%)`);
+  await expect(panel.getByTestId("quota-state")).toContainText("fully leased");
+  await panel.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: "e2e/output/screenshots/providers-quota-panel.png" });
+});
