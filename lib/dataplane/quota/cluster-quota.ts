@@ -3,8 +3,8 @@ import type { TQuotaView } from "../../../router-core/index";
 
 /**
  * A provider's call and token quotas (the catalogue's `requests` and `tokens` quotas) counted for
- * the whole cluster, so a quota of N calls per window admits N calls, not N per instance. Decisions must not wait for
- * Postgres, so each instance leases blocks of the window's allowance from
+ * the whole cluster, so a quota of N calls per window admits N calls, not N per instance.
+ * Decisions must not wait for Postgres, so each instance leases blocks of the window's allowance from
  * `provider_quota_window` (an atomic grant that never takes `used` past the limit), spends them
  * locally, and leases the next block when half of one is left. A provider with nothing left fails
  * router-core's quota gate until its window ends. Windows are fixed (a rolling quota is counted
@@ -163,7 +163,7 @@ export function createClusterQuota(opts: TClusterQuotaOptions) {
   }
 
   return {
-    /** The catalogue's quotas per provider (only `requests` quotas are counted here). */
+    /** The catalogue's quotas per provider, `requests` and `tokens`; windows of providers no longer listed are dropped. */
     configure(next: Map<string, TProviderQuota[]>): void {
       quotas = new Map([...next].map(([provider, qs]) => [provider, qs.map((q) => ({ ...q, key: keyOf(provider, q) }))]));
       for (const key of [...windows.keys()]) if (!next.has(key.split("\u0000")[0]!)) windows.delete(key);
