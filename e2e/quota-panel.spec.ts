@@ -70,4 +70,11 @@ test("the Providers page shows a quota's window as the cluster counts it, and wh
   await expect(panel.getByTestId("quota-state")).toContainText("fully leased");
   await panel.scrollIntoViewIfNeeded();
   await page.screenshot({ path: "e2e/output/screenshots/providers-quota-panel.png" });
+
+  // On a phone the panel's table scrolls in its box; the page itself does not scroll sideways.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  await page.getByTestId(`quota-${PROVIDER}-requests`).scrollIntoViewIfNeeded();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: "e2e/output/screenshots/providers-quota-panel-390.png" });
 });

@@ -39,8 +39,16 @@ export function QuotaPanel({ windows, throttles }: { windows: TQuotaWindowRow[];
               {w.leased.toLocaleString("en-US")} of {w.limit.toLocaleString("en-US")} ({Math.round((w.leased / w.limit) * 100)}%)
             </td>
             <td className="mono">{w.holders}</td>
-            <td data-testid="quota-state" style={{ color: w.state === "fully_leased" ? "var(--bad)" : "var(--ok)", whiteSpace: "normal" }}>
-              {w.state === "fully_leased" ? `fully leased: fails quota_available once the instances' blocks are spent, until ${utc(w.windowEnd)}` : "available"}
+            <td
+              data-testid="quota-state"
+              style={{ color: w.state === "fully_leased" ? "var(--bad)" : "var(--ok)" }}
+              title={
+                w.state === "fully_leased"
+                  ? "Nothing left to lease: quota_available fails once the instances' blocks are spent, until the window ends."
+                  : undefined
+              }
+            >
+              {w.state === "fully_leased" ? `fully leased until ${utc(w.windowEnd).slice(11)}` : "available"}
             </td>
           </tr>
         ))}
