@@ -9,6 +9,7 @@ import type {
   TShadowPolicy,
   TShares,
 } from "../../router-core/index";
+import { quotaOutcome } from "../../router-core/index";
 
 /**
  * The per-instance, in-memory view decide() reads. Loaders (load-config.ts for policies,
@@ -246,9 +247,10 @@ function configWriter(store: TStore) {
 }
 
 /** The telemetry side's setters: shares, metrics, breakers and quotas. */
-function telemetryWriter(store: TStore) {
+function telemetryWriter(store: TStore, clock: { now(): number }) {
   const sources = new Map<string, Record<string, TQuotaView>>();
-  const exhausted = (v: TQuotaView) => v.remainingMinute === 0 || v.remainingDay === 0 || v.shareCeiling === 0;
+  // What the gate would fail on, asked of the gate itself.
+  const exhausted = (v: TQuotaView) => !quotaOutcome(v, clock.now()).passed;
   function setSource(source: string, views: Record<string, TQuotaView>): void {
     sources.set(source, views);
     if (sources.size === 1) store.quotas = views;
@@ -279,13 +281,10 @@ function telemetryWriter(store: TStore) {
       invalidate(op);
     },
 
-    /** Remaining quota per provider key; quotas belong to the provider account, so they span operations. */
-    setQuotas(views: Record<string, TQuotaView>): void {
-      setSource("default", views);
-    },
     /**
-     * One source's views (the 429 throttles, the cluster's call quotas); the gate reads them merged,
-     * an exhausted view winning over one that still admits.
+     * One source's views (the 429 throttles, the cluster's call quotas), per provider key: quotas
+     * belong to the provider account, so they span operations. The gate reads them merged, an
+     * exhausted view winning over one that still admits.
      */
     setQuotaViews(source: string, views: Record<string, TQuotaView>): void {
       setSource(source, views);
@@ -301,7 +300,7 @@ export function createRoutingState(clock: { now(): number } = Date) {
 
   const read = stateReader(store, clock);
   const config = configWriter(store);
-  const telemetry = telemetryWriter(store);
+  const telemetry = telemetryWriter(store, clock);
   // Spelled out rather than spread: the request path calls these on every decide, and an object
   // literal with named properties keeps one fixed shape for them.
   return {
@@ -320,7 +319,6 @@ export function createRoutingState(clock: { now(): number } = Date) {
     setShares: telemetry.setShares,
     setMetrics: telemetry.setMetrics,
     setBreakers: telemetry.setBreakers,
-    setQuotas: telemetry.setQuotas,
     setQuotaViews: telemetry.setQuotaViews,
 
     setDbAvailable(available: boolean): void {

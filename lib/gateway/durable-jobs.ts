@@ -47,9 +47,6 @@ const INSERT = `insert into execute_job (id, operation, owner, payload, not_befo
   on conflict (id) do nothing
   returning id`;
 
-const POSITION = `select count(*)::int as ahead from execute_job q, execute_job j
-  where j.id = $1 and q.status = 'queued' and (q.not_before, q.created_at) < (j.not_before, j.created_at)`;
-
 /** The statements on `execute_job`; every change to a running job requires this instance's lease. */
 function jobTable(pool: pg.Pool, instanceId: string, leaseSeconds: number) {
   return {
@@ -64,9 +61,6 @@ function jobTable(pool: pg.Pool, instanceId: string, leaseSeconds: number) {
     ): Promise<boolean> {
       const r = await pool.query(INSERT, [id, operation, owner, JSON.stringify(payload), dueInSeconds, agoSeconds, maxQueued]);
       return r.rowCount === 1;
-    },
-    async position(id: string): Promise<number> {
-      return (await pool.query<{ ahead: number }>(POSITION, [id])).rows[0]!.ahead + 1;
     },
     async claim(): Promise<TRow | null> {
       return (await pool.query<TRow>(CLAIM, [instanceId, leaseSeconds])).rows[0] ?? null;
@@ -212,7 +206,7 @@ export function createDurableJobQueue(opts: TDurableJobOptions) {
         const id = randomUUID();
         try {
           if (!(await table.insert(id, operation, owner, payload, retryAfterSeconds, 0, maxQueued))) return null;
-          return { id, position: await table.position(id) };
+          return { id, position: ((await table.view(id))?.ahead ?? 0) + 1 };
         } catch (err) {
           failed(err);
         }

@@ -28,7 +28,8 @@ export const priceLatencyPenaltyStrategy: RoutingStrategy = {
         if (p99 != null && p99 < baseline) baseline = p99;
       }
     }
-    const weights = priceWeights(eligible);
+    const base = basePrice(eligible);
+    const weights = priceWeights(eligible, base);
     const rows = eligible.map((c, i) => {
       const p99Ms = c.metrics?.p99Ms ?? null;
       const penalty = latencyPenalty(p99Ms, baseline);
@@ -38,7 +39,7 @@ export const priceLatencyPenaltyStrategy: RoutingStrategy = {
     const known = Number.isFinite(baseline);
     const evidence: TPriceEvidence = {
       strategy: "price_latency_penalty",
-      basePrice: basePrice(eligible),
+      basePrice: base,
       p99BaselineMs: known ? baseline : null,
       p99BaselineFrom: p99BaselineMs !== undefined ? "factor_list" : known ? "lowest_eligible_p99" : null,
       penaltyFloor: PENALTY_FLOOR,

@@ -6,11 +6,11 @@ import type { TCandidateWork, TPriceEvidence } from "../decision/record";
  * BasePrice is the cheapest eligible price, so the cheapest provider has weight 1. Free
  * providers (price 0) have the limit weight: they share the traffic and priced ones get none.
  */
-export function priceWeights(eligible: readonly TCandidateWork[]): number[] {
-  const base = basePrice(eligible);
+export function priceWeights(eligible: readonly TCandidateWork[], base = basePrice(eligible)): number[] {
   return eligible.map((c) => (base <= 0 ? (c.info.costPerRequest <= 0 ? 1 : 0) : base / c.info.costPerRequest));
 }
 
+/** The cheapest eligible price (seeds/003's BasePrice). */
 export function basePrice(eligible: readonly TCandidateWork[]): number {
   let base = Infinity;
   for (const c of eligible) if (c.info.costPerRequest < base) base = c.info.costPerRequest;
@@ -20,10 +20,11 @@ export function basePrice(eligible: readonly TCandidateWork[]): number {
 export const priceWeightedStrategy: RoutingStrategy = {
   name: "price_weighted",
   select({ eligible, u, probabilities }) {
-    const weights = priceWeights(eligible);
+    const base = basePrice(eligible);
+    const weights = priceWeights(eligible, base);
     const evidence: TPriceEvidence = {
       strategy: "price_weighted",
-      basePrice: basePrice(eligible),
+      basePrice: base,
       p99BaselineMs: null,
       p99BaselineFrom: null,
       penaltyFloor: null,
