@@ -4,7 +4,7 @@ import { AttemptError, callProvider, MissingInputError, NotCalledError } from ".
 import type { TProviderAdapterConfig } from "./config";
 import { jsonAnswer, type TAnswer } from "./answer";
 import type { TGatewayContext } from "./context";
-import { nextAttempt, noteCall } from "./next-attempt";
+import { claimCall, nextAttempt } from "./next-attempt";
 import type { TIdempotencyLease } from "./idempotency";
 import type { TPrepared } from "./prepare";
 import type { TAttempt } from "./schema";
@@ -69,7 +69,10 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
       await lease?.unmarkAttempt(provider);
       return { answer: decisionLogRefused(p, refused), definitive: false, retryAfterSeconds: refused.retryAfterSeconds };
     }
-    noteCall(p, provider);
+    if (!claimCall(ctx, p, provider, attempts)) {
+      await lease?.unmarkAttempt(provider);
+      continue;
+    }
     const t0 = performance.now();
     try {
       const { result, rateLimit } = await callProvider(cfg, p.request, Math.min(cfg.timeoutMs, remaining), ctx.env, ctx.now);

@@ -24,20 +24,10 @@ export async function nextAttempt(
 ): Promise<"go" | "skip" | TStop> {
   if (called === 0) return "go";
   if (called >= p.limits.maxAttempts) return { code: "attempts_exhausted", message: `${called} attempts failed; the operation allows ${p.limits.maxAttempts}` };
-  // Throttled by a 429, or its call quota spent since the decision read it (by this or another instance).
-  const quota = ctx.quotas.throttled(provider)
-    ? { passed: false, detail: "throttled until its reset" }
-    : quotaOutcome(ctx.state.snapshotFor(p.operation, p.region)?.quotas[provider], ctx.now());
-  if (!quota.passed) {
-    attempts.push({
-      provider,
-      errorClass: "rate_limit",
-      outcomeErrorClass: null,
-      httpStatus: null,
-      latencyMs: 0,
-      detail: `${quota.detail}; not called`,
-      called: false,
-    });
+  // Skipped before spending retry budget or backoff on it; claimCall asks again right before the call.
+  const why = refusal(ctx, p, provider);
+  if (why !== null) {
+    attempts.push(skipped(provider, why));
     return "skip";
   }
   if (!budget.tryRetry()) {
@@ -52,11 +42,30 @@ export async function nextAttempt(
   return "go";
 }
 
+/** Why `provider` may not be called now: a 429 throttle, or its call quota spent since the decision read it (by this or another instance). */
+function refusal(ctx: TGatewayContext, p: TPrepared, provider: string): string | null {
+  if (ctx.quotas.throttled(provider)) return "throttled until its reset";
+  const quota = quotaOutcome(ctx.state.snapshotFor(p.operation, p.region)?.quotas[provider], ctx.now());
+  return quota.passed ? null : quota.detail;
+}
+
+function skipped(provider: string, why: string): TAttempt {
+  return { provider, errorClass: "rate_limit", outcomeErrorClass: null, httpStatus: null, latencyMs: 0, detail: `${why}; not called`, called: false };
+}
+
 /**
- * Called just before a provider call: one the decision did not route (a failover, the fallback's
- * probe) spends the provider's call quota and takes a half-open breaker's probe slot, as a routed
- * decision does, so execute's extra calls count against what the cluster admits.
+ * Called right before a provider call. One the decision did not route (a failover, the fallback's
+ * probe) is checked against throttles and the call quota and spends a call of it (and takes a
+ * half-open breaker's probe slot) in the same synchronous step, as a routed decision does, so
+ * failovers running at once cannot all pass on the quota's last call. False: skipped, recorded.
  */
-export function noteCall(p: TPrepared, provider: string): void {
-  if (provider !== p.decision.record.selected) noteRouted(p.operation, p.region, provider);
+export function claimCall(ctx: TGatewayContext, p: TPrepared, provider: string, attempts: TAttempt[]): boolean {
+  if (provider === p.decision.record.selected) return true;
+  const why = refusal(ctx, p, provider);
+  if (why !== null) {
+    attempts.push(skipped(provider, why));
+    return false;
+  }
+  noteRouted(p.operation, p.region, provider);
+  return true;
 }

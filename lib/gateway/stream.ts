@@ -5,7 +5,7 @@ import { buildUpstream, NotCalledError, redact } from "./call-provider";
 import { jsonAnswer, type TAnswer } from "./answer";
 import type { TProviderAdapterConfig } from "./config";
 import type { TGatewayContext } from "./context";
-import { nextAttempt, noteCall } from "./next-attempt";
+import { claimCall, nextAttempt } from "./next-attempt";
 import { chargeCall, decisionLogRefused, report } from "./execute";
 import type { TProviderCallOutcome } from "../dataplane/telemetry/schemas";
 import { parseJsonBody } from "./adapters/json-body";
@@ -111,7 +111,7 @@ export async function runStream(ctx: TGatewayContext, p: TPrepared, res: ServerR
     await null;
     const refused = p.decision.refused();
     if (refused) return decisionLogRefused(p, refused);
-    noteCall(p, provider);
+    if (!claimCall(ctx, p, provider, run.attempts)) continue;
     const answer = await streamAttempt(run, provider, cfg, built, remaining);
     if (answer !== NEXT_PROVIDER) return answer;
   }
