@@ -123,7 +123,17 @@ test("served shares match the decision log during a pin and an outage; the outag
   ).toBeLessThan(300);
 
   // The outage: provider_A in EU fails every call; its breaker opens and decide serves it nothing.
-  await page.waitForTimeout(15_000);
+  // It starts once the pin's end reached the data plane and provider_A leads again, as the decision log shows.
+  const pinEnded = new Date();
+  await expect
+    .poll(
+      async () =>
+        prisma.decision.count({
+          where: { operation: OPERATION, region: REGION, createdAt: { gt: pinEnded }, selectedProvider: "provider_A", reasonCode: { not: "pinned" } },
+        }),
+      { timeout: 30_000, intervals: [500] },
+    )
+    .toBeGreaterThanOrEqual(20);
   const fault = await injectFault(
     prisma,
     { userId: null, label: "e2e", ip: null },
