@@ -13,7 +13,7 @@ const CHART_HEIGHT = 300;
 
 function MarkLegend() {
   return (
-    <span className="muted flex gap-3 text-xs font-normal">
+    <span className="muted flex flex-wrap gap-x-3 gap-y-1 text-xs font-normal">
       <span className="flex items-center gap-1">
         <span
           style={{
