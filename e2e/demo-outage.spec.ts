@@ -145,7 +145,8 @@ test("a complete outage of provider_A in EU moves traffic away, keeps probing, a
   // The probe floor stays for the rest of the outage: provider_A at the floor, never 0.
   const floorSamples = (await samplesSince(floorFrom)).filter((p) => p.t <= endedAt);
   expect(floorSamples.length).toBeGreaterThanOrEqual(4);
-  for (const p of floorSamples) expect(p.shares.provider_A ?? 0, new Date(p.t).toISOString()).toBeCloseTo(PROBE, 4);
+  // The same tolerance that found the floor above (a capped step can land 7e-5 off it, as one run's 0.050067 did).
+  for (const p of floorSamples) expect(atFloor(p), `${new Date(p.t).toISOString()}: provider_A ${p.shares.provider_A ?? 0}`).toBe(true);
 
   // From the shift events: the breaker's exclusion moved the planned share in capped steps.
   const duringOutage = (await events(injectedAt)).filter((e) => e.at <= endedAt);
