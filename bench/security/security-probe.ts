@@ -18,6 +18,7 @@ import { seedLlmChat } from "../../lib/demo/seed-demo";
 import { writeBenchResult } from "../lib/bench-results";
 import { ATTACKS, type TProbeContext, type TProbeRole } from "./probe/attacks";
 import { request } from "./probe/http";
+import { attackerHostEnv, startAttackerHost, type TAttackerHost } from "./probe/attacker-host";
 
 const HELP = `npm run security:probe [-- options]
 
@@ -271,8 +272,11 @@ async function main(): Promise<number> {
   const password = `pw-${randomBytes(12).toString("hex")}`;
   // The audit checkpoints go where audit:verify (item 7) looks for them, outside the checkout's .data/.
   const checkpointDir = await mkdtemp(path.join(tmpdir(), "sy-probe-audit-"));
+  // Started before the server, which trusts its CA and may reach its one address (attacker-host.ts).
+  const attacker: TAttackerHost = await startAttackerHost();
   const env = {
     ...process.env,
+    ...attackerHostEnv(attacker),
     DATABASE_URL: databaseUrl,
     SWITCHYARD_AUDIT_KEY: auditKey,
     SWITCHYARD_AUDIT_CHECKPOINT_DIR: checkpointDir,
@@ -294,6 +298,7 @@ async function main(): Promise<number> {
       base,
       port,
       apiKey,
+      attacker,
       cookieOf,
       users: Object.fromEntries((Object.keys(EMAILS) as TProbeRole[]).map((r) => [r, { email: EMAILS[r], password, id: ids[r] }])) as TProbeContext["users"],
       serverOutput: () => output.join(""),
@@ -311,6 +316,7 @@ async function main(): Promise<number> {
     await withClient(adminUrl, (c) => c.query(`drop database if exists ${pg.escapeIdentifier(dbName)} with (force)`)).catch(() => {});
     await cluster?.stop();
     await rm(checkpointDir, { recursive: true, force: true });
+    await attacker.close();
   }
 }
 

@@ -1,5 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import type { TAttackerHost } from "./attacker-host";
 import { errorCode, healthStall, holdSocket, request, type TAnswer } from "./http";
 
 /**
@@ -11,6 +12,8 @@ export type TProbeContext = {
   base: string;
   port: number;
   apiKey: string;
+  /** The attacker's https host (attacker-host.ts): the server trusts its CA and may reach it. */
+  attacker: TAttackerHost;
   /** Sign-in for the accounts the probe set up (admin from the environment, one per role). */
   cookieOf(role: TProbeRole): Promise<string>;
   users: Record<TProbeRole, { email: string; password: string; id: string }>;
