@@ -53,7 +53,7 @@ export type TDecision = {
   record?: TDecisionRecord;
 };
 
-export type TOutcomeErrorClass = "timeout" | "http_5xx" | "http_4xx" | "throttled" | "quota" | "regional" | "network" | "other";
+export type TOutcomeErrorClass = "timeout" | "http_5xx" | "http_4xx" | "throttled" | "quota" | "regional" | "network" | "protocol" | "other";
 
 export type TProviderCallOutcome = {
   type: "provider_call";

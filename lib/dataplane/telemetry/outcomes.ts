@@ -78,10 +78,12 @@ export function isConnectionError(err: unknown): boolean {
 
 /**
  * Provider-attributable failure: a 4xx is the caller's request being wrong, so it neither counts
- * against the provider's error rate nor trips its breaker.
+ * against the provider's error rate nor trips its breaker. Nor does `protocol` (a 2xx in the wrong
+ * content type): it is most often Switchyard's own configuration (a base URL that is not the API,
+ * an endpoint that does not stream), and must not open a breaker that every other request needs.
  */
 function callFailed(o: Extract<TOutcome, { type: "provider_call" }>): boolean {
-  return o.status === "failure" && o.errorClass !== "http_4xx";
+  return o.status === "failure" && o.errorClass !== "http_4xx" && o.errorClass !== "protocol";
 }
 
 /**

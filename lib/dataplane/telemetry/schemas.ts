@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ZErrorDetail } from "../../http/error-contract";
 import { FAILURE_STAGES } from "../../../router-core/index";
 
-export const OUTCOME_ERROR_CLASSES = ["timeout", "http_5xx", "http_4xx", "throttled", "quota", "regional", "network", "other"] as const;
+export const OUTCOME_ERROR_CLASSES = ["timeout", "http_5xx", "http_4xx", "throttled", "quota", "regional", "network", "protocol", "other"] as const;
 export type TOutcomeErrorClass = (typeof OUTCOME_ERROR_CLASSES)[number];
 
 /** A batch larger than this is refused whole with 413: per-item results would be unbounded too. */

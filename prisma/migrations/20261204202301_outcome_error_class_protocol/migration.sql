@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "OutcomeErrorClass" ADD VALUE 'protocol';
