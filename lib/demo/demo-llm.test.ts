@@ -86,6 +86,32 @@ describe("demo LLM providers", () => {
     expect(served.size).toBe(3);
   });
 
+  it("streams in each provider's wire format (Gemini's streamGenerateContent too), pieces as they come", async () => {
+    for (const only of ["llm_openai", "llm_anthropic", "llm_gemini"]) {
+      const res = await fetch(`${server.url}/api/v1/execute/LLM_CHAT`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          region: "EU",
+          input: { messages: [{ role: "user", content: "[EU] Hello" }], maxTokens: 16 },
+          stream: true,
+          attributes: { providers: only },
+        }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+      const events = (await res.text())
+        .trim()
+        .split("\n\n")
+        .map((block) => ({ name: /^event: (\w+)/.exec(block)?.[1], data: JSON.parse(/^data: (.*)$/m.exec(block)![1]!) }));
+      const deltas = events.filter((e) => e.name === "delta");
+      expect(deltas.length, only).toBeGreaterThan(1);
+      expect(deltas.map((e) => e.data.text).join("")).toBe(`Demo answer from ${only} (EU).`);
+      expect(events.at(-1)).toMatchObject({ name: "done", data: { provider: only, finishReason: expect.any(String), usage: { outputTokens: 9 } } });
+      expect(events.at(-1)!.data.attempts).toHaveLength(1);
+    }
+  });
+
   it("fails over away from a provider with an injected outage in that region only", async () => {
     const first = await execute("NA");
     const victim = first.body.provider;

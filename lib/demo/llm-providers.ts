@@ -2,11 +2,14 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { effectOf, type TFault } from "./fault-model";
 import { simulateCall } from "./provider-model";
+import { demoStreamEvents } from "./llm-stream-events";
 
 /**
  * The demo's LLM providers: one HTTP server on 127.0.0.1 speaking the three wire formats execute
  * mode's adapters use, one path prefix per provider (`/llm_openai/v1/chat/completions`,
- * `/llm_anthropic/v1/messages`, `/llm_gemini/v1beta/models/<model>:generateContent`). Each call
+ * `/llm_anthropic/v1/messages`, `/llm_gemini/v1beta/models/<model>:generateContent`), whole
+ * answers and streamed ones (`stream: true`; Gemini's `:streamGenerateContent?alt=sse`) alike,
+ * each in the provider's own event format (llm-stream-events.ts). Each call
  * plays the provider model with the chaos panel's faults, so an injected outage on llm_openai
  * in EU makes real calls fail and execute mode fail over, exactly as with a real provider.
  *
@@ -90,17 +93,40 @@ function errorBody(provider: TDemoLlmProvider, status: number, message: string):
   return { error: { message, type: status === 429 ? "rate_limit_exceeded" : "server_error", code: null } };
 }
 
-function providerOf(pathname: string): { provider: TDemoLlmProvider; model: string } | null {
+/** The provider a path addresses; `geminiStream` when it is Gemini's streaming method (the others say `stream` in the body). */
+function providerOf(url: URL): { provider: TDemoLlmProvider; model: string; geminiStream: boolean } | null {
   for (const provider of DEMO_LLM_PROVIDERS) {
     const base = DEMO_LLM_BASE_PATHS[provider];
-    if (!pathname.startsWith(`${base}/`)) continue;
-    const rest = pathname.slice(base.length);
-    if (provider === "llm_openai" && rest === "/chat/completions") return { provider, model: "demo-openai" };
-    if (provider === "llm_anthropic" && rest === "/messages") return { provider, model: "demo-anthropic" };
-    const gemini = /^\/models\/([^/:]+):generateContent$/.exec(rest);
-    if (provider === "llm_gemini" && gemini) return { provider, model: decodeURIComponent(gemini[1]!) };
+    if (!url.pathname.startsWith(`${base}/`)) continue;
+    const rest = url.pathname.slice(base.length);
+    if (provider === "llm_openai" && rest === "/chat/completions") return { provider, model: "demo-openai", geminiStream: false };
+    if (provider === "llm_anthropic" && rest === "/messages") return { provider, model: "demo-anthropic", geminiStream: false };
+    const gemini = /^\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(rest);
+    // Gemini streams Server-Sent Events only with alt=sse; without it, a JSON array (not spoken here).
+    if (provider === "llm_gemini" && gemini && (gemini[2] === "generateContent" || url.searchParams.get("alt") === "sse")) {
+      return { provider, model: decodeURIComponent(gemini[1]!), geminiStream: gemini[2] === "streamGenerateContent" };
+    }
   }
   return null;
+}
+
+/**
+ * Sends a streamed answer: the head and first event after half the call's simulated latency (its
+ * time to first byte), the rest spread over the other half, as a model emits tokens.
+ */
+function streamEvents(res: http.ServerResponse, events: readonly string[], latencyMs: number, later: (ms: number, fn: () => void) => void): void {
+  const gap = Math.max(1, Math.round(latencyMs / 2 / Math.max(1, events.length)));
+  const send = (i: number) => {
+    if (res.destroyed) return;
+    if (i === 0) res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+    if (i === events.length) {
+      res.end();
+      return;
+    }
+    res.write(events[i]);
+    later(gap, () => send(i + 1));
+  };
+  later(Math.round(latencyMs / 2), () => send(0));
 }
 
 export type TDemoLlmServer = { url: string; calls: () => number; close(): Promise<void> };
@@ -125,7 +151,7 @@ export async function startDemoLlmProviders(opts: { faults: () => readonly TFaul
   };
 
   const server = http.createServer((req, res) => {
-    const route = req.method === "POST" ? providerOf(new URL(req.url ?? "/", "http://localhost").pathname) : null;
+    const route = req.method === "POST" ? providerOf(new URL(req.url ?? "/", "http://localhost")) : null;
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -151,6 +177,10 @@ export async function startDemoLlmProviders(opts: { faults: () => readonly TFaul
       }
       const inputTokens = Math.max(1, Math.ceil(chat.promptChars / 4));
       const text = `Demo answer from ${route.provider} (${chat.region}).`;
+      if (route.geminiStream || (body as { stream?: unknown } | null)?.stream === true) {
+        const events = demoStreamEvents(route.provider, { model: route.model, text, inputTokens, outputTokens: 9 }, Date.now().toString(36));
+        return streamEvents(res, events, call.latencyMs, later);
+      }
       later(call.latencyMs, () => json(res, 200, answerBody(route.provider, route.model, text, inputTokens, 9)));
     });
   });

@@ -4,6 +4,7 @@ import { resolveCredential } from "./credentials";
 import { parseJsonBody } from "./adapters/json-body";
 import { MissingInputError } from "./adapters/template";
 import { sendUpstream } from "./upstream";
+import { wrongContentType } from "./protocol-check";
 import { AttemptError, type TGatewayRequest, type TGatewayResult, type TRateLimitHint, type TUpstreamRequest } from "./types";
 
 /** An attempt that never reached the provider (its credential is not available): skip it, count nothing against it. */
@@ -51,6 +52,9 @@ export async function callProvider(
     }
     throw classifyStatus(res.status, res.headers, redact(body, credential), now());
   }
+  // Chat adapters read one JSON shape; the generic adapter takes whatever JSON API it was given.
+  const wrong = cfg.adapter.chat ? wrongContentType(res.headers, "json", res.status) : null;
+  if (wrong) throw wrong;
   const body = parseJsonBody(res.body, res.status);
   return { result: redact(cfg.adapter.parse(res.status, body), credential), rateLimit };
 }

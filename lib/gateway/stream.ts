@@ -13,6 +13,7 @@ import type { TPrepared } from "./prepare";
 import type { TAttempt } from "./schema";
 import { createSseParser, sseEvent } from "./sse";
 import { openUpstreamStream, readAll, type TUpstreamStream } from "./upstream";
+import { wrongContentType } from "./protocol-check";
 import { AttemptError, type TStreamEnd } from "./types";
 
 const SSE_HEADERS = {
@@ -184,6 +185,11 @@ async function streamAttempt(
     const hint = parseRateLimit(open.headers, ctx.now());
     if (open.status < 200 || open.status >= 300) throw await rejectedStatus(ctx, open, built);
     if (hint) ctx.quotas.observe(provider, hint);
+    const wrong = wrongContentType(open.headers, "sse", open.status);
+    if (wrong) {
+      open.abort();
+      throw wrong;
+    }
     const end = await relayStream(run, a, provider, cfg, built, open);
     const latencyMs = elapsed(a);
     // A complete answer with no text at all: still a stream, opened now.
@@ -281,6 +287,7 @@ function attemptFailed(run: TStreamRun, a: TAttemptProgress, provider: string, r
     return null;
   }
   const err = raw instanceof AttemptError ? raw : classifyTransportError(raw, false);
+  if (err.logDetail) ctx.log(`gateway: ${provider} failed for decision ${decisionId}: ${err.logDetail}`);
   const latencyMs = elapsed(a);
   const ttfbMs = a.ttfbMs;
   run.called++;

@@ -19,6 +19,8 @@ export type TMockFault =
   | { type: "reset" }
   /** 200 with a body that is not JSON. */
   | { type: "malformed_json" }
+  /** 200 in the wrong protocol: a whole JSON answer to a stream request, an HTML page to a JSON one. */
+  | { type: "wrong_content_type" }
   /** Streams `chunks` pieces of output, then destroys the connection. */
   | { type: "stream_dies_after"; chunks: number };
 
@@ -85,6 +87,12 @@ export async function startMockProvider(opts: TMockProviderOptions): Promise<TMo
     if (fault?.type === "status") {
       const payload = JSON.stringify(fault.body ?? { error: { message: `mock fault ${fault.status}`, type: "mock_error" } });
       res.writeHead(fault.status, { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...fault.headers });
+      res.end(payload);
+      return;
+    }
+    if (fault?.type === "wrong_content_type") {
+      const payload = stream ? JSON.stringify(answer(opts.kind, reply, n, body)) : "<html><body>Sign in to continue</body></html>";
+      res.writeHead(200, { "content-type": stream ? "application/json" : "text/html; charset=utf-8", "content-length": Buffer.byteLength(payload) });
       res.end(payload);
       return;
     }
