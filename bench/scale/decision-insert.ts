@@ -36,6 +36,8 @@ const FIELDS = {
   degraded: ["degraded", "bool"],
   durability: ["durability", "text"],
   instanceId: ["instance_id", "text"],
+  apiKeyId: ["api_key_id", "text"],
+  offeredProviders: ["offered_providers", "text"],
 } as const satisfies Record<keyof TTemplateFields, readonly [string, string]>;
 
 const FIELD_KEYS = Object.keys(FIELDS) as (keyof TTemplateFields)[];

@@ -18,6 +18,7 @@ export type TOutcomeSink = {
     outcomes: readonly unknown[],
     decisionId: string,
     decision: { operation: string; region: string; selected: string | null },
+    apiKeyId?: string | null,
   ): Promise<Array<{ status: number; error?: { message: string } }>>;
 };
 

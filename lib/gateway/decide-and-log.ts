@@ -20,6 +20,8 @@ export type TRequestGate = {
 
 export type TLoggedDecision = {
   decisionId: string;
+  /** The caller's principal id, logged with the decision and stored with its outcomes. */
+  apiKeyId: string | null;
   record: TDecisionRecord;
   /**
    * Settles when the row is durable as the decision log's durability says (or rejects). The row
@@ -57,7 +59,7 @@ export function createDecider(deps: { state: RoutingState; log: DecisionLog; ins
   let sequence = 0;
 
   return (
-    input: { operation: string; region: string; requestId: string; attributes: Record<string, string> | undefined },
+    input: { operation: string; region: string; requestId: string; attributes: Record<string, string> | undefined; apiKeyId: string | null },
     active: TActivePolicy,
     routerState: TRouterState,
     excluded: ReadonlyMap<string, TRequestGate[]>,
@@ -91,7 +93,7 @@ export function createDecider(deps: { state: RoutingState; log: DecisionLog; ins
       degraded,
       stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt),
     });
-    const row = decisionRowOf(record, { id: decisionId, degraded, body, durability: deps.log.durability, instanceId: deps.instanceId });
+    const row = decisionRowOf(record, { id: decisionId, degraded, body, durability: deps.log.durability, instanceId: deps.instanceId, apiKeyId: input.apiKeyId });
     const written = deps.log.submit(row, stored, EXECUTE_DECISION_DEFER_MS);
     let refused: DecisionLogBusyError | null = null;
     written.then(
@@ -102,7 +104,7 @@ export function createDecider(deps: { state: RoutingState; log: DecisionLog; ins
         if (err instanceof DecisionLogBusyError) refused = err;
       },
     );
-    return { decisionId, record, written, demand: deps.log.demand, refused: () => refused };
+    return { decisionId, apiKeyId: input.apiKeyId, record, written, demand: deps.log.demand, refused: () => refused };
   };
 }
 

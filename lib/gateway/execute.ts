@@ -211,7 +211,8 @@ export function report(ctx: TGatewayContext, p: TPrepared, reports: TProviderCal
       }
       const items = decisionId === p.decision.decisionId ? reports : reports.map((r) => ({ ...r, decisionId }));
       const record = p.decision.record;
-      const results = await ctx.outcomes.record(items, decisionId, { operation: record.operation, region: record.region, selected: record.selected });
+      const ref = { operation: record.operation, region: record.region, selected: record.selected };
+      const results = await ctx.outcomes.record(items, decisionId, ref, p.decision.apiKeyId);
       const rejected = results.filter((x) => x.status >= 400);
       if (rejected.length > 0) ctx.log(`gateway: ${rejected.length} outcomes of ${decisionId} rejected: ${rejected[0]!.error?.message ?? ""}`);
     })().catch((err: unknown) => ctx.log(`gateway: recording outcomes failed: ${(err as Error).message}`)),

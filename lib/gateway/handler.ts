@@ -82,8 +82,9 @@ export async function executeJson(
   key: string | null,
   lease: TIdempotencyLease | null,
   queueOwner: string | null,
+  caller: string | null = queueOwner,
 ): Promise<TExecution> {
-  const prep = await prepareExecution(ctx, operation, input, requestId, key, lease?.attempted ?? [], queueOwner);
+  const prep = await prepareExecution(ctx, operation, input, requestId, key, lease?.attempted ?? [], queueOwner, caller);
   if (!prep.ok) return { answer: prep.answer, definitive: false, retryAfterSeconds: prep.retryAfterSeconds };
   const exec = await runAttempts(ctx, prep.prepared, lease);
   return { ...exec, answer: await settleDecision(prep.prepared.decision, exec.answer) };
@@ -143,7 +144,7 @@ export function createExecuteHandler(ctx: TGatewayContext): TRouteHandler {
     const requestId = input.requestId ?? key ?? newRequestId();
 
     if (input.stream) {
-      const prep = await prepareExecution(ctx, operation, input, requestId, null, [], null);
+      const prep = await prepareExecution(ctx, operation, input, requestId, null, [], null, auth.principal.id);
       if (!prep.ok) {
         send(res, prep.answer);
         return;
@@ -161,8 +162,12 @@ export function createExecuteHandler(ctx: TGatewayContext): TRouteHandler {
     const leaseMs = Math.min(limits.deadlineMs, input.deadlineMs ?? Infinity) + 10_000;
     // The request as parsed (whitespace aside, as sent): a repeat under the key must send the same one.
     const fingerprint = hash("sha256", JSON.stringify(input), "base64url");
-    const { answer, replayed } = await ctx.idempotency.run(operation, key, fingerprint, limits.idempotencyWindowSeconds * 1000, leaseMs, async (lease) => {
-      const r = await executeJson(ctx, operation, input, requestId, key, lease, auth.principal.id);
+    // The key is the calling API key's own: another key's identical Idempotency-Key is another
+    // request, here and at the provider (which sees every caller through one credential).
+    const scopedKey = `${auth.principal.id}\u001f${key}`;
+    const providerKey = `${hash("sha256", auth.principal.id, "base64url").slice(0, 12)}-${key}`;
+    const { answer, replayed } = await ctx.idempotency.run(operation, scopedKey, fingerprint, limits.idempotencyWindowSeconds * 1000, leaseMs, async (lease) => {
+      const r = await executeJson(ctx, operation, input, requestId, providerKey, lease, auth.principal.id);
       return { answer: r.answer, definitive: r.definitive };
     });
     send(res, answer, replayed ? { "idempotent-replayed": "true" } : {});

@@ -44,7 +44,8 @@ function fail(err: ContractError): TPrepareResult {
  * everything an execute call does before a provider is called, shared by the JSON and the
  * streaming path. `requestId` is the caller's or generated; `previouslyAttempted` comes from an
  * idempotency takeover. `queueOwner` is the principal a queued job belongs to (only it may read
- * the answer); null: nothing is queued (streams, a queued job's own run).
+ * the answer); null: nothing is queued (streams, a queued job's own run). `caller`: the principal
+ * id the decision is logged under (its requestId is that key's own).
  */
 export async function prepareExecution(
   ctx: TGatewayContext,
@@ -54,6 +55,7 @@ export async function prepareExecution(
   idempotencyKey: string | null,
   previouslyAttempted: readonly string[],
   queueOwner: string | null,
+  caller: string | null,
 ): Promise<TPrepareResult> {
   const state = ctx.state;
   const active = state.policyFor(operation);
@@ -108,7 +110,7 @@ export async function prepareExecution(
     `already called for idempotency key ${idempotencyKey ?? requestId}`,
   );
 
-  const decision = ctx.decide({ operation, region: input.region, requestId, attributes: input.attributes }, active, routerState, gated.excluded);
+  const decision = ctx.decide({ operation, region: input.region, requestId, attributes: input.attributes, apiKeyId: caller }, active, routerState, gated.excluded);
   const record = decision.record;
   // Swallowed here; the attempt path awaits it and reports a failed write.
   decision.written.catch(() => {});

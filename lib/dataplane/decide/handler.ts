@@ -29,8 +29,8 @@ registerEndpoint({
   summary: "Which provider to call for one request, with the full explanation",
   description:
     "Evaluates the operation's active factor list (and its shadow version, if any) against cached telemetry. " +
-    "Idempotent: the same (operation, requestId) within 5 minutes returns the same decision; the same (operation, requestId) " +
-    "with another region or other attributes is refused with 422 idempotency_key_reused. With sync durability " +
+    "Idempotent: the same (operation, requestId) from the same API key within 5 minutes returns the same decision (another key's " +
+    "requestId is its own); the same (operation, requestId) with another region or other attributes is refused with 422 idempotency_key_reused. With sync durability " +
     "(the default) the answer comes after the decision is committed to the decision log (or fsynced to the local spool " +
     "while Postgres is unreachable); header x-decision-durability says which.",
   tags: ["decisions"],
@@ -118,7 +118,9 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
       throw unknownRegion(input.operation, input.region, state.knownRegions(input.operation));
     }
 
-    const key = `${input.operation}\u001f${input.requestId}`;
+    // The requestId is the calling key's own: another key's identical requestId is another request.
+    const caller = auth.principal.id;
+    const key = `${caller}\u001f${input.operation}\u001f${input.requestId}`;
     const digest = attributesDigest(input.attributes);
     const request: TRequestIdentity = { region: input.region, attributesDigest: digest };
     const cached = deps.cache.get(key);
@@ -151,7 +153,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
       stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt),
       attributesDigest: digest,
     });
-    const row = decisionRowOf(record, { id: decisionId, degraded, body, durability: deps.log.durability, instanceId: deps.instanceId });
+    const row = decisionRowOf(record, { id: decisionId, degraded, body, durability: deps.log.durability, instanceId: deps.instanceId, apiKeyId: caller });
 
     const pending = deps.log.submit(row, stored).then((o: TWriteOutcome) => ({
       status: o.status,

@@ -38,13 +38,27 @@ export type TDecisionRow = {
   body: string;
   durability: "sync" | "async";
   instanceId: string;
+  /**
+   * Who asked: the API key's id (the principal id: `env:SWITCHYARD_API_KEY`, `anonymous`), so a
+   * decision can be traced to a key and its idempotency is the key's own. Absent in rows spooled
+   * before it existed (replayed as null).
+   */
+  apiKeyId?: string | null;
+  /**
+   * The providers outcomes may be reported for, comma-separated: the selected one, then the
+   * failover order the caller was given (decide's eligible candidates, a client's reported order).
+   */
+  offeredProviders?: string | null;
 };
 
 /**
  * The decision-log row for a router-core record: the columns the console filters on, taken from
  * the record, and `body`, the response text as sent (decide and execute add their own fields).
  */
-export function decisionRowOf(record: TDecisionRecord, row: Pick<TDecisionRow, "id" | "degraded" | "body" | "durability" | "instanceId">): TDecisionRow {
+export function decisionRowOf(
+  record: TDecisionRecord,
+  row: Pick<TDecisionRow, "id" | "degraded" | "body" | "durability" | "instanceId" | "apiKeyId">,
+): TDecisionRow {
   // Spelled out field by field: a spread here cost about 2% of execute mode's CPU.
   return {
     id: row.id,
@@ -66,9 +80,36 @@ export function decisionRowOf(record: TDecisionRecord, row: Pick<TDecisionRow, "
     body: row.body,
     durability: row.durability,
     instanceId: row.instanceId,
+    apiKeyId: row.apiKeyId,
+    offeredProviders: offeredProviders(record),
   };
 }
 
+/** By candidate list, then selected provider: decisions on one routing state share the list (router-core). */
+const offeredMemo = new WeakMap<readonly TDecisionRecord["candidates"][number][], Map<string, string>>();
+
+/**
+ * The selected provider, then the other eligible candidates in the record's order: what a caller
+ * may fail over to and report outcomes for. Computed once per candidate list and selection.
+ */
+export function offeredProviders(record: Pick<TDecisionRecord, "candidates" | "selected" | "fallback">): string | null {
+  // probe_only: nothing was eligible, the fallback names the one provider to probe.
+  if (record.selected === null && record.fallback?.provider) return record.fallback.provider;
+  let bySelected = offeredMemo.get(record.candidates);
+  if (bySelected === undefined) {
+    bySelected = new Map();
+    offeredMemo.set(record.candidates, bySelected);
+  }
+  const key = record.selected ?? "";
+  let text = bySelected.get(key);
+  if (text === undefined) {
+    const list = record.selected === null ? [] : [record.selected];
+    for (const c of record.candidates) if (c.eligible && c.provider !== record.selected) list.push(c.provider);
+    text = list.join(",");
+    bySelected.set(key, text);
+  }
+  return text === "" ? null : text;
+}
 /** A candidate list's JSON text and its content id (see decide/body.ts). */
 export type TCandidateList = { id: string; json: string };
 
@@ -126,7 +167,7 @@ const rowColumn = <T>(name: string, type: string, array: (values: readonly (T | 
  * A batch travels as one binary array per column, the records (stored texts, see TStoredRecord)
  * among them, so neither side escapes or re-parses anything: Postgres's only pass over a record is
  * the json column's input check. unnest() pairs the arrays by position, in this order, which is
- * also decision_log_insert_columns's parameter order.
+ * also decision_log_insert_keyed's parameter order.
  */
 const COLUMNS: readonly TColumn[] = [
   rowColumn("id", "uuid", uuidParam, (r) => r.id),
@@ -148,6 +189,8 @@ const COLUMNS: readonly TColumn[] = [
   rowColumn("degraded", "bool", boolParam, (r) => r.degraded),
   rowColumn("durability", "text", textParam, (r) => r.durability),
   rowColumn("instance_id", "text", textParam, (r) => r.instanceId),
+  rowColumn("api_key_id", "text", textParam, (r) => r.apiKeyId ?? null),
+  rowColumn("offered_providers", "text", textParam, (r) => r.offeredProviders ?? null),
   { name: "candidates_id", type: "uuid", encode: (batch) => uuidParam(batch.listIds) },
   { name: "record", type: "text", encode: (batch) => textParam(batch.texts) },
 ];
@@ -160,15 +203,15 @@ const COLUMN_PARAMS = COLUMNS.map((c, i) => `$${i + 1}::${c.type}[]`).join(", ")
 const after = (k: number) => `$${COLUMNS.length + 1 + k}`;
 
 /**
- * Inserts the rows whose (operation, request_id) has no decision within the idempotency window
+ * Inserts the rows whose (operation, request_id, api_key_id) has no decision within the idempotency window
  * and returns the existing decisions for the others: one statement, one round trip, one
- * transaction for the whole batch (the `decision_log_insert_columns` function, see its
+ * transaction for the whole batch (the `decision_log_insert_keyed` function, see its
  * migrations). Rows for the same key arriving at two instances at once are serialised by a
  * transaction-scoped advisory lock per key. The lookup is one index probe per row (LATERAL ...
  * LIMIT 1), never a scan of the window, and the time bounds prune it to the partitions the window
  * can touch. New candidate lists travel as three more parameters (ids, days, texts).
  */
-const INSERT_DEDUPED = `select input_id, id, body from decision_log_insert_columns(${COLUMN_PARAMS},
+const INSERT_DEDUPED = `select input_id, id, body from decision_log_insert_keyed(${COLUMN_PARAMS},
   ${after(0)}::bigint, ${after(1)}::timestamptz, ${after(2)}::timestamptz, ${after(3)}::uuid[], ${after(4)}::date[], ${after(5)}::text[])`;
 
 /** Replay of spooled rows: the primary key makes a second replay of the same segment a no-op. */
