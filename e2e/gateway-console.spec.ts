@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, test, type APIResponse } from "@playwright/test";
 import { createPrisma, type PrismaClient } from "../lib/db/client";
@@ -30,7 +29,9 @@ test.beforeAll(async ({ request }) => {
   if (!url) throw new Error("E2E_DATABASE_URL is not set: run through npm run test:e2e");
   prisma = createPrisma(url);
   mock = await startMockProvider({ kind: "openai" });
-  secretDir = await mkdtemp(path.join(tmpdir(), "sy-e2e-gateway-"));
+  // The server reads credentials only from its secrets directory, where this key is bound to 127.0.0.1 (scripts/e2e.ts).
+  secretDir = process.env.E2E_SECRETS_DIR ?? "";
+  if (!secretDir) throw new Error("E2E_SECRETS_DIR is not set: run through npm run test:e2e");
   const keyFile = path.join(secretDir, "openai-key");
   await writeFile(keyFile, secret);
   await seedLlmChat(prisma);
@@ -44,7 +45,7 @@ test.afterAll(async () => {
   await notifyConfigChange(prisma, { kind: "policy", operationKey: OPERATION }).catch(() => {});
   await prisma.$disconnect();
   await mock.close();
-  await rm(secretDir, { recursive: true, force: true });
+  await rm(path.join(secretDir, "openai-key"), { force: true });
 });
 
 test("on-call reads execute limits, spend over the cap, adapters without secrets and the budget breach", async ({ page }) => {

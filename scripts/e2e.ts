@@ -1,6 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import pg from "pg";
 import { assertReachable, withDatabase } from "../lib/db/database-url";
 import { startThrowawayCluster } from "../test/support/throwaway-cluster";
@@ -53,6 +56,9 @@ async function main(): Promise<number> {
   // The server runs outside demo mode here (it is given a DATABASE_URL), so the data plane
   // needs a key; the specs send the same one.
   const apiKey = process.env.SWITCHYARD_API_KEY ?? `e2e-${randomBytes(12).toString("hex")}`;
+  // Credentials resolve only inside the secrets namespace (lib/gateway/secret-namespace.ts):
+  // specs write key files here, and the gateway spec's key is bound to its loopback mock.
+  const secretsDir = mkdtempSync(path.join(tmpdir(), "sy-e2e-secrets-"));
   let server: ChildProcess | null = null;
   try {
     if (buildIsStale(process.cwd())) {
@@ -75,6 +81,8 @@ async function main(): Promise<number> {
         DATABASE_URL: databaseUrl,
         SWITCHYARD_API_KEY: apiKey,
         SWITCHYARD_SEED_DEMO: "1",
+        SWITCHYARD_SECRETS_DIR: secretsDir,
+        SWITCHYARD_CREDENTIAL_HOSTS: `file:${secretsDir}/openai-key=127.0.0.1`,
         NEXT_TELEMETRY_DISABLED: "1",
       },
     });
@@ -92,7 +100,7 @@ async function main(): Promise<number> {
     log(`server ready at ${base}`);
     const run = spawnSync(process.execPath, [require.resolve("@playwright/test/cli"), "test", "-c", "e2e/playwright.config.ts", ...process.argv.slice(2)], {
       stdio: "inherit",
-      env: { ...process.env, E2E_BASE_URL: base, E2E_DATABASE_URL: databaseUrl, SWITCHYARD_API_KEY: apiKey },
+      env: { ...process.env, E2E_BASE_URL: base, E2E_DATABASE_URL: databaseUrl, SWITCHYARD_API_KEY: apiKey, E2E_SECRETS_DIR: secretsDir },
     });
     const scanner = createSecretScanner([
       ...secretsFromEnv({ ...process.env, SWITCHYARD_API_KEY: apiKey }),
@@ -116,6 +124,7 @@ async function main(): Promise<number> {
     }
     await adminQuery(adminUrl, `drop database if exists ${pg.escapeIdentifier(dbName)} with (force)`).catch(() => {});
     await cluster?.stop();
+    rmSync(secretsDir, { recursive: true, force: true });
   }
 }
 

@@ -10,16 +10,17 @@ import { operationComplianceReasons, providerComplianceReasons } from "./catalog
 import { createOperation } from "./create-operation";
 import { createProvider } from "./create-provider";
 import { deleteAdapter } from "./delete-adapter";
-import { baseUrlProblem } from "./outbound-safety";
-import { putAdapter } from "./put-adapter";
+import { adapterInputErrors, putAdapter } from "./put-adapter";
 import { putGatewayLimits } from "./put-gateway-limits";
 import { updateOperation } from "./update-operation";
 import { updateProvider } from "./update-provider";
 import type { TBundle } from "./bundle";
 import type { TOperation, TProvider } from "./schemas";
+import { adapterSecurityReasons, credentialRefErrors, otherReviewerExists, providerSecurityReasons } from "./security-review";
 
 /**
- * One planned change. `applied`: takes effect at once; `pending`: waits for compliance;
+ * One planned change. `applied`: takes effect at once; `pending`: waits for compliance (a
+ * compliance-moving or security-class change, lib/catalog/security-review.ts);
  * `in_review`: a factor-list version that waits for an approver (and compliance when it
  * touches gates or regions) and an activation, as any other version does.
  */
@@ -50,7 +51,11 @@ function operationOnly(o: TBundle["operations"][number]): TOperation {
  * version in review with the same content) plans nothing, so applying twice changes nothing.
  * Providers and operations the bundle leaves out are left alone (a bundle never deletes them).
  */
-export async function planBundle(prisma: PrismaClient, bundle: TBundle): Promise<{ changes: TBundleChange[]; factorLists: Map<string, TFactorList> }> {
+export async function planBundle(
+  prisma: PrismaClient,
+  bundle: TBundle,
+  actor: TActor | null = null,
+): Promise<{ changes: TBundleChange[]; factorLists: Map<string, TFactorList> }> {
   const errors: TFieldError[] = [];
   const changes: TBundleChange[] = [];
   const factorLists = new Map<string, TFactorList>();
@@ -67,10 +72,13 @@ export async function planBundle(prisma: PrismaClient, bundle: TBundle): Promise
   const limitsBy = new Map(limits.map((l) => [l.operationKey, l]));
   const held = (type: string, key: string, payload: unknown) => pending.some((c) => c.targetType === type && c.targetKey === key && same(c.payload, payload));
   const knownProviders = new Set([...providers.map((p) => p.key), ...bundle.providers.map((p) => p.key)]);
+  // Security-class changes wait only where someone else could approve them (as putAdapter decides).
+  const reviewed = actor ? await otherReviewerExists(prisma, actor) : true;
 
   bundle.providers.forEach((bp, i) => {
     const next = providerOnly(bp);
     const row = providerBy.get(bp.key);
+    errors.push(...credentialRefErrors(next.credentialRef, `providers.${i}.credentialRef`));
     if (!row)
       changes.push({
         target: `provider ${bp.key}`,
@@ -81,7 +89,8 @@ export async function planBundle(prisma: PrismaClient, bundle: TBundle): Promise
     else {
       const current = providerOf(row);
       if (!same(current, next) && !held("provider", bp.key, next)) {
-        const reasons = providerComplianceReasons(current, next);
+        const security = providerSecurityReasons(current, next);
+        const reasons = [...providerComplianceReasons(current, next), ...(reviewed ? security : [])];
         changes.push({
           target: `provider ${bp.key}`,
           action: reasons.length > 0 ? "request" : "update",
@@ -91,11 +100,18 @@ export async function planBundle(prisma: PrismaClient, bundle: TBundle): Promise
       }
     }
     if (bp.adapter) {
-      const problem = baseUrlProblem(bp.adapter.baseUrl);
-      if (problem) errors.push({ path: `providers.${i}.adapter.baseUrl`, message: problem });
+      errors.push(...adapterInputErrors(bp.adapter, `providers.${i}.adapter.`));
       const a = adapterBy.get(bp.key);
-      if (!a || !same(adapterOf(a), bp.adapter))
-        changes.push({ target: `adapter ${bp.key}`, action: a ? "update" : "create", effect: "applied", detail: `${bp.adapter.kind} → ${bp.adapter.baseUrl}` });
+      const before = a ? adapterOf(a) : null;
+      if (!same(before, bp.adapter) && !held("adapter", bp.key, bp.adapter)) {
+        const reasons = reviewed ? adapterSecurityReasons(before, bp.adapter, next.credentialRef) : [];
+        changes.push({
+          target: `adapter ${bp.key}`,
+          action: reasons.length > 0 ? "request" : a ? "update" : "create",
+          effect: reasons.length > 0 ? "pending" : "applied",
+          detail: reasons.join("; ") || `${bp.adapter.kind} → ${bp.adapter.baseUrl}`,
+        });
+      }
     } else if (bp.adapter === null && adapterBy.has(bp.key)) {
       changes.push({ target: `adapter ${bp.key}`, action: "delete", effect: "applied", detail: "adapter: null" });
     }
@@ -176,7 +192,7 @@ function changedFields(a: Record<string, unknown>, b: Record<string, unknown>): 
  * continues where it stopped, since what already matches plans nothing.
  */
 export async function applyBundle(prisma: PrismaClient, actor: TActor, bundle: TBundle, opts: { dryRun: boolean }): Promise<TApplyResult> {
-  const { changes, factorLists } = await planBundle(prisma, bundle);
+  const { changes, factorLists } = await planBundle(prisma, bundle, actor);
   const result = (applied: TBundleChange[]): TApplyResult => ({ dryRun: opts.dryRun, changes: applied, summary: summarize(applied) });
   if (opts.dryRun || changes.length === 0) return result(changes);
   const targets = new Set(changes.map((c) => c.target));

@@ -1,9 +1,12 @@
 import type { Prisma, PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
-import { ControlPlaneError, notFound, parseInput } from "../errors/api-errors";
+import { ControlPlaneError, invalid, notFound, parseInput } from "../errors/api-errors";
+import { adapterOf } from "./catalog-rows";
 import { changeSummary, lockOperation, lockProvider, writeOperation, writeProvider } from "./catalog-helpers";
-import { ZOperation, ZProvider } from "./schemas";
+import { adapterInputErrors, writeAdapter } from "./put-adapter";
+import { ZAdapter, ZOperation, ZProvider } from "./schemas";
+import { credentialRefErrors } from "./security-review";
 
 async function lockChange(tx: Prisma.TransactionClient, id: string) {
   await tx.$queryRaw`select id from catalog_change where id = ${id}::uuid for update`;
@@ -14,7 +17,7 @@ async function lockChange(tx: Prisma.TransactionClient, id: string) {
 }
 
 /**
- * Compliance approves a held change and it applies. Separation of duties: the person who asked
+ * Compliance approves a held change (compliance-moving or security-class) and it applies. Separation of duties: the person who asked
  * for it cannot approve it (403 four_eyes). The target must still be at the version the change
  * was made against (409 stale_change otherwise), so what was reviewed is what applies; the
  * referential checks run again.
@@ -35,10 +38,21 @@ export async function approveCatalogChange(prisma: PrismaClient, actor: TActor, 
       }
     };
     const extra = { approvedChange: change.id, requestedBy: change.requestedBy };
-    if (change.targetType === "provider") {
+    if (change.targetType === "adapter") {
+      const provider = await lockProvider(tx, change.targetKey);
+      const input = parseInput(ZAdapter, change.payload);
+      const errors = adapterInputErrors(input);
+      if (errors.length > 0) throw invalid(errors, "the held adapter no longer passes the outbound rules");
+      const row = await tx.providerAdapter.findUnique({ where: { providerKey: change.targetKey } });
+      await writeAdapter(tx, actor, provider, row ? adapterOf(row) : null, input, extra);
+    } else if (change.targetType === "provider") {
       const before = await lockProvider(tx, change.targetKey);
       stale(before.version);
-      await writeProvider(tx, actor, before, parseInput(ZProvider, change.payload), "catalog.provider.update", extra);
+      const next = parseInput(ZProvider, change.payload);
+      // The namespace is the server's configuration, which may have changed since the request.
+      const refused = credentialRefErrors(next.credentialRef, "payload.credentialRef");
+      if (refused.length > 0) throw invalid(refused, "the credential reference is outside the secrets namespace");
+      await writeProvider(tx, actor, before, next, "catalog.provider.update", extra);
     } else {
       const before = await lockOperation(tx, change.targetKey);
       stale(before.version);

@@ -20,6 +20,7 @@ import { createProvider } from "./create-provider";
 import { exportBundle } from "./export-bundle";
 import { putAdapter } from "./put-adapter";
 import { putGatewayLimits } from "./put-gateway-limits";
+import { approveCatalogChange } from "./approve-catalog-change";
 import { ZAdapter, ZGatewayLimits, ZOperation, ZProvider } from "./schemas";
 
 type TInstance = {
@@ -64,6 +65,13 @@ async function reviewAndActivate(i: TInstance): Promise<number> {
   return inReview.length;
 }
 
+/** Compliance approves every held catalogue change (security-class adapter changes included). */
+async function approveHeld(i: TInstance): Promise<number> {
+  const held = await i.prisma.catalogChange.findMany({ where: { status: "pending" } });
+  for (const c of held) await approveCatalogChange(i.prisma, i.users.compliance.actor, c.id, "reviewed");
+  return held.length;
+}
+
 async function decide(i: TInstance, region: string, requestId: string) {
   const server = await startStandaloneDataPlane({ databaseUrl: i.db.url, seed: false, settings: { ...dataPlaneSettings({}, process.cwd()), spoolDir } });
   servers.push(server);
@@ -90,7 +98,7 @@ beforeAll(async () => {
       regions: ["EU", "NA"],
       certifications: ["gdpr", "soc2"],
       costPerRequest: 0.0079,
-      credentialRef: "env:SMS_CERTIFIED_TOKEN",
+      credentialRef: "env:SWITCHYARD_SECRET_SMS_CERTIFIED",
     }),
   );
   await createProvider(
@@ -111,6 +119,7 @@ beforeAll(async () => {
     "sms_certified",
     parseInput(ZAdapter, { kind: "http_json", baseUrl: "https://sms.certified.example/v1", options: { path: "/messages" } }),
   );
+  expect(await approveHeld(source)).toBe(1);
   await createOperation(
     source.prisma,
     admin,
@@ -135,14 +144,14 @@ describe("configuration bundle", () => {
   it("export → apply to an empty instance gives the same decision; a second apply reports no changes", async () => {
     const yaml = bundleToYaml(await exportBundle(source.prisma));
     expect(yaml).toContain("apiVersion: switchyard/v1");
-    expect(yaml).toContain("env:SMS_CERTIFIED_TOKEN");
+    expect(yaml).toContain("env:SWITCHYARD_SECRET_SMS_CERTIFIED");
     const bundle = parseBundle(yaml);
 
     const dry = await applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: true });
     expect(dry.changes.map((c) => `${c.action} ${c.target}`)).toEqual([
       "create provider sms_budget",
       "create provider sms_certified",
-      "create adapter sms_certified",
+      "request adapter sms_certified",
       "create operation SEND_SMS",
       "create gateway limits SEND_SMS",
       "draft factor list SEND_SMS",
@@ -150,11 +159,14 @@ describe("configuration bundle", () => {
     expect(await target.prisma.provider.count()).toBe(0);
 
     const applied = await applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: false });
-    expect(applied.summary).toBe("6 changes: 5 applied, 0 waiting for compliance, 1 factor lists in review");
+    expect(applied.summary).toBe("6 changes: 4 applied, 1 waiting for compliance, 1 factor lists in review");
+    // Where the credential and the messages go is reviewed by someone else before it applies.
+    expect(await target.prisma.providerAdapter.count()).toBe(0);
     // Applying never bypasses review: the factor list waits in review, nothing routes yet.
     expect((await target.prisma.factorListVersion.findFirstOrThrow({ where: { operationKey: "SEND_SMS" } })).status).toBe("in_review");
     expect((await applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: false })).summary).toBe("no changes");
 
+    expect(await approveHeld(target)).toBe(1);
     expect(await reviewAndActivate(target)).toBe(1);
     expect(bundleToYaml(await exportBundle(target.prisma))).toBe(yaml);
     expect((await applyBundle(target.prisma, target.users.admin.actor, parseBundle(yaml), { dryRun: false })).summary).toBe("no changes");
@@ -179,6 +191,41 @@ describe("configuration bundle", () => {
     expect(first.changes).toEqual([expect.objectContaining({ target: "provider sms_budget", action: "request", effect: "pending" })]);
     expect((await target.prisma.provider.findUniqueOrThrow({ where: { key: "sms_budget" } })).complianceTags).toEqual(["soc2"]);
     expect((await applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: false })).summary).toBe("no changes");
+  });
+
+  it("a bundle cannot point a credential at the server's configuration, nor a held adapter apply unreviewed", async () => {
+    const bundle = await exportBundle(target.prisma);
+    const certified = bundle.providers.find((p) => p.key === "sms_certified")!;
+    certified.credentialRef = "env:DATABASE_URL";
+    const refused = await refusal(applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: false }));
+    expect([refused.status, refused.code, refused.fields.map((f) => f.path)]).toEqual([422, "invalid", ["providers.1.credentialRef"]]);
+    certified.credentialRef = "file:/proc/self/environ";
+    expect((await refusal(applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: true }))).fields[0]!.path).toBe("providers.1.credentialRef");
+
+    certified.credentialRef = "env:SWITCHYARD_SECRET_OTHER";
+    certified.adapter = {
+      ...certified.adapter!,
+      baseUrl: "https://collector.example/v1",
+      options: { path: "/x", headers: { authorization: "Bearer {{credential}}" } },
+    };
+    const held = await applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: false });
+    expect(held.changes.map((c) => [c.target, c.effect])).toEqual([
+      ["provider sms_certified", "pending"],
+      ["adapter sms_certified", "pending"],
+    ]);
+    const row = await target.prisma.providerAdapter.findUniqueOrThrow({ where: { providerKey: "sms_certified" } });
+    expect([row.baseUrl, row.credentialRef]).toEqual(["https://sms.certified.example/v1", "env:SWITCHYARD_SECRET_SMS_CERTIFIED"]);
+    // The requester cannot approve; nothing moved.
+    const change = await target.prisma.catalogChange.findFirstOrThrow({ where: { status: "pending", targetType: "adapter" } });
+    expect((await refusal(approveCatalogChange(target.prisma, target.users.admin.actor, change.id, ""))).code).toMatch(/forbidden|four_eyes/);
+    await target.prisma.catalogChange.updateMany({ where: { status: "pending" }, data: { status: "rejected" } });
+  });
+
+  it("refuses a literal secret in an adapter header, naming it", async () => {
+    const bundle = await exportBundle(target.prisma);
+    bundle.providers.find((p) => p.key === "sms_certified")!.adapter!.options = { headers: { "x-api-key": "sk_live_4eC39HqLyjWDarjtT1zdp7dc" } };
+    const refused = await refusal(applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: true }));
+    expect([refused.status, refused.fields.map((f) => f.path)]).toEqual([422, ["providers.1.adapter.options.headers.x-api-key"]]);
   });
 
   it("refuses a bundle naming every offending field", async () => {

@@ -5,7 +5,7 @@ import { notifyConfigChange } from "../db/notify";
 import { ControlPlaneError, invalid, notFound } from "../errors/api-errors";
 import { operationData, operationOf, providerData, providerOf, sameRequirements, sameSet } from "./catalog-rows";
 import { describePolicies, policiesNamingProvider, policiesOfOperation } from "./policies-naming";
-import type { TOperation, TProvider } from "./schemas";
+import type { TAdapter, TOperation, TProvider } from "./schemas";
 
 type TTx = Prisma.TransactionClient;
 
@@ -128,16 +128,17 @@ export async function writeOperation(
 }
 
 /**
- * Holds a compliance-moving change for review. A newer request for the same target supersedes
- * a pending one, so a reviewer never approves a stale edit by accident.
+ * Holds a compliance-moving or security-class change for review. A newer request for the same
+ * target supersedes a pending one, so a reviewer never approves a stale edit by accident.
  */
 export async function holdForCompliance(
   tx: TTx,
   actor: TActor,
-  target: { type: "provider" | "operation"; key: string; version: number | null },
+  target: { type: "provider" | "operation" | "adapter"; key: string; version: number | null },
   action: "create" | "update",
-  payload: TProvider | TOperation,
+  payload: TProvider | TOperation | TAdapter,
   reasons: string[],
+  before: unknown = null,
 ): Promise<CatalogChange> {
   await tx.catalogChange.updateMany({ where: { targetType: target.type, targetKey: target.key, status: "pending" }, data: { status: "superseded" } });
   const change = await tx.catalogChange.create({
@@ -156,6 +157,7 @@ export async function holdForCompliance(
     action: `catalog.${target.type}.request`,
     targetType: "catalog_change",
     targetId: change.id,
+    before,
     after: { target: `${target.type}:${target.key}`, payload, reasons, baseVersion: target.version },
   });
   return change;

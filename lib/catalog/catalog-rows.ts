@@ -1,4 +1,5 @@
 import type { Operation, Prisma, Provider, ProviderAdapter, GatewayOperation } from "../db/generated/client";
+import { redactAdapterOptions } from "./adapter-secrets";
 import { ZQuota, type TAdapter, type TGatewayLimits, type TOperation, type TProvider } from "./schemas";
 
 /** Catalogue rows as the API and the bundle speak them (camelCase, numbers, no database ids). */
@@ -61,7 +62,7 @@ export function adapterOf(row: ProviderAdapter): TAdapter {
     model: row.model,
     contextWindow: row.contextWindow,
     timeoutMs: row.timeoutMs,
-    options: (row.options ?? {}) as Record<string, unknown>,
+    options: redactAdapterOptions((row.options ?? {}) as Record<string, unknown>),
   };
 }
 

@@ -136,7 +136,9 @@ describe("referential safety", () => {
 
   it("a provider no policy names can be renamed (its adapter follows), disabled and deleted", async () => {
     await createProvider(prisma, admin.actor, parseInput(ZProvider, { ...SMS, key: "sinch" }));
-    await putAdapter(prisma, admin.actor, "sinch", parseInput(ZAdapter, { kind: "http_json", baseUrl: "https://sms.sinch.example/v1" }));
+    const held = await putAdapter(prisma, admin.actor, "sinch", parseInput(ZAdapter, { kind: "http_json", baseUrl: "https://sms.sinch.example/v1" }));
+    expect(held.status).toBe("pending");
+    if (held.status === "pending") await approveCatalogChange(prisma, compliance.actor, held.change.id, "sinch: ok");
     expect((await updateProvider(prisma, admin.actor, "sinch", { key: "sinch_eu" })).status).toBe("applied");
     expect(await prisma.providerAdapter.findUnique({ where: { providerKey: "sinch_eu" } })).not.toBeNull();
     expect((await updateProvider(prisma, admin.actor, "sinch_eu", { enabled: false })).status).toBe("applied");
@@ -221,13 +223,13 @@ describe("changes that move compliance wait for a compliance reviewer", () => {
   });
 
   it("the catalogue shows a credential reference's state, never its value", async () => {
-    process.env.SY_TEST_SMS_TOKEN = "super-secret-token-value";
-    await createProvider(prisma, admin.actor, parseInput(ZProvider, { ...SMS, key: "with_cred", credentialRef: "env:SY_TEST_SMS_TOKEN" }));
-    await createProvider(prisma, admin.actor, parseInput(ZProvider, { ...SMS, key: "without_cred", credentialRef: "env:SY_TEST_UNSET_TOKEN" }));
+    process.env.SWITCHYARD_SECRET_SY_TEST_SMS = "super-secret-token-value";
+    await createProvider(prisma, admin.actor, parseInput(ZProvider, { ...SMS, key: "with_cred", credentialRef: "env:SWITCHYARD_SECRET_SY_TEST_SMS" }));
+    await createProvider(prisma, admin.actor, parseInput(ZProvider, { ...SMS, key: "without_cred", credentialRef: "env:SWITCHYARD_SECRET_SY_TEST_UNSET" }));
     const catalog = await getCatalog(prisma);
     expect(catalog.providers.find((p) => p.key === "with_cred")?.credentialState).toBe("resolved");
     expect(catalog.providers.find((p) => p.key === "without_cred")?.credentialState).toBe("missing");
     expect(JSON.stringify(catalog)).not.toContain("super-secret-token-value");
-    delete process.env.SY_TEST_SMS_TOKEN;
+    delete process.env.SWITCHYARD_SECRET_SY_TEST_SMS;
   });
 });

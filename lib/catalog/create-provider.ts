@@ -2,16 +2,21 @@ import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { notifyConfigChange } from "../db/notify";
-import { ControlPlaneError } from "../errors/api-errors";
+import { ControlPlaneError, invalid } from "../errors/api-errors";
 import { providerData } from "./catalog-rows";
 import type { TProvider } from "./schemas";
+import { credentialRefErrors } from "./security-review";
 
 /**
  * Adds a provider. Applies at once, certifications and regions included: a new provider routes
  * nothing until a factor list names it, and an operation's policy that starts naming it is a
  * change compliance reviews (a first version always is; later ones when they touch gates or regions).
+ * Its credential reference must lie in the secrets namespace; it is sent nowhere until an adapter,
+ * itself a reviewed change (put-adapter.ts), exists.
  */
 export async function createProvider(prisma: PrismaClient, actor: TActor, input: TProvider) {
+  const refused = credentialRefErrors(input.credentialRef, "credentialRef");
+  if (refused.length > 0) throw invalid(refused, "the credential reference is outside the secrets namespace");
   return prisma.$transaction(async (tx) => {
     if (await tx.provider.findUnique({ where: { key: input.key }, select: { key: true } })) {
       throw new ControlPlaneError(409, "already_exists", `provider ${input.key} already exists`, [

@@ -1,17 +1,22 @@
 import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { canonicalJson } from "../audit/canonical";
-import { parseInput } from "../errors/api-errors";
+import { invalid, parseInput } from "../errors/api-errors";
 import { providerOf } from "./catalog-rows";
 import { changeSummary, holdForCompliance, lockProvider, providerComplianceReasons, refuseIfNamed, writeProvider } from "./catalog-helpers";
 import { ZProvider, type TProviderPatch } from "./schemas";
+import { credentialRefErrors, otherReviewerExists, providerSecurityReasons } from "./security-review";
 
 /**
  * Edits a provider (disabling and renaming included). A change to its certifications or regions,
- * or enabling it, waits for compliance approval as a whole; the rest applies at once. Disabling or
- * renaming a provider a live policy names is refused either way, before anything is held.
+ * or enabling it, waits for compliance approval as a whole, and so does pointing its credential
+ * reference elsewhere (security-review.ts); the rest applies at once. A reference outside the
+ * secrets namespace is 422 naming credentialRef. Disabling or renaming a provider a live policy
+ * names is refused either way, before anything is held.
  */
 export async function updateProvider(prisma: PrismaClient, actor: TActor, key: string, patch: TProviderPatch) {
+  const refused = credentialRefErrors(patch.credentialRef ?? null, "credentialRef");
+  if (refused.length > 0) throw invalid(refused, "the credential reference is outside the secrets namespace");
   return prisma.$transaction(async (tx) => {
     const before = await lockProvider(tx, key);
     const current = providerOf(before);
@@ -19,12 +24,15 @@ export async function updateProvider(prisma: PrismaClient, actor: TActor, key: s
     if (canonicalJson(next) === canonicalJson(current)) return { status: "unchanged" as const, provider: current, version: before.version };
     if (next.key !== key) await refuseIfNamed(tx, key, "rename");
     if (current.enabled && !next.enabled) await refuseIfNamed(tx, key, "disable");
-    const reasons = providerComplianceReasons(current, next);
-    if (reasons.length > 0) {
-      const change = await holdForCompliance(tx, actor, { type: "provider", key, version: before.version }, "update", next, reasons);
+    const compliance = providerComplianceReasons(current, next);
+    const security = providerSecurityReasons(current, next);
+    const alone = compliance.length === 0 && security.length > 0 && !(await otherReviewerExists(tx, actor));
+    if (compliance.length + security.length > 0 && !alone) {
+      const reasons = [...compliance, ...security];
+      const change = await holdForCompliance(tx, actor, { type: "provider", key, version: before.version }, "update", next, reasons, current);
       return { status: "pending" as const, change: changeSummary(change) };
     }
-    const row = await writeProvider(tx, actor, before, next, "catalog.provider.update");
+    const row = await writeProvider(tx, actor, before, next, "catalog.provider.update", alone ? { single_reviewer: true } : {});
     return { status: "applied" as const, provider: next, version: row.version };
   });
 }

@@ -37,7 +37,7 @@ beforeAll(async () => {
       providerKey: "provider_A",
       kind: "http_json",
       baseUrl: `https://ops:${SECRETS.userinfo}@sms.example.test:8443/v2?api_key=${SECRETS.query}`,
-      credentialRef: "env:SMS_A_TOKEN",
+      credentialRef: "env:SWITCHYARD_SECRET_SMS_A_TOKEN",
       timeoutMs: 5_000,
       options: { method: "POST", path: "/send", headers: { authorization: `Bearer ${SECRETS.header}` }, body: { to: "{{input.to}}" } },
     },
@@ -97,7 +97,7 @@ afterAll(async () => {
   await db.drop();
 });
 
-const env = { OPENAI_API_KEY: SECRETS.env, SMS_A_TOKEN: SECRETS.env };
+const env = { OPENAI_API_KEY: SECRETS.env, SWITCHYARD_SECRET_SMS_A_TOKEN: SECRETS.env };
 
 describe("getGatewayView", () => {
   it("lists each operation's execute limits, fallback policy and callable providers, and each adapter without secrets", async () => {
@@ -140,7 +140,7 @@ describe("getGatewayView", () => {
     expect(view.adapters.find((a) => a.provider === "provider_A")).toMatchObject({
       kind: "http_json",
       host: "sms.example.test:8443",
-      credentialRef: "env:SMS_A_TOKEN",
+      credentialRef: "env:SWITCHYARD_SECRET_SMS_A_TOKEN",
       credentialAvailable: true,
       error: null,
     });

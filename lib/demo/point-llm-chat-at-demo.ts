@@ -3,7 +3,7 @@ import type { PrismaClient } from "../db/generated/client";
 import { DEMO_LLM_BASE_PATHS, DEMO_LLM_PROVIDERS } from "./llm-providers";
 
 /** The demo providers check that a key is sent, as real ones do; the key exists only in this process. */
-export const DEMO_LLM_CREDENTIAL_ENV = "SWITCHYARD_DEMO_LLM_KEY";
+export const DEMO_LLM_CREDENTIAL_ENV = "SWITCHYARD_SECRET_DEMO_LLM_KEY";
 /** Shorter than the mock's 5 s hang, so a simulated timeout is classified as one and fails over in time. */
 const DEMO_LLM_TIMEOUT_MS = 2_500;
 

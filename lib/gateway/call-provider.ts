@@ -1,6 +1,6 @@
 import { classifyStatus, parseRateLimit } from "./classify";
 import type { TProviderAdapterConfig } from "./config";
-import { resolveCredential } from "./credentials";
+import { credentialHostProblem, resolveCredential } from "./credentials";
 import { parseJsonBody } from "./adapters/json-body";
 import { MissingInputError } from "./adapters/template";
 import { sendUpstream } from "./upstream";
@@ -21,7 +21,11 @@ export function buildUpstream(
 ): { up: TUpstreamRequest; credential: string | null } {
   const cred = resolveCredential(cfg.credentialRef, env);
   if (!cred.ok) throw new NotCalledError(cred.reason);
-  return { up: cfg.adapter.build(req, cred.value, stream), credential: cred.value };
+  const up = cfg.adapter.build(req, cred.value, stream);
+  // Checked on the URL actually built, so no base URL or path template sends a credential elsewhere.
+  const elsewhere = credentialHostProblem(cfg.credentialRef, up.url, env);
+  if (elsewhere) throw new NotCalledError(elsewhere);
+  return { up, credential: cred.value };
 }
 
 /** Removes the credential from anything a provider sends back (some echo the key in error bodies). */

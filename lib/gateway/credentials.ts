@@ -1,10 +1,18 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { isDemoMode, isLoopbackHost } from "../auth/demo-mode";
+import { credentialRefProblem, hostMatches, secretNamespaceFromEnv, type TSecretNamespace } from "./secret-namespace";
 
 /**
  * Credentials are stored as references, never values: `env:NAME` reads the environment variable
  * at call time (rotation is a restart-free env change in most process managers), `file:/path`
  * reads a mounted secret (Kubernetes, Docker secrets), cached for a few seconds so a call does
  * not read the disk. The value only ever reaches the outgoing request's headers or URL.
+ *
+ * A reference resolves only inside the secrets namespace (lib/gateway/secret-namespace.ts): the
+ * server's own configuration (DATABASE_URL, SWITCHYARD_AUDIT_KEY, /proc/self/environ…) is never
+ * a credential, whatever the catalogue says, and a credential is sent only to the hosts it is
+ * bound to (credentialHostProblem).
  */
 export const CREDENTIAL_REF_PATTERN = /^(env:[A-Za-z_][A-Za-z0-9_]*|file:\/.+)$/;
 
@@ -13,31 +21,65 @@ const fileCache = new Map<string, { value: string | null; readAt: number }>();
 
 export type TCredentialResult = { ok: true; value: string | null } | { ok: false; reason: string };
 
+/**
+ * A file reference's real path must stay inside the real secrets directory: the text check at
+ * write time cannot see a symlink planted (or replaced) later, so this runs at every read.
+ */
+function readSecretFile(file: string, ns: TSecretNamespace): string | null {
+  if (!ns.dir) return null;
+  try {
+    const root = realpathSync(ns.dir);
+    const real = realpathSync(file);
+    if (!real.startsWith(root + path.sep)) return null;
+    return readFileSync(real, "utf8").trim() || null;
+  } catch {
+    return null;
+  }
+}
+
 export function resolveCredential(
   ref: string | null,
   env: Readonly<Record<string, string | undefined>> = process.env,
   now: number = Date.now(),
 ): TCredentialResult {
   if (ref === null) return { ok: true, value: null };
+  const ns = secretNamespaceFromEnv(env);
+  const problem = credentialRefProblem(ref, ns);
+  if (problem) return { ok: false, reason: `credential ${ref} refused: ${problem}` };
   if (ref.startsWith("env:")) {
-    const name = ref.slice(4);
-    const value = env[name];
+    const value = env[ref.slice(4)];
     return value ? { ok: true, value } : { ok: false, reason: `credential ${ref} is not set in the environment` };
   }
-  if (ref.startsWith("file:")) {
-    const path = ref.slice(5);
-    const cached = fileCache.get(path);
-    let value: string | null;
-    if (cached && now - cached.readAt < FILE_TTL_MS) value = cached.value;
-    else {
-      try {
-        value = readFileSync(path, "utf8").trim() || null;
-      } catch {
-        value = null;
-      }
-      fileCache.set(path, { value, readAt: now });
-    }
-    return value ? { ok: true, value } : { ok: false, reason: `credential ${ref} cannot be read` };
+  const file = ref.slice(5);
+  const cached = fileCache.get(file);
+  let value: string | null;
+  if (cached && now - cached.readAt < FILE_TTL_MS) value = cached.value;
+  else {
+    value = readSecretFile(file, ns);
+    fileCache.set(file, { value, readAt: now });
   }
-  return { ok: false, reason: `credential reference must be env:NAME or file:/path, got a value of another form` };
+  return value ? { ok: true, value } : { ok: false, reason: `credential ${ref} cannot be read` };
+}
+
+/**
+ * Why a credential may not be sent to `url`, or null when it may. Its hosts are those declared
+ * for it in SWITCHYARD_CREDENTIAL_HOSTS, else SWITCHYARD_PROVIDER_HOSTS; with neither, only a
+ * loopback mock where one is allowed (demo mode, tests, SWITCHYARD_ALLOW_LOOPBACK_PROVIDERS=1).
+ */
+export function credentialHostProblem(ref: string | null, url: string, env: Readonly<Record<string, string | undefined>> = process.env): string | null {
+  if (ref === null) return null;
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  } catch {
+    return `credential ${ref} is not sent to a URL that cannot be read`;
+  }
+  const ns = secretNamespaceFromEnv(env);
+  const declared = ns.hosts.get(ref) ?? ns.providerHosts;
+  if (declared) {
+    return hostMatches(host, declared) ? null : `credential ${ref} is bound to ${declared.join(", ")}, not ${host}`;
+  }
+  const loopbackAllowed = isDemoMode() || process.env.NODE_ENV === "test" || process.env.SWITCHYARD_ALLOW_LOOPBACK_PROVIDERS === "1";
+  if (loopbackAllowed && isLoopbackHost(host)) return null;
+  return `credential ${ref} is bound to no host: declare where it may go in SWITCHYARD_CREDENTIAL_HOSTS (or SWITCHYARD_PROVIDER_HOSTS)`;
 }

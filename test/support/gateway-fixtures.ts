@@ -15,6 +15,8 @@ export const TEST_SECRETS = {
   ANTHROPIC_API_KEY: "sk-ant-test-SECRET-41bd02",
   GEMINI_API_KEY: "gm-test-SECRET-93ce51",
   SMS_API_KEY: "sms-test-SECRET-0a77e4",
+  // The SMS adapters' reference: inside the secrets namespace (lib/gateway/secret-namespace.ts).
+  SWITCHYARD_SECRET_SMS_API_KEY: "sms-test-SECRET-0a77e4",
 } as const;
 
 export type TGatewayEnv = {
@@ -59,7 +61,7 @@ export async function createGatewayWorld(): Promise<TGatewayWorld> {
         providerKey: key,
         kind: "http_json",
         baseUrl: mocks[key].url,
-        credentialRef: "env:SMS_API_KEY",
+        credentialRef: "env:SWITCHYARD_SECRET_SMS_API_KEY",
         timeoutMs: 2_000,
         options: {
           method: "POST",

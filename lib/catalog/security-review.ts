@@ -1,0 +1,58 @@
+import type { Prisma } from "../db/generated/client";
+import type { TActor } from "../audit/actor";
+import { isDemoMode } from "../auth/demo-mode";
+import { ROLES, roleGrants } from "../auth/permissions";
+import type { TFieldError } from "../errors/api-errors";
+import { credentialRefProblem, secretNamespaceFromEnv } from "../gateway/secret-namespace";
+import { adapterHeaderProblems } from "./adapter-secrets";
+import type { TAdapter, TProvider } from "./schemas";
+
+/**
+ * Security-class catalogue changes: what decides which secret is sent where. A provider's
+ * credential reference and its adapter's kind, base URL and templates (method, path, headers,
+ * body) wait, like compliance changes, for someone else holding catalog.approve_compliance.
+ * Where nobody else could approve (a single-admin install), they apply at once and the audit
+ * entry says `single_reviewer: true`, as role grants say single_admin.
+ */
+export function providerSecurityReasons(before: TProvider, after: TProvider): string[] {
+  if (before.credentialRef === after.credentialRef || after.credentialRef === null) return [];
+  return [`credential reference ${before.credentialRef ?? "none"} → ${after.credentialRef}`];
+}
+
+const hostOf = (url: string) => (URL.canParse(url) ? new URL(url).host : url);
+
+export function adapterSecurityReasons(before: TAdapter | null, after: TAdapter, credentialRef: string | null): string[] {
+  const sends = credentialRef ? `; sends ${credentialRef}` : "";
+  if (!before) return [`new ${after.kind} adapter calling ${hostOf(after.baseUrl)}${sends}`];
+  const reasons: string[] = [];
+  if (before.kind !== after.kind) reasons.push(`kind ${before.kind} → ${after.kind}`);
+  if (before.baseUrl !== after.baseUrl) reasons.push(`base URL ${before.baseUrl} → ${after.baseUrl}${sends}`);
+  if (JSON.stringify(before.options) !== JSON.stringify(after.options)) reasons.push("request templates (method, path, headers, body) changed");
+  return reasons;
+}
+
+/** A credential reference outside the secrets namespace, as the 422's fields. */
+export function credentialRefErrors(ref: string | null, path: string, env: Readonly<Record<string, string | undefined>> = process.env): TFieldError[] {
+  const problem = ref === null ? null : credentialRefProblem(ref, secretNamespaceFromEnv(env));
+  return problem ? [{ path, message: problem }] : [];
+}
+
+/** Literal secrets in an adapter's headers, as the 422's fields. */
+export function adapterSecretErrors(adapter: TAdapter, prefix: string): TFieldError[] {
+  return adapterHeaderProblems(adapter.options).map((h) => ({ path: `${prefix}options.headers.${h.name}`, message: h.message }));
+}
+
+const REVIEWER_ROLES = ROLES.filter((r) => roleGrants(r, "catalog.approve_compliance"));
+
+/** Whether someone other than the actor can approve a held catalogue change (enabled, able to sign in). */
+export async function otherReviewerExists(tx: Prisma.TransactionClient, actor: TActor): Promise<boolean> {
+  const count = await tx.user.count({
+    where: {
+      disabledAt: null,
+      roles: { hasSome: [...REVIEWER_ROLES] },
+      ...(actor.userId ? { id: { not: actor.userId } } : {}),
+      ...(isDemoMode() ? {} : { demo: false }),
+    },
+  });
+  return count > 0;
+}
