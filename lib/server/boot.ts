@@ -18,6 +18,7 @@ import { API_CSP, applyCommonSecurityHeaders, applyConsoleCsp, commonSecurityHea
 import { createFastPath } from "../dataplane/router";
 import { createHealthCheck } from "../dataplane/health";
 import { createOpenAiCompatRoutes } from "../openai-compat/handler";
+import { createAnthropicCompatRoutes } from "../anthropic-compat/handler";
 import { createLocalDecisionRoutes } from "../dataplane/local-decisions/handler";
 import { createSnapshotFeed } from "../dataplane/snapshot/feed";
 import { dataPlaneAuthenticator } from "../dataplane/authenticate";
@@ -126,6 +127,7 @@ async function startServices(opts: TBootOptions, db: TResolvedDatabase, version:
   const snapshotFeed = createSnapshotFeed({ state: dp.state });
   const clientRoutes = [
     ...createOpenAiCompatRoutes({ gateway: gw }),
+    ...createAnthropicCompatRoutes({ gateway: gw }),
     ...createLocalDecisionRoutes({ state: dp.state, decisionLog: dp.decisionLog, instanceId: dpSettings.instanceId, spendQuota: dp.spendQuota }),
     ...snapshotFeed.routes,
   ];

@@ -9,6 +9,7 @@ import type { TDataPlaneSettings } from "../../lib/dataplane/settings";
 import { startTelemetry, type Telemetry } from "../../lib/dataplane/telemetry/runtime";
 import { startGateway, type Gateway, type TGatewayOptions } from "../../lib/gateway/gateway";
 import { createOpenAiCompatRoutes } from "../../lib/openai-compat/handler";
+import { createAnthropicCompatRoutes } from "../../lib/anthropic-compat/handler";
 import { createLocalDecisionRoutes } from "../../lib/dataplane/local-decisions/handler";
 import { createSnapshotFeed } from "../../lib/dataplane/snapshot/feed";
 
@@ -73,6 +74,7 @@ export async function startGatewayServer(opts: TGatewayServerOptions): Promise<T
     ...telemetry.routes,
     ...gateway.routes,
     ...createOpenAiCompatRoutes({ gateway, env: opts.env }),
+    ...createAnthropicCompatRoutes({ gateway, env: opts.env }),
     ...createLocalDecisionRoutes({
       state: dataPlane.state,
       decisionLog: dataPlane.decisionLog,
