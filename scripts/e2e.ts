@@ -81,6 +81,8 @@ async function main(): Promise<number> {
         DATABASE_URL: databaseUrl,
         SWITCHYARD_API_KEY: apiKey,
         SWITCHYARD_SEED_DEMO: "1",
+        // The gateway spec's provider is a mock on loopback, which provider calls may reach only when allowed.
+        SWITCHYARD_ALLOW_LOOPBACK_PROVIDERS: "1",
         SWITCHYARD_SECRETS_DIR: secretsDir,
         SWITCHYARD_CREDENTIAL_HOSTS: `file:${secretsDir}/openai-key=127.0.0.1`,
         NEXT_TELEMETRY_DISABLED: "1",

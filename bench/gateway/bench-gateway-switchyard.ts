@@ -72,6 +72,8 @@ export async function startSwitchyardTarget(upstreamUrl: string, dataDir: string
         SWITCHYARD_SEED_DEMO: "0",
         SWITCHYARD_API_KEY: apiKey,
         SWITCHYARD_INSTANCE_ID: "bench-gateway",
+        // The upstream is a local process: provider calls to loopback are refused unless allowed.
+        SWITCHYARD_ALLOW_LOOPBACK_PROVIDERS: "1",
         SPOOL_DIR: spoolDir,
         OPENAI_API_KEY: "sk-bench-openai",
         ANTHROPIC_API_KEY: "sk-bench-anthropic",

@@ -1,12 +1,19 @@
 import { isDemoMode, isLoopbackHost } from "../auth/demo-mode";
+import { addressPolicy, addressRefusal, forbiddenHostName } from "../gateway/address-policy";
 
-export type TOutboundSettings = { allowLoopbackHttp: boolean; allowedHosts: readonly string[] | null };
+export type TOutboundSettings = {
+  allowLoopbackHttp: boolean;
+  allowedHosts: readonly string[] | null;
+  /** SWITCHYARD_ALLOW_PRIVATE_PROVIDER_NETWORKS: CIDRs adapters may reach although private or link-local. */
+  allowedNetworks?: string;
+};
 
 /**
  * Plain http reaches only loopback, and only where a local mock stands in for a provider: demo
  * mode, tests, or an operator's explicit SWITCHYARD_ALLOW_LOOPBACK_PROVIDERS=1 (the e2e run).
  * SWITCHYARD_PROVIDER_HOSTS (comma-separated; `*.example.com` matches subdomains) limits where
- * adapters may point at all.
+ * adapters may point at all. Private, link-local and metadata addresses are refused unless
+ * SWITCHYARD_ALLOW_PRIVATE_PROVIDER_NETWORKS opens them (lib/gateway/address-policy.ts).
  */
 export function outboundSettingsFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): TOutboundSettings {
   const hosts = (env.SWITCHYARD_PROVIDER_HOSTS ?? "")
@@ -16,6 +23,7 @@ export function outboundSettingsFromEnv(env: Readonly<Record<string, string | un
   return {
     allowLoopbackHttp: isDemoMode() || env.NODE_ENV === "test" || env.SWITCHYARD_ALLOW_LOOPBACK_PROVIDERS === "1",
     allowedHosts: hosts.length > 0 ? hosts : null,
+    allowedNetworks: env.SWITCHYARD_ALLOW_PRIVATE_PROVIDER_NETWORKS ?? "",
   };
 }
 
@@ -41,6 +49,10 @@ export function baseUrlProblem(baseUrl: string, settings: TOutboundSettings = ou
     return null;
   }
   if (url.protocol !== "https:") return `must be https, not ${url.protocol.replace(/:$/, "")}`;
+  // Literal IPs in any encoding (2130706433, 0x7f000001, [::ffff:127.0.0.1]) arrive here normalised
+  // by the URL parser; names are checked again on their resolved addresses at call time.
+  const forbidden = forbiddenHostName(host, addressPolicy({ allowLoopback: settings.allowLoopbackHttp, allowedNetworks: settings.allowedNetworks }));
+  if (forbidden) return addressRefusal(host, forbidden);
   if (settings.allowedHosts && !hostAllowed(host, settings.allowedHosts)) {
     return `host ${host} is not in SWITCHYARD_PROVIDER_HOSTS (${settings.allowedHosts.join(", ")})`;
   }

@@ -14,7 +14,14 @@ export type TPrincipal =
   | { kind: "environment_key" | "anonymous"; id: string }
   | { kind: "api_key"; id: string; prefix: string; scopes: readonly TApiKeyScope[]; operationKeys: readonly string[] };
 
-export type TAuthResult = { ok: true; principal: TPrincipal } | { ok: false; status: number; body: TErrorBody; headers?: Record<string, string> };
+export type TAuthDenied = { ok: false; status: number; body: TErrorBody; headers?: Record<string, string> };
+
+/**
+ * `charge(n)`: a batch route's n more items, taken from the key's rate budget after its body is
+ * read (the call itself took one); a 429 result when the budget does not hold them, else null.
+ * Absent for callers that are not rate limited (the keyless demo).
+ */
+export type TAuthResult = { ok: true; principal: TPrincipal; charge?: (items: number) => TAuthDenied | null } | TAuthDenied;
 
 export type TAuthenticator = (req: IncomingMessage, scope: TApiKeyScope) => Promise<TAuthResult>;
 
@@ -51,7 +58,7 @@ function deny(status: 401 | 403 | 503, message: string): TAuthResult {
 
 const limitedBody = (message: string) => errorBody("rate_limited", message, [{ path: "authorization", message }]);
 
-function rateLimited(who: string, perSecond: number, retryAfterSeconds: number): TAuthResult {
+function rateLimited(who: string, perSecond: number, retryAfterSeconds: number): TAuthDenied {
   return {
     ok: false,
     status: 429,
@@ -61,17 +68,22 @@ function rateLimited(who: string, perSecond: number, retryAfterSeconds: number):
 }
 
 const ANONYMOUS: TAuthResult = { ok: true, principal: { kind: "anonymous", id: "anonymous" } };
-const ENV_PRINCIPAL: TAuthResult = { ok: true, principal: { kind: "environment_key", id: "env:SWITCHYARD_API_KEY" } };
+const ENV_PRINCIPAL: TPrincipal = { kind: "environment_key", id: "env:SWITCHYARD_API_KEY" };
 
 export function createAuthenticator(opts: TAuthOptions): TAuthenticator {
   const envKey = opts.apiKey ? digest(opts.apiKey) : null;
   const limiter = createRateLimiter(opts.rateLimit ?? rateLimitSettingsFromEnv(process.env), opts.now);
   // Only authenticated keys are limited: a bad key never reaches a bucket (nor the database,
   // thanks to verify-api-key's negative cache), and the keyless demo is loopback-only.
-  const limited = (bucket: string, who: string, result: TAuthResult): TAuthResult => {
-    const d = limiter.take(bucket);
-    return d.ok ? result : rateLimited(who, d.limit.perSecond, d.retryAfterSeconds);
-  };
+  const charger =
+    (bucket: string, who: string) =>
+    (items: number): TAuthDenied | null => {
+      const d = limiter.take(bucket, items);
+      return d.ok ? null : rateLimited(who, d.limit.perSecond, d.retryAfterSeconds);
+    };
+  const limited = (bucket: string, who: string, principal: TPrincipal, charge: (items: number) => TAuthDenied | null): TAuthResult =>
+    charge(1) ?? { ok: true, principal, charge };
+  const envCharge = charger("env", "SWITCHYARD_API_KEY");
   return async (req, scope) => {
     const header = req.headers.authorization;
     if (!header) {
@@ -81,15 +93,13 @@ export function createAuthenticator(opts: TAuthOptions): TAuthenticator {
     if (!m) return deny(401, "Authorization must be Bearer <api key>");
     const presented = m[1]!.trim();
     // Comparing digests keeps the comparison constant-time whatever the presented length.
-    if (envKey && timingSafeEqual(digest(presented), envKey)) return limited("env", "SWITCHYARD_API_KEY", ENV_PRINCIPAL);
+    if (envKey && timingSafeEqual(digest(presented), envKey)) return limited("env", "SWITCHYARD_API_KEY", ENV_PRINCIPAL, envCharge);
     if (opts.verifyScopedKey && presented.startsWith("sy_")) {
       const v = await opts.verifyScopedKey(presented, scope);
       if (!v.ok) return deny(v.status, v.reason);
       const p = v.principal;
-      return limited(p.prefix, `API key ${p.prefix}`, {
-        ok: true,
-        principal: { kind: "api_key", id: p.apiKeyId, prefix: p.prefix, scopes: p.scopes, operationKeys: p.operationKeys },
-      });
+      const principal: TPrincipal = { kind: "api_key", id: p.apiKeyId, prefix: p.prefix, scopes: p.scopes, operationKeys: p.operationKeys };
+      return limited(p.prefix, `API key ${p.prefix}`, principal, charger(p.prefix, `API key ${p.prefix}`));
     }
     return deny(401, "invalid API key");
   };

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { z } from "zod";
-import type { TAuthenticator } from "./authenticate";
+import { operationDenied, type TAuthenticator } from "./authenticate";
 import { isUuid } from "./decision-id";
 import { readDecisionRecord } from "./decision-log/lookup";
 import { ZDecideResponse } from "./decide/schema";
@@ -40,7 +40,7 @@ registerEndpoint({
     200: { description: "The record as decide returned it, plus its outcomes", schema: ZDecisionWithOutcomes },
     400: { description: "malformed: id is not a UUID", schema: ZErrorBody },
     401: { description: "Missing or invalid API key", schema: ZErrorBody },
-    404: { description: "No such decision", schema: ZErrorBody },
+    404: { description: "No such decision, or one of an operation the key may not use", schema: ZErrorBody },
     503: { description: "Postgres is unreachable", schema: ZErrorBody },
   },
 });
@@ -89,7 +89,8 @@ export function createGetDecisionHandler(pool: pg.Pool, authenticate: TAuthentic
       }
       throw err;
     }
-    if (!record) throw new HttpError(404, "decision_not_found", `no decision ${id}`, "id");
+    // A decision of an operation the key may not use is answered as absent: a 403 would confirm it exists.
+    if (!record || operationDenied(auth.principal, String(record.operation))) throw new HttpError(404, "decision_not_found", `no decision ${id}`, "id");
     sendJson(res, 200, { ...record, outcomes });
   };
 }

@@ -17,6 +17,20 @@ describe("per-key token bucket", () => {
     expect([1, 2, 3, 4].map(() => limiter.take("k").ok)).toEqual([true, true, true, false]);
   });
 
+  it("a batch takes one token per item; one larger than the burst needs a full bucket and leaves a debt", () => {
+    let t = 0;
+    const limiter = createRateLimiter({ defaultLimit: { perSecond: 10, burst: 20 }, overrides: new Map() }, () => t);
+    expect(limiter.take("k", 15).ok).toBe(true);
+    expect(limiter.take("k", 6)).toEqual({ ok: false, retryAfterSeconds: 1, limit: { perSecond: 10, burst: 20 } });
+    expect(limiter.take("k", 5).ok).toBe(true);
+    t = 2_000;
+    expect(limiter.take("k", 50).ok).toBe(true);
+    // 30 tokens owed: 3.1 s until one is there for the next single call.
+    expect(limiter.take("k")).toEqual({ ok: false, retryAfterSeconds: 4, limit: { perSecond: 10, burst: 20 } });
+    t = 5_100;
+    expect(limiter.take("k").ok).toBe(true);
+  });
+
   it("keeps keys apart and applies per-key overrides; rate 0 is unlimited", () => {
     const limiter = createRateLimiter({ defaultLimit: { perSecond: 1, burst: 1 }, overrides: new Map([["abcd1234", { perSecond: 0, burst: 0 }]]) }, () => 0);
     expect(limiter.take("a").ok).toBe(true);

@@ -80,8 +80,12 @@ export function createRateLimiter(settings: TRateLimitSettings, now: () => numbe
   }
 
   return {
-    /** Takes one token for `key`; when none is left, says how long until one is. */
-    take(key: string): TRateDecision {
+    /**
+     * Takes `cost` tokens for `key` (a batch costs one per item); when they are not there, says
+     * how long until they are. A cost above the burst needs a full bucket and leaves it in debt,
+     * so a batch larger than the burst is possible but the key's average rate still holds.
+     */
+    take(key: string, cost = 1): TRateDecision {
       const limit = limitFor(key);
       if (limit.perSecond <= 0) return { ok: true };
       const t = now();
@@ -94,11 +98,12 @@ export function createRateLimiter(settings: TRateLimitSettings, now: () => numbe
         b.tokens = Math.min(limit.burst, b.tokens + ((t - b.at) / 1000) * limit.perSecond);
         b.at = t;
       }
-      if (b.tokens >= 1) {
-        b.tokens -= 1;
+      const needed = Math.min(cost, limit.burst);
+      if (b.tokens >= needed) {
+        b.tokens -= cost;
         return { ok: true };
       }
-      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / limit.perSecond)), limit };
+      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((needed - b.tokens) / limit.perSecond)), limit };
     },
     size: () => buckets.size,
   };

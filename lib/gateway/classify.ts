@@ -8,6 +8,8 @@ import { AttemptError, type TRateLimitHint } from "./types";
  * it: http_4xx does not count against the provider.
  */
 export function classifyStatus(status: number, headers: IncomingHttpHeaders, body: unknown, now: number): AttemptError {
+  // Redirects are never followed (the target could be anywhere) nor passed on as a Location-less 3xx.
+  if (status >= 300 && status < 400) return new AttemptError("transient", "other", `provider answered a redirect (${status}), which is not followed`, status);
   if (status === 429) {
     const hint = parseRateLimit(headers, now) ?? { retryAfterSeconds: null, exhausted: true };
     return new AttemptError(
@@ -24,28 +26,19 @@ export function classifyStatus(status: number, headers: IncomingHttpHeaders, bod
   return new AttemptError("permanent", "http_4xx", `provider answered ${status}`, status, body);
 }
 
-const NETWORK_CODES = new Set([
-  "ECONNRESET",
-  "ECONNREFUSED",
-  "EPIPE",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ECONNABORTED",
-  "UND_ERR_SOCKET",
-]);
-
-/** A request that got no HTTP answer: timeouts and connection failures are transient. */
+/**
+ * A request that got no HTTP answer: timeouts and connection failures are transient. The caller
+ * is told only that the connection failed; refused, reset, unknown name, TLS or forbidden
+ * address (ECONNREFUSED, ENOTFOUND, EPROTO…) differ per address and go to `logDetail`.
+ */
 export function classifyTransportError(err: unknown, timedOut: boolean): AttemptError {
   if (err instanceof AttemptError) return err;
   if (timedOut) return new AttemptError("transient", "timeout", "provider did not answer within the attempt timeout");
   const code = (err as { code?: string } | null)?.code ?? "";
   const message = (err as Error | null)?.message ?? String(err);
-  if (NETWORK_CODES.has(code) || /socket hang up|aborted|terminated/i.test(message)) {
-    return new AttemptError("transient", "network", `connection failed: ${code || message}`);
-  }
-  return new AttemptError("transient", "network", `request failed: ${code || message}`);
+  const e = new AttemptError("transient", "network", "the connection to the provider failed");
+  e.logDetail = code && !message.includes(code) ? `${code}: ${message}` : message;
+  return e;
 }
 
 export function malformedBody(detail: string, status: number): AttemptError {

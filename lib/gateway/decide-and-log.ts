@@ -93,7 +93,14 @@ export function createDecider(deps: { state: RoutingState; log: DecisionLog; ins
       degraded,
       stateAgeMs: refreshedAt === null ? null : Math.max(0, at - refreshedAt),
     });
-    const row = decisionRowOf(record, { id: decisionId, degraded, body, durability: deps.log.durability, instanceId: deps.instanceId, apiKeyId: input.apiKeyId });
+    const row = decisionRowOf(record, {
+      id: decisionId,
+      degraded,
+      body,
+      durability: deps.log.durability,
+      instanceId: deps.instanceId,
+      apiKeyId: input.apiKeyId,
+    });
     const written = deps.log.submit(row, stored, EXECUTE_DECISION_DEFER_MS);
     let refused: DecisionLogBusyError | null = null;
     written.then(

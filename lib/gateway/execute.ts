@@ -100,6 +100,8 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
         continue;
       }
       if (!(err instanceof AttemptError)) throw err;
+      // The caller's attempt list says only that the connection failed; the cause is for the operator.
+      if (err.logDetail) ctx.log(`gateway: ${provider} failed for decision ${decisionId}: ${err.logDetail}`);
       called++;
       attempts.push({
         provider,

@@ -166,10 +166,17 @@ export function createExecuteHandler(ctx: TGatewayContext): TRouteHandler {
     // request, here and at the provider (which sees every caller through one credential).
     const scopedKey = `${auth.principal.id}\u001f${key}`;
     const providerKey = `${hash("sha256", auth.principal.id, "base64url").slice(0, 12)}-${key}`;
-    const { answer, replayed } = await ctx.idempotency.run(operation, scopedKey, fingerprint, limits.idempotencyWindowSeconds * 1000, leaseMs, async (lease) => {
-      const r = await executeJson(ctx, operation, input, requestId, providerKey, lease, auth.principal.id);
-      return { answer: r.answer, definitive: r.definitive };
-    });
+    const { answer, replayed } = await ctx.idempotency.run(
+      operation,
+      scopedKey,
+      fingerprint,
+      limits.idempotencyWindowSeconds * 1000,
+      leaseMs,
+      async (lease) => {
+        const r = await executeJson(ctx, operation, input, requestId, providerKey, lease, auth.principal.id);
+        return { answer: r.answer, definitive: r.definitive };
+      },
+    );
     send(res, answer, replayed ? { "idempotent-replayed": "true" } : {});
   };
 }

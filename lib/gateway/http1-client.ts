@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from "node:http";
 import net from "node:net";
 import tls from "node:tls";
+import type { TAddressPolicy } from "./address-policy";
+import { guardedLookup, literalRefusal } from "./guarded-lookup";
 
 /**
  * A small HTTP/1.1 client for the gateway's whole (non-streaming) provider calls: keep-alive
@@ -35,6 +37,8 @@ export type THttp1ClientOptions = {
   maxBodyBytes?: number;
   /** Extra trusted certificates for TLS (tests); the system's otherwise. */
   ca?: string | Buffer;
+  /** Where connections may go (address-policy.ts): a literal IP is checked before connecting, a name in the socket's own lookup. None: anywhere. */
+  addressPolicy?: () => TAddressPolicy;
 };
 
 const MAX_HEADER_BYTES = 64 * 1024;
@@ -233,7 +237,7 @@ export class Http1ResponseParser {
   }
 }
 
-type TOrigin = { secure: boolean; host: string; port: number; hostHeader: string };
+type TOrigin = { secure: boolean; host: string; port: number; hostHeader: string; literal: boolean };
 
 type TExchange = {
   parser: Http1ResponseParser;
@@ -249,7 +253,7 @@ class Connection {
 
   constructor(
     origin: TOrigin,
-    opts: { ca?: string | Buffer },
+    opts: { ca?: string | Buffer; lookup?: net.LookupFunction },
     private readonly onFree: (c: Connection, reusable: boolean) => void,
   ) {
     this.socket = origin.secure
@@ -259,8 +263,9 @@ class Connection {
           servername: net.isIP(origin.host) ? undefined : origin.host,
           ALPNProtocols: ["http/1.1"],
           ...(opts.ca ? { ca: opts.ca } : {}),
+          ...(opts.lookup ? { lookup: opts.lookup } : {}),
         })
-      : net.connect({ host: origin.host, port: origin.port });
+      : net.connect({ host: origin.host, port: origin.port, ...(opts.lookup ? { lookup: opts.lookup } : {}) });
     this.socket.setNoDelay(true);
     this.socket.on("data", (chunk: Buffer) => this.read(chunk));
     this.socket.on("end", () => this.ended());
@@ -324,7 +329,14 @@ class Connection {
   }
 }
 
-type TPool = { origin: TOrigin; idle: Connection[]; open: Set<Connection>; waiting: Array<(c: Connection) => void> };
+type TPool = {
+  origin: TOrigin;
+  idle: Connection[];
+  open: Set<Connection>;
+  waiting: Array<(c: Connection) => void>;
+  /** A literal-IP origin: the policy it was last found allowed under (policies are cached objects), so the check runs once per policy. */
+  allowedUnder: TAddressPolicy | null;
+};
 
 export function createHttp1Client(opts: THttp1ClientOptions = {}) {
   const cl: TClient = {
@@ -334,6 +346,7 @@ export function createHttp1Client(opts: THttp1ClientOptions = {}) {
     maxBodyBytes: opts.maxBodyBytes ?? 32 * 1024 * 1024,
     pools: new Map(),
     parsedUrls: new Map(),
+    lookup: opts.addressPolicy ? guardedLookup(opts.addressPolicy) : undefined,
   };
   return {
     /**
@@ -342,6 +355,8 @@ export function createHttp1Client(opts: THttp1ClientOptions = {}) {
      */
     async request(req: THttp1Request, timeoutMs: number, onTimeout: () => Error): Promise<THttp1Response> {
       const { pool, path } = target(cl, req.url);
+      const refused = addressRefused(cl, pool);
+      if (refused) throw refused;
       return exchange(cl, pool, req, requestText(req, path, pool.origin.hostHeader), timeoutMs, onTimeout);
     },
 
@@ -367,7 +382,19 @@ type TClient = {
   pools: Map<string, TPool>;
   /** Provider URL → its origin's pool and the request path: one lookup per request. */
   parsedUrls: Map<string, { pool: TPool; path: string }>;
+  lookup: net.LookupFunction | undefined;
 };
+
+/** A literal-IP origin the address policy forbids: the error, before any connection is made. */
+function addressRefused(cl: TClient, pool: TPool): Http1Error | null {
+  if (!cl.opts.addressPolicy || !pool.origin.literal) return null;
+  const policy = cl.opts.addressPolicy();
+  if (pool.allowedUnder === policy) return null;
+  const refused = literalRefusal(pool.origin.host, policy);
+  if (refused) return new Http1Error(refused.message, refused.code);
+  pool.allowedUnder = policy;
+  return null;
+}
 
 function target(cl: TClient, url: string): { pool: TPool; path: string } {
   const known = cl.parsedUrls.get(url);
@@ -377,7 +404,10 @@ function target(cl: TClient, url: string): { pool: TPool; path: string } {
   const secure = u.protocol === "https:";
   const port = u.port ? Number(u.port) : secure ? 443 : 80;
   const host = u.hostname.startsWith("[") ? u.hostname.slice(1, -1) : u.hostname;
-  const t = { pool: poolFor(cl, `${u.protocol}//${u.host}`, { secure, host, port, hostHeader: u.host }), path: `${u.pathname}${u.search}` };
+  const t = {
+    pool: poolFor(cl, `${u.protocol}//${u.host}`, { secure, host, port, hostHeader: u.host, literal: net.isIP(host) !== 0 }),
+    path: `${u.pathname}${u.search}`,
+  };
   // Provider URLs are few and fixed; a bound keeps templated ones from growing the map without end.
   if (cl.parsedUrls.size >= 1_000) cl.parsedUrls.clear();
   cl.parsedUrls.set(url, t);
@@ -387,14 +417,14 @@ function target(cl: TClient, url: string): { pool: TPool; path: string } {
 function poolFor(cl: TClient, key: string, origin: TOrigin): TPool {
   let p = cl.pools.get(key);
   if (!p) {
-    p = { origin, idle: [], open: new Set(), waiting: [] };
+    p = { origin, idle: [], open: new Set(), waiting: [], allowedUnder: null };
     cl.pools.set(key, p);
   }
   return p;
 }
 
 function connect(cl: TClient, pool: TPool): Connection {
-  const c = new Connection(pool.origin, cl.opts, (conn, reusable) => freed(cl, pool, conn, reusable));
+  const c = new Connection(pool.origin, { ca: cl.opts.ca, lookup: cl.lookup }, (conn, reusable) => freed(cl, pool, conn, reusable));
   pool.open.add(c);
   return c;
 }

@@ -110,7 +110,12 @@ export async function prepareExecution(
     `already called for idempotency key ${idempotencyKey ?? requestId}`,
   );
 
-  const decision = ctx.decide({ operation, region: input.region, requestId, attributes: input.attributes, apiKeyId: caller }, active, routerState, gated.excluded);
+  const decision = ctx.decide(
+    { operation, region: input.region, requestId, attributes: input.attributes, apiKeyId: caller },
+    active,
+    routerState,
+    gated.excluded,
+  );
   const record = decision.record;
   // Swallowed here; the attempt path awaits it and reports a failed write.
   decision.written.catch(() => {});

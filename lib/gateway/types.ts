@@ -37,6 +37,12 @@ export type TUpstreamRequest = { url: string; method: string; headers: Record<st
 
 /** A failed attempt, classified. `status` is the provider's HTTP status when it answered. */
 export class AttemptError extends Error {
+  /**
+   * The transport's own words (error code, address) for the server log only: per-address
+   * detail told to a data-plane caller would make adapters a port scanner.
+   */
+  logDetail: string | null = null;
+
   constructor(
     readonly errorClass: TGatewayErrorClass,
     readonly outcomeClass: TOutcomeErrorClass,

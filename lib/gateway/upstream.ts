@@ -1,11 +1,17 @@
 import http from "node:http";
 import https from "node:https";
+import { addressPolicyFromEnv } from "./address-policy";
 import { classifyTransportError } from "./classify";
+import { guardedLookup, literalRefusal } from "./guarded-lookup";
 import { createHttp1Client } from "./http1-client";
 import type { TUpstreamRequest } from "./types";
 
+/** Provider calls reach only the addresses the operator allows (address-policy.ts), read from the environment when a connection opens. */
+const policy = () => addressPolicyFromEnv(process.env);
+const lookup = guardedLookup(policy);
+
 /** Whole (non-streaming) exchanges: keep-alive pools per provider origin (http1-client.ts). */
-const exchanges = createHttp1Client();
+const exchanges = createHttp1Client({ addressPolicy: policy });
 
 /**
  * Keep-alive agents for streamed answers: a new TCP (and TLS) handshake per call would cost more
@@ -40,9 +46,14 @@ export function openUpstreamStream(req: TUpstreamRequest, firstByteTimeoutMs: nu
   return new Promise((resolve, reject) => {
     const url = new URL(req.url);
     const secure = url.protocol === "https:";
+    const refused = literalRefusal(url.hostname.replace(/^\[|\]$/g, ""), policy());
+    if (refused) {
+      reject(classifyTransportError(refused, false));
+      return;
+    }
     const headers: Record<string, string | number> = { ...req.headers };
     if (req.body !== null) headers["content-length"] = Buffer.byteLength(req.body);
-    const r = (secure ? https : http).request(url, { method: req.method, headers, agent: secure ? httpsAgent : httpAgent });
+    const r = (secure ? https : http).request(url, { method: req.method, headers, agent: secure ? httpsAgent : httpAgent, lookup });
     let timedOut = false;
     let settled = false;
     const timer = setTimeout(() => {

@@ -205,6 +205,39 @@ describe("batch insert", () => {
     }
   });
 
+  it("a requestId is its API key's own: another key's same requestId is logged, the same key's is answered with the first", async () => {
+    await maintainPartitions(pool, { now: at, daysAhead: 1, retentionDays: 3 });
+    const keyed = (apiKeyId: string | null, offset: number): TDecisionRow => ({
+      ...row("order-17788", JSON.stringify({ by: apiKeyId }), offset),
+      apiKeyId,
+      offeredProviders: "provider_A,provider_B",
+    });
+    const first = keyed("key-victim", 30);
+    const client = await pool.connect();
+    try {
+      expect((await insertDecisions(client, whole([first]))).size).toBe(0);
+      const attacker = keyed("key-attacker", 31);
+      expect((await insertDecisions(client, whole([attacker]))).size).toBe(0);
+      const retry = keyed("key-victim", 32);
+      expect([...(await insertDecisions(client, whole([retry]))).values()]).toEqual([{ id: first.id, body: first.body }]);
+      // A spooled row keeps its key when replayed; one spooled before keys existed replays with none.
+      const spooled = keyed("key-spooled", 33);
+      const legacy: TDecisionRow = { ...row("legacy", "{}", 34) };
+      await replayDecisions(client, [{ ...spooled, requestId: "spooled" }, legacy]);
+    } finally {
+      client.release();
+    }
+    const stored = await pool.query(
+      `select request_id, api_key_id, offered_providers from decision where request_id in ('order-17788', 'spooled', 'legacy') order by created_at`,
+    );
+    expect(stored.rows).toEqual([
+      { request_id: "order-17788", api_key_id: "key-victim", offered_providers: "provider_A,provider_B" },
+      { request_id: "order-17788", api_key_id: "key-attacker", offered_providers: "provider_A,provider_B" },
+      { request_id: "spooled", api_key_id: "key-spooled", offered_providers: "provider_A,provider_B" },
+      { request_id: "legacy", api_key_id: null, offered_providers: null },
+    ]);
+  });
+
   it("stores every column as given, NULLs included, both inserted and replayed", async () => {
     await maintainPartitions(pool, { now: at, daysAhead: 1, retentionDays: 3 });
     const full: TDecisionRow = {

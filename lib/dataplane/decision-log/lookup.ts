@@ -1,7 +1,23 @@
 import type pg from "pg";
 import { isUuid, uuidV7Time } from "../decision-id";
 
-export type TDecisionRef = { id: string; operation: string; region: string; selectedProvider: string | null; createdAt: number };
+export type TDecisionRef = {
+  id: string;
+  operation: string;
+  region: string;
+  selectedProvider: string | null;
+  createdAt: number;
+  /** The providers outcomes may name (rows.ts offeredProviders); null for a row logged before they were recorded. */
+  offeredProviders: string[] | null;
+  /** Outcomes stored for it: provider calls by provider, and business outcomes (outcomes.ts bounds both). */
+  stored: { calls: Record<string, number>; business: number };
+};
+
+const LOOKUP_COLUMNS = `select d.id, d.operation, d.region, d.selected_provider, d.created_at, d.offered_providers,
+    (select json_object_agg(c.provider_key, c.n) from (select provider_key, count(*)::int as n from provider_call_outcome o
+       where o.decision_id = d.id::text group by provider_key) c) as calls,
+    (select count(*)::int from business_outcome b where b.decision_id = d.id::text) as business
+  from decision d`;
 
 /** Partition pruning window for a UUIDv7 id: its embedded timestamp ± one minute of clock skew. */
 const SKEW_MS = 60_000;
@@ -27,22 +43,36 @@ export async function findDecisions(pool: pg.Pool | pg.PoolClient, ids: readonly
     hi = Math.max(hi, t);
   }
   const bounded = Number.isFinite(lo);
-  // Named (prepared once per connection): this runs for every outcome batch.
-  const { rows } = await pool.query<{ id: string; operation: string; region: string; selected_provider: string | null; created_at: Date }>(
+  // Named (prepared once per connection): this runs for every outcome batch. The counts are an
+  // index probe per decision on each outcome table's decision_id.
+  const { rows } = await pool.query<{
+    id: string;
+    operation: string;
+    region: string;
+    selected_provider: string | null;
+    created_at: Date;
+    offered_providers: string | null;
+    calls: Record<string, number> | null;
+    business: number;
+  }>(
     bounded
       ? {
-          name: "decision_lookup_bounded",
-          text: `select id, operation, region, selected_provider, created_at from decision where id = any($1::uuid[]) and created_at between $2 and $3`,
+          name: "decision_lookup_bounded_counted",
+          text: `${LOOKUP_COLUMNS} where d.id = any($1::uuid[]) and d.created_at between $2 and $3`,
           values: [valid, new Date(lo - SKEW_MS).toISOString(), new Date(hi + SKEW_MS).toISOString()],
         }
-      : {
-          name: "decision_lookup",
-          text: `select id, operation, region, selected_provider, created_at from decision where id = any($1::uuid[])`,
-          values: [valid],
-        },
+      : { name: "decision_lookup_counted", text: `${LOOKUP_COLUMNS} where d.id = any($1::uuid[])`, values: [valid] },
   );
   for (const r of rows) {
-    out.set(r.id, { id: r.id, operation: r.operation, region: r.region, selectedProvider: r.selected_provider, createdAt: r.created_at.getTime() });
+    out.set(r.id, {
+      id: r.id,
+      operation: r.operation,
+      region: r.region,
+      selectedProvider: r.selected_provider,
+      createdAt: r.created_at.getTime(),
+      offeredProviders: r.offered_providers === null ? null : r.offered_providers.split(","),
+      stored: { calls: r.calls ?? {}, business: r.business },
+    });
   }
   return out;
 }

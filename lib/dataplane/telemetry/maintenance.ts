@@ -32,6 +32,8 @@ export function startMaintenance(deps: TMaintenanceDeps): { stop(): void } {
         const r = await outcomes.replay(items);
         written += r.written;
         if (r.unknown > 0) log(`outcome spool: dropped ${r.unknown} outcomes whose decision is still unknown after the grace period`);
+        if (r.refused > 0)
+          log(`outcome spool: refused ${r.refused} outcomes on replay (another operation's decision, a provider it did not offer, over the bound)`);
       }, 500)
       .catch(() => 0);
     if (written > 0) log(`outcome spool: replayed ${written} outcomes`);

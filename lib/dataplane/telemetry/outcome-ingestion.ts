@@ -6,7 +6,7 @@ import type { RoutingState } from "../routing-state";
 import { createSpool } from "../spool";
 import type { BreakerBank } from "./breakers";
 import type { MetricSync } from "./metric-sync";
-import { createOutcomeService, type TDecisionLookup, type TPendingOutcome } from "./outcomes";
+import { createOutcomeService, type TDecisionLookup, type TDecisionRef, type TPendingOutcome } from "./outcomes";
 
 /** How long other instances' spool announcements are reused before they are read again (only unknown decisions read them). */
 const BACKLOG_CACHE_MS = 100;
@@ -25,10 +25,10 @@ export type TOutcomeIngestionOptions = {
 function decisionLookup(pool: pg.Pool): TDecisionLookup {
   return async (ids) => {
     const found = await findDecisions(pool, ids);
-    const out = new Map<string, { operation: string; region: string; selected: string | null }>();
+    const out = new Map<string, TDecisionRef>();
     for (const id of ids) {
       const d = found.get(id.toLowerCase());
-      if (d) out.set(id, { operation: d.operation, region: d.region, selected: d.selectedProvider });
+      if (d) out.set(id, { operation: d.operation, region: d.region, selected: d.selectedProvider, offered: d.offeredProviders, stored: d.stored });
     }
     return out;
   };

@@ -12,7 +12,7 @@ import { loadConfig } from "../load-config";
 import { createFastPath } from "../router";
 import type { RoutingState } from "../routing-state";
 import { createSpool } from "../spool";
-import { createOutcomeService, type TPendingOutcome } from "./outcomes";
+import { createOutcomeService, MAX_CALL_OUTCOMES_PER_ATTEMPT, type TPendingOutcome } from "./outcomes";
 import { startTelemetry, type Telemetry } from "./runtime";
 import { MAX_OUTCOME_BATCH, type TOutcome } from "./schemas";
 import { createTelemetryDatabase, insertDecision, loadedState, waitFor } from "../../../test/support/telemetry-fixtures";
@@ -111,7 +111,7 @@ describe("POST /api/v1/outcomes", () => {
         call(id, { status: "failure" }),
         call(id, { provider: "provider_Z" }),
         { type: "nope", decisionId: id },
-        call(id, { status: "failure", errorClass: "timeout", latencyMs: 5_000 }),
+        call(id, { provider: "provider_B", status: "failure", errorClass: "timeout", latencyMs: 5_000 }),
       ],
     });
     expect(r.status).toBe(200);
@@ -158,9 +158,11 @@ describe("POST /api/v1/outcomes", () => {
     const before = await env.pool.query("select count(*)::int as n from provider_call_outcome where decision_id = $1", [id]);
     expect(before.rows[0].n).toBe(0);
 
+    // A full batch is read whole; one decision and provider take MAX_CALL_OUTCOMES_PER_ATTEMPT of it.
     const full = await post({ outcomes: Array.from({ length: MAX_OUTCOME_BATCH }, () => call(id)) });
     expect(full.status).toBe(200);
-    expect(full.body.recorded).toBe(MAX_OUTCOME_BATCH);
+    expect(full.body).toMatchObject({ recorded: MAX_CALL_OUTCOMES_PER_ATTEMPT, rejected: MAX_OUTCOME_BATCH - MAX_CALL_OUTCOMES_PER_ATTEMPT });
+    expect(full.body.results.at(-1)).toMatchObject({ status: 409, error: { code: "outcome_limit" } });
 
     const notArray = await post({ outcomes: "all of them" });
     expect(notArray.status).toBe(400);
@@ -171,11 +173,12 @@ describe("POST /api/v1/outcomes", () => {
   });
 
   it("outcomes feed the rolling metrics and the circuit breaker; a 4xx does not count against the provider", async () => {
-    const id = await insertDecision(env.pool, { region: "APAC", selected: "provider_B" });
-    const fail = (errorClass: string) => call(id, { provider: "provider_B", status: "failure", errorClass, latencyMs: 900 });
-    await post({ outcomes: [fail("http_4xx"), fail("http_4xx"), fail("http_4xx"), fail("http_4xx"), fail("http_4xx")] });
+    // One decision per call, as a caller would have: a decision takes only a few outcomes per provider.
+    const ids = await Promise.all(Array.from({ length: 10 }, () => insertDecision(env.pool, { region: "APAC", selected: "provider_B" })));
+    const fail = (n: number, errorClass: string) => call(ids[n]!, { provider: "provider_B", status: "failure", errorClass, latencyMs: 900 });
+    await post({ outcomes: [fail(0, "http_4xx"), fail(1, "http_4xx"), fail(2, "http_4xx"), fail(3, "http_4xx"), fail(4, "http_4xx")] });
     expect(telemetry.breakers.views()["provider_B|APAC"]?.state).toBe("closed");
-    await post({ outcomes: [fail("http_5xx"), fail("timeout"), fail("network"), fail("throttled"), fail("other")] });
+    await post({ outcomes: [fail(5, "http_5xx"), fail(6, "timeout"), fail(7, "network"), fail(8, "throttled"), fail(9, "other")] });
     expect(telemetry.breakers.views()["provider_B|APAC"]?.state).toBe("open");
     expect(state.snapshotFor("SEND_SMS", "APAC")?.breakers["provider_B|APAC"]?.state).toBe("open");
 

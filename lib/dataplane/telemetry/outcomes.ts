@@ -18,8 +18,30 @@ import {
   type TOutcomeItemResult,
 } from "./schemas";
 
-/** What an outcome needs from its decision: where it was routed, for metrics and breakers. */
-export type TDecisionRef = { operation: string; region: string; selected: string | null };
+/**
+ * What an outcome needs from its decision: where it was routed, for metrics and breakers; which
+ * providers it offered (selected first, then the failover order; null for a row logged before
+ * that was recorded: only `selected`); and what is stored for it already (absent: nothing known).
+ */
+export type TDecisionRef = {
+  operation: string;
+  region: string;
+  selected: string | null;
+  offered?: readonly string[] | null;
+  stored?: { calls: Readonly<Record<string, number>>; business: number };
+};
+
+/**
+ * At most this many provider-call outcomes per decision and provider (an attempt and its
+ * retries, each reported on its own), and this many business outcomes per decision, are taken
+ * from callers: enough for any honest report, and a key that means to open a breaker needs a
+ * decision (rate and quota spent, logged under its key id) for every few failures it reports.
+ */
+export const MAX_CALL_OUTCOMES_PER_ATTEMPT = 3;
+export const MAX_BUSINESS_OUTCOMES_PER_DECISION = 3;
+
+/** Who reports: the key id stored with each outcome, and the operations it may touch (null: every one). */
+export type TReporter = { apiKeyId: string | null; operations: readonly string[] | null };
 /** Known decisions among `ids`; throws when the decision log cannot be read (database down). */
 export type TDecisionLookup = (ids: readonly string[]) => Promise<Map<string, TDecisionRef>>;
 
@@ -28,7 +50,15 @@ export type TDecisionLookup = (ids: readonly string[]) => Promise<Map<string, TD
  * outage before its decision could be looked up; `applied` says whether metrics and breakers
  * already saw it, so a replay does not count it twice.
  */
-export type TPendingOutcome = { id: string; outcome: TOutcome; receivedAt: number; decision: TDecisionRef | null; applied: boolean };
+export type TPendingOutcome = {
+  id: string;
+  outcome: TOutcome;
+  receivedAt: number;
+  decision: TDecisionRef | null;
+  applied: boolean;
+  /** The reporter, kept for a replay that matches the outcome to its decision (absent in lines spooled before it was). */
+  reporter?: TReporter;
+};
 
 export type TOutcomeSpool = { append(records: TPendingOutcome[]): Promise<void> };
 
@@ -94,12 +124,17 @@ export const REPORT_LAZY_MS = 20;
 
 type TValid = { index: number; outcome: TOutcome };
 
+/** Outcomes this instance accepted per decision (and provider), so concurrent batches cannot each take the whole bound. */
+const ACCEPTED_MEMORY = 100_000;
+
 /** What the service's steps share: its options and the group-commit writer and lookup it built. */
 type TOutcomeContext = {
   opts: TOutcomeServiceOptions;
   now: () => number;
   writer: ReturnType<typeof createGroupCommit<TPendingOutcome>>;
   lookup: ReturnType<typeof createGroupLookup<TDecisionRef>>;
+  /** Accepted outcomes by "decision id" (business) or "decision id, provider" (calls), oldest first. */
+  accepted: Map<string, number>;
 };
 
 /** Feeds an accepted outcome to the rolling metrics and the breakers, once. */
@@ -168,36 +203,82 @@ function accept(results: TOutcomeItemResult[], result: "recorded" | "spooled", i
 }
 
 /** Held for a replay that matches them to their decision. */
-const unmatched = (items: readonly TValid[], receivedAt: number): TPendingOutcome[] =>
-  items.map((v) => ({ id: uuidV7At(receivedAt), outcome: v.outcome, receivedAt, decision: null, applied: false }));
+const unmatched = (items: readonly TValid[], receivedAt: number, reporter: TReporter): TPendingOutcome[] =>
+  items.map((v) => ({ id: uuidV7At(receivedAt), outcome: v.outcome, receivedAt, decision: null, applied: false, reporter }));
+
+/** A decision the reporter may not see is answered as one that does not exist (its existence is not revealed). */
+function unknownDecision(index: number, decisionId: string): TOutcomeItemResult {
+  return {
+    index,
+    status: 404,
+    result: "unknown_decision",
+    decisionId,
+    error: errorBody("unknown_decision", `no decision with id "${decisionId}"`, [{ path: "decisionId", message: "no such decision" }]).error,
+  };
+}
+
+/**
+ * Whether a caller's outcome may be stored for its decision: the decision's operation is one the
+ * reporter may use (else it is unknown to them), it names a provider the decision offered, and
+ * the decision and provider are within their bound. Counts the outcome when it is admitted.
+ * Null when admitted, else the item's refusal.
+ */
+function admit(ctx: TOutcomeContext, index: number, o: TOutcome, d: TDecisionRef, reporter: TReporter): TOutcomeItemResult | null {
+  if (reporter.operations !== null && !reporter.operations.includes(d.operation)) return unknownDecision(index, o.decisionId);
+  const provider = o.type === "provider_call" ? o.provider : (o.provider ?? d.selected);
+  const offered = d.offered ?? (d.selected === null ? [] : [d.selected]);
+  if (provider !== null && !offered.includes(provider)) {
+    const message = `provider "${provider}" was not offered by this decision; it offered: ${offered.join(", ") || "none"}`;
+    return { index, status: 422, result: "invalid", decisionId: o.decisionId, error: invalid([{ path: "provider", message }], message).toBody().error };
+  }
+  const id = o.decisionId.toLowerCase();
+  const key = o.type === "provider_call" ? `${id}\u001f${provider}` : id;
+  const stored = o.type === "provider_call" ? (d.stored?.calls[provider!] ?? 0) : (d.stored?.business ?? 0);
+  const used = Math.max(stored, ctx.accepted.get(key) ?? 0);
+  const max = o.type === "provider_call" ? MAX_CALL_OUTCOMES_PER_ATTEMPT : MAX_BUSINESS_OUTCOMES_PER_DECISION;
+  if (used >= max) {
+    const what = o.type === "provider_call" ? `provider-call outcomes for ${provider}` : "business outcomes";
+    const message = `this decision already has ${max} ${what}, the most it takes`;
+    return {
+      index,
+      status: 409,
+      result: "invalid",
+      decisionId: o.decisionId,
+      error: errorBody("outcome_limit", message, [{ path: "decisionId", message }]).error,
+    };
+  }
+  ctx.accepted.delete(key);
+  ctx.accepted.set(key, used + 1);
+  if (ctx.accepted.size > ACCEPTED_MEMORY) ctx.accepted.delete(ctx.accepted.keys().next().value!);
+  return null;
+}
 
 /**
  * Splits valid items by their decision: known (in the table), early (the decision may still be in
  * a spool) and unknown (a 404 result, set here).
  */
 async function sortByDecision(
-  opts: TOutcomeServiceOptions,
+  ctx: TOutcomeContext,
   valid: readonly TValid[],
   decisions: ReadonlyMap<string, TDecisionRef>,
   results: TOutcomeItemResult[],
+  reporter: TReporter | null,
 ) {
+  const opts = ctx.opts;
   const missing =
     opts.spool && opts.mayBeSpooled ? [...new Set(valid.filter((v) => !decisions.has(v.outcome.decisionId)).map((v) => v.outcome.decisionId))] : [];
   const waiting = missing.length > 0 ? await opts.mayBeSpooled!(missing).catch(() => new Set<string>()) : new Set<string>();
   const known: TValid[] = [];
   const early: TValid[] = [];
   for (const v of valid) {
-    if (decisions.has(v.outcome.decisionId)) known.push(v);
-    else if (waiting.has(v.outcome.decisionId)) early.push(v);
+    const d = decisions.get(v.outcome.decisionId);
+    // Execute mode's own reports (no reporter) are its attempts: admitted as they are.
+    const refused = d && reporter ? admit(ctx, v.index, v.outcome, d, reporter) : null;
+    if (d && !refused) known.push(v);
+    else if (!d && waiting.has(v.outcome.decisionId)) early.push(v);
     else {
-      results[v.index] = {
-        index: v.index,
-        status: 404,
-        result: "unknown_decision",
-        decisionId: v.outcome.decisionId,
-        error: errorBody("unknown_decision", `no decision with id "${v.outcome.decisionId}"`, [{ path: "decisionId", message: "no such decision" }]).error,
-      };
-      countOutcome(v.outcome.type, v.outcome.provider ?? "none", "unknown_decision");
+      results[v.index] = refused ?? unknownDecision(v.index, v.outcome.decisionId);
+      countOutcome(v.outcome.type, v.outcome.provider ?? "none", refused?.status === 404 || !refused ? "unknown_decision" : "invalid");
     }
   }
   return { known, early };
@@ -211,6 +292,7 @@ async function writeKnown(
   receivedAt: number,
   lazyMs: number,
   results: TOutcomeItemResult[],
+  reporter: TReporter,
 ): Promise<void> {
   const pending = known.map((k) => ({
     id: uuidV7At(receivedAt),
@@ -218,6 +300,7 @@ async function writeKnown(
     receivedAt,
     decision: decisions.get(k.outcome.decisionId)!,
     applied: false,
+    reporter,
   }));
   try {
     await ctx.writer.submit(pending, { lazyMs });
@@ -238,15 +321,19 @@ async function writeKnown(
 
 /**
  * Matches valid items to their decisions and stores them; results are in input order. `held`:
- * the caller already holds the decisions (execute mode made them), so they are not looked up.
+ * the caller already holds the decisions (execute mode made them), so they are not looked up
+ * nor admitted (they are its own attempts). `reporter`: who reports, null for execute mode.
  */
 async function storeOutcomes(
   ctx: TOutcomeContext,
   valid: TValid[],
   results: TOutcomeItemResult[],
+  reporter: TReporter | null,
+  apiKeyId: string | null,
   held?: ReadonlyMap<string, TDecisionRef>,
   lazyMs = 0,
 ): Promise<TOutcomeItemResult[]> {
+  const stamp: TReporter = reporter ?? { apiKeyId, operations: null };
   if (valid.length === 0) return results;
   const receivedAt = ctx.now();
   let decisions: ReadonlyMap<string, TDecisionRef>;
@@ -255,17 +342,17 @@ async function storeOutcomes(
   } catch (err) {
     if (!isConnectionError(err)) throw err;
     // The decision log is unreachable: accept now, match to decisions when the spool is replayed.
-    await spoolOutcomes(ctx.opts, unmatched(valid, receivedAt), err);
+    await spoolOutcomes(ctx.opts, unmatched(valid, receivedAt, stamp), err);
     accept(results, "spooled", valid);
     return results;
   }
-  const { known, early } = await sortByDecision(ctx.opts, valid, decisions, results);
+  const { known, early } = await sortByDecision(ctx, valid, decisions, results, reporter);
   if (early.length > 0) {
-    // Their decision may still be in a spool: held like outcomes accepted during an outage, matched on replay.
-    await spoolOutcomes(ctx.opts, unmatched(early, receivedAt), null);
+    // Their decision may still be in a spool: held like outcomes accepted during an outage, matched (and admitted) on replay.
+    await spoolOutcomes(ctx.opts, unmatched(early, receivedAt, stamp), null);
     accept(results, "spooled", early);
   }
-  if (known.length > 0) await writeKnown(ctx, known, decisions, receivedAt, lazyMs, results);
+  if (known.length > 0) await writeKnown(ctx, known, decisions, receivedAt, lazyMs, results, stamp);
   return results;
 }
 
@@ -302,15 +389,21 @@ async function handleOutcomeBody(body: unknown, ingest: (raw: readonly unknown[]
  * spool, this instance's or another's) and are dropped after it. Throws (keeping them spooled)
  * while the database is still unreachable.
  */
-async function replayOutcomes(ctx: TOutcomeContext, records: TPendingOutcome[]): Promise<{ written: number; deferred: number; unknown: number }> {
+async function replayOutcomes(
+  ctx: TOutcomeContext,
+  records: TPendingOutcome[],
+): Promise<{ written: number; deferred: number; unknown: number; refused: number }> {
   const { opts } = ctx;
   const unresolved = [...new Set(records.filter((r) => r.decision === null).map((r) => r.outcome.decisionId))];
   const found = unresolved.length > 0 ? await opts.lookup(unresolved) : new Map<string, TDecisionRef>();
   const ready: TPendingOutcome[] = [];
   const unknown: TPendingOutcome[] = [];
+  let refused = 0;
   for (const r of records) {
     const decision = r.decision ?? found.get(r.outcome.decisionId) ?? null;
     if (decision === null) unknown.push(r);
+    // Matched only now: admitted now, as POST /outcomes would have (a line spooled before reporters were kept is admitted as any key's).
+    else if (r.decision === null && admit(ctx, 0, r.outcome, decision, r.reporter ?? { apiKeyId: null, operations: null }) !== null) refused++;
     else ready.push({ ...r, decision });
   }
   await insertOutcomes(opts.pool, ready);
@@ -320,7 +413,7 @@ async function replayOutcomes(ctx: TOutcomeContext, records: TPendingOutcome[]):
   const waiting = opts.spool ? unknown.filter((r) => t - r.receivedAt < graceMs) : [];
   // Same outcome id when re-spooled, so a crash between this append and the segment's deletion inserts it once.
   if (waiting.length > 0) await opts.spool!.append(waiting);
-  return { written: ready.length, deferred: waiting.length, unknown: unknown.length - waiting.length };
+  return { written: ready.length, deferred: waiting.length, unknown: unknown.length - waiting.length, refused };
 }
 
 /**
@@ -336,16 +429,19 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
     now: opts.now ?? Date.now,
     writer: createGroupCommit<TPendingOutcome>((items) => insertOutcomes(opts.pool, items), 5_000),
     lookup: createGroupLookup<TDecisionRef>((ids) => opts.lookup(ids)),
+    accepted: new Map(),
   };
 
-  /** Raw items from POST /outcomes: validated, matched and stored; results in input order. */
-  function ingest(raw: readonly unknown[]): Promise<TOutcomeItemResult[]> {
+  /** Raw items from POST /outcomes: validated, matched, admitted and stored; results in input order. */
+  function ingest(raw: readonly unknown[], reporter: TReporter): Promise<TOutcomeItemResult[]> {
     const results: TOutcomeItemResult[] = new Array(raw.length);
-    return storeOutcomes(ctx, validateOutcomes(opts.state, raw, results), results);
+    return storeOutcomes(ctx, validateOutcomes(opts.state, raw, results), results, reporter, reporter.apiKeyId);
   }
 
   return {
-    handle: (body: unknown): Promise<TOutcomeResponse> => handleOutcomeBody(body, ingest),
+    /** `reporter`: the calling key (default: one that may touch every operation, stored with no key id). */
+    handle: (body: unknown, reporter: TReporter = { apiKeyId: null, operations: null }): Promise<TOutcomeResponse> =>
+      handleOutcomeBody(body, (raw) => ingest(raw, reporter)),
 
     /**
      * Execute mode's reports of its own calls, for a decision it made: the same writer, spool,
@@ -354,11 +450,18 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
      * share of execute's CPU (lib/dataplane/telemetry/README.md). Nobody waits for them (the caller
      * has its answer), so they may wait up to REPORT_LAZY_MS for other outcomes to share their transaction.
      */
-    async record(outcomes: readonly TProviderCallOutcome[], decisionId: string, decision: TDecisionRef): Promise<TOutcomeItemResult[]> {
+    async record(
+      outcomes: readonly TProviderCallOutcome[],
+      decisionId: string,
+      decision: TDecisionRef,
+      apiKeyId: string | null = null,
+    ): Promise<TOutcomeItemResult[]> {
       return storeOutcomes(
         ctx,
         outcomes.map((outcome, index) => ({ index, outcome })),
         new Array(outcomes.length),
+        null,
+        apiKeyId,
         new Map([[decisionId, decision]]),
         REPORT_LAZY_MS,
       );
@@ -388,7 +491,8 @@ export async function insertOutcomes(pool: pg.Pool, items: readonly TPendingOutc
     if (o.type === "provider_call") {
       calls.push({
         outcome_id: p.id,
-        decision_id: o.decisionId,
+        decision_id: o.decisionId.toLowerCase(),
+        api_key_id: p.reporter?.apiKeyId ?? null,
         operation_key: d.operation,
         region: d.region,
         provider_key: o.provider,
@@ -403,7 +507,8 @@ export async function insertOutcomes(pool: pg.Pool, items: readonly TPendingOutc
     } else {
       business.push({
         outcome_id: p.id,
-        decision_id: o.decisionId,
+        decision_id: o.decisionId.toLowerCase(),
+        api_key_id: p.reporter?.apiKeyId ?? null,
         operation_key: d.operation,
         region: d.region,
         provider_key: o.provider ?? d.selected,
@@ -420,21 +525,21 @@ export async function insertOutcomes(pool: pg.Pool, items: readonly TPendingOutc
   await pool.query({
     name: "outcome_insert",
     text: `with c as (
-       insert into provider_call_outcome (outcome_id, decision_id, operation_key, region, provider_key, status, error_class,
+       insert into provider_call_outcome (outcome_id, decision_id, api_key_id, operation_key, region, provider_key, status, error_class,
          http_status, latency_ms, retry_count, ttfb_ms, reported_at)
-       select outcome_id, decision_id, operation_key, region, provider_key, status, error_class::"OutcomeErrorClass", http_status,
+       select outcome_id, decision_id, api_key_id, operation_key, region, provider_key, status, error_class::"OutcomeErrorClass", http_status,
          latency_ms, retry_count, ttfb_ms, reported_at
-       from json_to_recordset($1::json) as x(outcome_id uuid, decision_id text, operation_key text, region text, provider_key text, status text,
-         error_class text, http_status int, latency_ms float8, retry_count int, ttfb_ms float8, reported_at timestamptz)
+       from json_to_recordset($1::json) as x(outcome_id uuid, decision_id text, api_key_id text, operation_key text, region text, provider_key text,
+         status text, error_class text, http_status int, latency_ms float8, retry_count int, ttfb_ms float8, reported_at timestamptz)
        on conflict (outcome_id) do nothing
        returning 1
      ), b as (
-       insert into business_outcome (outcome_id, decision_id, operation_key, region, provider_key, completed, failure_stage,
+       insert into business_outcome (outcome_id, decision_id, api_key_id, operation_key, region, provider_key, completed, failure_stage,
          within_sla, reported_at)
-       select outcome_id, decision_id, operation_key, region, provider_key, completed, failure_stage::"OutcomeFailureStage",
+       select outcome_id, decision_id, api_key_id, operation_key, region, provider_key, completed, failure_stage::"OutcomeFailureStage",
          within_sla, reported_at
-       from json_to_recordset($2::json) as x(outcome_id uuid, decision_id text, operation_key text, region text, provider_key text,
-         completed boolean, failure_stage text, within_sla boolean, reported_at timestamptz)
+       from json_to_recordset($2::json) as x(outcome_id uuid, decision_id text, api_key_id text, operation_key text, region text,
+         provider_key text, completed boolean, failure_stage text, within_sla boolean, reported_at timestamptz)
        on conflict (outcome_id) do nothing
        returning 1
      )

@@ -71,8 +71,11 @@ export const OUTCOME_RESULTS = ["recorded", "spooled", "invalid", "unknown_decis
 
 export const ZOutcomeItemResult = z.object({
   index: z.number().int(),
-  /** 201 recorded, 202 spooled (database unreachable; written when it returns), 400 malformed, 422 invalid (unknown provider), 404 unknown decision. */
-  status: z.union([z.literal(201), z.literal(202), z.literal(400), z.literal(404), z.literal(422)]),
+  /**
+   * 201 recorded, 202 spooled (database unreachable; written when it returns), 400 malformed, 422 invalid (unknown provider, or
+   * one the decision did not offer), 404 unknown decision (or another operation's), 409 outcome_limit (the decision's bound reached).
+   */
+  status: z.union([z.literal(201), z.literal(202), z.literal(400), z.literal(404), z.literal(409), z.literal(422)]),
   result: z.enum(OUTCOME_RESULTS),
   decisionId: z.string().nullable(),
   /** The item's refusal, in the error contract's shape (docs/errors.md). */
