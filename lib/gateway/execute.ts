@@ -1,6 +1,7 @@
 import { errorBody } from "../http/error-contract";
 import type { DecisionLogBusyError } from "../dataplane/decision-log/writer";
-import { AttemptError, callProvider, MissingInputError, NotCalledError } from "./call-provider";
+import { TemplateInputError } from "./adapters/template";
+import { AttemptError, callProvider, NotCalledError } from "./call-provider";
 import type { TProviderAdapterConfig } from "./config";
 import { jsonAnswer, type TAnswer } from "./answer";
 import type { TGatewayContext } from "./context";
@@ -87,10 +88,10 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
       return { answer: jsonAnswer(200, body, durabilityHeader(p)), definitive: true, retryAfterSeconds: null };
     } catch (err) {
       const latencyMs = round(performance.now() - t0);
-      if (err instanceof MissingInputError) {
+      if (err instanceof TemplateInputError) {
         await lease?.unmarkAttempt(provider);
         report(ctx, p, reports);
-        const body = errorBody("invalid_input", err.message, [{ path: `input.${err.field}`, message: err.message }]);
+        const body = errorBody("invalid_input", err.message, [{ path: err.path, message: err.message }]);
         return { answer: jsonAnswer(422, { ...body, decisionId, attempts }), definitive: true, retryAfterSeconds: null };
       }
       if (err instanceof NotCalledError) {

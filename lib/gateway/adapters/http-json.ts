@@ -1,12 +1,12 @@
 import { z } from "zod";
 import type { TAdapter } from "../types";
 import { joinUrl } from "./json-body";
-import { compileString, compileValue } from "./template";
+import { compileString, compileValue, pathSegmentValue, type TTemplateScope } from "./template";
 
 /** Options of the generic HTTP/JSON adapter, stored in provider_adapter.options. */
 export const ZHttpJsonOptions = z.strictObject({
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
-  /** Appended to the base URL; placeholders are URL-encoded. */
+  /** Appended to the base URL; placeholders are URL-encoded, and in the path refused when they would change its segments. */
   path: z.string().default(""),
   headers: z.record(z.string(), z.string()).default({}),
   /** JSON body template; omitted: the caller's input as is. GET and DELETE send none. */
@@ -19,7 +19,12 @@ export type THttpJsonOptions = z.output<typeof ZHttpJsonOptions>;
  * Any 2xx is success and the provider's JSON body is returned as `body`.
  */
 export function httpJsonAdapter(cfg: { baseUrl: string; options: THttpJsonOptions }): TAdapter {
-  const url = compileString(joinUrl(cfg.baseUrl, cfg.options.path || "/"), encodeURIComponent);
+  const whole = joinUrl(cfg.baseUrl, cfg.options.path || "/");
+  const q = whole.indexOf("?");
+  // Before the query a value is one path segment at most (no `..`, no slashes); after it, any encoded text.
+  const path = compileString(q < 0 ? whole : whole.slice(0, q), pathSegmentValue);
+  const query = compileString(q < 0 ? "" : whole.slice(q), encodeURIComponent);
+  const url = (scope: TTemplateScope) => path(scope) + query(scope);
   const headers = Object.entries(cfg.options.headers).map(([k, v]) => [k.toLowerCase(), compileString(v)] as const);
   const hasBody = cfg.options.method !== "GET" && cfg.options.method !== "DELETE";
   const body = cfg.options.body === undefined ? null : compileValue(cfg.options.body);
