@@ -41,7 +41,8 @@ async function main(): Promise<number> {
       env.SWITCHYARD_AUDIT_KEY_FILE = demoAuditKeyPath();
     const keyInfo = resolveAuditKey(env);
     const files = args.files ?? [auditCheckpointFile(auditCheckpointDir(env), db.url)];
-    const checkpoints: TAuditCheckpoint[] = files.flatMap((f) => readAuditCheckpoints(f));
+    // Files the operator named must hold checkpoints; the default file may not exist yet.
+    const checkpoints: TAuditCheckpoint[] = files.flatMap((f) => readAuditCheckpoints(f, { required: args.files !== null }));
 
     const result = await verifyAuditChain(prisma, { key: keyInfo.key, retired: keyInfo.retired, checkpoints });
     if (!result.ok) {

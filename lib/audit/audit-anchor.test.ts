@@ -208,4 +208,15 @@ describe("npm run audit:verify", () => {
     expect(truncated.code).toBe(1);
     expect(truncated.out).toContain("audit log BROKEN at entry 3 (truncated): the log ends at entry 2 but the checkpoint of");
   }, 60_000);
+
+  it("exits 1 when a checkpoint file named on the command line is missing or empty, even on an emptied log", async () => {
+    await asDatabaseOwner(prisma, "delete from audit_entry");
+    const missing = await run({ SWITCHYARD_AUDIT_KEY: KEY }, ["--checkpoints", path.join(dir, "no-such-file.jsonl")]);
+    expect([missing.code, missing.out]).toEqual([1, expect.stringContaining("no-such-file.jsonl does not exist")]);
+    expect(missing.out).not.toContain("intact");
+    const emptyFile = path.join(dir, "empty.jsonl");
+    writeFileSync(emptyFile, "\n");
+    const empty = await run({ SWITCHYARD_AUDIT_KEY: KEY }, ["--checkpoints", emptyFile]);
+    expect([empty.code, empty.out]).toEqual([1, expect.stringContaining("empty.jsonl holds no checkpoint")]);
+  }, 60_000);
 });

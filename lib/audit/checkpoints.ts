@@ -54,14 +54,19 @@ function isCheckpoint(v: unknown): v is TAuditCheckpoint {
   );
 }
 
-/** Every checkpoint in a file ([] when it does not exist); a line that is not one throws, naming it. */
-export function readAuditCheckpoints(file: string): TAuditCheckpoint[] {
+/**
+ * Every checkpoint in a file; a line that is not one throws, naming it. A file that does not
+ * exist holds none, unless `required` (the operator named it): then a missing or empty file
+ * throws, since verifying against nothing would pass an emptied log as intact.
+ */
+export function readAuditCheckpoints(file: string, opts: { required?: boolean } = {}): TAuditCheckpoint[] {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw err;
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    if (opts.required) throw new Error(`checkpoint file ${file} does not exist`);
+    return [];
   }
   const out: TAuditCheckpoint[] = [];
   text.split("\n").forEach((line, i) => {
@@ -75,6 +80,7 @@ export function readAuditCheckpoints(file: string): TAuditCheckpoint[] {
     if (!isCheckpoint(parsed)) throw new Error(`${file} line ${i + 1} is not an audit checkpoint: ${line.slice(0, 120)}`);
     out.push(parsed);
   });
+  if (opts.required && out.length === 0) throw new Error(`checkpoint file ${file} holds no checkpoint`);
   return out;
 }
 
