@@ -8,6 +8,7 @@ import type { TGatewayContext } from "../gateway/context";
 import { createSseParser } from "../gateway/sse";
 import { CapturedResponse, executeRequest } from "./bridge";
 import { listModels, parseModelAliases, resolveModel, type TModelTarget } from "./models";
+import { responsesHandler } from "./responses-handler";
 import {
   chunk,
   finishReason,
@@ -113,6 +114,7 @@ export function createOpenAiCompatRoutes(opts: TOpenAiCompatOptions): TRoute[] {
   const ctx = opts.gateway.context;
   return [
     { method: "POST", path: `${OPENAI_PREFIX}/chat/completions`, handler: chatHandler(ctx, aliases, execute, now) },
+    { method: "POST", path: `${OPENAI_PREFIX}/responses`, handler: responsesHandler(ctx, aliases, execute, now) },
     { method: "GET", path: `${OPENAI_PREFIX}/models`, handler: modelsHandler(ctx, aliases, now, null) },
     { method: "GET", path: `${OPENAI_PREFIX}/models/:model`, handler: modelsHandler(ctx, aliases, now, "model") },
   ];
