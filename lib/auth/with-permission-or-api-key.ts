@@ -1,4 +1,5 @@
 import { getPrisma } from "../db/client";
+import { resolveKeyOwner } from "./api-key-owner";
 import { clientIpOf } from "./client-ip";
 import type { TApiKeyScope } from "./api-key-scopes";
 import type { TPermission } from "./permissions";
@@ -11,7 +12,8 @@ import { errorResponse, refusalResponse, withPermission, type TRouteContext } fr
  * `switchyard apply` / `export`). With `Authorization: Bearer sy_…` the key is checked instead of
  * a session; a browser never sends that header on its own, so the same-origin check does not
  * apply to it. The change is recorded as the key's, on behalf of the admin who created it, so
- * four-eyes counts that admin as its author. Without the header it is withPermission.
+ * four-eyes counts that admin as its author, and the key may do only what that person may do
+ * now (api-key-owner.ts). Without the header it is withPermission.
  */
 export function withPermissionOrApiKey(permission: TPermission, scope: TApiKeyScope, handler: (ctx: TRouteContext) => Promise<Response>) {
   const sessionRoute = withPermission(permission, handler);
@@ -26,14 +28,15 @@ export function withPermissionOrApiKey(permission: TPermission, scope: TApiKeySc
         verified.status === 401 ? "unauthenticated" : verified.status === 403 ? "forbidden" : "auth_unavailable",
         verified.reason,
       );
-    const key = await prisma.apiKey.findUnique({ where: { id: verified.principal.apiKeyId }, select: { createdById: true, prefix: true } });
-    const actor = { userId: key?.createdById ?? null, label: `api_key:${key?.prefix ?? verified.principal.prefix}`, ip: clientIpOf(req.headers) };
+    const owned = await resolveKeyOwner(prisma, verified.principal.apiKeyId, permission);
+    if (!owned.ok) return errorResponse(owned.status, owned.code, owned.reason);
+    const actor = { userId: owned.owner.userId, label: `api_key:${verified.principal.prefix}`, ip: clientIpOf(req.headers) };
     const principal: TRouteContext["principal"] = {
       kind: "user",
-      userId: actor.userId ?? "",
+      userId: owned.owner.userId,
       email: actor.label,
       name: verified.principal.name,
-      roles: [],
+      roles: owned.owner.roles,
       sessionId: "",
     };
     try {
