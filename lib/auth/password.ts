@@ -6,7 +6,7 @@ import { processSlot } from "../runtime/process-slots";
 /** OWASP's minimum for argon2id is m=19 MiB, t=2, p=1; this is a little above it. */
 const OPTIONS = { memoryCost: 19_456, timeCost: 3, parallelism: 1 } as const;
 
-export const MIN_PASSWORD_LENGTH = 12;
+export { MIN_PASSWORD_LENGTH } from "./password-policy";
 
 export function hashPassword(password: string): Promise<string> {
   return hash(password, OPTIONS);

@@ -25,6 +25,9 @@ export const PERMISSIONS = [
   "user.create",
   "user.set_roles",
   "user.revoke_sessions",
+  "user.reset_password",
+  "user.disable",
+  "account.change_password",
   "audit.read",
   "audit.export",
   "demo.chaos",
@@ -49,6 +52,8 @@ const READ: readonly TPermission[] = [
   "audit.read",
   "audit.export",
   "catalog.read",
+  // Everyone who can sign in may change their own password (it asks for the current one).
+  "account.change_password",
 ];
 
 /**
@@ -66,7 +71,19 @@ export const ROLE_PERMISSIONS: Readonly<Record<TRole, readonly TPermission[]>> =
   approver: [...READ, "evaluation.run", "factor_list.approve", "factor_list.reject", "factor_list.activate", "factor_list.shadow", "factor_list.rollback"],
   // demo.chaos: injecting simulated provider faults (demo mode only, also checked by the route).
   // catalog.edit: providers, operations, adapters and gateway limits; what moves compliance still waits for compliance.
-  admin: [...READ, "api_key.create", "api_key.revoke", "user.create", "user.set_roles", "user.revoke_sessions", "demo.chaos", "catalog.edit"],
+  // user.reset_password: of someone else without a privileged role; user.disable: signs them out, stops their control keys.
+  admin: [
+    ...READ,
+    "api_key.create",
+    "api_key.revoke",
+    "user.create",
+    "user.set_roles",
+    "user.revoke_sessions",
+    "user.reset_password",
+    "user.disable",
+    "demo.chaos",
+    "catalog.edit",
+  ],
 };
 
 export function roleGrants(role: TRole, permission: TPermission): boolean {

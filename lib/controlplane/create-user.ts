@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
-import { MIN_PASSWORD_LENGTH, hashPassword } from "../auth/password";
+import { hashPassword } from "../auth/password";
+import { ZNewPassword, refuseWeakPassword } from "../auth/password-policy";
 import { ROLES } from "../auth/permissions";
 import { ControlPlaneError, isUniqueViolation } from "../errors/api-errors";
 import { countAdmins, lockUserRoles, splitGrant } from "./user-role-helpers";
@@ -10,7 +11,7 @@ import { countAdmins, lockUserRoles, splitGrant } from "./user-role-helpers";
 export const ZCreateUserBody = z.strictObject({
   email: z.email("email must be an email address").transform((e) => e.toLowerCase()),
   name: z.string().trim().min(1, "name must not be empty").max(200),
-  password: z.string().min(MIN_PASSWORD_LENGTH, `password must have at least ${MIN_PASSWORD_LENGTH} characters`).max(1000),
+  password: ZNewPassword,
   roles: z.array(z.enum(ROLES)).min(1, "give at least one role"),
 });
 
@@ -21,6 +22,7 @@ export const ZCreateUserBody = z.strictObject({
  * environment, which run with database access anyway) applies every role at once.
  */
 export async function createUser(prisma: PrismaClient, actor: TActor, body: z.output<typeof ZCreateUserBody>, opts: { bootstrap?: boolean } = {}) {
+  refuseWeakPassword(body.password, { email: body.email, name: body.name });
   const passwordHash = await hashPassword(body.password);
   try {
     return await prisma.$transaction(async (tx) => {
