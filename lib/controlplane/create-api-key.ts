@@ -9,7 +9,7 @@ import { invalid } from "../errors/api-errors";
 
 export const ZCreateApiKeyBody = z.strictObject({
   name: z.string().trim().min(1, "name the service that will use the key").max(200),
-  scopes: z.array(z.enum(API_KEY_SCOPES)).min(1, "give at least one scope: decide, outcomes, read or control"),
+  scopes: z.array(z.enum(API_KEY_SCOPES)).min(1, "give at least one scope: decide, outcomes, read, control or metrics"),
   operationKeys: z.array(z.string().min(1)).default([]),
 });
 
