@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { authenticateRequest, operationDenied } from "../authenticate";
+import { authenticateRequest, type TPrincipal } from "../authenticate";
 import { isUuid, uuidV7Time } from "../decision-id";
 import type { TDecisionRow } from "../decision-log/rows";
 import { DecisionLogBusyError, type DecisionLog } from "../decision-log/writer";
@@ -7,6 +7,8 @@ import { fromZod, readJsonBody, sendJson } from "../http";
 import { registerEndpoint, ZErrorBody } from "../openapi";
 import type { TRoute } from "../router";
 import type { RoutingState } from "../routing-state";
+import type { TErrorDetail } from "../../http/error-contract";
+import { createLocalDecisionValidator } from "./validate";
 
 export const MAX_LOCAL_DECISION_BATCH = 1_000;
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -40,10 +42,13 @@ export type TLocalDecision = z.infer<typeof ZLocalDecision>;
 export const ZLocalDecisionBatch = z.strictObject({ decisions: z.array(ZLocalDecision).min(1).max(MAX_LOCAL_DECISION_BATCH) });
 
 export type TLocalDecisionResult = {
+  /** The item's position in the batch. */
+  index: number;
   decisionId: string;
   /** committed / spooled / buffered: logged now; existing: already logged (a resend, or the same requestId decided by Switchyard); refused: see error. */
   result: "committed" | "spooled" | "buffered" | "existing" | "refused";
-  error?: { code: string; message: string };
+  /** The refusal in the error contract's shape; `fields` names the item's field (`decisions.3.selected`). */
+  error?: TErrorDetail;
 };
 
 registerEndpoint({
@@ -53,20 +58,30 @@ registerEndpoint({
   description:
     "Each decision becomes a decision-log row marked with its mode (record.mode, record.local: true; reason_code fail_static " +
     "for fail-static ones), so the decision log, the console and outcome ingestion see them. Idempotent: the id's time is the " +
-    "row's, so a resent decision is not logged twice. Per-item results; an operation the key may not use, or that does not " +
-    "exist, is refused per item. 503 with Retry-After when the decision log is full (send the batch again).",
+    "row's, so a resent decision is not logged twice. Per-item results; an operation the key may not use or that does not " +
+    "exist, an unknown region, and a selected or order provider that is not in the catalogue, not in the operation's policy " +
+    "(as of the policyVersion reported, when the server still holds it) or does not serve the region are refused per item, " +
+    "naming the field. Each item costs one request of the key's rate limit (429 for the whole batch when it does not hold them). " +
+    "503 with Retry-After when the decision log is full (send the batch again).",
   tags: ["decisions"],
   request: ZLocalDecisionBatch,
   responses: {
     200: { description: "{results: [{decisionId, result, error?}], logged, existing, refused}" },
     400: { description: "Invalid body (names the field)", schema: ZErrorBody },
     401: { description: "Missing or invalid API key", schema: ZErrorBody },
+    429: { description: "The key's rate limit does not hold this many items (Retry-After)", schema: ZErrorBody },
     503: { description: "Decision log cannot take more right now (Retry-After)", schema: ZErrorBody },
   },
 });
 
 /** The row for a client's decision: its own fields, and the record marked as made outside Switchyard. */
-export function localDecisionRow(d: TLocalDecision, durability: TDecisionRow["durability"], instanceId: string, receivedAt: number): TDecisionRow {
+export function localDecisionRow(
+  d: TLocalDecision,
+  durability: TDecisionRow["durability"],
+  instanceId: string,
+  receivedAt: number,
+  apiKeyId: string | null = null,
+): TDecisionRow {
   const at = uuidV7Time(d.decisionId)!;
   const reasonCode = d.mode === "fail_static" ? "fail_static" : (d.reasonCode ?? "local");
   const record = {
@@ -120,6 +135,9 @@ export function localDecisionRow(d: TLocalDecision, durability: TDecisionRow["du
     body: JSON.stringify(record),
     durability,
     instanceId,
+    apiKeyId,
+    // Validated against the catalogue and policy before the row is built (validate.ts).
+    offeredProviders: [...new Set([...(d.selected === null ? [] : [d.selected]), ...(d.order ?? [])])].join(",") || null,
   };
 }
 
@@ -139,32 +157,34 @@ export function createLocalDecisionRoutes(deps: {
   // Two rows with one id in one group-commit transaction would fail the whole transaction (the
   // primary key), other callers' decisions with it: a resend while the first is in flight waits for it.
   const inFlight = new Map<string, Promise<TLocalDecisionResult["result"]>>();
+  const validate = createLocalDecisionValidator(deps.state);
 
-  async function logOne(d: TLocalDecision, principal: Parameters<typeof operationDenied>[0], receivedAt: number): Promise<TLocalDecisionResult> {
-    if (operationDenied(principal, d.operation))
-      return { decisionId: d.decisionId, result: "refused", error: { code: "forbidden", message: `the key may not use ${d.operation}` } };
-    if (!deps.state.hasOperation(d.operation))
-      return { decisionId: d.decisionId, result: "refused", error: { code: "unknown_operation", message: `unknown operation "${d.operation}"` } };
+  async function logOne(d: TLocalDecision, index: number, principal: TPrincipal, receivedAt: number): Promise<TLocalDecisionResult> {
+    const refused = validate(d, index, principal);
+    if (refused) return { index, decisionId: d.decisionId, result: "refused", error: refused.error };
     const at = uuidV7Time(d.decisionId)!;
     if (at < receivedAt - MAX_AGE_MS || at > receivedAt + MAX_AHEAD_MS) {
+      const message = "the decision's time is more than 7 days ago or 5 minutes ahead";
       return {
+        index,
         decisionId: d.decisionId,
         result: "refused",
-        error: { code: "out_of_range", message: "the decision's time is more than 7 days ago or 5 minutes ahead" },
+        error: { code: "out_of_range", message, fields: [{ path: `decisions.${index}.decisionId`, message }] },
       };
     }
     const pending = inFlight.get(d.decisionId);
     if (pending) {
       await pending.catch(() => {});
-      return { decisionId: d.decisionId, result: "existing" };
+      return { index, decisionId: d.decisionId, result: "existing" };
     }
-    const p = deps.decisionLog.submit(localDecisionRow(d, deps.decisionLog.durability, deps.instanceId, receivedAt)).then((o) => o.status);
+    const row = localDecisionRow(d, deps.decisionLog.durability, deps.instanceId, receivedAt, principal.id);
+    const p = deps.decisionLog.submit(row).then((o) => o.status);
     inFlight.set(d.decisionId, p);
     try {
       const result = await p;
       // Logged for the first time: its call counts against the quota (a resend answered "existing" does not).
       if (d.selected !== null && result !== "existing") deps.spendQuota?.(d.selected, at);
-      return { decisionId: d.decisionId, result };
+      return { index, decisionId: d.decisionId, result };
     } finally {
       inFlight.delete(d.decisionId);
     }
@@ -182,15 +202,21 @@ export function createLocalDecisionRoutes(deps: {
         }
         const parsed = ZLocalDecisionBatch.safeParse(await readJsonBody(req, MAX_BODY_BYTES));
         if (!parsed.success) throw fromZod(parsed.error);
+        // Each item is a decision routed to a provider: it costs what a decide call costs.
+        const over = auth.charge?.(parsed.data.decisions.length - 1);
+        if (over) {
+          sendJson(res, over.status, over.body, over.headers);
+          return;
+        }
         const receivedAt = now();
         const seen = new Set<string>();
         let results: TLocalDecisionResult[];
         try {
           results = await Promise.all(
-            parsed.data.decisions.map((d) => {
-              if (seen.has(d.decisionId)) return Promise.resolve<TLocalDecisionResult>({ decisionId: d.decisionId, result: "existing" });
+            parsed.data.decisions.map((d, index) => {
+              if (seen.has(d.decisionId)) return Promise.resolve<TLocalDecisionResult>({ index, decisionId: d.decisionId, result: "existing" });
               seen.add(d.decisionId);
-              return logOne(d, auth.principal, receivedAt);
+              return logOne(d, index, auth.principal, receivedAt);
             }),
           );
         } catch (err) {
