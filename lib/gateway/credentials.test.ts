@@ -71,6 +71,12 @@ describe("the secrets namespace", () => {
     expect(credentialRefProblem(`file:${dir}/link`, secretNamespaceFromEnv(env))).toBeNull();
     expect(resolveCredential(`file:${dir}/link`, env, 1)).toMatchObject({ ok: false });
     expect(resolveCredential(`file:${dir}/environ`, env, 1)).toMatchObject({ ok: false });
+    // The server's own key files are never credentials, even inside the directory or behind a link.
+    writeFileSync(path.join(dir, "audit-key"), "audit-SECRET");
+    symlinkSync(path.join(dir, "audit-key"), path.join(dir, "innocent"));
+    const withKeyFile = { ...env, SWITCHYARD_AUDIT_KEY_FILE: path.join(dir, "audit-key") };
+    expect(resolveCredential(`file:${dir}/audit-key`, withKeyFile).ok).toBe(false);
+    expect(resolveCredential(`file:${dir}/innocent`, withKeyFile, 2).ok).toBe(false);
     // The default directory is /run/secrets; /proc cannot be made the directory.
     expect(credentialRefProblem("file:/run/secrets/sms", secretNamespaceFromEnv({}))).toBeNull();
     expect(resolveCredential("file:/proc/self/environ", { SWITCHYARD_SECRETS_DIR: "/proc/self" }).ok).toBe(false);

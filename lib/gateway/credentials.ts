@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { isDemoMode, isLoopbackHost } from "../auth/demo-mode";
 import { credentialRefProblem, hostMatches, secretNamespaceFromEnv, type TSecretNamespace } from "./secret-namespace";
@@ -31,6 +31,8 @@ function readSecretFile(file: string, ns: TSecretNamespace): string | null {
     const root = realpathSync(ns.dir);
     const real = realpathSync(file);
     if (!real.startsWith(root + path.sep)) return null;
+    // A link inside the directory to the audit key file is the audit key file.
+    for (const reserved of ns.reservedFiles) if (existsSync(reserved) && realpathSync(reserved) === real) return null;
     return readFileSync(real, "utf8").trim() || null;
   } catch {
     return null;

@@ -8,7 +8,8 @@
  *     OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY), and
  *   - `file:/path` strictly inside SWITCHYARD_SECRETS_DIR (default /run/secrets), written
  *     without `.`/`..` segments (the real path is checked again at every read).
- * Whatever those settings say, the server's own variables are refused (RESERVED_ENV).
+ * Whatever those settings say, the server's own variables are refused (isReservedEnvName), and
+ * so are the files they name (SWITCHYARD_AUDIT_KEY_FILE may well live in /run/secrets).
  * No Node imports: the catalogue's write-time checks and the gateway's call-time checks share it.
  */
 export type TSecretNamespace = {
@@ -17,6 +18,8 @@ export type TSecretNamespace = {
   dir: string | null;
   /** Declared per reference (SWITCHYARD_CREDENTIAL_HOSTS). */
   hosts: ReadonlyMap<string, readonly string[]>;
+  /** Files the server's own configuration names (SWITCHYARD_AUDIT_KEY_FILE, PGPASSFILE…): never a credential, even inside the directory. */
+  reservedFiles: ReadonlySet<string>;
   /** SWITCHYARD_PROVIDER_HOSTS, the fallback binding; null when unset. */
   providerHosts: readonly string[] | null;
   /** A setting that could not be read, reported with every refusal. */
@@ -76,8 +79,12 @@ export function secretNamespaceFromEnv(env: Readonly<Record<string, string | und
   const { hosts, problem: hostsProblem } = parseHostBindings(env.SWITCHYARD_CREDENTIAL_HOSTS);
   const providerHosts = list(env.SWITCHYARD_PROVIDER_HOSTS).map((h) => h.toLowerCase());
   const prefixProblem = prefixOk ? null : `SWITCHYARD_SECRET_ENV_PREFIX ${JSON.stringify(prefix)} must be upper case, at least 4 characters, ending in _`;
+  const reservedFiles = Object.entries(env)
+    .filter(([name, value]) => isReservedEnvName(name) && /FILE$/.test(name) && value)
+    .map(([, value]) => value!.trim());
   return {
     envPrefix: prefixOk ? prefix : null,
+    reservedFiles: new Set(reservedFiles),
     envNames: new Set(names),
     dir,
     hosts,
@@ -104,6 +111,7 @@ export function credentialRefProblem(ref: string, ns: TSecretNamespace): string 
     }
     if (!file.startsWith(`${ns.dir}/`) || file.length === ns.dir.length + 1)
       return `${file} is outside the secrets directory ${ns.dir} (SWITCHYARD_SECRETS_DIR)`;
+    if (ns.reservedFiles.has(file)) return `${file} holds the server's own configuration, never a provider credential`;
     return null;
   }
   return "must be env:NAME or file:/path";

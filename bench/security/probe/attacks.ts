@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { TAttackerHost } from "./attacker-host";
+import { SECRET_ATTACKS } from "./attacks-secrets";
 import { errorCode, healthStall, holdSocket, request, type TAnswer } from "./http";
 
 /**
@@ -461,4 +462,5 @@ export const ATTACKS: readonly TAttack[] = [
       return { observed: bad ? `logged: ${logged.trim().slice(0, 80)}` : "no error logged", ok: !bad };
     },
   },
+  ...SECRET_ATTACKS,
 ];
