@@ -70,6 +70,8 @@ export function errorBodyProblem(method: string, contentType: string, body: stri
   // The OpenAI-compatible surface answers in OpenAI's own error shape, as its clients expect;
   // the router's own 404/405 in front of it answer in the contract's.
   if (endpoint.includes(" /api/v1/openai/") && openAiErrorProblem(error) === null) return null;
+  // The Anthropic-compatible surface answers in Anthropic's: {type: "error", error: {type, message}}.
+  if (endpoint.includes(" /api/v1/anthropic/") && anthropicErrorProblem(parsed) === null) return null;
   if (!error || typeof error.code !== "string" || error.code === "") return "body has no error.code";
   if (typeof error.message !== "string" || error.message.trim() === "") return "body has no error.message";
   // The error contract (docs/errors.md): code, message and optionally fields, nothing else.
@@ -91,6 +93,15 @@ function openAiErrorProblem(error: { message?: unknown; type?: unknown } | undef
   if (typeof error.type !== "string" || error.type === "") return "body has no error.type (OpenAI's error shape)";
   const extra = Object.keys(error).filter((k) => !["message", "type", "param", "code"].includes(k));
   return extra.length > 0 ? `error carries ${extra.join(", ")} (OpenAI's shape has message, type, param, code)` : null;
+}
+
+function anthropicErrorProblem(body: unknown): string | null {
+  const b = body as { type?: unknown; error?: { type?: unknown; message?: unknown } } | null;
+  if (b?.type !== "error") return 'body.type is not "error" (Anthropic\'s error shape)';
+  if (typeof b.error?.type !== "string" || b.error.type === "") return "body has no error.type (Anthropic's error shape)";
+  if (typeof b.error.message !== "string" || b.error.message.trim() === "") return "body has no error.message";
+  const extra = Object.keys(b.error).filter((k) => k !== "type" && k !== "message");
+  return extra.length > 0 ? `error carries ${extra.join(", ")} (Anthropic's shape has type and message)` : null;
 }
 
 function namesField(body: string): boolean {
