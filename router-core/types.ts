@@ -71,6 +71,12 @@ export type TMetricSnapshot = {
   /** Time (ms) of the newest data that went into the snapshot; null when there is none. */
   updatedAt: number | null;
   scope: "region" | "operation" | "none";
+  /**
+   * The region's own calls and provider-attributable failures in the window, whichever scope the
+   * snapshot took: a displaced provider proves its recovery in a region on that region's calls
+   * (control/regain-margin.ts). Absent on snapshots not built by snapshotFor.
+   */
+  regional?: { sampleCount: number; failures: number };
 };
 
 export type TPin = {

@@ -1,5 +1,5 @@
 import type { TShares } from "../types";
-import { regainGaps } from "./regain-margin";
+import { fullScore, leadNeeded, ownSamples, provenFailing, RECOVERY_FAILURE_BOUND, recoveryProbeShare, recoveryProven, regainGaps } from "./regain-margin";
 import type {
   TControllerCandidate,
   TControllerConfig,
@@ -10,6 +10,7 @@ import type {
   TControllerResult,
   TControllerState,
   TRecovery,
+  TShareMove,
   TShiftReason,
 } from "./controller-types";
 
@@ -29,6 +30,8 @@ export type TTick = {
   cap: number;
   probe: number;
   cooldownMs: number;
+  /** The share a provider whose recovery is detected this tick is probed at during its cooldown (regain-margin.ts). */
+  recoveryShare: number;
   byProvider: Map<string, TControllerCandidate>;
   /** The priority list, then providers dropped from it that still hold shares. */
   universe: string[];
@@ -76,6 +79,8 @@ export function openTick(state: TControllerState, input: TControllerInput, cfg: 
       eligible: c?.eligible === true,
       score: c?.score ?? null,
       sampleCount: c?.sampleCount ?? 0,
+      regional: c?.regional ? { ...c.regional } : null,
+      confidencePoints: c?.confidencePoints ?? 0,
       failedGates: c ? [...(c.failedGates ?? [])] : ["not_in_priority"],
       metrics: { ...(c?.metrics ?? {}) },
     };
@@ -89,6 +94,7 @@ export function openTick(state: TControllerState, input: TControllerInput, cfg: 
     cap: cfg.safety.max_traffic_shift_per_minute,
     probe: cfg.safety.primary_probe_share,
     cooldownMs: cfg.safety.primary_recovery_cooldown_seconds * 1000,
+    recoveryShare: cfg.safety.primary_probe_share,
     byProvider,
     universe,
     evidence,
@@ -117,6 +123,16 @@ export function openTick(state: TControllerState, input: TControllerInput, cfg: 
   return t;
 }
 
+/** The share of the provider in cooldown: fixed at detection, so it does not jitter with every tick's volume. */
+function provingShare(t: TTick): number {
+  return t.recovery?.phase === "cooldown" ? (t.recovery.probeShare ?? t.probe) : t.probe;
+}
+
+/** The capped moves within the minute before `now` (a window is (now − 60 s, now]). */
+function recentMoves(state: TControllerState, now: number): TShareMove[] {
+  return (state.recentMoves ?? []).filter((m) => m.at > now - MINUTE_MS && m.at <= now);
+}
+
 function isEligible(t: TTick, p: string): boolean {
   return t.byProvider.get(p)?.eligible === true;
 }
@@ -137,6 +153,46 @@ function scoreOf(t: TTick, p: string | null): number | null {
 
 function trusted(t: TTick, p: string): boolean {
   return (t.byProvider.get(p)?.sampleCount ?? 0) >= t.cfg.min_sample_size;
+}
+
+function evidenceOf(t: TTick, p: string): TControllerEvidence | undefined {
+  return t.evidence.find((e) => e.provider === p);
+}
+
+/** p ranks above the leader in the priority order: a former primary, which recovers by regain-margin.ts. */
+function outranks(t: TTick, p: string, leader: string): boolean {
+  return leadNeeded(t.universe, p, leader, t.cfg.hysteresis_score_margin) === 0;
+}
+
+/**
+ * Whether a displaced p looks recovered against the leader. A former primary: at full sample
+ * confidence it scores at least the leader and its own calls do not prove it failing. Any other:
+ * it leads by the hysteresis margin on min_sample_size samples, as an ordinary challenger must.
+ */
+function looksRecovered(t: TTick, p: string, leader: string): boolean {
+  const e = evidenceOf(t, p);
+  if (!isEligible(t, p) || e === undefined || e.score === null) return false;
+  const ls = scoreOf(t, leader);
+  if (!outranks(t, p, leader)) return trusted(t, p) && (ls === null || e.score - ls >= t.cfg.hysteresis_score_margin);
+  const lf = fullScore(evidenceOf(t, leader));
+  return !provenFailing(e) && (lf === null || (fullScore(e) as number) >= lf);
+}
+
+/** Why a recovery in cooldown is given up, or null while it holds: the hysteresis band below the detection threshold. */
+function recoveryLost(t: TTick, p: string, leader: string): string | null {
+  const e = evidenceOf(t, p);
+  if (!isEligible(t, p) || e === undefined || e.score === null) return `${p} is no longer eligible or scored`;
+  if (!outranks(t, p, leader)) {
+    const ls = scoreOf(t, leader);
+    return ls !== null && e.score < ls ? `${p} no longer leads ${leader} (score ${fmt(e.score)} vs ${fmt(ls)})` : null;
+  }
+  if (provenFailing(e)) return `${p}'s own calls fail at more than ${pct(RECOVERY_FAILURE_BOUND)} (${e.regional?.failures} of ${e.regional?.samples})`;
+  const lf = fullScore(evidenceOf(t, leader));
+  const pf = fullScore(e) as number;
+  const margin = t.cfg.hysteresis_score_margin;
+  return lf !== null && pf < lf - margin
+    ? `${p} scores ${fmt(pf)} vs ${leader} ${fmt(lf)} at full sample confidence, more than the margin ${margin} behind`
+    : null;
 }
 
 /** Best score first; ties (and the unscored) in universe order. */
@@ -306,20 +362,26 @@ export function challengeLeader(t: TTick): void {
   }
 }
 
-/** Step 3: recovery of a displaced leader: detection, cooldown, then failback. */
+/**
+ * Step 3: recovery of a displaced leader (regain-margin.ts). It looks recovered: detection, and the
+ * cooldown begins, a former primary probed at its recovery share. The recovery is given up when it
+ * falls a hysteresis margin below that (what would demote a leader), not on every noisy tick;
+ * failback starts once the cooldown has passed and a former primary's own samples prove it.
+ */
 export function advanceRecovery(t: TTick): void {
   const current = t.leader as string;
   if (t.recovery?.phase === "cooldown") {
-    const p = t.recovery.provider;
-    const ps = scoreOf(t, p);
-    const ls = scoreOf(t, current);
-    if (!isEligible(t, p) || ps === null || (ls !== null && ps < ls)) {
-      abortRecovery(t, `${p} no longer leads ${current} (score ${fmt(ps)} vs ${fmt(ls)}) during cooldown`);
-    }
+    const lost = recoveryLost(t, t.recovery.provider, current);
+    if (lost !== null) abortRecovery(t, `${lost} during cooldown`);
   }
   if (t.recovery === null && t.leaderChangedFrom === undefined) detectRecovery(t, current);
   const recovery = t.recovery as TRecovery | null;
-  if (recovery?.phase === "cooldown" && t.leaderChangedFrom === undefined && t.now >= recovery.cooldownUntil) {
+  if (
+    recovery?.phase === "cooldown" &&
+    t.leaderChangedFrom === undefined &&
+    t.now >= recovery.cooldownUntil &&
+    (!outranks(t, recovery.provider, current) || recoveryProven(evidenceOf(t, recovery.provider)!, t.cfg.min_sample_size))
+  ) {
     promote(t, recovery.provider);
     t.floor.add(current);
     t.recovery = { ...recovery, phase: "failback" };
@@ -328,33 +390,32 @@ export function advanceRecovery(t: TTick): void {
   }
 }
 
-/** The best displaced provider leading `current` by the margin on enough samples starts its cooldown. */
+/** The best displaced provider that looks recovered against `current` starts its cooldown. */
 function detectRecovery(t: TTick, current: string): void {
   const { cfg, now } = t;
   const candidate = rank(
     t,
-    [...t.displaced].filter((p) => isEligible(t, p) && scoreOf(t, p) !== null),
+    [...t.displaced].filter((p) => looksRecovered(t, p, current)),
   )[0];
-  const ps = candidate === undefined ? null : scoreOf(t, candidate);
-  const ls = scoreOf(t, current);
-  if (!(candidate !== undefined && ps !== null && trusted(t, candidate) && (ls === null || ps - ls >= cfg.hysteresis_score_margin))) return;
-  const samples = t.byProvider.get(candidate)?.sampleCount ?? 0;
-  t.recovery = { provider: candidate, phase: "cooldown", detectedAt: now, cooldownUntil: now + t.cooldownMs };
-  emit(
-    t,
-    "recovery_detected",
-    candidate,
-    t.shares,
-    t.shares,
-    `${candidate} scores ${fmt(ps)} vs leader ${current} ${fmt(ls)} (margin ${cfg.hysteresis_score_margin}) on ${samples} samples (min ${cfg.min_sample_size})`,
-  );
+  if (candidate === undefined) return;
+  const e = evidenceOf(t, candidate)!;
+  const primary = outranks(t, candidate, current);
+  // The leader keeps at least half of what the floors leave it, however many providers there are.
+  const probe = cfg.safety.primary_probe_share;
+  t.recoveryShare = primary ? Math.min(recoveryProbeShare(cfg, t.evidence, e), probe + (1 - probe * (t.universe.length - 1)) / 2) : probe;
+  t.recovery = { provider: candidate, phase: "cooldown", detectedAt: now, cooldownUntil: now + t.cooldownMs, probeShare: t.recoveryShare };
+  const why = primary
+    ? `${candidate} scores ${fmt(fullScore(e))} vs leader ${current} ${fmt(fullScore(evidenceOf(t, current)) ?? null)} at full sample confidence (${candidate} ranks above ${current}: no lead needed) on ${ownSamples(e)} samples of its own`
+    : `${candidate} scores ${fmt(e.score)} vs leader ${current} ${fmt(scoreOf(t, current))} (margin ${cfg.hysteresis_score_margin}) on ${e.sampleCount} samples (min ${cfg.min_sample_size})`;
+  emit(t, "recovery_detected", candidate, t.shares, t.shares, why);
+  const proof = primary ? `needs samples that prove the recovery (it is probed at ${pct(t.recoveryShare)} meanwhile) and ` : "";
   emit(
     t,
     "cooldown_started",
     candidate,
     t.shares,
     t.shares,
-    `failback to ${candidate} waits ${cfg.safety.primary_recovery_cooldown_seconds} s, until ${new Date(now + t.cooldownMs).toISOString()}`,
+    `failback to ${candidate} ${proof}waits ${cfg.safety.primary_recovery_cooldown_seconds} s, until ${new Date(now + t.cooldownMs).toISOString()}`,
   );
 }
 
@@ -366,14 +427,17 @@ export function moveTowardTarget(t: TTick): void {
   for (const p of universe) if (p !== head && keepsFloor(t, p) && (shares[p] ?? 0) > 0) t.floor.add(p);
   const target: TShares = {};
   let floors = 0;
+  const proving = t.recovery?.phase === "cooldown" ? t.recovery.provider : null;
   for (const p of universe) {
-    target[p] = p !== head && keepsFloor(t, p) && t.floor.has(p) ? probe : 0;
+    target[p] = p !== head && keepsFloor(t, p) && t.floor.has(p) ? (p === proving && isEligible(t, p) ? provingShare(t) : probe) : 0;
     floors += target[p] ?? 0;
   }
   target[head] = 1 - floors;
 
   const dtMs = Math.max(0, t.now - t.state.lastTickAt);
-  const budget = Math.min(1, (t.cap * dtMs) / MINUTE_MS);
+  // The cap holds over any 60 s window: this tick may move what the moves of the last minute left.
+  const recent = recentMoves(t.state, t.now).reduce((sum, m) => sum + m.moved, 0);
+  const budget = Math.max(0, Math.min((t.cap * Math.min(dtMs, MINUTE_MS)) / MINUTE_MS, t.cap - recent));
   let wanted = 0;
   for (const p of universe) wanted += Math.max(0, (shares[p] ?? 0) - (target[p] ?? 0));
   const moved = Math.min(wanted, budget);
@@ -455,7 +519,12 @@ function reportShift(t: TTick, reached: boolean): string | null {
     emit(t, "rebalance", head, before, after, summary, from, capped);
   } else {
     const gainer = universe.find((p) => (after[p] ?? 0) > (before[p] ?? 0) + EPS) ?? null;
-    emit(t, "probe_floor_restored", gainer, before, after, `probe floor ${pct(t.probe)} restored for ${gainer ?? "providers"}`, from, capped);
+    if (gainer !== null && recovery?.phase === "cooldown" && recovery.provider === gainer) {
+      const why = `${gainer} looks recovered: probed at ${pct(provingShare(t))} (${pct(before[gainer] ?? 0)} → ${pct(after[gainer] ?? 0)}) until its samples prove it`;
+      emit(t, "probe_exploration_increase", gainer, before, after, why, from, capped);
+    } else {
+      emit(t, "probe_floor_restored", gainer, before, after, `probe floor ${pct(t.probe)} restored for ${gainer ?? "providers"}`, from, capped);
+    }
   }
   return null;
 }
@@ -478,13 +547,15 @@ export function closeTick(t: TTick): TControllerResult {
       noEligibleSince: null,
       breakerHeld: universe.filter((p) => breakerOnly(t, p)),
       regain: regainGaps(
+        t.cfg,
+        universe,
         t.leader,
         universe.filter((p) => t.displaced.has(p)),
-        t.recovery?.provider ?? null,
+        t.recovery,
         t.evidence,
-        t.cfg.hysteresis_score_margin,
-        t.cfg.min_sample_size,
+        (p) => (t.recovery?.phase === "cooldown" && t.recovery.provider === p ? provingShare(t) : t.probe),
       ),
+      recentMoves: t.moved > EPS ? [...recentMoves(state, t.now), { at: t.now, moved: t.moved }] : recentMoves(state, t.now),
     },
     shares: { ...shares },
     events: t.events,

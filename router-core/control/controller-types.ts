@@ -15,6 +15,14 @@ export type TControllerConfig = {
   hysteresis_score_margin: number;
   safety: TControllerSafety;
   min_sample_size: number;
+  /**
+   * The most a displaced provider that looks healthy again is probed at while it proves its
+   * recovery (regain-margin.ts): enough to bring its window to `min_sample_size` samples, never
+   * less than the probe floor nor more than this. Absent: DEFAULT_RECOVERY_PROBE_SHARE.
+   */
+  recovery_probe_share?: number;
+  /** The metric window, for explanations only (calls per minute a probe share brings). */
+  metric_window_minutes?: number;
 };
 
 export type TControllerCandidate = {
@@ -24,6 +32,15 @@ export type TControllerCandidate = {
   /** 0–100; null when the provider could not be scored (no data). */
   score: number | null;
   sampleCount: number;
+  /**
+   * The region's own calls and provider-attributable failures in the window (the worse of failed
+   * calls and failed completions), whatever window the score used: a displaced primary proves its
+   * recovery on them (regain-margin.ts). Absent: not known, and it proves it only on
+   * `min_sample_size` samples.
+   */
+  regional?: { samples: number; failures: number };
+  /** Score points the candidate lost to confidence_from_sample (thin window); 0 or absent when none. */
+  confidencePoints?: number;
   /** Names of the hard gates that failed; decides between hard_exclusion and circuit_open_shift_to_secondary. */
   failedGates?: readonly string[];
   /** Metric snapshot behind the score (completion, p95, …), copied into events as evidence. */
@@ -53,8 +70,13 @@ export const CONTROLLER_EVENT_TYPES = [
   "probe_floor_held",
   /** A provider back in eligibility regained its probe floor. provider: the first one that gained. */
   "probe_floor_restored",
-  /** A displaced leader leads again by the margin on enough samples. provider: the recovering one. */
+  /** A displaced leader looks recovered: it scores at least the lead it needs over the leader. provider: the recovering one. */
   "recovery_detected",
+  /**
+   * A recovering provider's planned share rose above the probe floor so its evidence can prove
+   * the recovery (paper Table 12's action at recovery_detected). provider: the recovering one.
+   */
+  "probe_exploration_increase",
   /** The recovery cooldown began; the event's detail carries its end. provider: the recovering one. */
   "cooldown_started",
   /** The recovering provider stopped leading, lost eligibility, or was demoted during failback. provider: it. */
@@ -75,6 +97,8 @@ export type TControllerEvidence = {
   eligible: boolean;
   score: number | null;
   sampleCount: number;
+  regional: { samples: number; failures: number } | null;
+  confidencePoints: number;
   failedGates: string[];
   metrics: Record<string, unknown>;
 };
@@ -96,12 +120,22 @@ export type TControllerEvent = {
 export const SHIFT_REASONS = ["score_decay_shift", "exclusion_rebalance", "circuit_open_shift_to_secondary", "failback_step"] as const;
 export type TShiftReason = (typeof SHIFT_REASONS)[number];
 
+/**
+ * A displaced provider on its way back. `cooldown`: it looks healthy again and is probed at the
+ * recovery probe share; failback starts once the cooldown has passed and its evidence proves the
+ * recovery (regain-margin.ts). `failback`: it leads again and takes traffic back at the capped rate.
+ */
 export type TRecovery = {
   provider: string;
   phase: "cooldown" | "failback";
   detectedAt: number;
   cooldownUntil: number;
+  /** The share it is probed at during the cooldown, fixed at detection. Absent in states stored before it existed: the probe floor. */
+  probeShare?: number;
 };
+
+/** Share moved by the capped movement at one tick (hard exclusions are not capped and not counted). */
+export type TShareMove = { at: number; moved: number };
 
 export type TControllerState = {
   operation: string;
@@ -125,24 +159,41 @@ export type TControllerState = {
    * hysteresis margin at work; regain-margin.ts). Absent in states stored before it existed.
    */
   regain?: TRegainGap[];
+  /**
+   * The capped moves of the last minute, so the shift cap holds over any 60-second window and not
+   * only per tick. Absent in states stored before it existed (then nothing is counted).
+   */
+  recentMoves?: TShareMove[];
 };
 
 export type TControllerResult = { state: TControllerState; shares: TShares; events: TControllerEvent[] };
 
 /**
- * What a displaced former leader lacks to take traffic back. Hysteresis is policy: a healthy
- * former primary that does not beat the current leader by `hysteresis_score_margin` (on
- * `min_sample_size` samples) keeps only its probe floor for as long as that holds. Showing the
- * gap tells an operator that this is the margin at work, not a failure.
+ * What a displaced former leader lacks to take traffic back, in terms an operator can act on: the
+ * score lead it needs (0 over a leader it outranks in the priority order, the hysteresis margin
+ * over one it does not), the samples that would prove it, the probe share that brings them, and
+ * when it is looked at again. regain-margin.ts computes it every tick.
  */
 export type TRegainGap = {
   provider: string;
   leader: string;
+  /** Both at full sample confidence: the thin window's deficit is what the samples test covers. */
   score: number;
   leaderScore: number;
+  /** The lead it needs: 0 when it ranks above the leader in the priority order, else the hysteresis margin. */
   margin: number;
   /** Score points still missing: leaderScore + margin − score; ≤ 0 when the score alone would do. */
   needs: number;
-  /** The provider's samples reach min_sample_size, the other condition of recovery. */
+  /** Its evidence proves the recovery (enough samples, or a failure-rate bound low enough). */
   trusted: boolean;
+  /** Samples in its window, and the samples that would prove it at its current failure count. Absent in older states. */
+  samples?: number;
+  samplesNeeded?: number;
+  /** The share it is probed at, and about how many calls a minute that brings. */
+  probeShare?: number;
+  callsPerMinute?: number | null;
+  /** `waiting`: short of the score lead; `cooldown`: recovering, failback at `reconsiderAt` once proven. */
+  phase?: "waiting" | "cooldown";
+  /** When failback can start (end of cooldown); null when it is looked at again at every tick. */
+  reconsiderAt?: number | null;
 };

@@ -99,6 +99,8 @@ export function resolveControllerConfig(config: TControllerConfig): TControllerC
   checkNumber("primary_probe_share", safety.primary_probe_share, closed(0), closed(0.5));
   checkNumber("primary_recovery_cooldown_seconds", safety.primary_recovery_cooldown_seconds, closed(0), null);
   checkNumber("min_sample_size", config.min_sample_size, closed(0), null, true);
+  if (config.recovery_probe_share !== undefined) checkNumber("recovery_probe_share", config.recovery_probe_share, closed(0), closed(0.5));
+  if (config.metric_window_minutes !== undefined) checkNumber("metric_window_minutes", config.metric_window_minutes, open(0), null);
   if (safety.primary_probe_share * (priority.length - 1) >= 1) {
     throw new RangeError(
       `primary_probe_share must leave the leader a share: with ${priority.length} providers it must be < ${1 / (priority.length - 1)}, got ${safety.primary_probe_share}`,
@@ -132,6 +134,7 @@ export function createControllerState(operation: string, region: string | null, 
     noEligibleSince: null,
     breakerHeld: [],
     regain: [],
+    recentMoves: [],
   };
 }
 
@@ -165,6 +168,7 @@ export function restoreControllerState(json: unknown): TControllerState {
       phase: expectOneOf("controller.recovery.phase", r.phase, ["cooldown", "failback"] as const),
       detectedAt: expectNumber("controller.recovery.detectedAt", r.detectedAt),
       cooldownUntil: expectNumber("controller.recovery.cooldownUntil", r.cooldownUntil),
+      ...(r.probeShare === undefined ? {} : { probeShare: expectNumber("controller.recovery.probeShare", r.probeShare) }),
     },
     shift: sh && {
       reason: expectOneOf("controller.shift.reason", sh.reason, SHIFT_REASONS),
@@ -175,6 +179,14 @@ export function restoreControllerState(json: unknown): TControllerState {
     breakerHeld: o.breakerHeld === undefined ? [] : expectStringArray("controller.breakerHeld", o.breakerHeld),
     // Explanation only, recomputed every tick: a state stored before it existed restores without it.
     regain: o.regain === undefined ? [] : expectArray("controller.regain", o.regain).map((g, i) => restoreRegainGap(`controller.regain.${i}`, g)),
+    // States stored before it existed count no earlier moves: at most one minute's cap more, once.
+    recentMoves:
+      o.recentMoves === undefined
+        ? []
+        : expectArray("controller.recentMoves", o.recentMoves).map((m, i) => {
+            const move = expectObject(`controller.recentMoves.${i}`, m);
+            return { at: expectNumber(`controller.recentMoves.${i}.at`, move.at), moved: expectNumber(`controller.recentMoves.${i}.moved`, move.moved) };
+          }),
   };
 }
 
@@ -201,5 +213,12 @@ function restoreRegainGap(path: string, json: unknown): TRegainGap {
     margin: expectNumber(`${path}.margin`, g.margin),
     needs: expectNumber(`${path}.needs`, g.needs),
     trusted: g.trusted === true,
+    // The fields below came with recovery at any volume; a gap stored before them restores without them.
+    ...(g.samples === undefined ? {} : { samples: expectNumber(`${path}.samples`, g.samples) }),
+    ...(g.samplesNeeded === undefined ? {} : { samplesNeeded: expectNumber(`${path}.samplesNeeded`, g.samplesNeeded) }),
+    ...(g.probeShare === undefined ? {} : { probeShare: expectNumber(`${path}.probeShare`, g.probeShare) }),
+    ...(g.callsPerMinute === undefined ? {} : { callsPerMinute: expectNullableNumber(`${path}.callsPerMinute`, g.callsPerMinute) }),
+    ...(g.phase === undefined ? {} : { phase: expectOneOf(`${path}.phase`, g.phase, ["waiting", "cooldown"] as const) }),
+    ...(g.reconsiderAt === undefined ? {} : { reconsiderAt: expectNullableNumber(`${path}.reconsiderAt`, g.reconsiderAt) }),
   };
 }

@@ -1,6 +1,7 @@
 import type { TFactorList } from "../policy/schema";
 import { DEFAULT_BREAKER_CORRELATION, type TBreakerCorrelationConfig } from "./breaker-correlation";
 import type { TControllerConfig } from "./controller-types";
+import { DEFAULT_RECOVERY_PROBE_SHARE } from "./regain-margin";
 
 /**
  * The routing defaults the data plane and the replay share, so the evaluation measures the router
@@ -16,6 +17,12 @@ export type TRoutingDefaults = {
   regionScopedBreakers: boolean;
   /** Regional breakers of one provider opening together count as a provider-wide failure (control/breaker-correlation.ts). */
   breakerCorrelation: TBreakerCorrelationConfig;
+  /**
+   * The most a displaced provider that looks recovered is probed at while its samples prove it
+   * (control/regain-margin.ts): the probe budget of recovery. It gets only what brings its window
+   * to min_sample_size samples, so at high volume it is the probe floor itself.
+   */
+  recoveryProbeShare: number;
 };
 
 export const ROUTING_DEFAULTS: Readonly<TRoutingDefaults> = Object.freeze({
@@ -23,6 +30,7 @@ export const ROUTING_DEFAULTS: Readonly<TRoutingDefaults> = Object.freeze({
   bucketSeconds: 60,
   regionScopedBreakers: true,
   breakerCorrelation: DEFAULT_BREAKER_CORRELATION,
+  recoveryProbeShare: DEFAULT_RECOVERY_PROBE_SHARE,
 });
 
 /**
@@ -36,5 +44,7 @@ export function controllerConfigFor(policy: TFactorList, priority: readonly stri
     hysteresis_score_margin: policy.hysteresis_score_margin,
     safety: policy.safety,
     min_sample_size: policy.min_sample_size,
+    recovery_probe_share: ROUTING_DEFAULTS.recoveryProbeShare,
+    metric_window_minutes: policy.metric_window_minutes,
   };
 }

@@ -1,4 +1,5 @@
 import type { Clock } from "../clock";
+import type { TControllerCandidate } from "../control/controller-types";
 import type { TFactorList } from "../policy/schema";
 import type { TContribution } from "../scoring/contributions";
 import type { TMetricSnapshot, TRequestContext, TRouterState } from "../types";
@@ -41,4 +42,20 @@ export function scoreCandidates(
     stale: r.stale,
     metrics: metrics ?? null,
   }));
+}
+
+/**
+ * What the controller's recovery test reads beside the score (control/regain-margin.ts): the
+ * region's own calls and provider-attributable failures in the window (also when the score
+ * borrowed the operation-wide window), and the points confidence_from_sample took off. Stale
+ * telemetry gives neither: a recovery then proves itself on min_sample_size samples, as before.
+ */
+export function recoveryEvidence(c: TScoredProvider): Pick<TControllerCandidate, "regional" | "confidencePoints"> {
+  const m = c.metrics;
+  if (m === null || m.regional === undefined) return {};
+  const confidence = c.contributions.find((x) => x.score === "confidence_from_sample" && !x.defaulted);
+  return {
+    regional: { samples: m.regional.sampleCount, failures: m.regional.failures },
+    confidencePoints: confidence === undefined ? 0 : Math.max(0, confidence.weight * 100 - confidence.value),
+  };
 }

@@ -72,10 +72,23 @@ export function snapshotFor(buckets: readonly TMetricBucket[], provider: string,
     wide.push(b);
     if (b.region === region) own.push(b);
   }
-  const regional = summarizeBuckets(own, opts);
+  const summary = summarizeBuckets(own, opts);
+  const regional = { ...summary, regional: { sampleCount: summary.sampleCount, failures: provenFailures(own, opts) } };
   if (regional.sampleCount >= opts.minSampleSize) return regional;
   const operationWide = summarizeBuckets(wide, opts);
   const borrowedConfidence = operationWide.confidence * REGION_FALLBACK_CONFIDENCE;
   if (operationWide.sampleCount <= regional.sampleCount || borrowedConfidence <= regional.confidence) return regional;
-  return { ...operationWide, confidence: borrowedConfidence, scope: "operation" };
+  return { ...operationWide, confidence: borrowedConfidence, scope: "operation", regional: regional.regional };
+}
+
+/** Provider-attributable failures in the window: the worse of failed calls and failed completions. */
+function provenFailures(buckets: readonly TMetricBucket[], opts: TWindowOptions): number {
+  let calls = 0;
+  let completions = 0;
+  for (const b of buckets) {
+    if (!inWindow(b, opts.now, opts.windowMinutes)) continue;
+    calls += b.callFailures;
+    completions += b.failuresByStage.provider_call;
+  }
+  return Math.max(calls, completions);
 }

@@ -2,6 +2,7 @@ import {
   controllerConfigFor,
   createClock,
   createControllerState,
+  recoveryEvidence,
   scoreCandidates,
   stepController,
   type TControllerConfig,
@@ -69,6 +70,7 @@ function stepRegion(input: TStepInput, known: ReadonlyMap<string, TControllerSta
       eligible: c.eligible,
       score: c.score,
       sampleCount: c.sampleCount,
+      ...recoveryEvidence(c),
       failedGates: c.failedGates,
       metrics: {
         ...(c.metrics ?? {}),
