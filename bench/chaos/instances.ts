@@ -144,7 +144,8 @@ export class AppInstance {
 
   async health(): Promise<THealth | null> {
     try {
-      const res = await fetch(`${this.url}/api/v1/health`, { signal: AbortSignal.timeout(3_000) });
+      // The detailed report needs a key with the metrics scope; the bootstrap key has every scope.
+      const res = await fetch(`${this.url}/api/v1/health`, { headers: { authorization: `Bearer ${this.opts.apiKey}` }, signal: AbortSignal.timeout(3_000) });
       return res.ok ? ((await res.json()) as THealth) : null;
     } catch {
       return null;

@@ -5,10 +5,13 @@ import { registerEndpoint } from "./openapi";
 registerEndpoint({
   method: "get",
   path: "/api/v1/health",
-  summary: "Version, uptime, database and migration state, and the data plane's degraded flag",
+  summary: "Status for load balancers; with a metrics key, version, uptime, database, migrations and each subsystem's state",
+  description:
+    "Without credentials only {status} (ok, or degraded: e.g. Postgres unreachable while decide answers from cache), always 200. " +
+    "With a key holding the metrics scope (keyless in the embedded demo) the whole report; a wrong key or one without the scope is refused (401/403).",
   tags: ["meta"],
   authenticated: false,
-  responses: { 200: { description: "Serving: status ok, or degraded (e.g. Postgres unreachable while decide answers from cache)" } },
+  responses: { 200: { description: "Serving: {status} alone without a key, the whole report with a metrics key" } },
 });
 
 export type THealthDeps = {

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { sendText } from "./http";
+import type { TAuthenticator } from "./authenticate";
+import { sendJson, sendText } from "./http";
 import { registerEndpoint } from "./openapi";
 import type { TRouteHandler } from "./router";
 import type { RoutingState } from "./routing-state";
@@ -15,9 +16,10 @@ registerEndpoint({
   description:
     "Text exposition format 0.0.4. Counters are per instance since its start (decisions by operation, region, provider and " +
     "reason; outcomes by type, provider and result); gauges give the current traffic shares, breaker states, queue depths, " +
-    "the controller leader flag and tick age, the metric refresh age and the event loop's delay. Unauthenticated, like /health, for scrapers.",
+    "the controller leader flag and tick age, the metric refresh age and the event loop's delay. Needs a key with the metrics " +
+    "scope (a scraper's: Prometheus `authorization: {credentials: …}`); keyless only in the embedded demo.",
   tags: ["operations"],
-  authenticated: false,
+  authenticated: true,
   responses: { 200: { description: "Metrics", schema: z.string(), contentType: "text/plain; version=0.0.4" } },
 });
 
@@ -162,9 +164,15 @@ export function renderMetrics(src: TMetricsSources): string {
   return `${out.join("\n")}\n`;
 }
 
-export function createMetricsHandler(src: TMetricsSources): TRouteHandler {
+/** The metrics name every operation, provider and breaker: only for a key with the metrics scope. */
+export function createMetricsHandler(src: TMetricsSources, authenticate: TAuthenticator): TRouteHandler {
   startEventLoopDelayMonitor();
-  return (_req, res) => {
+  return async (req, res) => {
+    const auth = await authenticate(req, "metrics");
+    if (!auth.ok) {
+      sendJson(res, auth.status, auth.body, auth.headers);
+      return;
+    }
     sendText(res, 200, renderMetrics(src), "text/plain; version=0.0.4; charset=utf-8");
   };
 }

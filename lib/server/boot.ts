@@ -17,11 +17,12 @@ import { consoleGateOptionsFromEnv, gateConsoleRequest } from "./console-gate";
 import { API_CSP, applyCommonSecurityHeaders, applyConsoleCsp, commonSecurityHeaders } from "../runtime/security-headers";
 import { createFastPath } from "../dataplane/router";
 import { createHealthCheck } from "../dataplane/health";
+import { createHealthRoute } from "../dataplane/health-route";
 import { createOpenAiCompatRoutes } from "../openai-compat/handler";
 import { createAnthropicCompatRoutes } from "../anthropic-compat/handler";
 import { createLocalDecisionRoutes } from "../dataplane/local-decisions/handler";
 import { createSnapshotFeed } from "../dataplane/snapshot/feed";
-import { dataPlaneAuthenticator } from "../dataplane/authenticate";
+import { authenticateRequest, dataPlaneAuthenticator } from "../dataplane/authenticate";
 import { answerClientError, errorBody, sendJson } from "../dataplane/http";
 import { serverTimeoutsFromEnv } from "../dataplane/server-timeouts";
 import { startDataPlane, type DataPlane } from "../dataplane/dataplane";
@@ -148,14 +149,17 @@ async function createRequestHandler(opts: TBootOptions, port: number, db: TResol
     {
       method: "GET",
       path: "/api/v1/health",
-      handler: async (_req, res) => {
-        const h = await health();
-        const dataplane = dp.health();
-        // Routing continues without Postgres (decide answers from cache and spools), so the
-        // instance answers 200 and stays in a load balancer's rotation, saying "degraded".
-        const status = h.status === "ok" && dataplane.dbAvailable ? "ok" : "degraded";
-        sendJson(res, 200, { ...h, status, dataplane, telemetry: tel.health(), gateway: gw.health(), audit: auditAnchorHealth() });
-      },
+      handler: createHealthRoute({
+        authenticate: authenticateRequest,
+        report: async () => {
+          const h = await health();
+          const dataplane = dp.health();
+          // Routing continues without Postgres (decide answers from cache and spools), so the
+          // instance answers 200 and stays in a load balancer's rotation, saying "degraded".
+          const status = h.status === "ok" && dataplane.dbAvailable ? ("ok" as const) : ("degraded" as const);
+          return { ...h, status, dataplane, telemetry: tel.health(), gateway: gw.health(), audit: auditAnchorHealth() };
+        },
+      }),
     },
     ...dp.routes,
     ...tel.routes,

@@ -198,7 +198,8 @@ describe("POST /api/v1/outcomes", () => {
   });
 
   it("GET /api/v1/metrics exposes decisions, outcomes, breakers and controller gauges in Prometheus format", async () => {
-    const res = await fetch(`${base}/api/v1/metrics`);
+    expect((await fetch(`${base}/api/v1/metrics`)).status).toBe(401);
+    const res = await fetch(`${base}/api/v1/metrics`, { headers: { authorization: `Bearer ${KEY}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/plain");
     const text = await res.text();

@@ -102,19 +102,22 @@ function telemetryRoutes(opts: TTelemetryOptions, parts: TTelemetryParts): TRout
     {
       method: "GET",
       path: "/api/v1/metrics",
-      handler: createMetricsHandler({
-        state: opts.state,
-        decisionLogQueueDepth: opts.decisionLogQueueDepth,
-        decisionLogLatency: opts.decisionLogLatency,
-        outcomeQueueDepth: () => outcomes.queueDepth,
-        outcomeSpoolBytes: () => spool?.stats().usedBytes ?? 0,
-        breakers: breakers.states,
-        breakersShared: () => breakerSync.status().shared,
-        controller: () => ({ leader: elector.isLeader, lastTickAt: controller.lastTickAt, sharesWrittenAt: shares.writtenAt }),
-        metricsRefreshedAt: () => metrics.lastRefreshAt,
-        configNotices: () => propagation.notices,
-        executeQueue: opts.executeQueue,
-      }),
+      handler: createMetricsHandler(
+        {
+          state: opts.state,
+          decisionLogQueueDepth: opts.decisionLogQueueDepth,
+          decisionLogLatency: opts.decisionLogLatency,
+          outcomeQueueDepth: () => outcomes.queueDepth,
+          outcomeSpoolBytes: () => spool?.stats().usedBytes ?? 0,
+          breakers: breakers.states,
+          breakersShared: () => breakerSync.status().shared,
+          controller: () => ({ leader: elector.isLeader, lastTickAt: controller.lastTickAt, sharesWrittenAt: shares.writtenAt }),
+          metricsRefreshedAt: () => metrics.lastRefreshAt,
+          configNotices: () => propagation.notices,
+          executeQueue: opts.executeQueue,
+        },
+        opts.authenticate ?? authenticateRequest,
+      ),
     },
   ];
 }
