@@ -5,11 +5,33 @@ import { ms, num, pct, utc } from "../format";
 import type { TCandidateRecord } from "@/router-core/index";
 import { explainSelection } from "@/lib/console/explain-selection";
 import { indexScaleText } from "@/router-core/scoring/index-scale";
-import type { TDecisionDetail } from "@/lib/console/get-decision";
+import type { TDecisionCaller, TDecisionDetail } from "@/lib/console/get-decision";
+import type { TDecisionRecordView } from "@/lib/console/decision-record-view";
 
 /** A decision's drilldown, in parts: what was decided, every candidate's gates and score, and the outcomes reported since. */
 
 const ageText = (s: number | null) => (s === null ? "–" : `${s.toFixed(1)} s`);
+
+/** A key by its prefix and name, so an operator can find it on the access page and revoke it. */
+export function callerText(c: TDecisionCaller | null): string {
+  if (c === null) return "not recorded";
+  if (c.prefix === null) return c.id === "env:SWITCHYARD_API_KEY" ? "bootstrap key (SWITCHYARD_API_KEY)" : c.id;
+  return `sy_${c.prefix}… (${c.name ?? "unnamed"})${c.revoked ? " · revoked" : ""}`;
+}
+
+const SOURCE_TEXT: Record<TDecisionRecordView["source"], string> = {
+  server: "Switchyard",
+  local: "client, in its process (LocalRouter)",
+  fail_static: "client, fail-static (Switchyard not reached)",
+};
+
+function sourceText(r: TDecisionRecordView): string {
+  const parts = [SOURCE_TEXT[r.source]];
+  if (r.failStaticSource) parts.push(`from ${r.failStaticSource}`);
+  if (r.order.length > 0) parts.push(`order ${r.order.join(" → ")}`);
+  if (r.reason) parts.push(r.reason);
+  return parts.join(" · ");
+}
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -48,6 +70,12 @@ export function DecisionSummary({ d }: { d: TDecisionDetail }) {
         </Field>
         <Field label="Fallback">{r.fallback ? JSON.stringify(r.fallback) : "–"}</Field>
         <Field label="Request id">{r.requestId}</Field>
+        <Field label="Decided by">
+          <span data-testid="decision-source">{sourceText(r)}</span>
+        </Field>
+        <Field label="API key">
+          <span data-testid="decision-caller">{callerText(d.caller)}</span>
+        </Field>
         <Field label="Logged">
           {d.durability} by {d.instanceId}
           {d.degraded ? " · answered from cache (database down)" : ""}
@@ -193,7 +221,7 @@ export function DecisionOutcomes({ d }: { d: TDecisionDetail }) {
   return (
     <section className="panel" aria-label="Outcomes">
       <div className="panel-title">Outcomes reported for this decision</div>
-      <DataTable columns={["Reported", "Kind", "Provider", "Result", "Detail"]} empty="No outcome has come back yet." testId="outcomes-table">
+      <DataTable columns={["Reported", "Kind", "Provider", "Result", "Detail", "Reported by"]} empty="No outcome has come back yet." testId="outcomes-table">
         {[
           ...d.calls.map((c, i) => (
             <tr key={`c${i}`}>
@@ -204,6 +232,7 @@ export function DecisionOutcomes({ d }: { d: TDecisionDetail }) {
               <td className="mono">
                 {c.httpStatus ?? "–"} · {ms(c.latencyMs)} · {c.retryCount} retries{c.errorClass ? ` · ${c.errorClass}` : ""}
               </td>
+              <td className="mono">{callerText(c.reporter)}</td>
             </tr>
           )),
           ...d.outcomes.map((o, i) => (
@@ -216,6 +245,7 @@ export function DecisionOutcomes({ d }: { d: TDecisionDetail }) {
                 {o.failureStage ? `failed at ${o.failureStage} · ` : ""}
                 {o.withinSla ? "within SLA" : "outside SLA"}
               </td>
+              <td className="mono">{callerText(o.reporter)}</td>
             </tr>
           )),
         ]}

@@ -1,6 +1,7 @@
 import "server-only";
 import { metricAgeSecondsAt, type TCandidateRecord, type TDecisionRecord } from "@/router-core/index";
 import { getPrisma } from "@/lib/db/client";
+import { toRecordView, type TDecisionRecordView } from "./decision-record-view";
 
 export type TCallOutcome = {
   at: number;
@@ -10,11 +11,25 @@ export type TCallOutcome = {
   httpStatus: number | null;
   latencyMs: number;
   retryCount: number;
+  /** Who reported it; null for an outcome stored before reporters were. */
+  reporter: TDecisionCaller | null;
 };
-export type TBusinessOutcome = { at: number; provider: string | null; completed: boolean; failureStage: string | null; withinSla: boolean };
+export type TBusinessOutcome = {
+  at: number;
+  provider: string | null;
+  completed: boolean;
+  failureStage: string | null;
+  withinSla: boolean;
+  reporter: TDecisionCaller | null;
+};
+
+/** The key a decision was asked with: its prefix and name for a governance key, else the principal (bootstrap key, demo). */
+export type TDecisionCaller = { id: string; prefix: string | null; name: string | null; revoked: boolean };
 
 export type TDecisionDetail = {
-  record: TDecisionRecord;
+  record: TDecisionRecordView;
+  /** Null for a decision logged before callers were recorded. */
+  caller: TDecisionCaller | null;
   createdAt: number;
   degraded: boolean;
   durability: string;
@@ -43,8 +58,17 @@ export async function getDecision(id: string, near?: number): Promise<TDecisionD
       select decision_record_text(record, candidates_id, created_at)::json as record
         from decision where id = ${id}::uuid and created_at = ${row.createdAt.toISOString()}::timestamptz`,
   ]);
+  const callers = await callersOf([row.apiKeyId, ...calls.map((c) => c.apiKeyId), ...outcomes.map((o) => o.apiKeyId)]);
+  const caller = (id: string | null) => (id === null ? null : callers.get(id)!);
   return {
-    record: stored[0]!.record,
+    record: toRecordView(stored[0]!.record, {
+      id: row.id,
+      createdAt: row.createdAt.getTime(),
+      operation: row.operation,
+      region: row.region,
+      requestId: row.requestId,
+    }),
+    caller: caller(row.apiKeyId),
     createdAt: row.createdAt.getTime(),
     degraded: row.degraded,
     durability: row.durability,
@@ -57,6 +81,7 @@ export async function getDecision(id: string, near?: number): Promise<TDecisionD
       httpStatus: c.httpStatus,
       latencyMs: c.latencyMs,
       retryCount: c.retryCount,
+      reporter: caller(c.apiKeyId),
     })),
     outcomes: outcomes.map((o) => ({
       at: o.reportedAt.getTime(),
@@ -64,15 +89,30 @@ export async function getDecision(id: string, near?: number): Promise<TDecisionD
       completed: o.completed,
       failureStage: o.failureStage,
       withinSla: o.withinSla,
+      reporter: caller(o.apiKeyId),
     })),
   };
+}
+
+/** The API keys behind principal ids, in one query (env:SWITCHYARD_API_KEY and anonymous are not keys). */
+async function callersOf(ids: readonly (string | null)[]): Promise<Map<string, TDecisionCaller>> {
+  const distinct = [...new Set(ids.filter((id): id is string => id !== null))];
+  const uuids = distinct.filter((id) => /^[0-9a-f-]{36}$/i.test(id));
+  const keys = uuids.length > 0 ? await getPrisma().apiKey.findMany({ where: { id: { in: uuids } } }) : [];
+  const byId = new Map(keys.map((k) => [k.id, k]));
+  return new Map(
+    distinct.map((id) => {
+      const k = byId.get(id);
+      return [id, { id, prefix: k?.prefix ?? null, name: k?.name ?? null, revoked: k?.revokedAt != null }];
+    }),
+  );
 }
 
 /**
  * A candidate's metric age at the decision, in seconds: the record carries the time of the
  * candidate's newest metrics (metricsAt); records logged before it did carry the age itself.
  */
-export function candidateMetricAgeSeconds(record: TDecisionRecord, c: TCandidateRecord): number | null {
+export function candidateMetricAgeSeconds(record: Pick<TDecisionRecord, "at">, c: TCandidateRecord): number | null {
   if (c.metricsAt != null) return metricAgeSecondsAt(c.metricsAt, record.at);
   const logged = (c as { metricAgeSeconds?: unknown }).metricAgeSeconds;
   return typeof logged === "number" ? logged : null;
