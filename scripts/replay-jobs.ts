@@ -4,10 +4,23 @@
  */
 import { Worker } from "node:worker_threads";
 import type { TFactorList } from "../router-core/policy/schema";
-import { SENSITIVITY_VARIANTS, runScenario, scenarioTraffic, type TPolicyId, type TRunResult, type TScenarioId, type TTraffic } from "../router-core/replay";
+import {
+  FAILBACK_RATES,
+  SENSITIVITY_VARIANTS,
+  runFailbackScenario,
+  runScenario,
+  scenarioTraffic,
+  type TPolicyId,
+  type TRunResult,
+  type TScenarioId,
+  type TTraffic,
+} from "../router-core/replay";
 
-/** One run: a Table 14 cell (variant null) or a Table 15 sensitivity variant of the factor list. */
-export type TReplayJob = { scenario: TScenarioId; policy: TPolicyId; variant: number | null };
+/**
+ * One run: a Table 14 cell (variant null), a Table 15 sensitivity variant of the factor list, or
+ * (failback set, an index into FAILBACK_RATES) the factor list at a lower volume for time to failback.
+ */
+export type TReplayJob = { scenario: TScenarioId; policy: TPolicyId; variant: number | null; failback?: number };
 export type TReplayWorkerData = { seed: number; factorList: TFactorList };
 export type TReplayJobMessage = { index: number; job: TReplayJob };
 type TReplayResultMessage = { index: number; result: TRunResult };
@@ -21,6 +34,7 @@ const WORKER_BOOT = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))
 const trafficBySeed = new Map<number, TTraffic>();
 
 export function runReplayJob(job: TReplayJob, { seed, factorList }: TReplayWorkerData): TRunResult {
+  if (job.failback !== undefined) return runFailbackScenario(job.scenario, FAILBACK_RATES[job.failback]!.requestsPerMinute, seed, factorList);
   let traffic = trafficBySeed.get(seed);
   if (traffic === undefined) {
     traffic = scenarioTraffic(seed);

@@ -3,7 +3,7 @@
  *
  *   npm run replay -- [--scenarios outage,latency,...] [--policies static,failover,breaker,factor_list]
  *                     [--seed 42] [--factor-list draft.yaml] [--no-sensitivity]
- *                     [--sensitivity-scenarios latency,regional] [--out replay-output] [--threads 2]
+ *                     [--sensitivity-scenarios latency,regional] [--no-failback] [--out replay-output] [--threads 2]
  *
  * Runs are spread over worker threads (--threads, default one per core). Progress goes to stderr, tables to stdout; CSV, JSON and per-minute traces go under --out.
  */
@@ -22,7 +22,13 @@ import {
   formatTable14,
   formatTable15,
   DEFAULT_ROUTER_WIRING,
+  FAILBACK_MINUTES,
+  FAILBACK_RATES,
+  FAILBACK_SHARE,
+  failbackRow,
+  formatFailbackTable,
   REPLAY_PROVIDERS,
+  REPLAY_REGIONS,
   latencyTradeoffNote,
   listing1,
   resultCsv,
@@ -31,6 +37,7 @@ import {
   sensitivityRows,
   staleTelemetryNote,
   traceCsv,
+  type TFailbackRow,
   type TResultCell,
   type TRunResult,
   type TScenarioId,
@@ -70,16 +77,34 @@ function progress(done: number, total: number, label: string): void {
 }
 
 type TReplayOptions = {
-  values: { scenarios?: string; policies?: string; "factor-list"?: string; "no-sensitivity"?: boolean; "sensitivity-scenarios"?: string; threads?: string };
+  values: {
+    scenarios?: string;
+    policies?: string;
+    "factor-list"?: string;
+    "no-sensitivity"?: boolean;
+    "sensitivity-scenarios"?: string;
+    "no-failback"?: boolean;
+    threads?: string;
+  };
   scenarios: TScenarioId[];
   policies: (typeof POLICY_IDS)[number][];
   seed: number;
   factorList: TFactorList;
   sensitivityScenarios: TScenarioId[];
+  /** Time to failback at lower volumes (failback.ts), unless --no-failback. */
+  failback: boolean;
   out: string;
 };
 type TSensitivity = ReturnType<typeof sensitivityRows> | null;
-type TReplayOutcome = { cells: TResultCell[]; runs: Map<string, TRunResult>; sensitivity: TSensitivity; done: number; threads: number; elapsedMs: number };
+type TReplayOutcome = {
+  cells: TResultCell[];
+  runs: Map<string, TRunResult>;
+  sensitivity: TSensitivity;
+  failback: TFailbackRow[];
+  done: number;
+  threads: number;
+  elapsedMs: number;
+};
 
 function readOptions(): TReplayOptions {
   const { values } = parseArgs({
@@ -90,6 +115,7 @@ function readOptions(): TReplayOptions {
       "factor-list": { type: "string" },
       "no-sensitivity": { type: "boolean", default: false },
       "sensitivity-scenarios": { type: "string" },
+      "no-failback": { type: "boolean", default: false },
       out: { type: "string", default: "replay-output" },
       threads: { type: "string" },
     },
@@ -108,6 +134,7 @@ function readOptions(): TReplayOptions {
     sensitivityScenarios: values["no-sensitivity"]
       ? []
       : pickList("sensitivity-scenarios", values["sensitivity-scenarios"], SCENARIO_IDS, DEFAULT_SENSITIVITY_SCENARIOS),
+    failback: !values["no-failback"],
     out: values.out,
   };
 }
@@ -121,6 +148,8 @@ function replayJobs(o: TReplayOptions): TReplayJob[] {
       if (i > 0 || !(o.scenarios.includes(scenario) && o.policies.includes("factor_list"))) jobs.push({ scenario, policy: "factor_list", variant: i });
     });
   }
+  if (o.failback)
+    for (const scenario of o.scenarios) FAILBACK_RATES.forEach((_, i) => jobs.push({ scenario, policy: "factor_list", variant: null, failback: i }));
   return jobs;
 }
 
@@ -136,15 +165,22 @@ async function runReplay(o: TReplayOptions): Promise<TReplayOutcome> {
     progress(
       ++finished,
       jobs.length,
-      job.variant === null ? `${job.scenario} × ${job.policy}` : `sensitivity ${SENSITIVITY_VARIANTS[job.variant]!.id} × ${job.scenario}`,
+      job.failback !== undefined
+        ? `failback ${job.scenario} at ${FAILBACK_RATES[job.failback]!.label}`
+        : job.variant === null
+          ? `${job.scenario} × ${job.policy}`
+          : `sensitivity ${SENSITIVITY_VARIANTS[job.variant]!.id} × ${job.scenario}`,
     ),
   );
   const cells: TResultCell[] = [];
   const runs = new Map<string, TRunResult>();
   const sensitivityRuns: TRunResult[][] = SENSITIVITY_VARIANTS.map(() => []);
+  const failback: TFailbackRow[] = [];
   jobs.forEach((job, i) => {
     const result = results[i]!;
-    if (job.variant === null) {
+    if (job.failback !== undefined) {
+      failback.push(failbackRow(job.scenario, FAILBACK_RATES[job.failback]!, result));
+    } else if (job.variant === null) {
       runs.set(`${job.scenario}/${job.policy}`, result);
       cells.push({ scenario: job.scenario, scenarioLabel: SCENARIOS[job.scenario].label, policy: job.policy, metrics: result.metrics });
     }
@@ -156,7 +192,7 @@ async function runReplay(o: TReplayOptions): Promise<TReplayOutcome> {
     });
   }
   const sensitivity = o.sensitivityScenarios.length > 0 ? sensitivityRows(SENSITIVITY_VARIANTS, sensitivityRuns) : null;
-  return { cells, runs, sensitivity, done: jobs.length, threads, elapsedMs: performance.now() - started };
+  return { cells, runs, sensitivity, failback, done: jobs.length, threads, elapsedMs: performance.now() - started };
 }
 
 /** CSV, JSON and per-minute traces under --out. */
@@ -196,6 +232,13 @@ function printTables(o: TReplayOptions, r: TReplayOutcome): string[] {
     print(`Table 15 (factor list on ${o.sensitivityScenarios.join(", ")}; indices relative to scen_01_baseline = 100)`);
     print(formatTable15(r.sensitivity));
   }
+  if (r.failback.length > 0) {
+    print("");
+    print(
+      `Time to failback (factor list, ${FAILBACK_MINUTES} min runs, degradation as in Table 14): minutes from its end until A's planned share in the region is back at ${FAILBACK_SHARE * 100}% or more ("—": A never left; "never": not within the run)`,
+    );
+    print(formatFailbackTable(r.failback));
+  }
   const stale = SCENARIOS.stale;
   const notes = [
     latencyTradeoffNote(r.cells, r.sensitivity),
@@ -227,13 +270,14 @@ function writeReplayResult(o: TReplayOptions, r: TReplayOutcome, notes: string[]
   writeBenchResult({
     name: "replay",
     title: "Replay evaluation (Tables 14 and 15)",
-    command: `npm run replay --${flag("scenarios", values.scenarios)}${flag("policies", values.policies)} --seed ${seed}${flag("factor-list", values["factor-list"])}${values["no-sensitivity"] ? " --no-sensitivity" : ""}${flag("sensitivity-scenarios", values["sensitivity-scenarios"])}`,
+    command: `npm run replay --${flag("scenarios", values.scenarios)}${flag("policies", values.policies)} --seed ${seed}${flag("factor-list", values["factor-list"])}${values["no-sensitivity"] ? " --no-sensitivity" : ""}${values["no-failback"] ? " --no-failback" : ""}${flag("sensitivity-scenarios", values["sensitivity-scenarios"])}`,
     parameters: {
       seed,
       scenarios: o.scenarios,
       policies: o.policies,
       requestsPerScenario: REPLAY_TRAFFIC.minutes * REPLAY_TRAFFIC.requestsPerMinute,
       sensitivityScenarios: o.sensitivityScenarios,
+      failbackRates: o.failback ? FAILBACK_RATES.map((f) => f.label) : [],
       threads: r.threads,
       factorList: values["factor-list"] ?? "listing1",
     },
@@ -270,6 +314,20 @@ function writeReplayResult(o: TReplayOptions, r: TReplayOutcome, notes: string[]
                 x.switches,
                 x.oscillations,
                 r1(x.shiftAwayMinutes),
+              ]),
+            },
+          ]
+        : []),
+      ...(r.failback.length > 0
+        ? [
+            {
+              title: `Time to failback at lower volumes: minutes from the end of the degradation until A's planned share is back at ${FAILBACK_SHARE * 100}% (null: not within the ${FAILBACK_MINUTES}-minute run; "—": A never left the region)`,
+              columns: ["scenario", "total rate", ...REPLAY_REGIONS.flatMap((g) => [`${g} rate/s`, `${g} min`]), "success %"],
+              rows: r.failback.map((f) => [
+                f.label,
+                f.rate,
+                ...f.regions.flatMap((g) => [g.perSecond, g.displaced ? g.failbackMinutes : "—"]),
+                pct(f.successRate),
               ]),
             },
           ]

@@ -47,4 +47,6 @@ export {
 } from "./report";
 export type { TResultCell } from "./report";
 export { complianceBreaches } from "./compliance-exposure";
+export { FAILBACK_MINUTES, FAILBACK_RATES, FAILBACK_SHARE, failbackRow, formatFailbackTable, runFailbackScenario } from "./failback";
+export type { TFailbackRegion, TFailbackRow } from "./failback";
 export type { TComplianceBreach } from "./compliance-exposure";
