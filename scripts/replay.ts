@@ -321,12 +321,12 @@ function writeReplayResult(o: TReplayOptions, r: TReplayOutcome, notes: string[]
       ...(r.failback.length > 0
         ? [
             {
-              title: `Time to failback at lower volumes: minutes from the end of the degradation until A's planned share is back at ${FAILBACK_SHARE * 100}% (null: not within the ${FAILBACK_MINUTES}-minute run; "—": A never left the region)`,
+              title: `Time to failback at lower volumes: minutes from the end of the degradation until A's planned share is back at ${FAILBACK_SHARE * 100}% ("never": not within the ${FAILBACK_MINUTES}-minute run; "—": A never left the region)`,
               columns: ["scenario", "total rate", ...REPLAY_REGIONS.flatMap((g) => [`${g} rate/s`, `${g} min`]), "success %"],
               rows: r.failback.map((f) => [
                 f.label,
                 f.rate,
-                ...f.regions.flatMap((g) => [g.perSecond, g.displaced ? g.failbackMinutes : "—"]),
+                ...f.regions.flatMap((g) => [g.perSecond, g.displaced ? (g.failbackMinutes ?? "never") : "—"]),
                 pct(f.successRate),
               ]),
             },
