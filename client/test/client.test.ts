@@ -1,9 +1,3 @@
-import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
@@ -167,33 +161,6 @@ describe("@switchyard/client against server.ts", () => {
     const bad = await post({ decisions: [{ ...decisions[0], decisionId: "4b8f3c2e-1d2a-4c3b-9a8e-0f1e2d3c4b5a" }] });
     expect(bad.status).toBe(400);
   });
-
-  it("packs with npm pack and runs from plain Node, without tsx or Next", async () => {
-    const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-    const dir = await mkdtemp(path.join(tmpdir(), "switchyard-pack-"));
-    try {
-      const run = promisify(execFile);
-      const { stdout } = await run("npm", ["pack", "--pack-destination", dir, "--silent"], { cwd: root });
-      const tarball = path.join(dir, stdout.trim().split("\n").pop()!);
-      const pkg = path.join(dir, "node_modules", "@switchyard", "client");
-      await mkdir(pkg, { recursive: true });
-      await run("tar", ["-xzf", tarball, "-C", pkg, "--strip-components=1"]);
-      await writeFile(
-        path.join(dir, "main.mjs"),
-        [
-          'import { SwitchyardClient } from "@switchyard/client";',
-          "const sy = new SwitchyardClient({ baseUrl: process.argv[2], apiKey: process.argv[3] });",
-          'const d = await sy.decide({ operation: "SEND_SMS", region: "EU" });',
-          "await sy.close();",
-          "console.log(JSON.stringify({ selected: d.selected, source: d.source }));",
-        ].join("\n"),
-      );
-      const out = await run(process.execPath, ["main.mjs", server.url, API_KEY], { cwd: dir });
-      expect(JSON.parse(out.stdout)).toMatchObject({ source: "switchyard", selected: expect.stringMatching(/^provider_[ABC]$/) });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  }, 120_000);
 
   it("retries 429s after the server's Retry-After, with jitter on top", async () => {
     await server.kill();
