@@ -13,8 +13,8 @@ import type { TControllerConfig, TControllerEvidence, TRecovery, TRegainGap } fr
  *   samples are judged by the proof, not by confidence_from_sample.
  * - While it looks recovered it is probed harder (`recoveryProbeShare`): enough for its window to
  *   hold `min_sample_size` samples, at most `recovery_probe_share`, never below the probe floor.
- * - Its evidence proves it: `min_sample_size` samples of its own in the region, or fewer whose
- *   failure rate's one-sided 95% upper bound is at most RECOVERY_FAILURE_BOUND. A provider still
+ * - Its evidence proves it: `min_sample_size` samples behind its score, as before, or fewer of its
+ *   own in the region whose failure rate's one-sided 95% upper bound is at most RECOVERY_FAILURE_BOUND. A provider still
  *   failing at 20% cannot pass (one failure in a few calls already drops its completion index to
  *   0, so it stops looking recovered), and a healthy one passes on 52 clean calls instead of 200.
  */
@@ -46,8 +46,12 @@ export function ownSamples(e: TControllerEvidence): number {
   return e.regional === null ? e.sampleCount : e.regional.samples;
 }
 
+/**
+ * The recovery is proven: min_sample_size samples behind its score (as before, also when the score
+ * borrowed the operation-wide window), or its own calls in the region pass the failure bound.
+ */
 export function recoveryProven(e: TControllerEvidence, minSampleSize: number): boolean {
-  return ownSamples(e) >= samplesToProve(e.regional?.failures ?? null, minSampleSize);
+  return e.sampleCount >= minSampleSize || ownSamples(e) >= samplesToProve(e.regional?.failures ?? null, minSampleSize);
 }
 
 /** Its own calls prove (one-sided 95% lower bound) a failure rate above RECOVERY_FAILURE_BOUND. */
