@@ -99,7 +99,8 @@ describe("decision drilldown", () => {
     const text = render(raw);
     expect(text).toContain("fail_static");
     expect(text).toContain("client, fail-static (Switchyard not reached) · from last_decision · order provider_B → provider_A · timeout: no answer in 1000 ms");
-    expect(text).toContain("not reported");
+    expect(text).toContain("no gate or score was evaluated");
+    expect(text).toContain("No candidate was evaluated");
   });
 
   it("renders a client's local decision: router-core's record, or any object the API accepts as `record`", () => {

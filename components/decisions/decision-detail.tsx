@@ -25,6 +25,9 @@ const SOURCE_TEXT: Record<TDecisionRecordView["source"], string> = {
   fail_static: "client, fail-static (Switchyard not reached)",
 };
 
+const FAIL_STATIC_TEXT =
+  "The client could not reach Switchyard in time and chose from its last decision or its static order (Decided by, above): no gate or score was evaluated.";
+
 function sourceText(r: TDecisionRecordView): string {
   const parts = [SOURCE_TEXT[r.source]];
   if (r.failStaticSource) parts.push(`from ${r.failStaticSource}`);
@@ -78,7 +81,7 @@ export function DecisionSummary({ d }: { d: TDecisionDetail }) {
         </Field>
         <Field label="Logged">
           {d.durability} by {d.instanceId}
-          {d.degraded ? " · answered from cache (database down)" : ""}
+          {d.degraded && r.source === "server" ? " · answered from cache (database down)" : ""}
         </Field>
       </dl>
     </section>
@@ -189,7 +192,7 @@ export function CandidatesTable({ d, ages }: { d: TDecisionDetail; ages: Record<
     <section className="panel" aria-label="Candidates">
       <div className="panel-title">Candidates in priority order</div>
       <div className="px-3 pb-2 text-sm" data-testid="selection-explanation">
-        {explainSelection(r).map((line) => (
+        {(r.source === "fail_static" ? [FAIL_STATIC_TEXT] : explainSelection(r)).map((line) => (
           <p key={line}>{line}</p>
         ))}
       </div>
@@ -211,6 +214,13 @@ export function CandidatesTable({ d, ages }: { d: TDecisionDetail; ages: Record<
           {r.candidates.map((c) => (
             <CandidateRow key={c.provider} c={c} selected={r.selected} factorNames={factorNames} metricAge={ages[c.provider] ?? null} />
           ))}
+          {r.candidates.length === 0 ? (
+            <tr>
+              <td colSpan={7} className="muted">
+                No candidate was evaluated for this decision.
+              </td>
+            </tr>
+          ) : null}
         </tbody>
       </table>
     </section>
