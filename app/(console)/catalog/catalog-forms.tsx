@@ -50,7 +50,7 @@ function Outcome({ state }: { state: TState }) {
   if (!state?.ok) return null;
   const text =
     state.value.status === "pending"
-      ? "Saved as a pending change: it moves compliance, so someone in the compliance role must approve it."
+      ? "Saved as a pending change: it moves compliance or decides where a credential and callers' data go, so someone else in the compliance role must approve it."
       : state.value.status === "unchanged"
         ? "Nothing changed."
         : `Done (${state.value.status}).`;

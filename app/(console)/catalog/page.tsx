@@ -32,8 +32,12 @@ export default async function CatalogPage() {
     <div className="flex flex-col gap-5">
       {!first.allDone && <FirstSteps steps={first.steps} operation={first.operation} origin={origin} />}
       <section className="panel">
-        <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">Changes waiting for compliance</h2>
-        <DataTable columns={["Target", "What moves compliance", "Asked by", "Asked", ""]} empty="No change waiting." testId="pending-changes-table">
+        <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">Changes waiting for review</h2>
+        <DataTable
+          columns={["Target", "What needs review (compliance, credentials, adapters)", "Asked by", "Asked", ""]}
+          empty="No change waiting."
+          testId="pending-changes-table"
+        >
           {catalog.pendingChanges.map((c) => (
             <tr key={c.id} data-testid={`pending-change-${c.targetKey}`}>
               <td className="mono">
