@@ -111,6 +111,13 @@ const PROBES: Record<string, TProbe | { none: string }> = {
       return { ok: r.status === 403, observed: seen(r) };
     },
   },
+  "POST /api/v1/openai/responses": {
+    expected: "403 for model LLM_CHAT@EU",
+    run: async () => {
+      const r = await call("POST", "/api/v1/openai/responses", { model: "LLM_CHAT@EU", input: "hi" });
+      return { ok: r.status === 403 && r.body.error?.type === "permission_error", observed: seen(r) };
+    },
+  },
   "GET /api/v1/openai/models": {
     expected: "no LLM_CHAT model listed",
     run: async () => {
