@@ -18,9 +18,9 @@ export type THealthReport = {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
-  worst: Array<{ ms: number; during: string }>;
+  worst: Array<{ at: number; ms: number; during: string }>;
   /** The same probe on a path the router answers alone (404, no database): how long the event loop itself kept a request waiting. */
-  loop: { p99Ms: number; maxMs: number };
+  loop: { p99Ms: number; maxMs: number; worst: Array<{ at: number; ms: number }> };
 };
 
 export type TSlowReport = { sockets: number; answered408: number; heldMaxMs: number; violations: string[] };
@@ -64,6 +64,17 @@ export function startSideLoad(opts: {
     during(label: string, excluded = false): void {
       marks.push({ at: performance.timeOrigin + performance.now(), label, excluded });
     },
+    /** What the fuzzer had sent during [from, to] (the last three), and whether that was its own forced GC. */
+    inFlight(from: number, to: number): { labels: string; excluded: boolean } {
+      const m = inFlight(from, to);
+      return {
+        labels: m
+          .map((x) => x.label)
+          .slice(-3)
+          .join(" / "),
+        excluded: m.some((x) => x.excluded),
+      };
+    },
     async stop(): Promise<{ health: THealthReport; slow: TSlowReport | null }> {
       const done = new Promise<{ samples: TSample[]; loopSamples: TSample[]; slow: TSlowReport | null }>((resolve, reject) => {
         worker.once("message", resolve);
@@ -77,13 +88,14 @@ export function startSideLoad(opts: {
       const samples = counted(all);
       const excluded = all.filter((x) => marks.length > 0 && x.at >= marks[0]!.at).length - samples.length;
       const sorted = samples.map((x) => x.ms).sort((a, b) => a - b);
-      const loopSorted = counted(loopSamples)
-        .map((x) => x.ms)
-        .sort((a, b) => a - b);
+      const loopCounted = counted(loopSamples);
+      const loopSorted = loopCounted.map((x) => x.ms).sort((a, b) => a - b);
+      const loopWorst = [...loopCounted].sort((a, b) => b.ms - a.ms).slice(0, 5);
       const worst = [...samples]
         .sort((a, b) => b.ms - a.ms)
         .slice(0, 5)
         .map((x) => ({
+          at: x.at,
           ms: x.ms,
           during: inFlight(x.at, x.at + x.ms)
             .map((m) => m.label)
@@ -99,7 +111,7 @@ export function startSideLoad(opts: {
           p99Ms: pct(sorted, 99),
           maxMs: sorted.at(-1) ?? 0,
           worst,
-          loop: { p99Ms: pct(loopSorted, 99), maxMs: loopSorted.at(-1) ?? 0 },
+          loop: { p99Ms: pct(loopSorted, 99), maxMs: loopSorted.at(-1) ?? 0, worst: loopWorst.map((x) => ({ at: x.at, ms: x.ms })) },
         },
         slow,
       };

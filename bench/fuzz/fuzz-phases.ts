@@ -19,6 +19,7 @@ import { prepareControlFixture, prepareDataPlaneFixture } from "./fuzz-fixtures"
 import { describeRequest, formatReport, runFuzz, violationTotal } from "./fuzz-run";
 import { formatMemory, judgeMemory, sampleMemory } from "./memory";
 import { createRowCounter } from "./row-counts";
+import { loadPerCore, loopOf, stallFindings, writeFuzzResult, type TStallFindings } from "./stall-report";
 import { formatYamlReport, runYamlFuzz } from "./yaml-fuzz";
 
 /** The phases of `npm run fuzz` (fuzz.ts registers the server-only stub, then imports this). */
@@ -38,7 +39,7 @@ type TServer = { server: ChildProcess; port: number; base: string; apiKey: strin
 type TRows = Awaited<ReturnType<typeof createRowCounter>>;
 type TDataPlaneFixture = Awaited<ReturnType<typeof prepareDataPlaneFixture>>;
 type TControlFixture = Awaited<ReturnType<typeof prepareControlFixture>>;
-type TPhase = { failed: boolean; requests: number };
+type TPhase = { failed: boolean; requests: number; stalls?: TStallFindings };
 
 function memoryOf(server: ChildProcess): Promise<{ heapUsed: number; rss: number }> {
   return new Promise((resolve, reject) => {
@@ -123,6 +124,7 @@ async function fuzzDataPlane(s: TServer, opts: TFuzzOptions, rows: TRows, pool: 
   const { endpoints, authenticated } = dataPlaneEndpoints(doc, fixture);
   log(`data-plane endpoints from the OpenAPI document: ${endpoints.map((e) => `${e.method} ${e.path}`).join(", ")}`);
   const serverMemory = [{ at: 0, ...(await memoryOf(server)) }];
+  const loadBefore = loadPerCore();
   const side = startSideLoad({ base, port, apiKey, slow: { count: 200, trickleMs: 500, limitMs: SLOW_CLIENT_LIMIT_MS } });
   const dp = await runFuzz({
     endpoints,
@@ -145,17 +147,18 @@ async function fuzzDataPlane(s: TServer, opts: TFuzzOptions, rows: TRows, pool: 
   side.during("concurrent requestId reuse bursts");
   const bursts = await reuseBursts(s, pool, fixture);
   const { health: healthReport, slow: slowReport } = await side.stop();
+  const stalls = stallFindings(healthReport, await loopOf(server), loadBefore, HEALTH_STALL_LIMIT_MS, side.inFlight);
   if (serverMemory.at(-1)!.at !== opts.runs) serverMemory.push({ at: opts.runs, ...(await memoryOf(server)) });
   process.stdout.write(
-    `\n${formatReport("data plane", dp)}\n${formatBurstReport(bursts)}\n${formatSlowReport(slowReport!)}\n${formatHealthReport(healthReport, HEALTH_STALL_LIMIT_MS)}\n${formatMemory("server", serverMemory)}\n`,
+    `\n${formatReport("data plane", dp)}\n${formatBurstReport(bursts)}\n${formatSlowReport(slowReport!)}\n${formatHealthReport(healthReport, HEALTH_STALL_LIMIT_MS)}\n${stalls.text}\n${formatMemory("server", serverMemory)}\n`,
   );
   let failed = bursts.violations.length > 0 || slowReport!.violations.length > 0 || slowReport!.answered408 === 0;
-  failed ||= healthReport.maxMs > HEALTH_STALL_LIMIT_MS || healthReport.failures > 0;
+  failed ||= healthReport.maxMs > HEALTH_STALL_LIMIT_MS || healthReport.failures > 0 || stalls.findings.busyStall;
   const dpMemory = judgeMemory(serverMemory);
   process.stdout.write(`${dpMemory.leak ? "FAIL" : "ok  "} server memory flat: ${dpMemory.detail}\n\n`);
   if (server.exitCode !== null) throw new Error(`the server exited (code ${server.exitCode}) during the run`);
   failed ||= violationTotal(dp) > 0 || dpMemory.leak;
-  return { failed, requests: dp.requests };
+  return { failed, requests: dp.requests, stalls: stalls.findings };
 }
 
 /** Every control-plane route handler, called in-process, with this process's memory watched. */
@@ -224,6 +227,8 @@ async function runPhases(s: TServer, opts: TFuzzOptions, prisma: PrismaClient, p
   const leaked = scanServerOutput(s, fixture, control);
   const failed = dp.failed || cp.failed || parser.failed || leaked;
   process.stdout.write(`\n${failed ? "FAILED" : "PASSED"}: ${dp.requests + cp.requests} requests, ${parser.cases} factor lists (seed ${opts.seed})\n`);
+  if (dp.stalls)
+    log(`wrote ${writeFuzzResult(dp.stalls, { seed: opts.seed, runs: opts.runs, failed, requests: dp.requests + cp.requests }, HEALTH_STALL_LIMIT_MS)}`);
   return failed ? 1 : 0;
 }
 
