@@ -221,13 +221,14 @@ async function runReferenceFixed(ctx: TContext, ref: TReferenceServer, fixed: re
   return referenceFixed;
 }
 
-/** Outcome ingestion for the last acknowledged decisions (skipped with --closed-only). */
+/** Outcome ingestion for the acknowledged decisions (skipped with --closed-only). */
 async function runOutcomes(ctx: TContext, port: number, startedAt: Date): Promise<TOutcomeRun> {
   const seconds = Math.max(3, Math.round(ctx.duration / 2));
   if (ctx.closedOnly) return null;
   const outcomeConnections = Math.min(ctx.connections, 16);
   console.log(`outcomes, batches of ${OUTCOME_BATCH}, ${outcomeConnections} connections`);
-  const outcomeLoad = loadOutcomes(port, seconds, outcomeConnections, acknowledgedIds.slice(-50_000));
+  // Every acknowledged decision, so that one pass of pairs lasts the phase (a decision takes 3 of each kind).
+  const outcomeLoad = loadOutcomes(port, seconds, outcomeConnections, acknowledgedIds);
   return { load: outcomeLoad, result: await outcomeLoad.run, seconds, startedAt };
 }
 

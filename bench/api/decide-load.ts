@@ -132,8 +132,11 @@ export function bestUnderTarget(points: readonly TSweepPoint[]): TSweepPoint | n
 export const OUTCOME_BATCH = 100;
 
 /**
- * Outcome ingestion: batches of OUTCOME_BATCH outcomes for acknowledged decisions, alternating a
- * provider-call outcome and a business outcome per decision (the two kinds a service reports).
+ * Outcome ingestion: batches of OUTCOME_BATCH outcomes for acknowledged decisions, a provider-call
+ * outcome and a business outcome per decision (the two kinds a service reports), each decision
+ * once per pass over `ids`: a decision takes only a few outcomes of each kind (telemetry/README.md).
+ * The calls name provider_B, the demo's one SMS provider eligible in every region REGIONS holds:
+ * an outcome may name only a provider its decision offered.
  * Counts the items the server recorded from the per-item results.
  */
 export function loadOutcomes(
@@ -155,12 +158,11 @@ export function loadOutcomes(
       {
         setupRequest: (req) => {
           const items: string[] = [];
-          for (let k = 0; k < OUTCOME_BATCH; k++) {
+          for (let k = 0; k < OUTCOME_BATCH; k += 2) {
             const id = ids[cursor++ % ids.length];
             items.push(
-              k & 1
-                ? `{"type":"business","decisionId":"${id}","completed":true,"withinSla":true}`
-                : `{"type":"provider_call","decisionId":"${id}","provider":"provider_A","status":"success","latencyMs":${120 + (k % 50)},"retryCount":0}`,
+              `{"type":"provider_call","decisionId":"${id}","provider":"provider_B","status":"success","latencyMs":${120 + (k % 50)},"retryCount":0}`,
+              `{"type":"business","decisionId":"${id}","completed":true,"withinSla":true}`,
             );
           }
           return { ...req, body: `{"outcomes":[${items.join(",")}]}` };

@@ -25,12 +25,26 @@ let seq = 0;
 const decide = (inst: TServerInstance) => api(inst, "POST", "/api/v1/decide", { operation: "SEND_SMS", region: "EU", requestId: `${inst.name}-${seq++}` });
 const openedAt = async (inst: TServerInstance) => gauge((await api(inst, "GET", "/api/v1/metrics")).body as string, OPENED) ?? 0;
 
-/** Reports one provider_A outcome on a fresh decision of this instance. */
-async function reportA(inst: TServerInstance, ok: boolean): Promise<void> {
-  const d = await decide(inst);
+/**
+ * A fresh decision of this instance that offered provider_A: an outcome may name only a provider
+ * its decision offered, and a half-open provider is offered once the instance holds a probe slot.
+ */
+async function decisionOfferingA(inst: TServerInstance): Promise<string> {
+  for (let i = 0; i < 300; i++) {
+    const d = await decide(inst);
+    const candidates = (d.body.candidates ?? []) as Array<{ provider: string; eligible: boolean }>;
+    if (candidates.some((c) => c.provider === "provider_A" && c.eligible)) return d.body.decisionId;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`${inst.name}: no decision offered provider_A`);
+}
+
+/** Reports one provider_A outcome through this instance, on `decisionId` or a fresh decision that offered provider_A. */
+async function reportA(inst: TServerInstance, ok: boolean, decisionId?: string): Promise<void> {
+  const id = decisionId ?? (await decisionOfferingA(inst));
   const outcome = ok
-    ? { type: "provider_call", decisionId: d.body.decisionId, provider: "provider_A", status: "success", latencyMs: 1, retryCount: 0 }
-    : { type: "provider_call", decisionId: d.body.decisionId, provider: "provider_A", status: "failure", errorClass: "timeout", latencyMs: 1, retryCount: 0 };
+    ? { type: "provider_call", decisionId: id, provider: "provider_A", status: "success", latencyMs: 1, retryCount: 0 }
+    : { type: "provider_call", decisionId: id, provider: "provider_A", status: "failure", errorClass: "timeout", latencyMs: 1, retryCount: 0 };
   const r = await api(inst, "POST", "/api/v1/outcomes", { outcomes: [outcome] });
   expect(r.body.recorded).toBe(1);
 }
@@ -97,8 +111,9 @@ describe("breakers shared by three server processes", () => {
     expect(probes).toBeGreaterThan(0);
     expect(probes).toBeLessThanOrEqual(3);
 
-    // One probe success on each instance: none has three, the cluster has.
-    for (const inst of cluster) await reportA(inst, true);
+    // One probe success through each instance, for the probes routed: none has three, the cluster has.
+    const probed = ds.filter((d) => d.body.selected === "provider_A").map((d) => d.body.decisionId as string);
+    for (const [i, inst] of cluster.entries()) await reportA(inst, true, probed[i % probed.length]);
     await waitFor(async () => (await Promise.all(cluster.map(openedAt))).every((o) => o === 0), 5_000, 20);
     // One instance closed it on the cluster's count (its breaker_event row is written by the next maintenance pass); the others merged.
     const closes = async () =>
@@ -120,8 +135,9 @@ describe("breakers shared by three server processes", () => {
       const others = cluster.filter((i) => i !== origin);
       // The previous opening's time must be up, or the origin's breaker ignores the failure.
       await new Promise((r) => setTimeout(r, 1_050));
+      const decisionId = await decisionOfferingA(origin);
       const t0 = performance.now();
-      await reportA(origin, false);
+      await reportA(origin, false, decisionId);
       const opened = await openedAt(origin);
       expect(opened).toBeGreaterThan(last);
       last = opened;
