@@ -5,6 +5,10 @@ import { withActionPermission } from "@/lib/auth/with-action-permission";
 import { ZCreateApiKeyBody, createApiKey } from "@/lib/controlplane/create-api-key";
 import { ZDecideRoleGrantBody, confirmRoleGrant } from "@/lib/controlplane/confirm-role-grant";
 import { ZCreateUserBody, createUser } from "@/lib/controlplane/create-user";
+import { ZChangeOwnPasswordBody, changeOwnPassword } from "@/lib/controlplane/change-own-password";
+import { ZDisableUserBody, disableUser } from "@/lib/controlplane/disable-user";
+import { enableUser } from "@/lib/controlplane/enable-user";
+import { ZResetPasswordBody, resetUserPassword } from "@/lib/controlplane/reset-user-password";
 import { parseInput } from "@/lib/errors/api-errors";
 import { rejectRoleGrant } from "@/lib/controlplane/reject-role-grant";
 import { revokeApiKey } from "@/lib/controlplane/revoke-api-key";
@@ -68,4 +72,31 @@ export const rejectRoleGrantAction = withActionPermission("user.set_roles", asyn
   await rejectRoleGrant(prisma, actor, text(form, "id"), parseInput(ZDecideRoleGrantBody, {}));
   revalidatePath("/governance/access");
   return null;
+});
+
+export const changeOwnPasswordAction = withActionPermission("account.change_password", async ({ prisma, actor, principal }, _prev: unknown, form: FormData) => {
+  const body = parseInput(ZChangeOwnPasswordBody, {
+    currentPassword: String(form.get("currentPassword") ?? ""),
+    newPassword: String(form.get("newPassword") ?? ""),
+  });
+  return changeOwnPassword(prisma, actor, principal.sessionId, body);
+});
+
+export const resetPasswordAction = withActionPermission("user.reset_password", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
+  const body = parseInput(ZResetPasswordBody, { password: String(form.get("password") ?? "") });
+  const result = await resetUserPassword(prisma, actor, text(form, "id"), body);
+  revalidatePath("/governance/access");
+  return result;
+});
+
+export const disableUserAction = withActionPermission("user.disable", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
+  const result = await disableUser(prisma, actor, text(form, "id"), parseInput(ZDisableUserBody, { reason: text(form, "reason") || undefined }));
+  revalidatePath("/governance/access");
+  return result;
+});
+
+export const enableUserAction = withActionPermission("user.disable", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
+  const result = await enableUser(prisma, actor, text(form, "id"), null);
+  revalidatePath("/governance/access");
+  return result;
 });

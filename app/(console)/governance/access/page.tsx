@@ -9,6 +9,7 @@ import { listApiKeys } from "@/lib/controlplane/list-api-keys";
 import { listRoleGrants } from "@/lib/controlplane/list-role-grants";
 import { listUsers } from "@/lib/controlplane/list-users";
 import { CreateApiKeyForm, CreateUserForm, RevokeApiKeyButton, RoleGrantDecision, UserRolesForm } from "./access-forms";
+import { AccountActions, ChangePasswordForm } from "./account-forms";
 
 export const dynamic = "force-dynamic";
 
@@ -33,7 +34,7 @@ export default async function AccessPage() {
         <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">API keys</h2>
         {admin && <CreateApiKeyForm />}
         <DataTable
-          columns={["Name", "Prefix", "Scopes", "Operations", "Created", "Last used", "Revoked", ""]}
+          columns={["Name", "Prefix", "Scopes", "Operations", "Owner", "Created", "Last used", "Revoked", ""]}
           empty="No API key yet: data-plane callers use the bootstrap key until an admin creates scoped ones."
           testId="api-keys-table"
         >
@@ -43,6 +44,9 @@ export default async function AccessPage() {
               <td className="mono">sy_{k.prefix}_…</td>
               <td>{k.scopes.join(", ")}</td>
               <td>{k.operationKeys.join(", ") || "all"}</td>
+              <td data-testid="api-key-owner" title="a control key acts with at most its owner's current permissions">
+                {k.owner ? `${k.owner.email}${k.owner.disabled ? " (disabled)" : ""}` : "— (operator)"}
+              </td>
               <td>{when(k.createdAt)}</td>
               <td>{when(k.lastUsedAt)}</td>
               <td>{when(k.revokedAt)}</td>
@@ -60,12 +64,17 @@ export default async function AccessPage() {
           </p>
         )}
         {admin && <CreateUserForm />}
-        <DataTable columns={["Email", "Name", "Roles"]} empty="No user yet." testId="users-table">
+        <DataTable columns={["Email", "Name", "Roles", admin ? "Account" : ""]} empty="No user yet." testId="users-table">
           {users.map((u) => (
-            <tr key={u.id}>
+            <tr key={u.id} data-testid={`user-row-${u.email}`}>
               <td>
                 {u.email}
                 {u.demo && " (demo)"}
+                {u.disabledAt && (
+                  <span className="ml-2 text-xs" style={{ color: "var(--bad)" }} data-testid="user-disabled">
+                    disabled
+                  </span>
+                )}
               </td>
               <td>{u.name}</td>
               <td>
@@ -76,9 +85,14 @@ export default async function AccessPage() {
                   </span>
                 )}
               </td>
+              <td>{admin && u.id !== me.userId && <AccountActions id={u.id} disabled={u.disabledAt !== null} />}</td>
             </tr>
           ))}
         </DataTable>
+      </section>
+      <section className="panel">
+        <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">Your password</h2>
+        <ChangePasswordForm />
       </section>
       <section className="panel">
         <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">Role grants waiting for a second admin</h2>
