@@ -51,7 +51,8 @@ const outcomeClasses = async (provider: string): Promise<string[]> => {
   return r.rows.map((x) => x.c);
 };
 
-// Regions keep the cases apart: breakers are per provider and region.
+// Regions keep the cases apart (breakers are per provider and region), in this order: an opening in NA
+// can take the provider out elsewhere too (the breakers correlate), and the 429 throttles it everywhere.
 describe("official clients against failing providers", () => {
   it("a wrong content type is a protocol error: every client fails over, and the provider's breaker stays closed", async () => {
     env.mocks.llm_openai.setAlways({ type: "wrong_content_type" });
@@ -63,6 +64,21 @@ describe("official clients against failing providers", () => {
     expect(env.mocks.llm_openai.requests).toHaveLength(6);
     await expect.poll(() => outcomeClasses("llm_openai")).toEqual(Array(6).fill("protocol"));
     expect(await breakerOpen("llm_openai", "EU")).toBe(false);
+  });
+
+  it("a stream cut after output began ends in an error event each streaming client raises", async () => {
+    // Routed to llm_openai only (the `providers` routing attribute), whichever provider the scores would pick.
+    const only = { providers: "llm_openai" };
+    const calls = sdkCalls(openai, anthropic, (r) => `LLM_CHAT@${r}`, only).filter((c) => c.name.endsWith("stream"));
+    expect(calls).toHaveLength(3);
+    for (const call of calls) {
+      env.mocks.llm_openai.setFaults([{ type: "stream_dies_after", chunks: 1 }]);
+      const err = (await call.run("EU").catch((e: unknown) => e)) as { status?: number; message?: string };
+      expect(err, call.name).toBeInstanceOf(Error);
+      expect(err.message, call.name).toMatch(/stream failed after output began|stream_interrupted/);
+      // A whole answer in between, so the armed breaker does not open on two cuts in a row.
+      expect((await sdkCalls(openai, anthropic, (r) => `LLM_CHAT@${r}`, only)[0]!.run("EU")).provider).toBe("llm_openai");
+    }
   });
 
   it("a 500 before the first byte fails over for every client", async () => {
