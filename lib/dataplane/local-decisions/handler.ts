@@ -66,7 +66,7 @@ registerEndpoint({
   tags: ["decisions"],
   request: ZLocalDecisionBatch,
   responses: {
-    200: { description: "{results: [{decisionId, result, error?}], logged, existing, refused}" },
+    200: { description: "{results: [{index, decisionId, result, error?}], logged, existing, refused}; error.fields names the item field" },
     400: { description: "Invalid body (names the field)", schema: ZErrorBody },
     401: { description: "Missing or invalid API key", schema: ZErrorBody },
     429: { description: "The key's rate limit does not hold this many items (Retry-After)", schema: ZErrorBody },
