@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { expect, request as playwrightRequest, test, type APIRequestContext, type APIResponse } from "@playwright/test";
 import { ensureAccounts, originOf, signIn } from "./support/accounts";
 
@@ -95,4 +97,42 @@ test("a server action's refusal reaches its form as message and fields", async (
   await form.getByPlaceholder("operations (blank: all)").fill("NO_SUCH_OPERATION");
   await form.getByRole("button", { name: "Create key" }).click();
   await expect(form.getByRole("alert")).toContainText('operationKeys.0: unknown operation "NO_SUCH_OPERATION"');
+});
+
+/** Every console server action in the build: its id, name and a page whose worker runs it. */
+function consoleActions(): { id: string; name: string; page: string }[] {
+  const manifest = JSON.parse(readFileSync(path.join(process.cwd(), ".next", "server", "server-reference-manifest.json"), "utf8")) as {
+    node: Record<string, { workers: Record<string, unknown>; exportedName?: string; filename?: string }>;
+  };
+  return Object.entries(manifest.node)
+    .filter(([, a]) => (a.filename ?? "").includes("(console)"))
+    .map(([id, a]) => {
+      const worker = Object.keys(a.workers).find((w) => w.includes("(console)")) ?? "";
+      const page =
+        worker
+          .replace(/^app/, "")
+          .replace(/\/\([^)]+\)/g, "")
+          .replace(/\/page$/, "") || "/";
+      return { id, name: a.exportedName ?? id, page };
+    });
+}
+
+test("a malformed same-origin call to every console server action answers the error contract, never 500", async ({ request }) => {
+  await signIn(request, "admin");
+  const actions = consoleActions();
+  expect(actions.length).toBeGreaterThanOrEqual(14);
+  let malformed = 0;
+  for (const a of actions) {
+    // What a script, not the page's form, can send: arguments of the wrong kind, encoded as React does.
+    for (const body of ["[1,2]", '["$undefined",{"name":"x"}]', "[]"]) {
+      const res = await request.post(a.page, { headers: { origin: originOf(), "next-action": a.id, "content-type": "text/plain;charset=UTF-8" }, data: body });
+      const text = await res.text();
+      expect([a.name, body, res.status()], text.slice(0, 300)).toEqual([a.name, body, 200]);
+      // The refusal as a value, in the contract's shape: malformed, or forbidden first where an admin lacks the permission.
+      expect(text, `${a.name} ${body}`).toContain('"ok":false');
+      expect(text, `${a.name} ${body}`).toMatch(/"code":"(malformed|forbidden)"/);
+      if (text.includes('"code":"malformed"')) malformed++;
+    }
+  }
+  expect(malformed).toBeGreaterThanOrEqual(30);
 });
