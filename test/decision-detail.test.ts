@@ -100,6 +100,7 @@ describe("decision drilldown", () => {
     expect(text).toContain("fail_static");
     expect(text).toContain("client, fail-static (Switchyard not reached) · from last_decision · order provider_B → provider_A · timeout: no answer in 1000 ms");
     expect(text).toContain("no gate or score was evaluated");
+    expect(text).toMatch(/Stale\s+yes/);
     expect(text).toContain("No candidate was evaluated");
   });
 

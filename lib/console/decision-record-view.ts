@@ -131,7 +131,8 @@ export function toRecordView(raw: unknown, row: { id: string; createdAt: number;
     candidates,
     scoreMargin: finite(r.scoreMargin),
     metricAgeSeconds: finite(r.metricAgeSeconds),
-    stale: bool(r.stale),
+    // A fail-static decision is made without current metrics (its row is marked stale too).
+    stale: bool(r.stale) || source === "fail_static",
     fallback: fallbackOf(r.fallback),
     shadow: shadowOf(r.shadow),
     // Switchyard's own evidence only: a client's record may hold anything under that name.
