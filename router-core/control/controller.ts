@@ -49,19 +49,23 @@ import type { TRegainGap } from "./controller-types";
  * 2. Leadership. The incumbent leader stays unless a challenger's score beats it by
  *    `hysteresis_score_margin`, and only when the incumbent's score rests on at least
  *    `min_sample_size` samples: a decline needs evidence before traffic moves. A former leader
- *    displaced by degradation or exclusion returns only through recovery: it must lead by the
- *    margin on at least `min_sample_size` samples (recovery_detected), keep leading through
- *    `primary_recovery_cooldown_seconds` (cooldown_started), and then takes traffic back at the
- *    capped rate (failback_step … full_failback_completed). When the leader itself is excluded
+ *    displaced by degradation or exclusion returns only through recovery (regain-margin.ts): a
+ *    former primary (ranked above the leader) once it scores at least the leader at full sample
+ *    confidence (recovery_detected, cooldown_started), probed at its recovery share through
+ *    `primary_recovery_cooldown_seconds` (probe_exploration_increase) until its own samples prove
+ *    it; any other by leading by the margin on `min_sample_size` samples and keeping the lead
+ *    through the cooldown. Then it takes traffic back at the capped rate (failback_step …
+ *    full_failback_completed). When the leader itself is excluded
  *    the best eligible provider by score takes over at once, displaced or not: the alternative
  *    is an ineligible leader.
  * 3. Target. The leader gets everything except a probe floor of `primary_probe_share` on each
  *    provider traffic was moved away from that is eligible or excluded only by its breaker, so
  *    the controller keeps observing it; that is what lets recovery be detected at all (paper
- *    4.10, Table 6).
+ *    4.10, Table 6). A former primary in its cooldown gets its recovery probe share instead.
  * 4. Movement. Shares move toward the target by at most `max_traffic_shift_per_minute`,
- *    pro-rated by the time since the previous tick, counted as the total share that changes
- *    hands (so no single provider moves more than that either).
+ *    pro-rated by the time since the previous tick and never more than the cap over any 60 s
+ *    (the moves of the last minute are kept in the state), counted as the total share that
+ *    changes hands (so no single provider moves more than that either).
  *
  * Shares are ≥ 0 and sum to 1. With nobody eligible the last shares are kept (decide answers
  * with the fallback policy) and one `no_eligible_provider` event marks the start of that period.
