@@ -44,7 +44,10 @@ describe("Why page: regain note", () => {
     const t = text([{ ...waiting, needs: -2.1, phase: "cooldown", reconsiderAt: at, probeShare: 0.0606, callsPerMinute: 36.4, samples: 20 }]);
     expect(t).toContain("provider_A looks recovered and is on its way back from provider_B.");
     expect(t).toContain("It is probed at 6.1% of the traffic (about 36.4 calls a minute); it has 20 of the 52 samples");
-    expect(t).toContain("Failback can start at 21:14:05 UTC");
+    expect(t).toContain("Failback can start at 21:14:05 UTC (end of the cooldown) once its samples prove it, then moves at the capped rate.");
+    // Already proven: only the cooldown's end is left.
+    const proven = text([{ ...waiting, needs: -2.1, phase: "cooldown", reconsiderAt: at, trusted: true, samples: 245 }]);
+    expect(proven).toContain("its 245 samples are enough. Failback can start at 21:14:05 UTC (end of the cooldown), then moves at the capped rate.");
   });
 
   it("renders nothing when nobody is short and nobody is recovering", () => {

@@ -24,8 +24,8 @@ function Gap({ g }: { g: TRegainGap }) {
       <p>
         <span className="mono">{g.provider}</span> looks recovered and is on its way back from <span className="mono">{g.leader}</span>. {probe}
         {probe ? "; " : ""}
-        {samplesText(g)} Failback can start at {g.reconsiderAt ? clock(g.reconsiderAt) : "the end of its cooldown"} (end of the cooldown) once its samples prove
-        it, then moves at the capped rate.
+        {samplesText(g)} Failback can start at {g.reconsiderAt ? clock(g.reconsiderAt) : "the end of its cooldown"} (end of the cooldown)
+        {g.trusted ? "" : " once its samples prove it"}, then moves at the capped rate.
       </p>
     );
   }
