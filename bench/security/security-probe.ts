@@ -14,7 +14,7 @@ import { waitForHealth } from "../../lib/runtime/wait-for-health";
 import { auditEntryHash } from "../../lib/audit/hash";
 import { applyMigrations } from "../../lib/db/migrate";
 import { createPrisma } from "../../lib/db/client";
-import { seedLlmChat } from "../../lib/demo/seed-demo";
+import { seedDemo, seedLlmChat } from "../../lib/demo/seed-demo";
 import { writeBenchResult } from "../lib/bench-results";
 import { ATTACKS, type TProbeContext, type TProbeRole } from "./probe/attacks";
 import { request } from "./probe/http";
@@ -75,8 +75,9 @@ const EMAILS: TEmails = {
 };
 
 /**
- * Migrations, then LLM_CHAT's catalogue rows: a production start has no execute-mode operation,
- * and these stand in for the operator's own (item 10 needs a job queued by execute mode).
+ * Migrations, then the demo catalogue (SEND_SMS over provider_A, B and C) and LLM_CHAT's rows: a
+ * production start has no operation, and these stand in for the operator's own (item 10 needs a
+ * job queued by execute mode; the outbound attacks give provider_A an adapter).
  */
 async function prepareDatabase(databaseUrl: string, env: TProbeEnv): Promise<void> {
   if (buildIsStale(process.cwd())) {
@@ -87,6 +88,8 @@ async function prepareDatabase(databaseUrl: string, env: TProbeEnv): Promise<voi
   await applyMigrations(databaseUrl);
   const prisma = createPrisma(databaseUrl);
   try {
+    // The SMS catalogue first: the server's own demo seed skips a database that already has operations.
+    await seedDemo(prisma);
     await seedLlmChat(prisma);
   } finally {
     await prisma.$disconnect();

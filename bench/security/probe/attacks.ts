@@ -2,6 +2,7 @@ import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { TAttackerHost } from "./attacker-host";
 import { SECRET_ATTACKS } from "./attacks-secrets";
+import { OUTBOUND_ATTACKS } from "./attacks-outbound";
 import { errorCode, healthStall, holdSocket, request, type TAnswer } from "./http";
 
 /**
@@ -463,4 +464,5 @@ export const ATTACKS: readonly TAttack[] = [
     },
   },
   ...SECRET_ATTACKS,
+  ...OUTBOUND_ATTACKS,
 ];
