@@ -153,7 +153,8 @@ async function fuzzDataPlane(s: TServer, opts: TFuzzOptions, rows: TRows, pool: 
     `\n${formatReport("data plane", dp)}\n${formatBurstReport(bursts)}\n${formatSlowReport(slowReport!)}\n${formatHealthReport(healthReport, HEALTH_STALL_LIMIT_MS)}\n${stalls.text}\n${formatMemory("server", serverMemory)}\n`,
   );
   let failed = bursts.violations.length > 0 || slowReport!.violations.length > 0 || slowReport!.answered408 === 0;
-  failed ||= healthReport.maxMs > HEALTH_STALL_LIMIT_MS || healthReport.failures > 0 || stalls.findings.busyStall;
+  // A slow probe alone may be the machine (the server not scheduled): a stall is judged inside the server (stall-report.ts).
+  failed ||= healthReport.failures > 0 || stalls.findings.busyStall;
   const dpMemory = judgeMemory(serverMemory);
   process.stdout.write(`${dpMemory.leak ? "FAIL" : "ok  "} server memory flat: ${dpMemory.detail}\n\n`);
   if (server.exitCode !== null) throw new Error(`the server exited (code ${server.exitCode}) during the run`);

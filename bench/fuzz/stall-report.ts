@@ -91,5 +91,20 @@ export function writeFuzzResult(f: TStallFindings, opts: { seed: number; runs: n
       { label: "every invariant of npm run fuzz", ok: !opts.failed, detail: `${opts.requests} requests` },
       { label: `no request holds the event loop past ${limitMs} ms`, ok: !f.busyStall },
     ],
+    notes: [verdict(f, limitMs)],
   });
+}
+
+/** The run's answer to "load or a real stall", in a sentence, from its own figures. */
+function verdict(f: TStallFindings, limitMs: number): string {
+  const s = stallSummary(f.loop);
+  const causes = attributeProbes(f.health.worst, f.loop);
+  const count = (c: string) => causes.filter((x) => x.cause === c).length;
+  const load = `load per core ${f.loadBefore} before the data-plane phase and ${f.loadAfter} after (2 cores shared with the fuzzer, its 200 slow clients, Postgres and whatever else ran)`;
+  if (f.busyStall) return `A real stall: the server spent ${s.cpuMaxMs.toFixed(0)} ms on a CPU within one loop stall (over ${limitMs} ms); ${load}.`;
+  return (
+    `Load, not a stall: of the ${causes.length} slowest /health probes, ${count("server process not running")} overlapped the server process waiting for a CPU, ` +
+    `${count("outside the server's loop")} waited outside its loop (Postgres, the prober) and ${count("server loop busy")} overlapped its loop busy; ` +
+    `the most CPU time the server spent within one loop stall was ${s.cpuMaxMs.toFixed(0)} ms (under ${limitMs} ms); ${load}.`
+  );
 }
