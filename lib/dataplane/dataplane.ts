@@ -138,6 +138,8 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
     spendTokens(provider: string, tokens: number): void {
       quotas.spendTokens(provider, tokens);
     },
+    /** Each quota's limit and this instance's spend in its current window, for /metrics. */
+    quotaUsage: () => quotas.usage(),
     health(): TDataPlaneHealth {
       const refreshed = state.lastRefreshAt;
       return {

@@ -16,12 +16,15 @@ registerEndpoint({
   description:
     "Text exposition format 0.0.4. Counters are per instance since its start (decisions by operation, region, provider and " +
     "reason; outcomes by type, provider and result); gauges give the current traffic shares, breaker states, queue depths, " +
-    "the controller leader flag and tick age, the metric refresh age and the event loop's delay. Needs a key with the metrics " +
+    "the controller leader flag and tick age, the decision and outcome spools' bytes, each quota's limit and this instance's " +
+    "spend in its window, the metric refresh age and the event loop's delay. Needs a key with the metrics " +
     "scope (a scraper's: Prometheus `authorization: {credentials: …}`); keyless only in the embedded demo.",
   tags: ["operations"],
   authenticated: true,
   responses: { 200: { description: "Metrics", schema: z.string(), contentType: "text/plain; version=0.0.4" } },
 });
+
+export type TQuotaUsage = { provider: string; unit: string; windowSeconds: number; limit: number; spent: number };
 
 export type TDecisionLogLatency = { commitSeconds: TLatencyHistogram; waitSeconds: TLatencyHistogram };
 
@@ -32,6 +35,10 @@ export type TMetricsSources = {
   decisionLogLatency?: () => TDecisionLogLatency;
   outcomeQueueDepth: () => number;
   outcomeSpoolBytes: () => number;
+  /** Bytes of decisions in this instance's local spool (written while Postgres was unreachable, not yet replayed). */
+  decisionLogSpoolBytes?: () => number;
+  /** Each catalogued call or token quota's current window: its limit and this instance's spend in it. */
+  quotas?: () => TQuotaUsage[];
   breakers: () => Array<{ provider: string; region: string; state: string; openedAt?: number | null }>;
   /** Whether breaker state is shared through Postgres (false: this instance's own view while Postgres is unreachable). */
   breakersShared?: () => boolean;
@@ -54,11 +61,33 @@ function num(v: number | null): string {
   return v === null || !Number.isFinite(v) ? "NaN" : String(v);
 }
 
+type TFamily = (name: string, type: "counter" | "gauge" | "summary", help: string, lines: string[]) => void;
+
+/** Limit and spend per quota window: the cluster's spend is the sum over instances, as every instance spends its own leased blocks. */
+function renderQuotas(src: TMetricsSources, family: TFamily): void {
+  if (!src.quotas) return;
+  const usage = src.quotas().sort((a, b) => `${a.provider}|${a.unit}|${a.windowSeconds}`.localeCompare(`${b.provider}|${b.unit}|${b.windowSeconds}`));
+  const names = ["provider", "unit", "window_seconds"];
+  const lbl = (q: TQuotaUsage) => labels(names, [q.provider, q.unit, String(q.windowSeconds)]);
+  family(
+    "switchyard_quota_limit",
+    "gauge",
+    "A provider's catalogued quota per window (unit requests or tokens).",
+    usage.map((q) => `switchyard_quota_limit${lbl(q)} ${q.limit}`),
+  );
+  family(
+    "switchyard_quota_spent",
+    "gauge",
+    "What this instance spent of the quota in the current window; sum over instances for the cluster's.",
+    usage.map((q) => `switchyard_quota_spent${lbl(q)} ${q.spent}`),
+  );
+}
+
 /** Renders the exposition text; one HELP/TYPE header per family, series sorted for stable diffs. */
 export function renderMetrics(src: TMetricsSources): string {
   const now = (src.now ?? Date.now)();
   const out: string[] = [];
-  const family = (name: string, type: "counter" | "gauge", help: string, lines: string[]) => {
+  const family = (name: string, type: "counter" | "gauge" | "summary", help: string, lines: string[]) => {
     out.push(...familyLines(name, type, help, lines));
   };
   const ageSeconds = (at: number | null) => (at === null ? null : Math.max(0, (now - at) / 1000));
@@ -131,6 +160,12 @@ export function renderMetrics(src: TMetricsSources): string {
       ),
     );
   }
+  if (src.decisionLogSpoolBytes) {
+    family("switchyard_decision_log_spool_bytes", "gauge", "Bytes of decisions spooled on disk while Postgres was unreachable and not yet replayed.", [
+      `switchyard_decision_log_spool_bytes ${src.decisionLogSpoolBytes()}`,
+    ]);
+  }
+  renderQuotas(src, family);
   family("switchyard_outcome_queue_depth", "gauge", "Outcomes waiting for the group commit.", [`switchyard_outcome_queue_depth ${src.outcomeQueueDepth()}`]);
   family("switchyard_outcome_spool_bytes", "gauge", "Bytes of outcomes spooled on disk while Postgres was unreachable.", [
     `switchyard_outcome_spool_bytes ${src.outcomeSpoolBytes()}`,
@@ -149,9 +184,10 @@ export function renderMetrics(src: TMetricsSources): string {
     `switchyard_metrics_refresh_age_seconds ${num(ageSeconds(src.metricsRefreshedAt()))}`,
   ]);
   const lag = eventLoopDelay();
+  // A summary (quantiles of a sliding window) without _sum and _count: a gauge may not carry a quantile label.
   family(
     "switchyard_event_loop_delay_seconds",
-    "gauge",
+    "summary",
     "How late this instance's event loop ran in the last complete 10 s window (p50, p99, max; NaN before the first window).",
     (["0.5", "0.99", "1"] as const).map((q, i) => {
       const v = lag === null ? null : [lag.p50, lag.p99, lag.max][i]! / 1000;

@@ -105,6 +105,8 @@ async function startServices(opts: TBootOptions, db: TResolvedDatabase, version:
     spoolDir: dpSettings.spoolDir,
     decisionLogQueueDepth: () => dp.decisionLog.stats().queued,
     decisionLogLatency: dp.decisionLog.latency,
+    decisionLogSpoolBytes: () => dp.decisionLog.stats().spool.usedBytes,
+    quotas: dp.quotaUsage,
     executeQueue: () => (started.gateway ? { depth: started.gateway.context.jobs.depth, durable: started.gateway.context.jobs.durable } : null),
     log: opts.log,
     // The leader's expiry sweep also records chaos faults whose planned end passed (demo mode only has any).

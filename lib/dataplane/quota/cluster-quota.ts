@@ -181,6 +181,8 @@ export function createClusterQuota(opts: TClusterQuotaOptions) {
       const qs = quotas.get(provider);
       if (qs !== undefined && tokens > 0 && spendIn(windows, provider, qs, "tokens", tokens, at, now(), lease)) publish();
     },
+    /** Each quota's limit and this instance's spend in the window current now (0 before its first spend); reads only. */
+    usage: () => quotaUsage(quotas, windows, now()),
     status() {
       return { shared, leases, windows: [...windows.values()].map(windowStatus) };
     },
@@ -219,6 +221,20 @@ function spendIn(
     if (left(w) <= 0) empty = true;
   }
   return empty;
+}
+
+export type TQuotaUsage = { provider: string; unit: TQuotaUnit; windowSeconds: number; limit: number; spent: number };
+
+/** Without creating windows: a window created here would publish the quota as exhausted until its first lease. */
+function quotaUsage(quotas: ReadonlyMap<string, readonly TKeyedQuota[]>, windows: ReadonlyMap<string, TWindow>, t: number): TQuotaUsage[] {
+  const out: TQuotaUsage[] = [];
+  for (const [provider, qs] of quotas) {
+    for (const q of qs) {
+      const w = windows.get(q.key);
+      out.push({ provider, unit: q.unit, windowSeconds: q.windowSeconds, limit: q.limit, spent: w !== undefined && w.start === startOf(q, t) ? w.spent : 0 });
+    }
+  }
+  return out;
 }
 
 function windowStatus(w: TWindow) {

@@ -208,7 +208,7 @@ describe("POST /api/v1/outcomes", () => {
     expect(text).toContain('switchyard_breaker_state{provider="provider_B",region="APAC",state="open"} 1');
     expect(text).toMatch(/switchyard_controller_leader [01]/);
     expect(text).toMatch(/switchyard_metrics_refresh_age_seconds [\d.]+/);
-    expect(text).toContain("# TYPE switchyard_event_loop_delay_seconds gauge");
+    expect(text).toContain("# TYPE switchyard_event_loop_delay_seconds summary");
     expect(text).toMatch(/switchyard_event_loop_delay_seconds\{quantile="0\.99"\} (NaN|[\d.e-]+)/);
   });
 });

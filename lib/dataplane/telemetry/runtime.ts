@@ -2,7 +2,7 @@ import { authenticateRequest, type TAuthenticator } from "../authenticate";
 import { createPool } from "../pool";
 import { createControllerLoop, type ControllerLoop } from "../controller/controller-loop";
 import { createLeaderElector } from "../controller/leader";
-import { createMetricsHandler, type TDecisionLogLatency } from "../metrics-endpoint";
+import { createMetricsHandler, type TDecisionLogLatency, type TQuotaUsage } from "../metrics-endpoint";
 import { createPropagation, createShareLoader } from "../propagation";
 import type { TRoute } from "../router";
 import type { RoutingState } from "../routing-state";
@@ -25,6 +25,8 @@ export type TTelemetryOptions = {
   spoolMaxBytes?: number;
   decisionLogQueueDepth?: () => number;
   decisionLogLatency?: () => TDecisionLogLatency;
+  decisionLogSpoolBytes?: () => number;
+  quotas?: () => TQuotaUsage[];
   /** Execute mode's queue for /metrics; started after telemetry, so read late. */
   executeQueue?: () => { depth: number; durable: boolean } | null;
   log?: (line: string) => void;
@@ -107,6 +109,8 @@ function telemetryRoutes(opts: TTelemetryOptions, parts: TTelemetryParts): TRout
           state: opts.state,
           decisionLogQueueDepth: opts.decisionLogQueueDepth,
           decisionLogLatency: opts.decisionLogLatency,
+          decisionLogSpoolBytes: opts.decisionLogSpoolBytes,
+          quotas: opts.quotas,
           outcomeQueueDepth: () => outcomes.queueDepth,
           outcomeSpoolBytes: () => spool?.stats().usedBytes ?? 0,
           breakers: breakers.states,
