@@ -39,7 +39,7 @@ export async function getOverview(operation: string, region: string, range: TRan
     getServedSeries(operation, region, range, now),
   ]);
   const [marks, health, overrides, shifts, bands, rangeShifts] = await Promise.all([
-    listChartMarks(operation, region, series.from, now),
+    listChartMarks(operation, region, series.from, now, [...new Set([...policy.providers, ...series.providers, ...served.providers])]),
     getProviderHealth({ operation, region, windowMinutes: policy.windowMinutes, minSampleSize: policy.minSampleSize, now }),
     listActiveOverrides({ operation, at: now }),
     listShiftEvents({ operation, region, significantOnly: true, limit: 12 }),

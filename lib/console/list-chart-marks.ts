@@ -8,9 +8,11 @@ const fmtShare = (v: number | undefined) => (v === undefined ? "–" : `${Math.r
  * Everything that can explain a bend in the share chart of (operation, region) within
  * [from, to]: controller shift events (not the per-tick probe-floor bookkeeping), policy
  * activations and rollbacks, overrides starting or ending, and (demo mode's chaos panel) simulated
- * provider faults in the region starting or ending. Oldest first.
+ * provider faults in the region starting or ending. Oldest first. A fault is a provider's in one
+ * region, not an operation's: it is marked only on the charts of operations that route to that
+ * provider (`providers`: the factor list's, the planned and the served ones).
  */
-export async function listChartMarks(operation: string, region: string, from: number, to: number): Promise<TChartMark[]> {
+export async function listChartMarks(operation: string, region: string, from: number, to: number, providers: readonly string[]): Promise<TChartMark[]> {
   const prisma = getPrisma();
   const range = { gte: new Date(from), lte: new Date(to) };
   const [shifts, versions, overrides, faults] = await Promise.all([
@@ -31,7 +33,7 @@ export async function listChartMarks(operation: string, region: string, from: nu
       orderBy: { createdAt: "asc" },
     }),
     prisma.demoFault.findMany({
-      where: { region, OR: [{ startsAt: range }, { endsAt: range }, { endedAt: range }] },
+      where: { region, providerKey: { in: [...providers] }, OR: [{ startsAt: range }, { endsAt: range }, { endedAt: range }] },
       orderBy: { startsAt: "asc" },
       take: 200,
     }),
