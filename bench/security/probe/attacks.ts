@@ -3,6 +3,7 @@ import path from "node:path";
 import type { TAttackerHost } from "./attacker-host";
 import { SECRET_ATTACKS } from "./attacks-secrets";
 import { OUTBOUND_ATTACKS } from "./attacks-outbound";
+import { TENANCY_ATTACKS } from "./attacks-tenancy";
 import { errorCode, healthStall, holdSocket, request, type TAnswer } from "./http";
 
 /**
@@ -465,4 +466,5 @@ export const ATTACKS: readonly TAttack[] = [
   },
   ...SECRET_ATTACKS,
   ...OUTBOUND_ATTACKS,
+  ...TENANCY_ATTACKS,
 ];
