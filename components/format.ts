@@ -1,4 +1,5 @@
 /** Display formatting shared by the console's tables and charts. Missing values read "–". */
+import { providerColors } from "./charts/provider-colors";
 
 export function pct(v: number | null | undefined, digits = 1): string {
   return v === null || v === undefined || !Number.isFinite(v) ? "–" : `${(v * 100).toFixed(digits)}%`;
@@ -40,10 +41,7 @@ export function sharesText(shares: Record<string, number>): string {
     .join(" · ");
 }
 
-/** Colour-blind-safe palette (Tableau 10), readable on both themes' panels. */
-const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7"];
-
+/** A provider's colour in a chart showing `all`: the same on every chart (charts/provider-colors.ts). */
 export function providerColor(provider: string, all: readonly string[]): string {
-  const i = all.indexOf(provider);
-  return PALETTE[(i < 0 ? 0 : i) % PALETTE.length]!;
+  return providerColors([...all, provider]).get(provider)!;
 }
