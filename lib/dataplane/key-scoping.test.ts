@@ -86,6 +86,27 @@ describe("a requestId or Idempotency-Key is the calling key's own", () => {
     expect(upstream).toHaveLength(2);
     expect(new Set(upstream).size).toBe(2);
   });
+
+  it("OpenAI surface: another key's same Idempotency-Key gets its own completion, not the first caller's", async () => {
+    const key = `chat-${randomUUID()}`;
+    const chat = (k: string) =>
+      call(
+        k,
+        "POST",
+        "/api/v1/openai/chat/completions",
+        { model: "LLM_CHAT@EU", messages: [{ role: "user", content: "Say hello" }] },
+        { "idempotency-key": key },
+      );
+    const first = await chat(attacker.key);
+    expect(first.status).toBe(200);
+    const second = await chat(victim.key);
+    expect(second.status).toBe(200);
+    expect(second.headers.get("idempotent-replayed")).toBeNull();
+    expect(second.body.id).not.toBe(first.body.id);
+    const again = await chat(victim.key);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.id).toBe(second.body.id);
+  });
 });
 
 describe("outcomes from a key that shares the data plane", () => {
