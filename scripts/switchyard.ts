@@ -75,7 +75,11 @@ async function main(): Promise<void> {
     });
     if (!res.ok) await refusal(res);
     const result = (await res.json()) as { dryRun: boolean; changes: TChange[]; summary: string };
-    const effect = { applied: dryRun ? "would apply" : "applied", pending: "waits for compliance", in_review: "in review" } as Record<string, string>;
+    const effect = (
+      dryRun
+        ? { applied: "would apply", pending: "would wait for compliance", in_review: "would be in review", refused: "refused" }
+        : { applied: "applied", pending: "waits for compliance", in_review: "in review" }
+    ) as Record<string, string>;
     for (const c of result.changes)
       process.stdout.write(`${c.action.padEnd(7)} ${c.target.padEnd(36)} ${(effect[c.effect] ?? c.effect).padEnd(22)} ${c.detail}\n`);
     process.stdout.write(`${dryRun ? "dry run: " : ""}${result.summary}\n`);

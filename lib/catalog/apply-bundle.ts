@@ -1,8 +1,8 @@
 import { parseFactorList, type TFactorList } from "../../router-core/index";
-import type { PrismaClient } from "../db/generated/client";
+import type { Prisma, PrismaClient, Provider, ProviderAdapter } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { canonicalJson } from "../audit/canonical";
-import { invalid, type TFieldError } from "../errors/api-errors";
+import { ControlPlaneError, invalid, type TFieldError } from "../errors/api-errors";
 import { createFactorListDraft } from "../controlplane/create-factor-list-draft";
 import { submitFactorList } from "../controlplane/submit-factor-list";
 import { adapterOf, limitsOf, operationOf, providerOf } from "./catalog-rows";
@@ -22,13 +22,17 @@ import { adapterSecurityReasons, credentialRefErrors, otherReviewerExists, provi
  * One planned change. `applied`: takes effect at once; `pending`: waits for compliance (a
  * compliance-moving or security-class change, lib/catalog/security-review.ts);
  * `in_review`: a factor-list version that waits for an approver (and compliance when it
- * touches gates or regions) and an activation, as any other version does.
+ * touches gates or regions) and an activation, as any other version does; `refused`: the
+ * server refused it (then the whole bundle is refused; `refusal` says how).
  */
 export type TBundleChange = {
   target: string;
+  /** Where in the bundle: `providers[sinch]`, `operations[SEND_SMS].factorList`. */
+  path: string;
   action: "create" | "update" | "delete" | "request" | "draft";
-  effect: "applied" | "pending" | "in_review";
+  effect: "applied" | "pending" | "in_review" | "refused";
   detail: string;
+  refusal?: { status: ControlPlaneError["status"]; code: string; fields: TFieldError[] };
 };
 
 export type TApplyResult = { dryRun: boolean; changes: TBundleChange[]; summary: string };
@@ -52,7 +56,7 @@ function operationOnly(o: TBundle["operations"][number]): TOperation {
  * Providers and operations the bundle leaves out are left alone (a bundle never deletes them).
  */
 export async function planBundle(
-  prisma: PrismaClient,
+  prisma: Prisma.TransactionClient,
   bundle: TBundle,
   actor: TActor | null = null,
 ): Promise<{ changes: TBundleChange[]; factorLists: Map<string, TFactorList> }> {
@@ -75,58 +79,20 @@ export async function planBundle(
   // Security-class changes wait only where someone else could approve them (as putAdapter decides).
   const reviewed = actor ? await otherReviewerExists(prisma, actor) : true;
 
-  bundle.providers.forEach((bp, i) => {
-    const next = providerOnly(bp);
-    const row = providerBy.get(bp.key);
-    errors.push(...credentialRefErrors(next.credentialRef, `providers.${i}.credentialRef`));
-    if (!row)
-      changes.push({
-        target: `provider ${bp.key}`,
-        action: "create",
-        effect: "applied",
-        detail: `regions ${next.regions.join(", ")}; certifications ${next.certifications.join(", ") || "none"}`,
-      });
-    else {
-      const current = providerOf(row);
-      if (!same(current, next) && !held("provider", bp.key, next)) {
-        const security = providerSecurityReasons(current, next);
-        const reasons = [...providerComplianceReasons(current, next), ...(reviewed ? security : [])];
-        changes.push({
-          target: `provider ${bp.key}`,
-          action: reasons.length > 0 ? "request" : "update",
-          effect: reasons.length > 0 ? "pending" : "applied",
-          detail: reasons.join("; ") || changedFields(current, next),
-        });
-      }
-    }
-    if (bp.adapter) {
-      errors.push(...adapterInputErrors(bp.adapter, `providers.${i}.adapter.`));
-      const a = adapterBy.get(bp.key);
-      const before = a ? adapterOf(a) : null;
-      if (!same(before, bp.adapter) && !held("adapter", bp.key, bp.adapter)) {
-        const reasons = reviewed ? adapterSecurityReasons(before, bp.adapter, next.credentialRef) : [];
-        changes.push({
-          target: `adapter ${bp.key}`,
-          action: reasons.length > 0 ? "request" : a ? "update" : "create",
-          effect: reasons.length > 0 ? "pending" : "applied",
-          detail: reasons.join("; ") || `${bp.adapter.kind} → ${bp.adapter.baseUrl}`,
-        });
-      }
-    } else if (bp.adapter === null && adapterBy.has(bp.key)) {
-      changes.push({ target: `adapter ${bp.key}`, action: "delete", effect: "applied", detail: "adapter: null" });
-    }
-  });
+  const ctx: TPlanContext = { errors, changes, providerBy, adapterBy, held, reviewed };
+  bundle.providers.forEach((bp, i) => planProvider(ctx, bp, i));
 
   for (const [i, bo] of bundle.operations.entries()) {
     const next = operationOnly(bo);
     const row = operationBy.get(bo.key);
-    if (!row) changes.push({ target: `operation ${bo.key}`, action: "create", effect: "applied", detail: bo.description });
+    if (!row) changes.push({ target: `operation ${bo.key}`, path: `operations[${bo.key}]`, action: "create", effect: "applied", detail: bo.description });
     else {
       const current = operationOf(row);
       if (!same(current, next) && !held("operation", bo.key, next)) {
         const reasons = operationComplianceReasons(current, next);
         changes.push({
           target: `operation ${bo.key}`,
+          path: `operations[${bo.key}]`,
           action: reasons.length > 0 ? "request" : "update",
           effect: reasons.length > 0 ? "pending" : "applied",
           detail: reasons.join("; ") || changedFields(current, next),
@@ -138,6 +104,7 @@ export async function planBundle(
       if (!l || !same(limitsOf(l), bo.gatewayLimits))
         changes.push({
           target: `gateway limits ${bo.key}`,
+          path: `operations[${bo.key}].gatewayLimits`,
           action: l ? "update" : "create",
           effect: "applied",
           detail: `deadline ${bo.gatewayLimits.deadlineMs} ms, ${bo.gatewayLimits.maxAttempts} attempts`,
@@ -159,6 +126,7 @@ export async function planBundle(
       factorLists.set(bo.key, fl);
       changes.push({
         target: `factor list ${bo.key}`,
+        path: `operations[${bo.key}].factorList`,
         action: "draft",
         effect: "in_review",
         detail: "a new version in review: needs an approver (and compliance for gates or regions), then activation",
@@ -169,8 +137,63 @@ export async function planBundle(
   return { changes, factorLists };
 }
 
+type TPlanContext = {
+  errors: TFieldError[];
+  changes: TBundleChange[];
+  providerBy: Map<string, Provider>;
+  adapterBy: Map<string, ProviderAdapter>;
+  held: (type: string, key: string, payload: unknown) => boolean;
+  /** Whether security-class changes wait: only where someone else could approve them. */
+  reviewed: boolean;
+};
+
+function planProvider(ctx: TPlanContext, bp: TBundle["providers"][number], i: number): void {
+  const next = providerOnly(bp);
+  const row = ctx.providerBy.get(bp.key);
+  ctx.errors.push(...credentialRefErrors(next.credentialRef, `providers.${i}.credentialRef`));
+  if (!row)
+    ctx.changes.push({
+      target: `provider ${bp.key}`,
+      path: `providers[${bp.key}]`,
+      action: "create",
+      effect: "applied",
+      detail: `regions ${next.regions.join(", ")}; certifications ${next.certifications.join(", ") || "none"}`,
+    });
+  else {
+    const current = providerOf(row);
+    if (!same(current, next) && !ctx.held("provider", bp.key, next)) {
+      const security = providerSecurityReasons(current, next);
+      const reasons = [...providerComplianceReasons(current, next), ...(ctx.reviewed ? security : [])];
+      ctx.changes.push({
+        target: `provider ${bp.key}`,
+        path: `providers[${bp.key}]`,
+        action: reasons.length > 0 ? "request" : "update",
+        effect: reasons.length > 0 ? "pending" : "applied",
+        detail: reasons.join("; ") || changedFields(current, next),
+      });
+    }
+  }
+  if (bp.adapter) {
+    ctx.errors.push(...adapterInputErrors(bp.adapter, `providers.${i}.adapter.`));
+    const a = ctx.adapterBy.get(bp.key);
+    const before = a ? adapterOf(a) : null;
+    if (!same(before, bp.adapter) && !ctx.held("adapter", bp.key, bp.adapter)) {
+      const reasons = ctx.reviewed ? adapterSecurityReasons(before, bp.adapter, next.credentialRef) : [];
+      ctx.changes.push({
+        target: `adapter ${bp.key}`,
+        path: `providers[${bp.key}].adapter`,
+        action: reasons.length > 0 ? "request" : a ? "update" : "create",
+        effect: reasons.length > 0 ? "pending" : "applied",
+        detail: reasons.join("; ") || `${bp.adapter.kind} → ${bp.adapter.baseUrl}`,
+      });
+    }
+  } else if (bp.adapter === null && ctx.adapterBy.has(bp.key)) {
+    ctx.changes.push({ target: `adapter ${bp.key}`, path: `providers[${bp.key}].adapter`, action: "delete", effect: "applied", detail: "adapter: null" });
+  }
+}
+
 /** The same content is already active, or waiting in review or approved: nothing to add. */
-async function factorListPlanned(prisma: PrismaClient, operationKey: string, fl: TFactorList): Promise<boolean> {
+async function factorListPlanned(prisma: Prisma.TransactionClient, operationKey: string, fl: TFactorList): Promise<boolean> {
   const versions = await prisma.factorListVersion.findMany({
     where: { operationKey, status: { in: ["active", "in_review", "approved", "draft", "shadow"] } },
     select: { document: true },
@@ -185,52 +208,131 @@ function changedFields(a: Record<string, unknown>, b: Record<string, unknown>): 
 }
 
 /**
- * Applies a bundle (or, with dryRun, only plans it). Each change goes through the same server
- * function the API uses, so what moves compliance is held and factor lists land in review:
- * applying never bypasses four-eyes or compliance. Changes apply one by one in order
- * (providers, adapters, operations, limits, factor lists); after a failure, applying again
- * continues where it stopped, since what already matches plans nothing.
+ * Applies a bundle whole or not at all. Plan and writes run in one transaction through the same
+ * server functions the API uses (so what moves compliance is held and factor lists land in
+ * review), each change in a savepoint so that every refusal is collected, not just the first.
+ * Any refusal rolls the whole transaction back, audit entries included: nothing is written and
+ * the refusal names every refused change. A held change is part of the bundle's outcome (the
+ * plan says so): the rest applies and the held part waits for its reviewer, atomically. A dry
+ * run is the same path ending in a rollback, so it predicts every refusal apply would give.
  */
 export async function applyBundle(prisma: PrismaClient, actor: TActor, bundle: TBundle, opts: { dryRun: boolean }): Promise<TApplyResult> {
-  const { changes, factorLists } = await planBundle(prisma, bundle, actor);
-  const result = (applied: TBundleChange[]): TApplyResult => ({ dryRun: opts.dryRun, changes: applied, summary: summarize(applied) });
-  if (opts.dryRun || changes.length === 0) return result(changes);
-  const targets = new Set(changes.map((c) => c.target));
+  try {
+    const changes = await prisma.$transaction(
+      async (tx) => {
+        const { changes, factorLists } = await planBundle(tx, bundle, actor);
+        await writeBundle(tx, actor, bundle, changes, factorLists);
+        const refused = changes.filter((c) => c.effect === "refused");
+        if (opts.dryRun) throw new RollBack(changes);
+        if (refused.length > 0) throw refusalOf(changes);
+        return changes;
+      },
+      { maxWait: 10_000, timeout: 120_000 },
+    );
+    return { dryRun: false, changes, summary: summarize(changes, false) };
+  } catch (err) {
+    if (err instanceof RollBack) return { dryRun: true, changes: err.changes, summary: summarize(err.changes, true) };
+    throw err;
+  }
+}
+
+/** Thrown to roll a dry run back; carries what the run found. */
+class RollBack extends Error {
+  constructor(readonly changes: TBundleChange[]) {
+    super("dry run");
+  }
+}
+
+/** The bundle's refusal: the first refused change's status and code, every refused change in the message and fields. */
+function refusalOf(changes: TBundleChange[]): ControlPlaneError {
+  const refused = changes.filter((c) => c.effect === "refused");
+  const first = refused[0]!.refusal!;
+  const message = `the bundle was not applied and nothing was written: ${refused.map((c) => `${c.target}: ${c.detail}`).join("; ")}`;
+  return new ControlPlaneError(
+    first.status,
+    first.code,
+    message,
+    refused.flatMap((c) => c.refusal!.fields),
+  );
+}
+
+/**
+ * The server functions open their own transactions; here they join the bundle's instead, so
+ * their writes and audit entries commit or roll back with it.
+ */
+function joined(tx: Prisma.TransactionClient): PrismaClient {
+  return new Proxy(tx, {
+    get: (t, p, r) => (p === "$transaction" ? (fn: (inner: Prisma.TransactionClient) => unknown) => fn(tx) : Reflect.get(t, p, r)),
+  }) as unknown as PrismaClient;
+}
+
+/**
+ * Runs one change in a savepoint; a refusal (an API error: 409 in use, 422, 403 four-eyes) rolls
+ * back only that change and marks it refused, so the run goes on to find the others.
+ */
+async function step(tx: Prisma.TransactionClient, change: TBundleChange | undefined, write: () => Promise<unknown>): Promise<void> {
+  if (!change) return;
+  await tx.$executeRawUnsafe("savepoint bundle_change");
+  try {
+    await write();
+    await tx.$executeRawUnsafe("release savepoint bundle_change");
+  } catch (err) {
+    if (!(err instanceof ControlPlaneError)) throw err;
+    await tx.$executeRawUnsafe("rollback to savepoint bundle_change");
+    change.effect = "refused";
+    change.detail = err.message;
+    change.refusal = {
+      status: err.status,
+      code: err.code,
+      fields: err.fields.map((f) => ({ path: `${change.path}${f.path ? `.${f.path}` : ""}`, message: f.message })),
+    };
+  }
+}
+
+async function writeBundle(tx: Prisma.TransactionClient, actor: TActor, bundle: TBundle, changes: TBundleChange[], factorLists: Map<string, TFactorList>) {
+  const db = joined(tx);
+  const planned = (target: string) => changes.find((c) => c.target === target);
   for (const bp of bundle.providers) {
     const next = providerOnly(bp);
-    if (targets.has(`provider ${bp.key}`)) {
-      if (await prisma.provider.findUnique({ where: { key: bp.key }, select: { key: true } })) await updateProvider(prisma, actor, bp.key, next);
-      else await createProvider(prisma, actor, next);
-    }
-    if (targets.has(`adapter ${bp.key}`)) {
-      if (bp.adapter) await putAdapter(prisma, actor, bp.key, bp.adapter);
-      else await deleteAdapter(prisma, actor, bp.key);
-    }
+    await step(tx, planned(`provider ${bp.key}`), async () => {
+      if (await tx.provider.findUnique({ where: { key: bp.key }, select: { key: true } })) await updateProvider(db, actor, bp.key, next);
+      else await createProvider(db, actor, next);
+    });
+    await step(tx, planned(`adapter ${bp.key}`), () => (bp.adapter ? putAdapter(db, actor, bp.key, bp.adapter) : deleteAdapter(db, actor, bp.key)));
   }
   for (const bo of bundle.operations) {
     const next = operationOnly(bo);
-    if (targets.has(`operation ${bo.key}`)) {
-      if (await prisma.operation.findUnique({ where: { key: bo.key }, select: { key: true } })) {
+    await step(tx, planned(`operation ${bo.key}`), async () => {
+      if (await tx.operation.findUnique({ where: { key: bo.key }, select: { key: true } })) {
         const { key: _key, ...patch } = next;
-        await updateOperation(prisma, actor, bo.key, patch);
-      } else await createOperation(prisma, actor, next);
-    }
-    if (targets.has(`gateway limits ${bo.key}`) && bo.gatewayLimits) await putGatewayLimits(prisma, actor, bo.key, bo.gatewayLimits);
+        await updateOperation(db, actor, bo.key, patch);
+      } else await createOperation(db, actor, next);
+    });
+    const limits = bo.gatewayLimits;
+    if (limits) await step(tx, planned(`gateway limits ${bo.key}`), () => putGatewayLimits(db, actor, bo.key, limits));
     const fl = factorLists.get(bo.key);
-    if (fl) {
-      const draft = await createFactorListDraft(prisma, actor, {
-        document: fl as unknown as Record<string, unknown>,
-        changeNote: "Applied from a configuration bundle",
+    if (fl)
+      await step(tx, planned(`factor list ${bo.key}`), async () => {
+        const draft = await createFactorListDraft(db, actor, {
+          document: fl as unknown as Record<string, unknown>,
+          changeNote: "Applied from a configuration bundle",
+        });
+        await submitFactorList(db, actor, draft.id);
       });
-      await submitFactorList(prisma, actor, draft.id);
-    }
   }
-  return result(changes);
 }
 
-function summarize(changes: TBundleChange[]): string {
+/** Dry run: "would apply N, would hold M, refused K"; apply: what happened. */
+function summarize(changes: TBundleChange[], dryRun: boolean): string {
   if (changes.length === 0) return "no changes";
   const count = (effect: TBundleChange["effect"]) => changes.filter((c) => c.effect === effect).length;
-  const parts = [`${count("applied")} applied`, `${count("pending")} waiting for compliance`, `${count("in_review")} factor lists in review`];
+  const parts = dryRun
+    ? [
+        `would apply ${count("applied")}`,
+        `would hold ${count("pending")} for compliance`,
+        `would put ${count("in_review")} factor lists in review`,
+        `refused ${count("refused")}`,
+      ]
+    : [`${count("applied")} applied`, `${count("pending")} waiting for compliance`, `${count("in_review")} factor lists in review`];
   return `${changes.length} change${changes.length === 1 ? "" : "s"}: ${parts.join(", ")}`;
 }

@@ -221,6 +221,28 @@ describe("configuration bundle", () => {
     await target.prisma.catalogChange.updateMany({ where: { status: "pending" }, data: { status: "rejected" } });
   });
 
+  it("a bundle with one refused change writes nothing, and its dry run predicted the refusal", async () => {
+    const bundle = await exportBundle(target.prisma);
+    bundle.providers.push(parseInput(ZProvider, { key: "messagebird", displayName: "MessageBird", regions: ["EU"] }));
+    bundle.providers.find((p) => p.key === "sms_budget")!.enabled = false;
+    const [providers, audit] = [await target.prisma.provider.count(), await target.prisma.auditEntry.count()];
+
+    const dry = await applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: true });
+    expect(dry.changes.map((c) => [c.target, c.effect])).toEqual([
+      ["provider sms_budget", "refused"],
+      ["provider messagebird", "applied"],
+    ]);
+    expect(dry.changes[0]!.refusal).toMatchObject({ status: 409, code: "provider_in_use", fields: [{ path: "providers[sms_budget].enabled" }] });
+    expect(dry.summary).toBe("2 changes: would apply 1, would hold 0 for compliance, would put 0 factor lists in review, refused 1");
+
+    const refused = await refusal(applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: false }));
+    expect([refused.status, refused.code, refused.fields.map((f) => f.path)]).toEqual([409, "provider_in_use", ["providers[sms_budget].enabled"]]);
+    expect(refused.message).toMatch(/^the bundle was not applied and nothing was written: provider sms_budget: cannot disable/);
+    expect(await target.prisma.provider.findUnique({ where: { key: "messagebird" } })).toBeNull();
+    expect([await target.prisma.provider.count(), await target.prisma.auditEntry.count()]).toEqual([providers, audit]);
+    expect((await target.prisma.provider.findUniqueOrThrow({ where: { key: "sms_budget" } })).enabled).toBe(true);
+  });
+
   it("refuses a literal secret in an adapter header, naming it", async () => {
     const bundle = await exportBundle(target.prisma);
     bundle.providers.find((p) => p.key === "sms_certified")!.adapter!.options = { headers: { "x-api-key": "sk_live_4eC39HqLyjWDarjtT1zdp7dc" } };
