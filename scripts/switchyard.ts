@@ -10,7 +10,7 @@ const USAGE = `usage:
   npm run switchyard -- apply -f FILE [--dry-run] [--url URL]
 environment: SWITCHYARD_URL (default http://127.0.0.1:3000), SWITCHYARD_CONTROL_KEY (an API key with the control scope)`;
 
-type TChange = { target: string; action: string; effect: string; detail: string };
+type TChange = { target: string; action: string; effect: string; detail: string; warnings?: string[] };
 type TError = { error?: { code: string; message: string; fields?: { path: string; message: string }[] } };
 
 function fail(message: string): never {
@@ -80,8 +80,10 @@ async function main(): Promise<void> {
         ? { applied: "would apply", pending: "would wait for compliance", in_review: "would be in review", refused: "refused" }
         : { applied: "applied", pending: "waits for compliance", in_review: "in review" }
     ) as Record<string, string>;
-    for (const c of result.changes)
+    for (const c of result.changes) {
       process.stdout.write(`${c.action.padEnd(7)} ${c.target.padEnd(36)} ${(effect[c.effect] ?? c.effect).padEnd(22)} ${c.detail}\n`);
+      for (const w of c.warnings ?? []) process.stdout.write(`        warning: ${c.target} ${w}\n`);
+    }
     process.stdout.write(`${dryRun ? "dry run: " : ""}${result.summary}\n`);
     return;
   }

@@ -15,6 +15,7 @@ import { putGatewayLimits } from "./put-gateway-limits";
 import { updateOperation } from "./update-operation";
 import { updateProvider } from "./update-provider";
 import type { TBundle } from "./bundle";
+import { resolveBundle, type TResolvedBundle, type TResolvedOperation, type TResolvedProvider } from "./resolve-bundle";
 import type { TOperation, TProvider } from "./schemas";
 import { adapterSecurityReasons, credentialRefErrors, otherReviewerExists, providerSecurityReasons } from "./security-review";
 
@@ -32,6 +33,8 @@ export type TBundleChange = {
   action: "create" | "update" | "delete" | "request" | "draft";
   effect: "applied" | "pending" | "in_review" | "refused";
   detail: string;
+  /** A change that clears a credential or zeroes a cost says so. */
+  warnings?: string[];
   refusal?: { status: ControlPlaneError["status"]; code: string; fields: TFieldError[] };
 };
 
@@ -40,11 +43,11 @@ export type TApplyResult = { dryRun: boolean; changes: TBundleChange[]; summary:
 // Key order is not content (jsonb columns reorder keys): compare canonical JSON.
 const same = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJson(b ?? null);
 
-function providerOnly(p: TBundle["providers"][number]): TProvider {
+function providerOnly(p: TResolvedProvider): TProvider {
   const { adapter: _adapter, ...rest } = p;
   return rest;
 }
-function operationOnly(o: TBundle["operations"][number]): TOperation {
+function operationOnly(o: TResolvedOperation): TOperation {
   const { gatewayLimits: _limits, factorList: _fl, ...rest } = o;
   return rest;
 }
@@ -59,7 +62,7 @@ export async function planBundle(
   prisma: Prisma.TransactionClient,
   bundle: TBundle,
   actor: TActor | null = null,
-): Promise<{ changes: TBundleChange[]; factorLists: Map<string, TFactorList> }> {
+): Promise<{ changes: TBundleChange[]; factorLists: Map<string, TFactorList>; resolved: TResolvedBundle }> {
   const errors: TFieldError[] = [];
   const changes: TBundleChange[] = [];
   const factorLists = new Map<string, TFactorList>();
@@ -74,15 +77,17 @@ export async function planBundle(
   const adapterBy = new Map(adapters.map((a) => [a.providerKey, a]));
   const operationBy = new Map(operations.map((o) => [o.key, o]));
   const limitsBy = new Map(limits.map((l) => [l.operationKey, l]));
+  const resolved = resolveBundle(bundle, { providerBy, adapterBy, operationBy, limitsBy }, errors);
+  if (errors.length > 0) throw invalid(errors, "the bundle is invalid");
   const held = (type: string, key: string, payload: unknown) => pending.some((c) => c.targetType === type && c.targetKey === key && same(c.payload, payload));
   const knownProviders = new Set([...providers.map((p) => p.key), ...bundle.providers.map((p) => p.key)]);
   // Security-class changes wait only where someone else could approve them (as putAdapter decides).
   const reviewed = actor ? await otherReviewerExists(prisma, actor) : true;
 
   const ctx: TPlanContext = { errors, changes, providerBy, adapterBy, held, reviewed };
-  bundle.providers.forEach((bp, i) => planProvider(ctx, bp, i));
+  resolved.providers.forEach((bp) => planProvider(ctx, bp));
 
-  for (const [i, bo] of bundle.operations.entries()) {
+  for (const bo of resolved.operations) {
     const next = operationOnly(bo);
     const row = operationBy.get(bo.key);
     if (!row) changes.push({ target: `operation ${bo.key}`, path: `operations[${bo.key}]`, action: "create", effect: "applied", detail: bo.description });
@@ -95,7 +100,7 @@ export async function planBundle(
           path: `operations[${bo.key}]`,
           action: reasons.length > 0 ? "request" : "update",
           effect: reasons.length > 0 ? "pending" : "applied",
-          detail: reasons.join("; ") || changedFields(current, next),
+          detail: editDetail(changedFields(current, next), reasons),
         });
       }
     }
@@ -113,14 +118,18 @@ export async function planBundle(
     if (bo.factorList) {
       const parsed = parseFactorList(bo.factorList);
       if (!parsed.ok) {
-        for (const e of parsed.errors) errors.push({ path: `operations.${i}.factorList${e.path ? `.${e.path}` : ""}`, message: e.message });
+        for (const e of parsed.errors) errors.push({ path: `operations[${bo.key}].factorList${e.path ? `.${e.path}` : ""}`, message: e.message });
         continue;
       }
       const fl = parsed.value;
-      if (fl.operation !== bo.key) errors.push({ path: `operations.${i}.factorList.operation`, message: `must be ${bo.key}, the operation it sits under` });
+      if (fl.operation !== bo.key)
+        errors.push({ path: `operations[${bo.key}].factorList.operation`, message: `must be ${bo.key}, the operation it sits under` });
       fl.providers.forEach((p, j) => {
         if (!knownProviders.has(p))
-          errors.push({ path: `operations.${i}.factorList.providers.${j}`, message: `unknown provider "${p}" (neither in the bundle nor on this instance)` });
+          errors.push({
+            path: `operations[${bo.key}].factorList.providers[${j}]`,
+            message: `unknown provider "${p}" (neither in the bundle nor on this instance)`,
+          });
       });
       if (await factorListPlanned(prisma, bo.key, fl)) continue;
       factorLists.set(bo.key, fl);
@@ -134,7 +143,7 @@ export async function planBundle(
     }
   }
   if (errors.length > 0) throw invalid(errors, "the bundle is invalid");
-  return { changes, factorLists };
+  return { changes, factorLists, resolved };
 }
 
 type TPlanContext = {
@@ -147,10 +156,10 @@ type TPlanContext = {
   reviewed: boolean;
 };
 
-function planProvider(ctx: TPlanContext, bp: TBundle["providers"][number], i: number): void {
+function planProvider(ctx: TPlanContext, bp: TResolvedProvider): void {
   const next = providerOnly(bp);
   const row = ctx.providerBy.get(bp.key);
-  ctx.errors.push(...credentialRefErrors(next.credentialRef, `providers.${i}.credentialRef`));
+  ctx.errors.push(...credentialRefErrors(next.credentialRef, `providers[${bp.key}].credentialRef`));
   if (!row)
     ctx.changes.push({
       target: `provider ${bp.key}`,
@@ -164,17 +173,19 @@ function planProvider(ctx: TPlanContext, bp: TBundle["providers"][number], i: nu
     if (!same(current, next) && !ctx.held("provider", bp.key, next)) {
       const security = providerSecurityReasons(current, next);
       const reasons = [...providerComplianceReasons(current, next), ...(ctx.reviewed ? security : [])];
+      const warnings = providerWarnings(current, next);
       ctx.changes.push({
         target: `provider ${bp.key}`,
         path: `providers[${bp.key}]`,
         action: reasons.length > 0 ? "request" : "update",
         effect: reasons.length > 0 ? "pending" : "applied",
-        detail: reasons.join("; ") || changedFields(current, next),
+        detail: editDetail(changedFields(current, next), reasons),
+        ...(warnings.length > 0 ? { warnings } : {}),
       });
     }
   }
   if (bp.adapter) {
-    ctx.errors.push(...adapterInputErrors(bp.adapter, `providers.${i}.adapter.`));
+    ctx.errors.push(...adapterInputErrors(bp.adapter, `providers[${bp.key}].adapter.`));
     const a = ctx.adapterBy.get(bp.key);
     const before = a ? adapterOf(a) : null;
     if (!same(before, bp.adapter) && !ctx.held("adapter", bp.key, bp.adapter)) {
@@ -184,7 +195,7 @@ function planProvider(ctx: TPlanContext, bp: TBundle["providers"][number], i: nu
         path: `providers[${bp.key}].adapter`,
         action: reasons.length > 0 ? "request" : a ? "update" : "create",
         effect: reasons.length > 0 ? "pending" : "applied",
-        detail: reasons.join("; ") || `${bp.adapter.kind} → ${bp.adapter.baseUrl}`,
+        detail: before ? editDetail(changedFields(before, bp.adapter), reasons) : reasons.join("; ") || `${bp.adapter.kind} → ${bp.adapter.baseUrl}`,
       });
     }
   } else if (bp.adapter === null && ctx.adapterBy.has(bp.key)) {
@@ -201,10 +212,33 @@ async function factorListPlanned(prisma: Prisma.TransactionClient, operationKey:
   return versions.some((v) => same(v.document, fl));
 }
 
+const shown = (v: unknown) => {
+  const text = JSON.stringify(v ?? null);
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+};
+
+/** Each changed field with its old and new value: `displayName "Sinch" → "Sinch SMS"`. */
 function changedFields(a: Record<string, unknown>, b: Record<string, unknown>): string {
   return Object.keys(b)
     .filter((k) => !same(a[k], b[k]))
-    .join(", ");
+    .map((k) => `${k} ${shown(a[k])} → ${shown(b[k])}`)
+    .join("; ");
+}
+
+const COSTS = ["costPerRequest", "costPerInputToken1k", "costPerOutputToken1k"] as const;
+
+/** What an edit loses that is easy to lose by accident: a credential, a price. */
+function providerWarnings(a: TProvider, b: TProvider): string[] {
+  const warnings: string[] = [];
+  if (a.credentialRef && !b.credentialRef) warnings.push(`clears the credential reference ${a.credentialRef}: execute mode will send no credential`);
+  for (const k of COSTS)
+    if ((a[k] ?? 0) > 0 && !((b[k] ?? 0) > 0)) warnings.push(`zeroes ${k} (was ${a[k]}): routing and cost caps will count this provider as free`);
+  return warnings;
+}
+
+/** The plan's detail of an edit: old → new per field, and why it waits when it does. */
+function editDetail(fields: string, reasons: string[]): string {
+  return reasons.length > 0 ? `${fields}; waits because: ${reasons.join("; ")}` : fields;
 }
 
 /**
@@ -220,8 +254,8 @@ export async function applyBundle(prisma: PrismaClient, actor: TActor, bundle: T
   try {
     const changes = await prisma.$transaction(
       async (tx) => {
-        const { changes, factorLists } = await planBundle(tx, bundle, actor);
-        await writeBundle(tx, actor, bundle, changes, factorLists);
+        const { changes, factorLists, resolved } = await planBundle(tx, bundle, actor);
+        await writeBundle(tx, actor, resolved, changes, factorLists);
         const refused = changes.filter((c) => c.effect === "refused");
         if (opts.dryRun) throw new RollBack(changes);
         if (refused.length > 0) throw refusalOf(changes);
@@ -289,7 +323,13 @@ async function step(tx: Prisma.TransactionClient, change: TBundleChange | undefi
   }
 }
 
-async function writeBundle(tx: Prisma.TransactionClient, actor: TActor, bundle: TBundle, changes: TBundleChange[], factorLists: Map<string, TFactorList>) {
+async function writeBundle(
+  tx: Prisma.TransactionClient,
+  actor: TActor,
+  bundle: TResolvedBundle,
+  changes: TBundleChange[],
+  factorLists: Map<string, TFactorList>,
+) {
   const db = joined(tx);
   const planned = (target: string) => changes.find((c) => c.target === target);
   for (const bp of bundle.providers) {

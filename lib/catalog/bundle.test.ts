@@ -198,9 +198,11 @@ describe("configuration bundle", () => {
     const certified = bundle.providers.find((p) => p.key === "sms_certified")!;
     certified.credentialRef = "env:DATABASE_URL";
     const refused = await refusal(applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: false }));
-    expect([refused.status, refused.code, refused.fields.map((f) => f.path)]).toEqual([422, "invalid", ["providers.1.credentialRef"]]);
+    expect([refused.status, refused.code, refused.fields.map((f) => f.path)]).toEqual([422, "invalid", ["providers[sms_certified].credentialRef"]]);
     certified.credentialRef = "file:/proc/self/environ";
-    expect((await refusal(applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: true }))).fields[0]!.path).toBe("providers.1.credentialRef");
+    expect((await refusal(applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: true }))).fields[0]!.path).toBe(
+      "providers[sms_certified].credentialRef",
+    );
 
     certified.credentialRef = "env:SWITCHYARD_SECRET_OTHER";
     certified.adapter = {
@@ -243,11 +245,36 @@ describe("configuration bundle", () => {
     expect((await target.prisma.provider.findUniqueOrThrow({ where: { key: "sms_budget" } })).enabled).toBe(true);
   });
 
+  it("a bundle sets only the fields it names; the plan shows old → new and warns about a cleared credential or a zeroed cost", async () => {
+    const only = parseBundle("apiVersion: switchyard/v1\nproviders:\n  - key: sms_certified\n    displayName: Certified SMS (EU)\n");
+    const dry = await applyBundle(target.prisma, target.users.admin.actor, only, { dryRun: true });
+    expect(dry.changes).toEqual([
+      expect.objectContaining({ target: "provider sms_certified", action: "update", detail: 'displayName "Certified SMS" → "Certified SMS (EU)"' }),
+    ]);
+    expect(dry.changes[0]!.warnings).toBeUndefined();
+    await applyBundle(target.prisma, target.users.admin.actor, only, { dryRun: false });
+    const row = await target.prisma.provider.findUniqueOrThrow({ where: { key: "sms_certified" } });
+    expect([row.displayName, Number(row.costPerRequest), row.credentialRef, row.complianceTags]).toEqual([
+      "Certified SMS (EU)",
+      0.0079,
+      "env:SWITCHYARD_SECRET_SMS_CERTIFIED",
+      ["gdpr", "soc2"],
+    ]);
+
+    const clearing = parseBundle("apiVersion: switchyard/v1\nproviders:\n  - key: sms_certified\n    credentialRef: null\n    costPerRequest: 0\n");
+    const plan = await applyBundle(target.prisma, target.users.admin.actor, clearing, { dryRun: true });
+    expect(plan.changes[0]!.detail).toBe('costPerRequest 0.0079 → 0; credentialRef "env:SWITCHYARD_SECRET_SMS_CERTIFIED" → null');
+    expect(plan.changes[0]!.warnings).toEqual([
+      "clears the credential reference env:SWITCHYARD_SECRET_SMS_CERTIFIED: execute mode will send no credential",
+      "zeroes costPerRequest (was 0.0079): routing and cost caps will count this provider as free",
+    ]);
+  });
+
   it("refuses a literal secret in an adapter header, naming it", async () => {
     const bundle = await exportBundle(target.prisma);
     bundle.providers.find((p) => p.key === "sms_certified")!.adapter!.options = { headers: { "x-api-key": "sk_live_4eC39HqLyjWDarjtT1zdp7dc" } };
     const refused = await refusal(applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: true }));
-    expect([refused.status, refused.fields.map((f) => f.path)]).toEqual([422, ["providers.1.adapter.options.headers.x-api-key"]]);
+    expect([refused.status, refused.fields.map((f) => f.path)]).toEqual([422, ["providers[sms_certified].adapter.options.headers.x-api-key"]]);
   });
 
   it("refuses a bundle naming every offending field", async () => {
@@ -276,9 +303,9 @@ operations:
     );
     expect([semantic.status, semantic.code]).toEqual([422, "invalid"]);
     expect(semantic.fields.map((f) => f.path).sort()).toEqual([
-      "operations.0.factorList.operation",
-      "operations.0.factorList.providers.0",
-      "providers.0.adapter.baseUrl",
+      "operations[OP].factorList.operation",
+      "operations[OP].factorList.providers[0]",
+      "providers[a].adapter.baseUrl",
     ]);
   });
 

@@ -2,7 +2,7 @@ import { parseDocument, stringify } from "yaml";
 import { z } from "zod";
 import { checkPolicyTextBounds } from "../../router-core/index";
 import { ControlPlaneError, invalid, zodFields } from "../errors/api-errors";
-import { ZAdapter, ZGatewayLimits, ZOperation, ZProvider } from "./schemas";
+import { patchOf, ZAdapter, ZCatalogKey, ZGatewayLimits, ZOperation, ZProvider } from "./schemas";
 
 /**
  * Configuration as code: one YAML (or JSON) document holding the catalogue and each operation's
@@ -10,15 +10,22 @@ import { ZAdapter, ZGatewayLimits, ZOperation, ZProvider } from "./schemas";
  */
 export const BUNDLE_API_VERSION = "switchyard/v1";
 
-export const ZBundleProvider = ZProvider.extend({
-  /** Execute mode's adapter; omitted: left as it is; null: removed. */
-  adapter: ZAdapter.nullable().optional(),
+/**
+ * A bundle names the fields it sets: a field left out keeps its current value (a new item gets
+ * the default), so a bundle written to change one field changes only that field. Clearing is
+ * explicit (`credentialRef: null`, `costPerRequest: 0`), and the plan warns about it.
+ */
+export const ZBundleProvider = patchOf(ZProvider).extend({
+  key: ZCatalogKey,
+  /** Execute mode's adapter; omitted: left as it is; null: removed; its fields merge as the provider's do. */
+  adapter: patchOf(ZAdapter).nullable().optional(),
 });
 
-export const ZBundleOperation = ZOperation.extend({
-  /** Execute-mode limits; omitted: left as they are. */
-  gatewayLimits: ZGatewayLimits.nullable().optional(),
-  /** The factor list that should be active (the paper's Listing 1 fields); omitted: left as it is. */
+export const ZBundleOperation = patchOf(ZOperation).extend({
+  key: ZCatalogKey,
+  /** Execute-mode limits; omitted: left as they are; their fields merge as the operation's do. */
+  gatewayLimits: patchOf(ZGatewayLimits).nullable().optional(),
+  /** The factor list that should be active (the paper's Listing 1 fields), as a whole document; omitted: left as it is. */
   factorList: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 

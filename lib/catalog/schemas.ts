@@ -67,7 +67,7 @@ export type TProvider = z.output<typeof ZProvider>;
  * default, since `.partial()` fills a missing field with its default and a PATCH of `quotas`
  * alone would reset `certifications` to [] and `costPerRequest` to 0.
  */
-function patchOf<T extends z.ZodRawShape>(schema: z.ZodObject<T>) {
+export function patchOf<T extends z.ZodRawShape>(schema: z.ZodObject<T>) {
   const fields = Object.fromEntries(
     Object.entries(schema.shape).map(([k, s]) => [k, (s instanceof z.ZodDefault ? (s.removeDefault() as z.ZodType) : (s as z.ZodType)).optional()]),
   ) as unknown as { [K in keyof T]: z.ZodOptional<T[K] extends z.ZodDefault<infer U> ? U : T[K]> };
