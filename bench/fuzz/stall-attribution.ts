@@ -39,9 +39,8 @@ export function attributeProbes(probes: ReadonlyArray<{ at: number; ms: number }
 }
 
 /**
- * The longest stalls of each kind, and the most CPU time the process spent within one stall:
- * what the server's own work would have stalled the loop for on an idle machine (an upper
- * bound: the process's other threads, GC helpers and the thread pool, count too).
+ * The longest stalls of each kind, and the most CPU time the server's main thread spent within
+ * one stall: what its own work would have stalled the loop for on an idle machine.
  */
 export function stallSummary(loop: TLoopReport): { busyMaxMs: number; idleMaxMs: number; cpuMaxMs: number; stalls: number } {
   const busy = loop.stalls.filter(isBusy);

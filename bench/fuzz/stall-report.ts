@@ -54,7 +54,7 @@ export function stallFindings(
     );
   const findings = { health, loop, loadBefore, loadAfter: loadPerCore(), busyStall: s.cpuMaxMs > limitMs };
   const text = [
-    `${findings.busyStall ? "FAIL" : "ok  "} no request holds the server's event loop past ${limitMs} ms: at most ${s.cpuMaxMs.toFixed(0)} ms of the server's CPU time within one stall; longest stall mostly on a CPU ${s.busyMaxMs.toFixed(0)} ms, mostly waiting for one ${s.idleMaxMs.toFixed(0)} ms (${s.stalls} stalls over 40 ms; loop delay p99 ${loop.p99Ms.toFixed(1)} ms); load per core ${loadBefore} before, ${findings.loadAfter} after`,
+    `${findings.busyStall ? "FAIL" : "ok  "} no request holds the server's event loop past ${limitMs} ms: at most ${s.cpuMaxMs.toFixed(0)} ms of the server's main-thread CPU time within one stall; longest stall mostly on a CPU ${s.busyMaxMs.toFixed(0)} ms, mostly waiting for one ${s.idleMaxMs.toFixed(0)} ms (${s.stalls} stalls over 40 ms; loop delay p99 ${loop.p99Ms.toFixed(1)} ms); load per core ${loadBefore} before, ${findings.loadAfter} after`,
     ...formatAttribution("/health", attributeProbes(health.worst, loop)),
     ...formatAttribution("404 path", attributeProbes(health.loop.worst, loop)),
     ...busiest,
@@ -76,7 +76,7 @@ export function writeFuzzResult(f: TStallFindings, opts: { seed: number; runs: n
       { label: "/health p99", value: f.health.p99Ms, unit: "ms" },
       { label: "/health max", value: f.health.maxMs, unit: "ms", target: `< ${limitMs} on an idle machine` },
       { label: "router-only path max (no database)", value: f.health.loop.maxMs, unit: "ms" },
-      { label: "server CPU time within one loop stall, max", value: s.cpuMaxMs, unit: "ms", target: `< ${limitMs}` },
+      { label: "server main-thread CPU time within one loop stall, max", value: s.cpuMaxMs, unit: "ms", target: `< ${limitMs}` },
       { label: "longest loop stall, mostly on a CPU", value: s.busyMaxMs, unit: "ms" },
       { label: "longest loop stall, mostly waiting for a CPU", value: s.idleMaxMs, unit: "ms" },
     ],
@@ -101,10 +101,11 @@ function verdict(f: TStallFindings, limitMs: number): string {
   const causes = attributeProbes(f.health.worst, f.loop);
   const count = (c: string) => causes.filter((x) => x.cause === c).length;
   const load = `load per core ${f.loadBefore} before the data-plane phase and ${f.loadAfter} after (2 cores shared with the fuzzer, its 200 slow clients, Postgres and whatever else ran)`;
-  if (f.busyStall) return `A real stall: the server spent ${s.cpuMaxMs.toFixed(0)} ms on a CPU within one loop stall (over ${limitMs} ms); ${load}.`;
+  if (f.busyStall)
+    return `A real stall: the server's main thread spent ${s.cpuMaxMs.toFixed(0)} ms on a CPU within one loop stall (over ${limitMs} ms); ${load}.`;
   return (
     `Load, not a stall: of the ${causes.length} slowest /health probes, ${count("server process not running")} overlapped the server process waiting for a CPU, ` +
     `${count("outside the server's loop")} waited outside its loop (Postgres, the prober) and ${count("server loop busy")} overlapped its loop busy; ` +
-    `the most CPU time the server spent within one loop stall was ${s.cpuMaxMs.toFixed(0)} ms (under ${limitMs} ms); ${load}.`
+    `the most CPU time the server's main thread spent within one loop stall was ${s.cpuMaxMs.toFixed(0)} ms (under ${limitMs} ms); ${load}.`
   );
 }
