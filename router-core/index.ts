@@ -28,8 +28,8 @@ export {
 export type { TGateName, TScoreDirection, TScoreName, TStrategyName, TFallbackAction, TFallbackPolicyName, TStalePolicy } from "./policy/names";
 export { ZFactorList, ZScore, ZScores, ZGuardrails, ZSafety, ZCircuitBreaker, ZRegionRule } from "./policy/schema";
 export type { TFactorList, TFactorListInput, TScore, TGuardrails, TSafety, TCircuitBreakerConfig, TRegionRule } from "./policy/schema";
-export { parseFactorList, factorListToYaml, factorListToJson } from "./policy/codec";
-export type { TPolicyError, TParseResult } from "./policy/codec";
+export { parseFactorList, factorListToYaml, factorListToJson, decodeYamlText, locateYamlPath } from "./policy/codec";
+export type { TPolicyError, TParseResult, TLocated } from "./policy/codec";
 export { checkPolicyTextBounds, MAX_POLICY_TEXT_CHARS, MAX_POLICY_NESTING, MAX_POLICY_FLOW_OPENERS } from "./policy/text-bounds";
 export { diffFactorLists } from "./policy/diff";
 export { withCatalogRequirements } from "./policy/catalog-requirements";

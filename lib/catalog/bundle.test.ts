@@ -292,7 +292,7 @@ operations:
     factorList: {operation: OTHER, providers: [ghost]}
 `;
     const schema = await refusal(Promise.resolve().then(() => parseBundle(bad)));
-    expect(schema.fields.map((f) => f.path).sort()).toEqual(["providers.1.key", "providers.1.regions.0"]);
+    expect(schema.fields.map((f) => f.path).sort()).toEqual(["providers[a].key", "providers[a].regions[0]"]);
     const semantic = await refusal(
       applyBundle(
         target.prisma,
@@ -306,6 +306,34 @@ operations:
       "operations[OP].factorList.operation",
       "operations[OP].factorList.providers[0]",
       "providers[a].adapter.baseUrl",
+    ]);
+  });
+
+  it("names the line and column of YAML errors, and items by key, each unknown field once", async () => {
+    const dup = await refusal(Promise.resolve().then(() => parseBundle("apiVersion: switchyard/v1\nproviders:\n  - key: a\n    key: b\n")));
+    expect([dup.status, dup.fields]).toEqual([400, [{ path: "", message: "invalid YAML at line 4, column 5: Map keys must be unique" }]]);
+    const quote = await refusal(Promise.resolve().then(() => parseBundle('apiVersion: switchyard/v1\nproviders:\n  - key: s\n    displayName: "S\n')));
+    expect(quote.fields[0]!.message).toMatch(/^invalid YAML at line \d+, column \d+: Missing closing "quote/);
+
+    const text = `apiVersion: switchyard/v1
+providers:
+  - key: twilio
+    displayName: Twilio
+    regions: [EU]
+  - key: sinch
+    displayName: Sinch
+    regions: [EU]
+    certifications: [GDPR]
+    colour: red
+operations:
+  - key: OP
+    gatewayLimits: {deadlineMs: 1}
+`;
+    const refused = await refusal(Promise.resolve().then(() => parseBundle(text)));
+    expect(refused.fields.map((f) => [f.path, f.message.replace(/^(.{0,24}).*(\(line .*)$/, "$1 $2")])).toEqual([
+      ["providers[sinch].certifications[0]", "a certification is lower (line 9, column 22)"],
+      ["providers[sinch].colour", 'unknown field "colour";  (line 10, column 5)'],
+      ["operations[OP].gatewayLimits.deadlineMs", "Too small: expected numb (line 13, column 21)"],
     ]);
   });
 

@@ -1,7 +1,7 @@
-import { parseDocument, stringify } from "yaml";
+import { stringify } from "yaml";
 import { z } from "zod";
-import { checkPolicyTextBounds } from "../../router-core/index";
-import { ControlPlaneError, invalid, zodFields } from "../errors/api-errors";
+import { decodeYamlText, locateYamlPath } from "../../router-core/index";
+import { ControlPlaneError, invalid, type TFieldError } from "../errors/api-errors";
 import { patchOf, ZAdapter, ZCatalogKey, ZGatewayLimits, ZOperation, ZProvider } from "./schemas";
 
 /**
@@ -29,56 +29,82 @@ export const ZBundleOperation = patchOf(ZOperation).extend({
   factorList: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 
-export const ZBundle = z
-  .strictObject({
-    apiVersion: z.literal(BUNDLE_API_VERSION),
-    providers: z.array(ZBundleProvider).max(500).default([]),
-    operations: z.array(ZBundleOperation).max(500).default([]),
-  })
-  .superRefine((b, ctx) => {
-    const dup = (items: { key: string }[], where: string) => {
-      const seen = new Set<string>();
-      items.forEach((it, i) => {
-        if (seen.has(it.key)) ctx.addIssue({ code: "custom", path: [where, i, "key"], message: `${it.key} appears twice in the bundle` });
-        seen.add(it.key);
-      });
-    };
-    dup(b.providers, "providers");
-    dup(b.operations, "operations");
-  });
+const ZBundleShape = {
+  apiVersion: z.literal(BUNDLE_API_VERSION),
+  providers: z.array(ZBundleProvider).max(500).default([]),
+  operations: z.array(ZBundleOperation).max(500).default([]),
+};
+
+export const ZBundle = z.strictObject(ZBundleShape).superRefine((b, ctx) => {
+  const dup = (items: { key: string }[], where: string) => {
+    const seen = new Set<string>();
+    items.forEach((it, i) => {
+      if (seen.has(it.key)) ctx.addIssue({ code: "custom", path: [where, i, "key"], message: `${it.key} appears twice in the bundle` });
+      seen.add(it.key);
+    });
+  };
+  dup(b.providers, "providers");
+  dup(b.operations, "operations");
+});
 export type TBundle = z.output<typeof ZBundle>;
 
 /**
- * Reads bundle text within the factor-list text bounds (size, nesting, flow collections: the
- * YAML parser's cost grows faster than linearly with nesting), refusing duplicate keys and
- * alias bombs, then validates it. Every refusal names its field path.
+ * Reads bundle text with the factor-list decoder (text bounds, duplicate keys and alias bombs
+ * refused, syntax errors with line and column), then validates it. Every refusal names its
+ * field in one notation, items by key (`providers[sinch].certifications[0]`), with the line
+ * and column of the field in the text.
  */
 export function parseBundle(text: string): TBundle {
-  const bounds = checkPolicyTextBounds(text);
-  if (bounds)
-    throw new ControlPlaneError(400, "malformed", `${bounds.message.replace(/^factor list/, "the bundle")}`, [
-      { path: "", message: bounds.message.replace(/^factor list/, "the bundle") },
-    ]);
-  let raw: unknown;
-  try {
-    const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
-    if (doc.errors.length > 0)
-      throw new ControlPlaneError(
-        400,
-        "malformed",
-        "the bundle is not valid YAML or JSON",
-        doc.errors.map((e) => ({ path: "", message: e.message })),
-      );
-    raw = doc.toJS({ maxAliasCount: 100 });
-  } catch (err) {
-    if (err instanceof ControlPlaneError) throw err;
-    throw new ControlPlaneError(400, "malformed", "the bundle is not valid YAML or JSON", [
-      { path: "", message: err instanceof Error ? err.message : String(err) },
-    ]);
+  const decoded = decodeYamlText(text);
+  if (!decoded.ok) {
+    const fields = decoded.errors.map((e) => ({ path: "", message: e.message.replace(/^factor list/, "the bundle") }));
+    throw new ControlPlaneError(
+      400,
+      "malformed",
+      fields.length === 1 && /^the bundle/.test(fields[0]!.message) ? fields[0]!.message : "the bundle is not valid YAML or JSON",
+      fields,
+    );
   }
-  const parsed = ZBundle.safeParse(raw);
-  if (!parsed.success) throw invalid(zodFields(parsed.error), "the bundle is invalid");
-  return parsed.data;
+  const parsed = ZBundle.safeParse(decoded.value);
+  if (parsed.success) return parsed.data;
+  const fields = new Map<string, TFieldError>();
+  for (const issue of parsed.error.issues) {
+    const keys = issue.code === "unrecognized_keys" ? issue.keys : [null];
+    for (const key of keys) {
+      const path = key === null ? issue.path : [...issue.path, key];
+      const where = locateYamlPath(decoded.located, path);
+      const at = "line" in where ? ` (line ${where.line}, column ${where.column})` : "";
+      const message = key === null ? issue.message : `unknown field "${key}"; known fields: ${knownFields(issue.path)}`;
+      const field = { path: bundlePath(decoded.value, path), message: `${message}${at}` };
+      fields.set(`${field.path}\n${field.message}`, field);
+    }
+  }
+  throw invalid([...fields.values()], "the bundle is invalid");
+}
+
+/** Items of providers and operations by their key, other list entries by index: `operations[SEND_SMS].gatewayLimits`. */
+function bundlePath(raw: unknown, path: readonly PropertyKey[]): string {
+  const named = path.map((step, i) => {
+    if (i !== 1 || typeof step !== "number") return step;
+    const item = (raw as Record<string, unknown[] | undefined>)[String(path[0])]?.[step] as { key?: unknown } | undefined;
+    return typeof item?.key === "string" && ZCatalogKey.safeParse(item.key).success ? { key: item.key } : step;
+  });
+  let out = "";
+  for (const step of named)
+    out += typeof step === "object" ? `[${step.key}]` : typeof step === "number" ? `[${step}]` : out === "" ? String(step) : `.${String(step)}`;
+  return out;
+}
+
+function knownFields(path: readonly PropertyKey[]): string {
+  const shapes: Record<string, Record<string, unknown>> = {
+    "": ZBundleShape,
+    providers: ZBundleProvider.shape,
+    "providers.adapter": ZAdapter.shape,
+    operations: ZBundleOperation.shape,
+    "operations.gatewayLimits": ZGatewayLimits.shape,
+  };
+  const shape = shapes[path.filter((p) => typeof p === "string").join(".")];
+  return shape ? Object.keys(shape).join(", ") : "see the schema";
 }
 
 export function bundleToYaml(bundle: TBundle): string {

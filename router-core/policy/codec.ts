@@ -23,7 +23,7 @@ export function parseFactorList(input: unknown): TParseResult {
   let raw = input;
   let located: TLocated | null = null;
   if (typeof input === "string") {
-    const decoded = decodeText(input);
+    const decoded = decodeYamlText(input);
     if (!decoded.ok) return decoded;
     raw = decoded.value;
     located = decoded.located;
@@ -35,9 +35,14 @@ export function parseFactorList(input: unknown): TParseResult {
   return { ok: false, errors: result.error.issues.flatMap((issue) => toPolicyErrors(issue, located)) };
 }
 
-type TLocated = { doc: Document; lines: LineCounter };
+/** Decoded text with what `locateYamlPath` needs to find a field in it. */
+export type TLocated = { doc: Document; lines: LineCounter };
 
-function decodeText(text: string): { ok: true; value: unknown; located: TLocated } | { ok: false; errors: TPolicyError[] } {
+/**
+ * YAML/JSON text within the policy text bounds, decoded with duplicate keys refused; syntax
+ * errors carry their line and column. Shared with configuration bundles (lib/catalog/bundle.ts).
+ */
+export function decodeYamlText(text: string): { ok: true; value: unknown; located: TLocated } | { ok: false; errors: TPolicyError[] } {
   const outOfBounds = checkPolicyTextBounds(text);
   if (outOfBounds) return { ok: false, errors: [outOfBounds] };
   try {
@@ -128,13 +133,13 @@ function toPolicyErrors(issue: z.core.$ZodIssue, located: TLocated | null): TPol
     return issue.keys.map((key) => ({
       path: base === "" ? key : `${base}.${key}`,
       message: known ? `unknown field "${key}"; known fields: ${known.join(", ")}` : `unknown field "${key}"`,
-      ...locate(located, [...issue.path, key]),
+      ...locateYamlPath(located, [...issue.path, key]),
     }));
   }
   if (issue.code === "invalid_type" && base === "") {
     return [{ path: base, message: "a factor list must be a mapping of fields (operation, gates, scores, ...)" }];
   }
-  return [{ path: base, message: issue.message, ...locate(located, issue.path) }];
+  return [{ path: base, message: issue.message, ...locateYamlPath(located, issue.path) }];
 }
 
 /**
@@ -142,7 +147,7 @@ function toPolicyErrors(issue: z.core.$ZodIssue, located: TLocated | null): TPol
  * text has (a missing field points at the mapping that lacks it). Nothing when not even the first
  * step is in the text, e.g. a missing top-level field, or text regrouped from a flattened paste.
  */
-function locate(located: TLocated | null, path: readonly PropertyKey[]): { line: number; column: number } | Record<string, never> {
+export function locateYamlPath(located: TLocated | null, path: readonly PropertyKey[]): { line: number; column: number } | Record<string, never> {
   if (located === null) return {};
   let node: unknown = located.doc.contents;
   let at: Node | null = null;
