@@ -28,7 +28,7 @@ export {
 export type { TGateName, TScoreDirection, TScoreName, TStrategyName, TFallbackAction, TFallbackPolicyName, TStalePolicy } from "./policy/names";
 export { ZFactorList, ZScore, ZScores, ZGuardrails, ZSafety, ZCircuitBreaker, ZRegionRule } from "./policy/schema";
 export type { TFactorList, TFactorListInput, TScore, TGuardrails, TSafety, TCircuitBreakerConfig, TRegionRule } from "./policy/schema";
-export { parseFactorList, factorListToYaml, factorListToJson, decodeYamlText, locateYamlPath } from "./policy/codec";
+export { parseFactorList, factorListToYaml, factorListToJson, factorListInFieldOrder, decodeYamlText, locateYamlPath } from "./policy/codec";
 export type { TPolicyError, TParseResult, TLocated } from "./policy/codec";
 export { checkPolicyTextBounds, MAX_POLICY_TEXT_CHARS, MAX_POLICY_NESTING, MAX_POLICY_FLOW_OPENERS } from "./policy/text-bounds";
 export { diffFactorLists } from "./policy/diff";

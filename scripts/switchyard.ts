@@ -13,6 +13,29 @@ environment: SWITCHYARD_URL (default http://127.0.0.1:3000), SWITCHYARD_CONTROL_
 type TChange = { target: string; action: string; effect: string; detail: string; warnings?: string[] };
 type TError = { error?: { code: string; message: string; fields?: { path: string; message: string }[] } };
 
+const COMMANDS = ["export", "apply"];
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/** fetch, but a network failure names the URL and its cause (not just "fetch failed"). */
+async function request(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const cause = err instanceof Error && err.cause instanceof Error ? err.cause : null;
+    const code = cause && "code" in cause ? `${String(cause.code)}: ` : "";
+    fail(`cannot reach ${url}: ${cause ? `${code}${cause.message}` : err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 function fail(message: string): never {
   process.stderr.write(`switchyard: ${message}\n`);
   process.exit(1);
@@ -49,13 +72,18 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     process.exit(command || values.help ? 0 : 1);
   }
+  // A mistyped command is answered before anything else (not with "set SWITCHYARD_CONTROL_KEY").
+  if (!COMMANDS.includes(command)) {
+    const near = COMMANDS.find((c) => editDistance(c, command) <= 2);
+    fail(`unknown command ${command}${near ? `; did you mean ${near}?` : ""}\n${USAGE}`);
+  }
   const base = (values.url ?? process.env.SWITCHYARD_URL ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   const key = process.env.SWITCHYARD_CONTROL_KEY;
   if (!key) fail("set SWITCHYARD_CONTROL_KEY to an API key with the control scope");
   const auth = { authorization: `Bearer ${key}` };
 
   if (command === "export") {
-    const res = await fetch(`${base}/api/control/export`, { headers: auth });
+    const res = await request(`${base}/api/control/export`, { headers: auth });
     if (!res.ok) await refusal(res);
     const yaml = await res.text();
     if (values.out) {
@@ -68,7 +96,7 @@ async function main(): Promise<void> {
     if (!values.file) fail(`apply needs -f FILE\n${USAGE}`);
     const text = await readFile(values.file, "utf8");
     const dryRun = values["dry-run"] === true;
-    const res = await fetch(`${base}/api/control/apply${dryRun ? "?dryRun=1" : ""}`, {
+    const res = await request(`${base}/api/control/apply${dryRun ? "?dryRun=1" : ""}`, {
       method: "POST",
       headers: { ...auth, "content-type": "application/yaml" },
       body: text,
@@ -85,9 +113,9 @@ async function main(): Promise<void> {
       for (const w of c.warnings ?? []) process.stdout.write(`        warning: ${c.target} ${w}\n`);
     }
     process.stdout.write(`${dryRun ? "dry run: " : ""}${result.summary}\n`);
+    if (result.changes.some((c) => c.effect === "refused")) fail("apply would be refused as a whole: fix the refused changes above");
     return;
   }
-  fail(`unknown command ${command}\n${USAGE}`);
 }
 
 main().catch((err: unknown) => fail(err instanceof Error ? err.message : String(err)));

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { controlOpenApiDocument } from "./control-openapi";
 
@@ -20,5 +22,25 @@ describe("control-plane OpenAPI", () => {
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining(["/api/control/export", "/api/control/catalog/changes/{id}/approve", "/api/control/catalog/operations/{key}/gateway-limits"]),
     );
+  });
+
+  it("documents every route under /api/control/users and /api/control/account, each method it exports", () => {
+    const doc = controlOpenApiDocument({ version: "test" }) as { paths: Record<string, Record<string, unknown>> };
+    const routes = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? routes(path.join(dir, e.name)) : e.name === "route.ts" ? [path.join(dir, e.name)] : [],
+      );
+    const exported = ["app/api/control/users", "app/api/control/account"].flatMap((dir) =>
+      routes(dir).flatMap((file) => {
+        const url = `/${path
+          .dirname(file)
+          .replace(/^app\//, "")
+          .replace(/\[(\w+)\]/g, "{$1}")}`;
+        return [...readFileSync(file, "utf8").matchAll(/export const (GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) => `${m[1]!.toLowerCase()} ${url}`);
+      }),
+    );
+    expect(exported).toContain("get /api/control/users");
+    const documented = Object.entries(doc.paths).flatMap(([url, methods]) => Object.keys(methods).map((m) => `${m} ${url}`));
+    expect(exported.filter((e) => !documented.includes(e))).toEqual([]);
   });
 });

@@ -1,5 +1,11 @@
 import { z } from "zod";
+import { ZChangeOwnPasswordBody } from "../controlplane/change-own-password";
+import { ZDecideRoleGrantBody } from "../controlplane/confirm-role-grant";
 import { ZCreateApiKeyBody } from "../controlplane/create-api-key";
+import { ZCreateUserBody } from "../controlplane/create-user";
+import { ZDisableUserBody } from "../controlplane/disable-user";
+import { ZResetPasswordBody } from "../controlplane/reset-user-password";
+import { ZSetUserRolesBody } from "../controlplane/set-user-roles";
 import { ZFactorListSource } from "../controlplane/factor-list-input";
 import { ZBundle } from "./bundle";
 import { ZAdapter, ZGatewayLimits, ZOperation, ZOperationPatch, ZProvider, ZProviderPatch, ZReviewComment } from "./schemas";
@@ -28,6 +34,97 @@ type TDoc = {
   query?: Record<string, string>;
   ok: { status: number; description: string; contentType?: string };
 };
+
+/** Users, their roles and sessions, and one's own password: what a setup script needs to add its team. */
+const USER_ENDPOINTS: TDoc[] = [
+  { method: "get", path: "/api/control/users", summary: "List users with their roles", permission: "user.read", ok: { status: 200, description: "users" } },
+  {
+    method: "post",
+    path: "/api/control/users",
+    summary: "Create a user; privileged roles wait for a second admin (pendingGrant)",
+    permission: "user.create",
+    request: ZCreateUserBody,
+    ok: { status: 201, description: "the user" },
+  },
+  {
+    method: "put",
+    path: "/api/control/users/{id}/roles",
+    summary: "Set a user's roles (privileged grants wait for a second admin)",
+    permission: "user.set_roles",
+    params: ["id"],
+    request: ZSetUserRolesBody,
+    ok: { status: 200, description: "the user, or the pending grant" },
+  },
+  {
+    method: "post",
+    path: "/api/control/users/{id}/disable",
+    summary: "Disable a user (ends their sessions)",
+    permission: "user.disable",
+    params: ["id"],
+    request: ZDisableUserBody,
+    ok: { status: 200, description: "the user" },
+  },
+  {
+    method: "post",
+    path: "/api/control/users/{id}/enable",
+    summary: "Enable a disabled user",
+    permission: "user.disable",
+    params: ["id"],
+    request: ZDisableUserBody,
+    ok: { status: 200, description: "the user" },
+  },
+  {
+    method: "post",
+    path: "/api/control/users/{id}/password",
+    summary: "Reset a user's password",
+    permission: "user.reset_password",
+    params: ["id"],
+    request: ZResetPasswordBody,
+    ok: { status: 200, description: "done" },
+  },
+  {
+    method: "post",
+    path: "/api/control/users/{id}/revoke-sessions",
+    summary: "End all of a user's sessions (JSON body {reason?})",
+    permission: "user.revoke_sessions",
+    params: ["id"],
+    ok: { status: 200, description: "sessions ended" },
+  },
+  {
+    method: "get",
+    path: "/api/control/users/grants",
+    summary: "Privileged role grants, newest first",
+    permission: "user.read",
+    query: { status: "pending, confirmed, applied, rejected or superseded" },
+    ok: { status: 200, description: "grants" },
+  },
+  {
+    method: "post",
+    path: "/api/control/users/grants/{id}/confirm",
+    summary: "Confirm a privileged role grant (a second admin)",
+    permission: "user.set_roles",
+    params: ["id"],
+    request: ZDecideRoleGrantBody,
+    ok: { status: 200, description: "the grant" },
+  },
+  {
+    method: "post",
+    path: "/api/control/users/grants/{id}/reject",
+    summary: "Reject a privileged role grant",
+    permission: "user.set_roles",
+    params: ["id"],
+    request: ZDecideRoleGrantBody,
+    ok: { status: 200, description: "the grant" },
+  },
+  {
+    method: "post",
+    path: "/api/control/account/password",
+    summary: "Change one's own password (other sessions end)",
+    permission: "account.change_password",
+    request: ZChangeOwnPasswordBody,
+    ok: { status: 200, description: "done" },
+  },
+];
 
 const ENDPOINTS: TDoc[] = [
   {
@@ -196,6 +293,7 @@ const ENDPOINTS: TDoc[] = [
     request: ZCreateApiKeyBody,
     ok: { status: 201, description: "the key" },
   },
+  ...USER_ENDPOINTS,
 ];
 
 const schema = (s: z.ZodType) => z.toJSONSchema(s, { target: "draft-2020-12", io: "input", unrepresentable: "any" });
@@ -211,7 +309,7 @@ export function controlOpenApiDocument(info: { version: string }): Record<string
       tags: [
         d.path.startsWith("/api/control/catalog")
           ? "catalog"
-          : d.path.includes("factor-lists") || d.path.includes("api-keys")
+          : d.path.includes("factor-lists") || d.path.includes("api-keys") || d.path.includes("/users") || d.path.includes("/account")
             ? "governance"
             : "config-as-code",
       ],

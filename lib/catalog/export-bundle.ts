@@ -1,3 +1,4 @@
+import { factorListInFieldOrder, type TFactorList } from "../../router-core/index";
 import type { PrismaClient } from "../db/generated/client";
 import { adapterOf, limitsOf, operationOf, providerOf } from "./catalog-rows";
 import { BUNDLE_API_VERSION, type TBundle } from "./bundle";
@@ -21,7 +22,10 @@ export async function exportBundle(prisma: PrismaClient): Promise<TBundle> {
   });
   const adapterBy = new Map(adapters.map((a) => [a.providerKey, a]));
   const limitsBy = new Map(limits.map((l) => [l.operationKey, l]));
-  const policyBy = new Map(active.map((v) => [v.operationKey, v.document as Record<string, unknown>]));
+  // Fields in reading order (operation, then Listing 1's), not jsonb's key order.
+  const policyBy = new Map(
+    active.map((v) => [v.operationKey, factorListInFieldOrder(v.document as unknown as TFactorList) as unknown as Record<string, unknown>]),
+  );
   return {
     apiVersion: BUNDLE_API_VERSION,
     providers: providers.map((p) => {

@@ -1,7 +1,7 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Document, type Node, type YAMLError } from "yaml";
 import type { z } from "zod";
-import { SCORE_DIRECTIONS } from "./names";
-import { TOP_LEVEL_FIELDS, ZFactorList, type TFactorList } from "./schema";
+import { SCORE_DIRECTIONS, SCORE_NAMES } from "./names";
+import { TOP_LEVEL_FIELDS, ZCircuitBreaker, ZFactorList, ZGuardrails, ZRegionRule, ZSafety, ZScore, type TFactorList } from "./schema";
 import { checkPolicyTextBounds } from "./text-bounds";
 
 /** `line` and `column` (1-based) where the text is at fault: the syntax error, or the field a schema error names. */
@@ -168,11 +168,55 @@ export function locateYamlPath(located: TLocated | null, path: readonly Property
   return { line: pos.line, column: pos.col };
 }
 
-/** Canonical YAML with every default filled in, so a stored version reads the same everywhere. */
+/**
+ * The order a person reads a factor list in: operation first, then the paper's Listing 1 order
+ * (router-core/policy/listing1.yaml), then the other fields in schema order; scores and safety
+ * members as Listing 1 lists them; regions by name. Stored documents come back from jsonb in its
+ * key order (by length), which is stable but not readable.
+ */
+const LISTING1_ORDER = [
+  "operation",
+  "description",
+  "providers",
+  "refresh_interval_seconds",
+  "metric_window_minutes",
+  "min_sample_size",
+  "fallback_policy",
+  "gates",
+  "scores",
+  "safety",
+];
+const MEMBER_ORDER: Record<string, readonly string[]> = {
+  scores: ["completion_rate_5m", "p95_latency_5m", "cost_per_request", "recent_incident_penalty", "confidence_from_sample", ...SCORE_NAMES],
+  safety: ["max_traffic_shift_per_minute", "primary_probe_share", "primary_recovery_cooldown_seconds", "require_reason_code", ...Object.keys(ZSafety.shape)],
+  guardrails: Object.keys(ZGuardrails.shape),
+  circuit_breaker: Object.keys(ZCircuitBreaker.shape),
+};
+
+function ordered(value: unknown, order: readonly string[]): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  const o = value as Record<string, unknown>;
+  const keys = [...new Set([...order.filter((k) => Object.hasOwn(o, k)), ...Object.keys(o).sort()])];
+  return Object.fromEntries(keys.map((k) => [k, o[k]]));
+}
+
+export function factorListInFieldOrder(fl: TFactorList): TFactorList {
+  const top = ordered(fl, [...LISTING1_ORDER, ...TOP_LEVEL_FIELDS]) as Record<string, unknown>;
+  for (const [field, order] of Object.entries(MEMBER_ORDER)) if (field in top) top[field] = ordered(top[field], order);
+  if (top.scores && typeof top.scores === "object")
+    top.scores = Object.fromEntries(Object.entries(top.scores as Record<string, unknown>).map(([k, v]) => [k, ordered(v, Object.keys(ZScore.shape))]));
+  if (top.regions && typeof top.regions === "object") {
+    const regions = ordered(top.regions, []) as Record<string, unknown>;
+    top.regions = Object.fromEntries(Object.entries(regions).map(([k, v]) => [k, ordered(v, Object.keys(ZRegionRule.shape))]));
+  }
+  return top as TFactorList;
+}
+
+/** Canonical YAML with every default filled in, so a stored version reads the same everywhere; fields in reading order. */
 export function factorListToYaml(fl: TFactorList): string {
-  return stringify(fl, { lineWidth: 0 });
+  return stringify(factorListInFieldOrder(fl), { lineWidth: 0 });
 }
 
 export function factorListToJson(fl: TFactorList): string {
-  return JSON.stringify(fl, null, 2);
+  return `${JSON.stringify(factorListInFieldOrder(fl), null, 2)}\n`;
 }
