@@ -24,11 +24,12 @@ const HELP = `npm run security:probe [-- options]
 
 Starts Switchyard in production mode (the database from DATABASE_URL, else a throwaway
 embedded cluster; a fresh database either way; admin from the environment; a data-plane key)
-and runs the attack review's findings (security issue items 1-17) against it as attacks,
+and runs two attack reviews' findings against it as attacks: the first review's items 1-17, and
+the trust-boundary review's items 35.1-35.8 (secrets, keys, tenancy, outbound calls),
 printing attack → expected → observed. Exits 1 on any hole. Writes
 bench-results/security-probe.json for BENCHMARKS.md.
 
-  --only N[,N]   run only these items
+  --only N[,N]   run only these items (e.g. 4,35.3)
   --no-write     do not write bench-results/security-probe.json
   --help         this text
 `;
@@ -43,7 +44,7 @@ if (values.help) {
   process.stdout.write(HELP);
   process.exit(0);
 }
-const only = values.only ? new Set(values.only.split(",").map(Number)) : null;
+const only = values.only ? new Set(values.only.split(",").map((s) => s.trim())) : null;
 
 async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url });
@@ -62,7 +63,7 @@ function cookieFrom(headers: Record<string, string | string[] | undefined>): str
 }
 
 type TEmails = Record<TProbeRole, string>;
-type TProbeRow = { item: number; attack: string; expected: string; observed: string; ok: boolean };
+type TProbeRow = { item: number | string; attack: string; expected: string; observed: string; ok: boolean };
 type TProbeEnv = NodeJS.ProcessEnv;
 
 const EMAILS: TEmails = {
@@ -217,7 +218,7 @@ function deleteAuditTail(databaseUrl: string, n: number): Promise<string> {
 async function runAttacks(ctx: TProbeContext): Promise<TProbeRow[]> {
   const rows: TProbeRow[] = [];
   for (const attack of ATTACKS) {
-    if (only && !only.has(attack.item)) continue;
+    if (only && !only.has(String(attack.item))) continue;
     let observed: string;
     let ok: boolean;
     try {

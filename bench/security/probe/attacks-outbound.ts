@@ -78,7 +78,7 @@ const SSRF_FORMS = (port: number) => [
 
 export const OUTBOUND_ATTACKS: readonly TAttack[] = [
   {
-    item: 7,
+    item: "35.7",
     attack:
       "admin PUTs provider_A's adapter at loopback, [::1], 2130706433, 0x7f000001, 0177.0.0.1, [::ffff:127.0.0.1], 169.254.169.254, 10.0.0.1, [fd00::1], metadata.google.internal, localhost",
     expected: "422 naming baseUrl, each",
@@ -101,7 +101,7 @@ export const OUTBOUND_ATTACKS: readonly TAttack[] = [
     },
   },
   {
-    item: 8,
+    item: "35.8",
     attack: "http_json base <attacker>/tenant/acme, path /users/{{input.a}}/{{input.b}}/sms; a=b='..', then %2f, %252e%252e, \\ and an empty value",
     expected: "422 naming input.a or input.b, the attacker's host records nothing; plain values reach /tenant/acme/users/x/y/sms",
     async run(ctx) {
@@ -137,7 +137,7 @@ export const OUTBOUND_ATTACKS: readonly TAttack[] = [
     },
   },
   {
-    item: 7,
+    item: "35.7",
     attack: "adapter at this host's own name (resolves to 127.0.0.1, so the URL text passes) aimed at a listener on 127.0.0.1; execute",
     expected: "write accepted (a name); the call refused when it resolves: generic 503, no connection, the server log names loopback",
     async run(ctx) {
@@ -160,7 +160,7 @@ export const OUTBOUND_ATTACKS: readonly TAttack[] = [
     },
   },
   {
-    item: 7,
+    item: "35.7",
     attack: "execute through an allowed host's closed port, then through a provider answering 302 Location: http://169.254.169.254/",
     expected: "503 with a generic attempt detail each (no ECONNREFUSED, no address); never a 302",
     async run(ctx) {

@@ -27,7 +27,7 @@ async function signInAs(ctx: TProbeContext, email: string, password: string): Pr
 
 export const SECRET_ATTACKS: readonly TAttack[] = [
   {
-    item: 1,
+    item: "35.1",
     attack: "admin PATCHes llm_openai credentialRef to env:DATABASE_URL, env:SWITCHYARD_AUDIT_KEY, env:SWITCHYARD_ADMIN_PASSWORD, file:/proc/self/environ",
     expected: "422 naming credentialRef, each",
     async run(ctx) {
@@ -48,7 +48,7 @@ export const SECRET_ATTACKS: readonly TAttack[] = [
     },
   },
   {
-    item: 1,
+    item: "35.1",
     attack: "admin PUTs llm_openai's adapter at the attacker's https host with Bearer {{credential}} in a header and the body, then execute",
     expected: "202 held for a second person (or refused); the attacker receives nothing",
     async run(ctx) {
@@ -78,7 +78,7 @@ export const SECRET_ATTACKS: readonly TAttack[] = [
     },
   },
   {
-    item: 1,
+    item: "35.1",
     attack: "POST /api/control/apply (the CLI's path) with a bundle pointing llm_openai's credential at env:SWITCHYARD_ADMIN_PASSWORD",
     expected: "422 naming providers.N.credentialRef",
     async run(ctx) {
@@ -90,7 +90,7 @@ export const SECRET_ATTACKS: readonly TAttack[] = [
     },
   },
   {
-    item: 2,
+    item: "35.2",
     attack: "an admin creates a control key, is demoted to viewer, and the key applies a bundle pointing a credential at env:SWITCHYARD_ADMIN_PASSWORD",
     expected: "403 once demoted (export still 200: narrowed to viewer); 401 once disabled",
     async run(ctx) {

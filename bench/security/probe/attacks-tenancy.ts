@@ -95,7 +95,7 @@ const emailTeamReady = (ctx: TProbeContext) => (emailTeam ??= setUpEmailTeam(ctx
 
 export const TENANCY_ATTACKS: readonly TAttack[] = [
   {
-    item: 3,
+    item: "35.3",
     attack: "an LLM_CHAT key reports 250 local LLM_CHAT decisions selecting mail_x (SEND_EMAIL's provider) and one selecting no_such_provider",
     expected: "every item refused naming decisions.N.selected; logged 0",
     async run(ctx) {
@@ -121,7 +121,7 @@ export const TENANCY_ATTACKS: readonly TAttack[] = [
     },
   },
   {
-    item: 4,
+    item: "35.4",
     attack: "one SEND_EMAIL decision, then 1,000 failure outcomes for it in one request: mail_x, mail_y and llm_openai, which it never offered",
     expected: "at most 3 per offered provider recorded, llm_openai refused (422), the next SEND_EMAIL decide still routes; the drilldown names the key",
     async run(ctx) {
@@ -155,7 +155,7 @@ export const TENANCY_ATTACKS: readonly TAttack[] = [
     },
   },
   {
-    item: 5,
+    item: "35.5",
     attack: "an outcomes key for LLM_CHAT reports on a SEND_EMAIL decision; a read key for LLM_CHAT fetches a SEND_EMAIL decision",
     expected: "404 and 404 (neither acts, neither reveals the decision exists)",
     async run(ctx) {
@@ -171,7 +171,7 @@ export const TENANCY_ATTACKS: readonly TAttack[] = [
     },
   },
   {
-    item: 6,
+    item: "35.6",
     attack: "another key claims requestId order-… first (region NA), then the victim decides it (EU); then both send the same body",
     expected: "the victim gets a decision of its own each time (200, its own id, never replayed), no error naming NA",
     async run(ctx) {

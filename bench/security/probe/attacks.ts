@@ -32,7 +32,7 @@ export type TProbeContext = {
 
 export type TProbeRole = "admin" | "admin2" | "policy_author" | "on_call" | "approver" | "compliance";
 export type TOutcome = { observed: string; ok: boolean };
-export type TAttack = { item: number; attack: string; expected: string; run(ctx: TProbeContext): Promise<TOutcome> };
+export type TAttack = { item: number | string; attack: string; expected: string; run(ctx: TProbeContext): Promise<TOutcome> };
 
 const json = { "content-type": "application/json" };
 const withOrigin = (ctx: TProbeContext, cookie?: string) => ({ ...json, origin: ctx.base, ...(cookie ? { cookie } : {}) });
