@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- decision records are asserted field by field */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -335,6 +335,15 @@ operations:
       ["providers[sinch].colour", 'unknown field "colour";  (line 10, column 5)'],
       ["operations[OP].gatewayLimits.deadlineMs", "Too small: expected numb (line 13, column 21)"],
     ]);
+  });
+
+  it("the README's bundle parses, keeps quota_available among its gates and plans without a refusal", async () => {
+    const readme = await readFile(path.join(process.cwd(), "README.md"), "utf8");
+    const yaml = /### Configuration as code[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)![1]!;
+    const bundle = parseBundle(yaml);
+    expect(bundle.operations[0]!.factorList!.gates).toContain("quota_available");
+    const plan = await applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: true });
+    expect(plan.changes.filter((c) => c.effect === "refused")).toEqual([]);
   });
 
   it("refuses bundles past the text bounds and YAML with duplicate keys as malformed", async () => {

@@ -11,7 +11,7 @@ export type TStop = { code: string; message: string };
 /**
  * Whether the execution may call `provider` after `called` attempts, shared by the JSON and the
  * streaming paths: within the operation's max attempts, not while the provider is throttled
- * (recorded as a skipped attempt), within the retry budget, and only if the full-jitter backoff
+ * (recorded as a skipped attempt; the selected provider too, whatever the gates), within the retry budget, and only if the full-jitter backoff
  * still ends before the deadline. Waits out the backoff when the answer is `go`.
  */
 export async function nextAttempt(
@@ -22,7 +22,14 @@ export async function nextAttempt(
   budget: RetryBudget,
   attempts: TAttempt[],
 ): Promise<"go" | "skip" | TStop> {
-  if (called === 0) return "go";
+  if (called === 0) {
+    // A provider under a provider-announced throttle (429 + Retry-After, remaining 0) is skipped
+    // whatever the factor list's gates say: the decision may select it when quota_available is
+    // not a gate, but calling it is known to fail and spends the provider's patience.
+    if (!ctx.quotas.throttled(provider)) return "go";
+    attempts.push(skipped(provider, "throttled until its reset"));
+    return "skip";
+  }
   if (called >= p.limits.maxAttempts) return { code: "attempts_exhausted", message: `${called} attempts failed; the operation allows ${p.limits.maxAttempts}` };
   // Skipped before spending retry budget or backoff on it; claimCall asks again right before the call.
   const why = refusal(ctx, p, provider);
