@@ -19,7 +19,14 @@ const ZControlError = z.object({
   error: z.object({
     code: z.string().describe("malformed (400), invalid (422), not_found, provider_in_use, four_eyes, …"),
     message: z.string(),
-    fields: z.array(z.object({ path: z.string().describe("Dotted path of the field at fault"), message: z.string() })).optional(),
+    fields: z
+      .array(
+        z.object({
+          path: z.string().describe("Path of the field at fault: fields dotted, list entries [index], bundle items [key] (providers[sinch].certifications[0])"),
+          message: z.string(),
+        }),
+      )
+      .optional(),
   }),
 });
 
@@ -270,7 +277,8 @@ const ENDPOINTS: TDoc[] = [
   {
     method: "post",
     path: "/api/control/apply",
-    summary: "Apply a bundle (YAML or JSON); ?dryRun=1 answers the plan only. Compliance-moving changes are held, factor lists land in review",
+    summary:
+      "Apply a bundle (YAML or JSON) whole or not at all: one refused change refuses the bundle and nothing is written. Fields left out keep their value. ?dryRun=1 runs the same path and rolls it back: changes marked would apply, held, in review or refused. Compliance-moving changes are held, factor lists land in review",
     permission: "catalog.edit (or an API key with the control scope)",
     request: ZBundle,
     requestContentType: "application/yaml",

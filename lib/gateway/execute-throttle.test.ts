@@ -40,7 +40,7 @@ describe("execute under a provider-announced throttle", () => {
   it("skips a throttled provider even when the gates leave quota_available out", async () => {
     for (const k of PROVIDERS) env.mocks[k].setAlways({ type: "status", status: 429, headers: { "retry-after": "120" }, body: { error: "slow down" } });
     const first = await execute(0);
-    const throttled = (first.json.attempts as TJson[]).filter((a) => a.called && a.httpStatus === 429).map((a) => a.provider as string);
+    const throttled = (first.json.attempts as TJson[]).filter((a) => a.called && a.httpStatus === 429).map((a) => a.provider as (typeof PROVIDERS)[number]);
     expect(throttled.length).toBeGreaterThan(0);
     const before = Object.fromEntries(PROVIDERS.map((k) => [k, env.mocks[k].requests.length]));
 
