@@ -227,21 +227,26 @@ describe("configuration bundle", () => {
     const bundle = await exportBundle(target.prisma);
     bundle.providers.push(parseInput(ZProvider, { key: "messagebird", displayName: "MessageBird", regions: ["EU"] }));
     bundle.providers.find((p) => p.key === "sms_budget")!.enabled = false;
-    const [providers, audit] = [await target.prisma.provider.count(), await target.prisma.auditEntry.count()];
+    // A change compliance would hold is part of the bundle too: refused with it, not held alone.
+    bundle.providers.find((p) => p.key === "sms_certified")!.regions = ["EU", "NA", "APAC"];
+    const count = () => Promise.all([target.prisma.provider.count(), target.prisma.auditEntry.count(), target.prisma.catalogChange.count()]);
+    const before = await count();
 
     const dry = await applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: true });
     expect(dry.changes.map((c) => [c.target, c.effect])).toEqual([
       ["provider sms_budget", "refused"],
+      ["provider sms_certified", "pending"],
       ["provider messagebird", "applied"],
     ]);
     expect(dry.changes[0]!.refusal).toMatchObject({ status: 409, code: "provider_in_use", fields: [{ path: "providers[sms_budget].enabled" }] });
-    expect(dry.summary).toBe("2 changes: would apply 1, would hold 0 for compliance, would put 0 factor lists in review, refused 1");
+    expect(dry.summary).toBe("3 changes: would apply 1, would hold 1 for compliance, would put 0 factor lists in review, refused 1");
+    expect(await count()).toEqual(before);
 
     const refused = await refusal(applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: false }));
     expect([refused.status, refused.code, refused.fields.map((f) => f.path)]).toEqual([409, "provider_in_use", ["providers[sms_budget].enabled"]]);
     expect(refused.message).toMatch(/^the bundle was not applied and nothing was written: provider sms_budget: cannot disable/);
     expect(await target.prisma.provider.findUnique({ where: { key: "messagebird" } })).toBeNull();
-    expect([await target.prisma.provider.count(), await target.prisma.auditEntry.count()]).toEqual([providers, audit]);
+    expect(await count()).toEqual(before);
     expect((await target.prisma.provider.findUniqueOrThrow({ where: { key: "sms_budget" } })).enabled).toBe(true);
   });
 
