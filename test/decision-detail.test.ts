@@ -71,7 +71,19 @@ function detailOf(raw: unknown): TDecisionDetail {
     degraded: false,
     durability: "sync",
     instanceId: "test",
-    calls: [{ at: AT + 10, provider: "provider_B", status: "failure", errorClass: "timeout", httpStatus: null, latencyMs: 5000, retryCount: 0, reporter }],
+    calls: [
+      {
+        at: AT + 10,
+        provider: "provider_B",
+        status: "failure",
+        errorClass: "timeout",
+        httpStatus: null,
+        latencyMs: 5000,
+        retryCount: 0,
+        detail: null,
+        reporter,
+      },
+    ],
     outcomes: [{ at: AT + 20, provider: null, completed: false, failureStage: "provider_call", withinSla: false, reporter: null }],
   };
 }

@@ -241,6 +241,11 @@ export function DecisionOutcomes({ d }: { d: TDecisionDetail }) {
               <td style={{ color: c.errorClass ? "var(--bad)" : "var(--ok)" }}>{c.status}</td>
               <td className="mono">
                 {c.httpStatus ?? "–"} · {ms(c.latencyMs)} · {c.retryCount} retries{c.errorClass ? ` · ${c.errorClass}` : ""}
+                {c.detail ? (
+                  <div className="muted" data-testid="call-detail">
+                    {c.detail}
+                  </div>
+                ) : null}
               </td>
               <td className="mono">{callerText(c.reporter)}</td>
             </tr>

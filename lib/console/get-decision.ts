@@ -11,6 +11,8 @@ export type TCallOutcome = {
   httpStatus: number | null;
   latencyMs: number;
   retryCount: number;
+  /** Execute mode's failed attempts: the transport's cause (code, address, blocked address, redirect host), which the data-plane caller is not told. */
+  detail: string | null;
   /** Who reported it; null for an outcome stored before reporters were. */
   reporter: TDecisionCaller | null;
 };
@@ -81,6 +83,7 @@ export async function getDecision(id: string, near?: number): Promise<TDecisionD
       httpStatus: c.httpStatus,
       latencyMs: c.latencyMs,
       retryCount: c.retryCount,
+      detail: c.detail,
       reporter: caller(c.apiKeyId),
     })),
     outcomes: outcomes.map((o) => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyStatus, classifyTransportError, parseDuration, parseRateLimit } from "./classify";
+import { classifyStatus, classifyTransportError, MAX_ATTEMPT_DETAIL, parseDuration, parseRateLimit, transportDetail } from "./classify";
 
 const NOW = Date.UTC(2026, 10, 30, 12, 0, 0);
 
@@ -30,6 +30,29 @@ describe("classifyTransportError", () => {
       errorClass: "transient",
       outcomeClass: "network",
     });
+  });
+
+  it("keeps the cause for the drilldown (code, address, port) but no URL's path, query or user part, within 500 characters", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 10.0.0.7:8443"), {
+      code: "ECONNREFUSED",
+      syscall: "connect",
+      address: "10.0.0.7",
+      port: 8443,
+    });
+    expect(transportDetail(refused)).toBe("connect ECONNREFUSED 10.0.0.7:8443");
+    expect(transportDetail(Object.assign(new Error("getaddrinfo failed"), { code: "ENOTFOUND", hostname: "sms.internal" }))).toBe(
+      "ENOTFOUND sms.internal: getaddrinfo failed",
+    );
+    const leaky = new Error("request to https://user:pw@api.example.test/v1/send?key=s3cret failed");
+    expect(transportDetail(leaky)).toBe("request to https://api.example.test failed");
+    expect(transportDetail(new Error("x".repeat(2000)))).toHaveLength(MAX_ATTEMPT_DETAIL);
+  });
+
+  it("names a redirect's target by scheme and host only, for the log and drilldown, not the caller", () => {
+    const e = classifyStatus(302, { location: "http://169.254.169.254/latest/meta-data/?token=abc" }, null, NOW);
+    expect(e.logDetail).toBe("redirect 302 to http://169.254.169.254");
+    expect(e.message).not.toContain("169.254");
+    expect(classifyStatus(301, { location: "/elsewhere" }, null, NOW).logDetail).toBe("redirect 301 to a relative location");
   });
 });
 

@@ -9,7 +9,11 @@ import { AttemptError, type TRateLimitHint } from "./types";
  */
 export function classifyStatus(status: number, headers: IncomingHttpHeaders, body: unknown, now: number): AttemptError {
   // Redirects are never followed (the target could be anywhere) nor passed on as a Location-less 3xx.
-  if (status >= 300 && status < 400) return new AttemptError("transient", "other", `provider answered a redirect (${status}), which is not followed`, status);
+  if (status >= 300 && status < 400) {
+    const e = new AttemptError("transient", "other", `provider answered a redirect (${status}), which is not followed`, status);
+    e.logDetail = `redirect ${status} to ${redirectHost(headers.location)}`;
+    return e;
+  }
   if (status === 429) {
     const hint = parseRateLimit(headers, now) ?? { retryAfterSeconds: null, exhausted: true };
     return new AttemptError(
@@ -34,11 +38,40 @@ export function classifyStatus(status: number, headers: IncomingHttpHeaders, bod
 export function classifyTransportError(err: unknown, timedOut: boolean): AttemptError {
   if (err instanceof AttemptError) return err;
   if (timedOut) return new AttemptError("transient", "timeout", "provider did not answer within the attempt timeout");
-  const code = (err as { code?: string } | null)?.code ?? "";
-  const message = (err as Error | null)?.message ?? String(err);
   const e = new AttemptError("transient", "network", "the connection to the provider failed");
-  e.logDetail = code && !message.includes(code) ? `${code}: ${message}` : message;
+  e.logDetail = transportDetail(err);
   return e;
+}
+
+/** The longest attempt detail kept (provider_call_outcome.detail is varchar(500)). */
+export const MAX_ATTEMPT_DETAIL = 500;
+
+/**
+ * A transport error for on-call: its message with the fields it leaves out (code, syscall, host,
+ * address and port) put before it. Any URL in the message is cut to scheme and host, so no path,
+ * query or user part (where a credential could sit) is kept; the whole is bounded.
+ */
+export function transportDetail(err: unknown): string {
+  const e = (err ?? {}) as { code?: unknown; syscall?: unknown; hostname?: unknown; address?: unknown; port?: unknown; message?: unknown };
+  const text = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v) : "");
+  const at = text(e.address) && text(e.port) ? `${text(e.address)}:${text(e.port)}` : text(e.address);
+  const fields = [text(e.code), text(e.syscall), text(e.hostname), at].filter((x) => x !== "");
+  const message = (typeof e.message === "string" ? e.message : String(err)).replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]*/gi, (url) => redirectHost(url));
+  const told = fields.filter((f) => !message.includes(f));
+  const detail = told.length === 0 ? message : `${told.join(" ")}: ${message}`;
+  return detail.length > MAX_ATTEMPT_DETAIL ? `${detail.slice(0, MAX_ATTEMPT_DETAIL - 1)}…` : detail;
+}
+
+/** Where a redirect pointed, as scheme and host only: its path or query may carry a token. */
+function redirectHost(location: string | string[] | undefined): string {
+  const first = Array.isArray(location) ? location[0] : location;
+  if (!first) return "no location";
+  try {
+    const u = new URL(first);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return "a relative location";
+  }
 }
 
 export function malformedBody(detail: string, status: number): AttemptError {

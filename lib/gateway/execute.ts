@@ -10,7 +10,7 @@ import type { TIdempotencyLease } from "./idempotency";
 import type { TPrepared } from "./prepare";
 import type { TAttempt } from "./schema";
 import type { TUsage } from "./types";
-import type { TProviderCallOutcome } from "../dataplane/telemetry/schemas";
+import type { TExecutedCall } from "../dataplane/telemetry/schemas";
 
 /** What the caller gets and whether it may be replayed for the same idempotency key. */
 export type TExecution = { answer: TAnswer; definitive: boolean; retryAfterSeconds: number | null };
@@ -44,7 +44,7 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
   const budget = ctx.retryBudget(p.operation, p.limits);
   budget.request();
   const attempts: TAttempt[] = [];
-  const reports: TProviderCallOutcome[] = [];
+  const reports: TExecutedCall[] = [];
   const decisionId = p.decision.decisionId;
   let called = 0;
   let stop: { code: string; message: string } | null = null;
@@ -101,7 +101,7 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
         continue;
       }
       if (!(err instanceof AttemptError)) throw err;
-      // The caller's attempt list says only that the connection failed; the cause is for the operator.
+      // The caller's attempt list says only that the connection failed; the cause is for the log and the drilldown.
       if (err.logDetail) ctx.log(`gateway: ${provider} failed for decision ${decisionId}: ${err.logDetail}`);
       called++;
       attempts.push({
@@ -122,6 +122,7 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
         ...(err.status !== null ? { httpStatus: err.status } : {}),
         latencyMs,
         retryCount: called - 1,
+        ...(err.logDetail ? { detail: err.logDetail } : {}),
       });
       if (err.errorClass === "rate_limit") {
         ctx.quotas.observe(provider, err.rateLimit ?? { retryAfterSeconds: null, exhausted: true });
@@ -200,7 +201,7 @@ function round(ms: number): number {
  * breakers) once the decision row is durable, off the response path: metrics, breakers and the
  * controller see every attempt without the caller waiting for the write.
  */
-export function report(ctx: TGatewayContext, p: TPrepared, reports: TProviderCallOutcome[]): void {
+export function report(ctx: TGatewayContext, p: TPrepared, reports: TExecutedCall[]): void {
   if (reports.length === 0) return;
   ctx.track(
     (async () => {

@@ -59,6 +59,20 @@ async function execute(operation: string, body: unknown): Promise<{ status: numb
 const sms = (input: Record<string, unknown>) => ({ region: "EU", input: { text: "code 123456", ...input } });
 const calls = () => world.mocks.provider_A.requests.length + world.mocks.provider_B.requests.length;
 
+/** The causes execute stored for the console, by provider, once its outcome writes are done. */
+async function storedDetails(decisionId: string): Promise<Record<string, string | null>> {
+  await server.gateway.flush();
+  const rows = await world.prisma.providerCallOutcome.findMany({ where: { decisionId }, select: { providerKey: true, detail: true } });
+  return Object.fromEntries(rows.map((r) => [r.providerKey, r.detail]));
+}
+
+/** What a data-plane reader of the decision gets back. */
+async function dataPlaneDecision(decisionId: string): Promise<string> {
+  const res = await fetch(`${server.url}/api/v1/decisions/${decisionId}`);
+  expect(res.status).toBe(200);
+  return res.text();
+}
+
 /**
  * Runs `fn` as production does: no loopback allowance (tests have one, so mocks on 127.0.0.1
  * work). The adapters carry no credential, so the address check is what stops the call, not a
@@ -123,6 +137,9 @@ describe("execute's outbound calls (SSRF)", () => {
       [302, "transient"],
       [302, "transient"],
     ]);
+    // The drilldown names where it pointed (scheme and host only); the caller is not told.
+    expect(Object.values(await storedDetails(r.json.decisionId))).toEqual(["redirect 302 to http://169.254.169.254", "redirect 302 to http://169.254.169.254"]);
+    expect(r.text).not.toContain("169.254");
   });
 });
 
@@ -140,5 +157,49 @@ describe("http_json path templates (path traversal)", () => {
       expect([to, r.status, r.json.error.fields[0].path]).toEqual([to, 422, "input.to"]);
     }
     expect(calls()).toBe(0);
+  });
+});
+
+// Last: their failed attempts count towards the providers' breakers.
+describe("the drilldown's attempt detail (issue 35 item 7)", () => {
+  it("stores the refused address and port on the attempt's outcome for the drilldown, not in the data-plane decision", async () => {
+    const closed = await freePort();
+    await world.prisma.providerAdapter.update({ where: { providerKey: "provider_A" }, data: { baseUrl: `http://127.0.0.1:${closed}` } });
+    await server.gateway.reload();
+    world.mocks.provider_B.setAlways({ type: "status", status: 503 });
+    const r = await execute("SEND_SMS", sms({ to: "+4915112345678" }));
+    expect(r.status).toBe(503);
+    const details = await storedDetails(r.json.decisionId);
+    expect(details.provider_A).toMatch(new RegExp(`ECONNREFUSED.* 127\\.0\\.0\\.1:${closed}$`));
+    // An HTTP answer needs no transport cause: its status is in the row already.
+    expect(details.provider_B).toBeNull();
+    const read = await dataPlaneDecision(r.json.decisionId);
+    expect(read).toContain('"providerCalls":[');
+    expect(read).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|"detail":"ECONN/);
+  });
+
+  it("stores a blocked address as the cause of each refused attempt", async () => {
+    const r = await asProduction(() => execute("SEND_SMS", sms({ to: "+4915112345678" })));
+    expect(r.status).toBe(503);
+    const details = await storedDetails(r.json.decisionId);
+    expect(Object.keys(details).sort()).toEqual(["provider_A", "provider_B"]);
+    for (const d of Object.values(details)) expect(d).toMatch(/^ERR_PROVIDER_ADDRESS_FORBIDDEN: 127\.0\.0\.1 is a loopback address/);
+    expect(await dataPlaneDecision(r.json.decisionId)).not.toMatch(/loopback|127\.0\.0\.1|FORBIDDEN/);
+  });
+
+  it("stores the cause of a streamed attempt the same way", async () => {
+    const res = await asProduction(() =>
+      fetch(`${server.url}/api/v1/execute/LLM_CHAT`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ region: "EU", input: { messages: [{ role: "user", content: "hi" }], maxTokens: 8 }, stream: true }),
+      }),
+    );
+    const text = await res.text();
+    const decisionId = /"decisionId":"([0-9a-f-]{36})"/.exec(text)?.[1] ?? res.headers.get("x-switchyard-decision-id") ?? "";
+    const details = Object.values(await storedDetails(decisionId));
+    expect(details.length).toBeGreaterThan(0);
+    for (const d of details) expect(d).toMatch(/^ERR_PROVIDER_ADDRESS_FORBIDDEN: 127\.0\.0\.1 is a loopback address/);
+    expect(text).not.toMatch(/loopback|127\.0\.0\.1/);
   });
 });

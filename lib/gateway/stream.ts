@@ -7,7 +7,7 @@ import type { TProviderAdapterConfig } from "./config";
 import type { TGatewayContext } from "./context";
 import { claimCall, nextAttempt } from "./next-attempt";
 import { chargeCall, decisionLogRefused, report } from "./execute";
-import type { TProviderCallOutcome } from "../dataplane/telemetry/schemas";
+import type { TExecutedCall } from "../dataplane/telemetry/schemas";
 import { parseJsonBody } from "./adapters/json-body";
 import type { TPrepared } from "./prepare";
 import type { TAttempt } from "./schema";
@@ -137,7 +137,7 @@ type TStreamRun = {
   res: ServerResponse;
   decisionId: string;
   attempts: TAttempt[];
-  reports: TProviderCallOutcome[];
+  reports: TExecutedCall[];
   /** Providers called so far. */
   called: number;
   clientGone: boolean;
@@ -311,6 +311,7 @@ function attemptFailed(run: TStreamRun, a: TAttemptProgress, provider: string, r
     latencyMs,
     retryCount: run.called - 1,
     ...(ttfbMs !== null ? { ttfbMs } : {}),
+    ...(err.logDetail ? { detail: err.logDetail } : {}),
   });
   if (err.errorClass === "rate_limit") ctx.quotas.observe(provider, err.rateLimit ?? { retryAfterSeconds: null, exhausted: true });
   if (a.started) {

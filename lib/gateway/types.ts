@@ -38,8 +38,9 @@ export type TUpstreamRequest = { url: string; method: string; headers: Record<st
 /** A failed attempt, classified. `status` is the provider's HTTP status when it answered. */
 export class AttemptError extends Error {
   /**
-   * The transport's own words (error code, address) for the server log only: per-address
-   * detail told to a data-plane caller would make adapters a port scanner.
+   * The cause in the transport's terms (error code, address and port, blocked address, redirect
+   * host) for the server log and the console's drilldown only (provider_call_outcome.detail):
+   * per-address detail told to a data-plane caller would make adapters a port scanner.
    */
   logDetail: string | null = null;
 

@@ -8,15 +8,7 @@ import type { BreakerBank } from "./breakers";
 import { countOutcome } from "../metrics/counters";
 import { createGroupCommit, createGroupLookup } from "./group-commit";
 import type { MetricSync } from "./metric-sync";
-import {
-  MAX_OUTCOME_BATCH,
-  ZOutcome,
-  ZOutcomeBatch,
-  type TOutcome,
-  type TProviderCallOutcome,
-  type TOutcomeBatchResponse,
-  type TOutcomeItemResult,
-} from "./schemas";
+import { MAX_OUTCOME_BATCH, ZOutcome, ZOutcomeBatch, type TOutcome, type TExecutedCall, type TOutcomeBatchResponse, type TOutcomeItemResult } from "./schemas";
 
 /**
  * What an outcome needs from its decision: where it was routed, for metrics and breakers; which
@@ -40,6 +32,9 @@ export type TDecisionRef = {
 export const MAX_CALL_OUTCOMES_PER_ATTEMPT = 3;
 export const MAX_BUSINESS_OUTCOMES_PER_DECISION = 3;
 
+/** provider_call_outcome.detail is varchar(500); a longer cause is cut rather than failing the group's insert. */
+const MAX_CALL_DETAIL = 500;
+
 /** Who reports: the key id stored with each outcome, and the operations it may touch (null: every one). */
 export type TReporter = { apiKeyId: string | null; operations: readonly string[] | null };
 /** Known decisions among `ids`; throws when the decision log cannot be read (database down). */
@@ -58,6 +53,8 @@ export type TPendingOutcome = {
   applied: boolean;
   /** The reporter, kept for a replay that matches the outcome to its decision (absent in lines spooled before it was). */
   reporter?: TReporter;
+  /** Execute mode's own failed calls: the transport's cause, stored for the console only (provider_call_outcome.detail). */
+  detail?: string;
 };
 
 export type TOutcomeSpool = { append(records: TPendingOutcome[]): Promise<void> };
@@ -122,7 +119,7 @@ function callFailed(o: Extract<TOutcome, { type: "provider_call" }>): boolean {
  */
 export const REPORT_LAZY_MS = 20;
 
-type TValid = { index: number; outcome: TOutcome };
+type TValid = { index: number; outcome: TOutcome; detail?: string };
 
 /** Outcomes this instance accepted per decision (and provider), so concurrent batches cannot each take the whole bound. */
 const ACCEPTED_MEMORY = 100_000;
@@ -202,9 +199,12 @@ function accept(results: TOutcomeItemResult[], result: "recorded" | "spooled", i
   }
 }
 
+/** Execute's transport cause travels with its outcome only when there is one. */
+const withDetail = (detail: string | undefined): { detail?: string } => (detail ? { detail } : {});
+
 /** Held for a replay that matches them to their decision. */
 const unmatched = (items: readonly TValid[], receivedAt: number, reporter: TReporter): TPendingOutcome[] =>
-  items.map((v) => ({ id: uuidV7At(receivedAt), outcome: v.outcome, receivedAt, decision: null, applied: false, reporter }));
+  items.map((v) => ({ id: uuidV7At(receivedAt), outcome: v.outcome, receivedAt, decision: null, applied: false, reporter, ...withDetail(v.detail) }));
 
 /** A decision the reporter may not see is answered as one that does not exist (its existence is not revealed). */
 function unknownDecision(index: number, decisionId: string): TOutcomeItemResult {
@@ -301,6 +301,7 @@ async function writeKnown(
     decision: decisions.get(k.outcome.decisionId)!,
     applied: false,
     reporter,
+    ...withDetail(k.detail),
   }));
   try {
     await ctx.writer.submit(pending, { lazyMs });
@@ -451,14 +452,14 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
      * has its answer), so they may wait up to REPORT_LAZY_MS for other outcomes to share their transaction.
      */
     async record(
-      outcomes: readonly TProviderCallOutcome[],
+      outcomes: readonly TExecutedCall[],
       decisionId: string,
       decision: TDecisionRef,
       apiKeyId: string | null = null,
     ): Promise<TOutcomeItemResult[]> {
       return storeOutcomes(
         ctx,
-        outcomes.map((outcome, index) => ({ index, outcome })),
+        outcomes.map(({ detail, ...outcome }, index) => ({ index, outcome, ...withDetail(detail) })),
         new Array(outcomes.length),
         null,
         apiKeyId,
@@ -502,6 +503,7 @@ export async function insertOutcomes(pool: pg.Pool, items: readonly TPendingOutc
         latency_ms: o.latencyMs,
         retry_count: o.retryCount,
         ttfb_ms: o.ttfbMs ?? null,
+        detail: p.detail ? p.detail.slice(0, MAX_CALL_DETAIL) : null,
         reported_at: at,
       });
     } else {
@@ -526,11 +528,11 @@ export async function insertOutcomes(pool: pg.Pool, items: readonly TPendingOutc
     name: "outcome_insert",
     text: `with c as (
        insert into provider_call_outcome (outcome_id, decision_id, api_key_id, operation_key, region, provider_key, status, error_class,
-         http_status, latency_ms, retry_count, ttfb_ms, reported_at)
+         http_status, latency_ms, retry_count, ttfb_ms, detail, reported_at)
        select outcome_id, decision_id, api_key_id, operation_key, region, provider_key, status, error_class::"OutcomeErrorClass", http_status,
-         latency_ms, retry_count, ttfb_ms, reported_at
+         latency_ms, retry_count, ttfb_ms, detail, reported_at
        from json_to_recordset($1::json) as x(outcome_id uuid, decision_id text, api_key_id text, operation_key text, region text, provider_key text,
-         status text, error_class text, http_status int, latency_ms float8, retry_count int, ttfb_ms float8, reported_at timestamptz)
+         status text, error_class text, http_status int, latency_ms float8, retry_count int, ttfb_ms float8, detail text, reported_at timestamptz)
        on conflict (outcome_id) do nothing
        returning 1
      ), b as (

@@ -58,6 +58,12 @@ export const ZBusinessOutcome = z
 
 export const ZOutcome = z.discriminatedUnion("type", [ZProviderCallOutcome, ZBusinessOutcome]);
 export type TProviderCallOutcome = z.infer<typeof ZProviderCallOutcome>;
+/**
+ * Execute mode's report of a call it made: a provider-call outcome plus, for a failure, the
+ * transport's cause for the console's drilldown. Not part of ZProviderCallOutcome: a data-plane
+ * reporter cannot set it (the strict object refuses the field).
+ */
+export type TExecutedCall = TProviderCallOutcome & { detail?: string };
 export type TBusinessOutcome = z.infer<typeof ZBusinessOutcome>;
 export type TOutcome = z.infer<typeof ZOutcome>;
 
