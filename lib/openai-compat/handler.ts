@@ -1,13 +1,14 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { z } from "zod";
 import { authenticateRequest, operationDenied } from "../dataplane/authenticate";
-import { HttpError, readJsonBody, sendJson } from "../dataplane/http";
+import { HttpError, sendJson } from "../dataplane/http";
 import { registerEndpoint } from "../dataplane/openapi";
 import type { TRoute, TRouteHandler } from "../dataplane/router";
 import type { TGatewayContext } from "../gateway/context";
 import { createSseParser } from "../gateway/sse";
 import { CapturedResponse, executeRequest } from "./bridge";
 import { listModels, parseModelAliases, resolveModel, type TModelTarget } from "./models";
+import { readOpenAiRequest, refuseOpenAi } from "./read-request";
 import { responsesHandler } from "./responses-handler";
 import {
   chunk,
@@ -23,7 +24,6 @@ import {
 } from "./translate";
 
 export const OPENAI_PREFIX = "/api/v1/openai";
-const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const EXECUTE_PATH = "/api/v1/execute/:operation";
 
 const ZOpenAiErrorBody = z.object({
@@ -83,16 +83,6 @@ function sendOpenAiError(res: ServerResponse, status: number, body: TOpenAiError
   sendJson(res, status, body, headers);
 }
 
-/** Refusals decided here are authenticated first, so an unauthenticated caller learns nothing but 401. */
-async function refuse(req: IncomingMessage, res: ServerResponse, status: number, body: TOpenAiError): Promise<void> {
-  const auth = await authenticateRequest(req, "decide");
-  if (!auth.ok) {
-    sendOpenAiError(res, auth.status, toOpenAiError(auth.status, auth.body), auth.headers);
-    return;
-  }
-  sendOpenAiError(res, status, body);
-}
-
 type TGatewayLike = { routes: readonly TRoute[]; context: Pick<TGatewayContext, "state" | "config"> };
 
 export type TOpenAiCompatOptions = {
@@ -150,28 +140,14 @@ function modelsHandler(ctx: TGatewayLike["context"], aliases: ReadonlyMap<string
 function chatHandler(ctx: TGatewayLike["context"], aliases: ReadonlyMap<string, TModelTarget>, execute: TRouteHandler, now: () => number): TRouteHandler {
   return async (req, res) => {
     const created = Math.floor(now() / 1000);
-    let raw: unknown;
-    try {
-      raw = await readJsonBody(req, MAX_BODY_BYTES);
-    } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
-      return refuse(req, res, err.status, toOpenAiError(err.status, err.toBody()));
-    }
-    const parsed = ZChatCompletionRequest.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const param = issue.path.map(String).join(".") || null;
-      return refuse(req, res, 400, openAiError(400, "invalid_request", `${param ? `${param}: ` : ""}${issue.message}`, param));
-    }
-    const request = parsed.data;
-    const unsupported = unsupportedParam(raw as Record<string, unknown>);
-    if (unsupported) return refuse(req, res, 400, openAiError(400, "unsupported_parameter", unsupported.message, unsupported.param));
+    const request = await readOpenAiRequest(req, res, ZChatCompletionRequest, unsupportedParam);
+    if (request === null) return;
     const regionHeader = req.headers["x-switchyard-region"];
     const target = resolveModel(ctx, aliases, request.model, Array.isArray(regionHeader) ? regionHeader[0] : regionHeader);
-    if (!target.ok) return refuse(req, res, target.status, openAiError(target.status, target.code, target.message, target.param));
+    if (!target.ok) return refuseOpenAi(req, res, target.status, openAiError(target.status, target.code, target.message, target.param));
     const requestIdHeader = req.headers["x-switchyard-request-id"];
     const built = toExecuteBody(request, target.region, Array.isArray(requestIdHeader) ? requestIdHeader[0] : requestIdHeader);
-    if (!built.ok) return refuse(req, res, 400, openAiError(400, "unsupported_parameter", built.error.message, built.error.param));
+    if (!built.ok) return refuseOpenAi(req, res, 400, openAiError(400, "unsupported_parameter", built.error.message, built.error.param));
 
     const stream = request.stream === true ? streamTranslator(res, request.model, created, request.stream_options?.include_usage === true) : null;
     const captured = new CapturedResponse(stream ?? { streamStart() {}, streamData() {}, streamEnd() {} });

@@ -1,15 +1,13 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, readJsonBody, sendJson } from "../dataplane/http";
+import { sendJson } from "../dataplane/http";
 import { registerEndpoint } from "../dataplane/openapi";
 import type { TRouteHandler } from "../dataplane/router";
 import type { TGatewayContext } from "../gateway/context";
 import { resolveModel, type TModelTarget } from "./models";
 import { responseObject, toResponsesExecuteBody, unsupportedResponsesParam, ZResponsesRequest } from "./responses-translate";
 import { responsesStreamWriter } from "./responses-stream";
-import { answerHeaders, executeEventSink, header, refuseAuthenticated, runExecute } from "./run-execute";
-import { openAiError, toOpenAiError, type TOpenAiError } from "./translate";
-
-const MAX_BODY_BYTES = 8 * 1024 * 1024;
+import { readOpenAiRequest, refuseOpenAi } from "./read-request";
+import { answerHeaders, executeEventSink, header, runExecute } from "./run-execute";
+import { openAiError, toOpenAiError } from "./translate";
 
 registerEndpoint({
   method: "post",
@@ -33,34 +31,16 @@ registerEndpoint({
 
 type TContext = Pick<TGatewayContext, "state" | "config">;
 
-function refuse(req: IncomingMessage, res: ServerResponse, status: number, body: TOpenAiError): Promise<void> {
-  return refuseAuthenticated(req, res, status, body, toOpenAiError);
-}
-
 /** POST /api/v1/openai/responses (README.md, Responses): translated to an execute request, answered as a response or its events. */
 export function responsesHandler(ctx: TContext, aliases: ReadonlyMap<string, TModelTarget>, execute: TRouteHandler, now: () => number): TRouteHandler {
   return async (req, res) => {
     const createdAt = Math.floor(now() / 1000);
-    let raw: unknown;
-    try {
-      raw = await readJsonBody(req, MAX_BODY_BYTES);
-    } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
-      return refuse(req, res, err.status, toOpenAiError(err.status, err.toBody()));
-    }
-    const parsed = ZResponsesRequest.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const param = issue.path.map(String).join(".") || null;
-      return refuse(req, res, 400, openAiError(400, "invalid_request", `${param ? `${param}: ` : ""}${issue.message}`, param));
-    }
-    const request = parsed.data;
-    const unsupported = unsupportedResponsesParam(raw as Record<string, unknown>);
-    if (unsupported) return refuse(req, res, 400, openAiError(400, "unsupported_parameter", unsupported.message, unsupported.param));
+    const request = await readOpenAiRequest(req, res, ZResponsesRequest, unsupportedResponsesParam);
+    if (request === null) return;
     const target = resolveModel(ctx, aliases, request.model, header(req, "x-switchyard-region"));
-    if (!target.ok) return refuse(req, res, target.status, openAiError(target.status, target.code, target.message, target.param));
+    if (!target.ok) return refuseOpenAi(req, res, target.status, openAiError(target.status, target.code, target.message, target.param));
     const built = toResponsesExecuteBody(request, target.region, header(req, "x-switchyard-request-id"));
-    if (!built.ok) return refuse(req, res, 400, openAiError(400, "unsupported_parameter", built.error.message, built.error.param));
+    if (!built.ok) return refuseOpenAi(req, res, 400, openAiError(400, "unsupported_parameter", built.error.message, built.error.param));
 
     const fields = { model: request.model, createdAt, request };
     const sink = request.stream === true ? executeEventSink(res, responsesStreamWriter(res, fields)) : null;
