@@ -3,7 +3,7 @@ import http from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { findDecisions } from "@/lib/dataplane/decision-log/lookup";
 import { startDataPlane, type DataPlane } from "@/lib/dataplane/dataplane";
 import { createControllerLoop } from "@/lib/dataplane/controller/controller-loop";
@@ -24,13 +24,12 @@ import { createTelemetryDatabase, waitFor } from "./support/telemetry-fixtures";
  * production modules, wired as lib/dataplane/telemetry/runtime.ts wires them, on one simulated
  * clock (runtime.ts takes none, so the test wires them itself). No timing is shortened: the
  * policy's own 5-minute window, 300 s cooldown, 0.50/min cap and 10 s controller tick run as in
- * production. Each simulated second sends its 10 decides together, then their 10 outcomes as one
+ * production. Each simulated second sends its decides together (10 or 1), then their outcomes as one
  * batch (one outcome per decision), so about 20 simulated minutes take about a minute of wall
  * time. EU SMS: provider_C lacks GDPR, so A and B.
  */
 const OP = "SEND_SMS";
 const REGION = "EU";
-const PER_SECOND = 10;
 const TICK_MS = 10_000;
 const HEALTHY_S = 60;
 const DEGRADED_S = 360;
@@ -43,10 +42,11 @@ let dataPlane: DataPlane;
 let server: http.Server;
 let base: string;
 let now = 0;
-let stop: () => Promise<void>;
+let stop: (() => Promise<void>) | null = null;
 let tick: () => Promise<void>;
 
-beforeAll(async () => {
+/** A fresh database and data plane for one run, so the second rate starts from the same state as the first. */
+async function startRig() {
   env = await createTelemetryDatabase();
   spoolDir = await mkdtemp(path.join(tmpdir(), "sy-issue42-"));
   // Bucket boundaries on whole minutes, close to the real time so today's decision-log partition holds it.
@@ -120,13 +120,14 @@ beforeAll(async () => {
     await metrics.stop();
     await elector.stop();
     await dataPlane.close();
+    await env.close();
+    await rm(spoolDir, { recursive: true, force: true });
   };
-}, 60_000);
+}
 
-afterAll(async () => {
+afterEach(async () => {
   await stop?.();
-  await env?.close();
-  await rm(spoolDir, { recursive: true, force: true });
+  stop = null;
 });
 
 async function post(route: string, body: unknown): Promise<{ status: number; body: any }> {
@@ -137,74 +138,82 @@ async function post(route: string, body: unknown): Promise<{ status: number; bod
 
 type TSample = { at: number; planned: number; servedA: number; served: number };
 
-describe("issue 42 over the HTTP API: a recovered primary gets its traffic back at 10 decides/s", () => {
-  it("traffic leaves A under the cap, and A is back at 90% within the cooldown plus 10 minutes, gradually", { timeout: 240_000 }, async () => {
-    const t0 = now;
-    const degradedFrom = t0 + HEALTHY_S * 1000;
-    const healthyFrom = degradedFrom + DEGRADED_S * 1000;
-    const end = healthyFrom + COOLDOWN_MS + 10 * MINUTE;
-    const samples: TSample[] = [];
-    let aCalls = 0;
-    let servedA = 0;
-    let served = 0;
-    let backAt: number | null = null;
-    for (let second = 0; now < end; second++) {
-      now = t0 + second * 1000;
-      if ((now - t0) % TICK_MS === 0) {
-        await tick();
-        const planned = dataPlane.state.snapshotFor(OP, REGION)?.shares?.provider_A ?? 1;
-        samples.push({ at: now, planned, servedA, served });
-        if (now >= healthyFrom && planned >= 0.9 && backAt === null) backAt = now;
-        // Done once A has held 90% for a minute: the rest of the budget would only repeat it.
-        if (backAt !== null && now - backAt >= MINUTE) break;
-      }
-      // The second's 10 decides go out together (the decision log commits them as one group), then their 10 outcomes in one batch.
-      const decided = await Promise.all(
-        Array.from({ length: PER_SECOND }, (_, i) => post("/api/v1/decide", { operation: OP, region: REGION, requestId: `issue42-${second}-${i}` })),
-      );
-      const batch = decided.map((d, i) => {
-        expect(d.status).toBe(200);
-        const provider = d.body.selected as string;
-        served++;
-        let failed: "timeout" | "http_5xx" | null = null;
-        if (provider === "provider_A") {
-          servedA++;
-          aCalls++;
-          if (now >= degradedFrom && now < healthyFrom && aCalls % 5 === 0) failed = (aCalls / 5) % 2 === 0 ? "timeout" : "http_5xx";
+describe("issue 42 over the HTTP API: a recovered primary gets its traffic back at 10 and at 1 decides/s", () => {
+  it.each([
+    { PER_SECOND: 10, budgetMinutes: 10 },
+    { PER_SECOND: 1, budgetMinutes: 30 },
+  ])(
+    "at $PER_SECOND/s: traffic leaves A under the cap, and A is back at 90% within the cooldown plus $budgetMinutes minutes, gradually",
+    { timeout: 240_000 },
+    async ({ PER_SECOND, budgetMinutes }) => {
+      await startRig();
+      const t0 = now;
+      const degradedFrom = t0 + HEALTHY_S * 1000;
+      const healthyFrom = degradedFrom + DEGRADED_S * 1000;
+      const end = healthyFrom + COOLDOWN_MS + budgetMinutes * MINUTE;
+      const samples: TSample[] = [];
+      let aCalls = 0;
+      let servedA = 0;
+      let served = 0;
+      let backAt: number | null = null;
+      for (let second = 0; now < end; second++) {
+        now = t0 + second * 1000;
+        if ((now - t0) % TICK_MS === 0) {
+          await tick();
+          const planned = dataPlane.state.snapshotFor(OP, REGION)?.shares?.provider_A ?? 1;
+          samples.push({ at: now, planned, servedA, served });
+          if (now >= healthyFrom && planned >= 0.9 && backAt === null) backAt = now;
+          // Done once A has held 90% for a minute: the rest of the budget would only repeat it.
+          if (backAt !== null && now - backAt >= MINUTE) break;
         }
-        const latencyMs = failed === "timeout" ? 3_000 : failed === "http_5xx" ? 80 : provider === "provider_A" ? 170 + i * 10 : 240 + i * 10;
-        return {
-          type: "provider_call",
-          decisionId: d.body.decisionId,
-          provider,
-          status: failed === null ? "success" : "failure",
-          ...(failed === null ? {} : { errorClass: failed }),
-          latencyMs,
-          retryCount: 0,
-        };
-      });
-      const o = await post("/api/v1/outcomes", { outcomes: batch });
-      expect(o.status).toBe(200);
-      expect(o.body.results.every((r: { status: number }) => r.status === 201)).toBe(true);
-    }
+        // The second's decides go out together (the decision log commits them as one group), then their outcomes in one batch.
+        const decided = await Promise.all(
+          Array.from({ length: PER_SECOND }, (_, i) => post("/api/v1/decide", { operation: OP, region: REGION, requestId: `issue42-${second}-${i}` })),
+        );
+        const batch = decided.map((d, i) => {
+          expect(d.status).toBe(200);
+          const provider = d.body.selected as string;
+          served++;
+          let failed: "timeout" | "http_5xx" | null = null;
+          if (provider === "provider_A") {
+            servedA++;
+            aCalls++;
+            if (now >= degradedFrom && now < healthyFrom && aCalls % 5 === 0) failed = (aCalls / 5) % 2 === 0 ? "timeout" : "http_5xx";
+          }
+          const latencyMs = failed === "timeout" ? 3_000 : failed === "http_5xx" ? 80 : provider === "provider_A" ? 170 + i * 10 : 240 + i * 10;
+          return {
+            type: "provider_call",
+            decisionId: d.body.decisionId,
+            provider,
+            status: failed === null ? "success" : "failure",
+            ...(failed === null ? {} : { errorClass: failed }),
+            latencyMs,
+            retryCount: 0,
+          };
+        });
+        const o = await post("/api/v1/outcomes", { outcomes: batch });
+        expect(o.status).toBe(200);
+        expect(o.body.results.every((r: { status: number }) => r.status === 201)).toBe(true);
+      }
 
-    // Traffic left A, under the cap over every sliding minute.
-    const during = samples.filter((s) => s.at < healthyFrom);
-    expect(Math.min(...during.map((s) => s.planned))).toBeLessThanOrEqual(0.02);
-    let worst = 0;
-    for (let i = 1; i < samples.length; i++) {
-      let moved = 0;
-      for (let j = i; j < samples.length && samples[j]!.at < samples[i]!.at + MINUTE; j++) moved += Math.abs(samples[j]!.planned - samples[j - 1]!.planned);
-      worst = Math.max(worst, moved);
-    }
-    expect(worst).toBeLessThanOrEqual(0.5 + 1e-9);
-    // Back at 90% within the cooldown plus 10 minutes of healthy traffic, through intermediate shares.
-    expect(backAt).not.toBeNull();
-    expect(backAt! - healthyFrom).toBeLessThanOrEqual(COOLDOWN_MS + 10 * MINUTE);
-    expect(samples.filter((s) => s.at >= healthyFrom && s.planned > 0.2 && s.planned < 0.8).length).toBeGreaterThanOrEqual(2);
-    // Served traffic followed: over the last minute A took at least 85% of the decisions.
-    const last = samples.at(-1)!;
-    const minuteBefore = [...samples].reverse().find((s) => s.at <= last.at - MINUTE)!;
-    expect((last.servedA - minuteBefore.servedA) / (last.served - minuteBefore.served)).toBeGreaterThanOrEqual(0.85);
-  });
+      // Traffic left A, under the cap over every sliding minute.
+      const during = samples.filter((s) => s.at < healthyFrom);
+      expect(Math.min(...during.map((s) => s.planned))).toBeLessThanOrEqual(0.02);
+      let worst = 0;
+      for (let i = 1; i < samples.length; i++) {
+        let moved = 0;
+        for (let j = i; j < samples.length && samples[j]!.at < samples[i]!.at + MINUTE; j++) moved += Math.abs(samples[j]!.planned - samples[j - 1]!.planned);
+        worst = Math.max(worst, moved);
+      }
+      expect(worst).toBeLessThanOrEqual(0.5 + 1e-9);
+      // Back at 90% within the cooldown plus the budget of healthy traffic, through intermediate shares.
+      expect(backAt).not.toBeNull();
+      expect(backAt! - healthyFrom).toBeLessThanOrEqual(COOLDOWN_MS + budgetMinutes * MINUTE);
+      expect(samples.filter((s) => s.at >= healthyFrom && s.planned > 0.2 && s.planned < 0.8).length).toBeGreaterThanOrEqual(2);
+      // Served traffic followed: over the last minute A took at least 85% of the decisions.
+      const last = samples.at(-1)!;
+      const minuteBefore = [...samples].reverse().find((s) => s.at <= last.at - MINUTE)!;
+      expect((last.servedA - minuteBefore.servedA) / (last.served - minuteBefore.served)).toBeGreaterThanOrEqual(0.85);
+    },
+  );
 });
