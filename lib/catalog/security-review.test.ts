@@ -4,6 +4,9 @@ import { createTestDatabase, type TTestDatabase } from "../../test/support/datab
 import { verifyAuditChain } from "../audit/verify-audit-chain";
 import { parseInput } from "../errors/api-errors";
 import { makeUser, refusal, seedCatalog } from "../../test/support/controlplane-fixtures";
+import { disableUser } from "../controlplane/disable-user";
+import { enableUser } from "../controlplane/enable-user";
+import { setUserRoles } from "../controlplane/set-user-roles";
 import { approveCatalogChange } from "./approve-catalog-change";
 import { createProvider } from "./create-provider";
 import { exportBundle } from "./export-bundle";
@@ -15,6 +18,7 @@ import { updateProvider } from "./update-provider";
 let db: TTestDatabase;
 let prisma: PrismaClient;
 let admin: Awaited<ReturnType<typeof makeUser>>;
+let reviewer: Awaited<ReturnType<typeof makeUser>>;
 
 const SMS = { key: "sms_sec", displayName: "SMS", regions: ["EU"], credentialRef: "env:SWITCHYARD_SECRET_SMS" };
 const ADAPTER = { kind: "http_json", baseUrl: "https://sms.example/v1", options: { path: "/send", headers: { authorization: "Bearer {{credential}}" } } };
@@ -73,6 +77,7 @@ describe("security-class changes take a second person", () => {
 
   it("once someone else can review, a new base URL or credential waits; the requester cannot approve; approval applies with before/after", async () => {
     const compliance = await makeUser(prisma, ["compliance"]);
+    reviewer = compliance;
     const moved = await putAdapter(prisma, admin.actor, "sms_sec", parseInput(ZAdapter, { ...ADAPTER, baseUrl: "https://collector.example/v1" }));
     expect(moved.status).toBe("pending");
     const cred = await updateProvider(prisma, admin.actor, "sms_sec", { credentialRef: "env:SWITCHYARD_SECRET_OTHER" });
@@ -94,6 +99,16 @@ describe("security-class changes take a second person", () => {
     expect(audit.after).toMatchObject({ baseUrl: "https://collector.example/v1", approvedChange: moved.change.id });
     expect(audit.actorId).toBe(compliance.user.id);
     expect((await verifyAuditChain(prisma)).ok).toBe(true);
+  });
+
+  it("disabling or demoting the other reviewer does not let an admin act alone again", async () => {
+    const moveTo = (baseUrl: string) => putAdapter(prisma, admin.actor, "sms_sec", parseInput(ZAdapter, { ...ADAPTER, baseUrl }));
+    await disableUser(prisma, admin.actor, reviewer.user.id, {});
+    expect((await moveTo("https://exfil.example/a")).status).toBe("pending");
+    await enableUser(prisma, admin.actor, reviewer.user.id, null);
+    await setUserRoles(prisma, admin.actor, reviewer.user.id, { roles: ["viewer"] });
+    expect((await moveTo("https://exfil.example/b")).status).toBe("pending");
+    expect((await prisma.providerAdapter.findUniqueOrThrow({ where: { providerKey: "sms_sec" } })).baseUrl).toBe("https://collector.example/v1");
   });
 
   it("a header stored with a literal secret before this rule is shown as [redacted] everywhere", async () => {

@@ -44,15 +44,24 @@ export function adapterSecretErrors(adapter: TAdapter, prefix: string): TFieldEr
 
 const REVIEWER_ROLES = ROLES.filter((r) => roleGrants(r, "catalog.approve_compliance"));
 
-/** Whether someone other than the actor can approve a held catalogue change (enabled, able to sign in). */
+/**
+ * Whether someone other than the actor is, or was, a reviewer: then a security-class change waits
+ * for one. Disabled reviewers count, and so do people whose reviewer role was taken away (the audit
+ * log's user.set_roles), so an admin cannot return to the single-reviewer state by disabling or
+ * demoting the others; the change then waits until a reviewer is enabled again or granted, which
+ * takes a second admin where one exists.
+ */
 export async function otherReviewerExists(tx: Prisma.TransactionClient, actor: TActor): Promise<boolean> {
-  const count = await tx.user.count({
-    where: {
-      disabledAt: null,
-      roles: { hasSome: [...REVIEWER_ROLES] },
-      ...(actor.userId ? { id: { not: actor.userId } } : {}),
-      ...(isDemoMode() ? {} : { demo: false }),
-    },
+  const people = isDemoMode() ? {} : { demo: false };
+  const current = await tx.user.count({
+    where: { roles: { hasSome: [...REVIEWER_ROLES] }, ...(actor.userId ? { id: { not: actor.userId } } : {}), ...people },
   });
-  return count > 0;
+  if (current > 0) return true;
+  const demoted = await tx.auditEntry.findMany({
+    where: { action: "user.set_roles", targetType: "user", OR: REVIEWER_ROLES.map((r) => ({ before: { path: ["roles"], array_contains: [r] } })) },
+    select: { targetId: true },
+    distinct: ["targetId"],
+  });
+  const ids = demoted.map((d) => d.targetId).filter((id): id is string => id !== null && id !== actor.userId);
+  return ids.length > 0 && (await tx.user.count({ where: { id: { in: ids }, ...people } })) > 0;
 }
