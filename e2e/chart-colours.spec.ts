@@ -42,6 +42,7 @@ test.afterAll(async () => {
   await prisma.factorListVersion.deleteMany({ where: { operationKey: OTHER } });
   await prisma.operation.deleteMany({ where: { key: OTHER } });
   await notifyConfigChange(prisma, { kind: "policy", operationKey: OTHER });
+  await prisma.trafficShare.deleteMany({ where: { operationKey: OTHER } });
   await prisma.$disconnect();
 });
 

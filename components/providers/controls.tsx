@@ -55,7 +55,9 @@ function useControls() {
  */
 function pinScope(data: TControlsData, provider: string): { operation: string; region: string } {
   const regions = data.providers.find((p) => p.key === provider)?.regions ?? [];
-  const carries = [...new Set(data.shares.filter((s) => s.provider === provider).map((s) => s.operation))];
+  // Shares can outlive their operation (a deleted operation's rows stay): only catalogue operations are offered.
+  const known = new Set(data.operations.map((o) => o.key));
+  const carries = [...new Set(data.shares.filter((s) => s.provider === provider && known.has(s.operation)).map((s) => s.operation))];
   const could = data.operations.filter((o) => o.regions.some((r) => regions.includes(r))).map((o) => o.key);
   const candidates = carries.length > 0 ? carries : could;
   const inView = data.view.operation && candidates.includes(data.view.operation) ? data.view.operation : null;
