@@ -15,6 +15,9 @@ import { activateShortTimings, as, restoreFirstVersion } from "./support/short-t
  */
 const OPERATION = "SEND_SMS";
 const REGION = "EU";
+// The pin is in another region: a pin starves the other providers of samples in its region, and
+// the controller's moves that follow would belong to the outage's incident if they were in EU.
+const PIN_REGION = "NA";
 const BUCKET_MS = 10_000;
 
 const FAST_TIMINGS = `
@@ -31,10 +34,10 @@ const prisma = createPrisma(process.env.E2E_DATABASE_URL ?? "postgres://unset");
 let sim: Simulator | null = null;
 
 /** Served share per provider in [t, t + bucket) straight from the decision log. */
-async function loggedShares(t: number): Promise<{ served: number; shares: Record<string, number> }> {
+async function loggedShares(region: string, t: number): Promise<{ served: number; shares: Record<string, number> }> {
   const rows = await prisma.decision.groupBy({
     by: ["selectedProvider"],
-    where: { operation: OPERATION, region: REGION, createdAt: { gte: new Date(t), lt: new Date(t + BUCKET_MS) }, selectedProvider: { not: null } },
+    where: { operation: OPERATION, region, createdAt: { gte: new Date(t), lt: new Date(t + BUCKET_MS) }, selectedProvider: { not: null } },
     _count: { _all: true },
   });
   const served = rows.reduce((s, r) => s + r._count._all, 0);
@@ -44,8 +47,8 @@ async function loggedShares(t: number): Promise<{ served: number; shares: Record
 type TRow = { t: number; served: number; shares: Record<string, number> };
 
 /** Loads the overview and reads the served table; compares every bucket in [from, to) with the decision log. */
-async function servedMatchesLog(page: Page, from: number, to: number): Promise<TRow[]> {
-  await page.goto(`/?operation=${OPERATION}&region=${REGION}&range=15m`);
+async function servedMatchesLog(page: Page, region: string, from: number, to: number): Promise<TRow[]> {
+  await page.goto(`/?operation=${OPERATION}&region=${region}&range=15m`);
   const rows: TRow[] = await page
     .getByTestId("served-table")
     .locator("tr[data-bucket]")
@@ -59,7 +62,7 @@ async function servedMatchesLog(page: Page, from: number, to: number): Promise<T
   const compared = rows.filter((r) => r.t >= from && r.t + BUCKET_MS <= to);
   expect(compared.length, "buckets to compare").toBeGreaterThanOrEqual(2);
   for (const r of compared) {
-    const log = await loggedShares(r.t);
+    const log = await loggedShares(region, r.t);
     for (const p of new Set([...Object.keys(r.shares), ...Object.keys(log.shares)])) {
       expect(
         Math.abs((r.shares[p] ?? 0) - (log.shares[p] ?? 0)),
@@ -98,7 +101,7 @@ test("served shares match the decision log during a pin and an outage; the outag
       kind: "provider_pin",
       providerKey: "provider_B",
       operationKey: OPERATION,
-      region: REGION,
+      region: PIN_REGION,
       reason: "e2e: pin B to check served shares",
       expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
     },
@@ -106,7 +109,7 @@ test("served shares match the decision log during a pin and an outage; the outag
   expect(pinned.status(), await pinned.text()).toBe(201);
   const pin = ((await pinned.json()) as { override: { id: string } }).override;
   await expect
-    .poll(async () => (await prisma.decision.findFirst({ where: { operation: OPERATION, region: REGION }, orderBy: { createdAt: "desc" } }))?.reasonCode, {
+    .poll(async () => (await prisma.decision.findFirst({ where: { operation: OPERATION, region: PIN_REGION }, orderBy: { createdAt: "desc" } }))?.reasonCode, {
       timeout: 20_000,
     })
     .toBe("pinned");
@@ -114,7 +117,7 @@ test("served shares match the decision log during a pin and an outage; the outag
   await untilBuckets(pinFrom, 3);
   const pinTo = Math.floor(Date.now() / BUCKET_MS) * BUCKET_MS;
   await settle();
-  const duringPin = await servedMatchesLog(page, pinFrom, pinTo);
+  const duringPin = await servedMatchesLog(page, PIN_REGION, pinFrom, pinTo);
   for (const r of duringPin) expect(r.shares.provider_B, new Date(r.t).toISOString()).toBe(1);
   await expect(page.getByTestId("health-provider_B").locator("[data-served-share]")).toHaveText(/%/);
   await page.screenshot({ path: "e2e/output/screenshots/console-truth-overview-pin.png" });
@@ -144,7 +147,7 @@ test("served shares match the decision log during a pin and an outage; the outag
   await untilBuckets(outFrom, 3);
   const outTo = Math.floor(Date.now() / BUCKET_MS) * BUCKET_MS;
   await settle();
-  await servedMatchesLog(page, outFrom, outTo);
+  await servedMatchesLog(page, REGION, outFrom, outTo);
   await page.getByText("Served per bucket").click();
   await page.screenshot({ path: "e2e/output/screenshots/console-truth-overview-outage.png", fullPage: true });
   const ended = await endFault(prisma, { userId: null, label: "e2e", ip: null }, fault.id);
