@@ -80,13 +80,13 @@ export const SECRET_ATTACKS: readonly TAttack[] = [
   {
     item: "35.1",
     attack: "POST /api/control/apply (the CLI's path) with a bundle pointing llm_openai's credential at env:SWITCHYARD_ADMIN_PASSWORD",
-    expected: "422 naming providers.N.credentialRef",
+    expected: "422 naming providers[llm_openai].credentialRef",
     async run(ctx) {
       const headers = asUser(ctx, await ctx.cookieOf("admin"));
       const bundle = await bundlePointing(ctx, headers, "env:SWITCHYARD_ADMIN_PASSWORD");
       if (!bundle) return { observed: "could not export a bundle naming env:OPENAI_API_KEY", ok: false };
       const a = await request(ctx.base, "/api/control/apply", { headers: { ...headers, "content-type": "application/yaml" }, body: bundle });
-      return { observed: seen(a), ok: a.status === 422 && /providers\.\d+\.credentialRef/.test(a.body) };
+      return { observed: seen(a), ok: a.status === 422 && a.body.includes("providers[llm_openai].credentialRef") };
     },
   },
   {
