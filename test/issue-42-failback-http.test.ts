@@ -25,8 +25,8 @@ import { createTelemetryDatabase, waitFor } from "./support/telemetry-fixtures";
  * clock (runtime.ts takes none, so the test wires them itself). No timing is shortened: the
  * policy's own 5-minute window, 300 s cooldown, 0.50/min cap and 10 s controller tick run as in
  * production. Each simulated second sends its decides together (10 or 1), then their outcomes as one
- * batch (one outcome per decision), so about 20 simulated minutes take about a minute of wall
- * time. EU SMS: provider_C lacks GDPR, so A and B.
+ * batch (one outcome per decision), so simulated minutes pass much faster than real ones.
+ * EU SMS: provider_C lacks GDPR, so A and B.
  */
 const OP = "SEND_SMS";
 const REGION = "EU";

@@ -5,7 +5,7 @@ import { createControllerState, stepController, type TControllerCandidate, type 
 /**
  * The shift cap over any 60-second window, not only per tick (issue 42): with ticks a little over
  * 10 s apart, as real timers run, six pro-rated moves fit into less than a minute, and the move of
- * the first one covered time before the window began (0.5024 observed against a cap of 0.50).
+ * the first one covered time before the window began, so a sliding minute could exceed the cap.
  */
 
 const MINUTE = 60_000;
