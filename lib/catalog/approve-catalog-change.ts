@@ -2,6 +2,7 @@ import type { Prisma, PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { ControlPlaneError, invalid, notFound, parseInput } from "../errors/api-errors";
+import { notifyComplianceApproved } from "../notify/control-events";
 import { adapterOf } from "./catalog-rows";
 import { changeSummary, lockOperation, lockProvider, writeOperation, writeProvider } from "./catalog-helpers";
 import { adapterInputErrors, writeAdapter } from "./put-adapter";
@@ -62,6 +63,9 @@ export async function approveCatalogChange(prisma: PrismaClient, actor: TActor, 
       where: { id },
       data: { status: "applied", decidedById: actor.userId, decidedBy: actor.label, decidedAt: new Date(), comment },
     });
+    const summary = `${change.action} ${change.targetType} ${change.targetKey}: ${change.reasons.join("; ")}`;
+    const target = { targetType: change.targetType, targetKey: change.targetKey, summary, url: "/catalog" };
+    await notifyComplianceApproved(tx, { changeId: id, ...target, requestedBy: change.requestedBy }, actor);
     await appendAudit(tx, actor, {
       action: "catalog.change.approve",
       targetType: "catalog_change",

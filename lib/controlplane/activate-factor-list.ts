@@ -4,6 +4,7 @@ import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { notifyConfigChange } from "../db/notify";
 import { ControlPlaneError } from "../errors/api-errors";
+import { notifyPolicyActivated } from "../notify/control-events";
 import { authorsOf, diffAgainstActive, liveApprovals, lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
 import { movePolicyPointer } from "./policy-pointer";
 
@@ -50,6 +51,7 @@ export async function activateFactorList(prisma: PrismaClient, actor: TActor, id
       data: { status: "active", activatedAt: now, gatesChanged: before.gatesChanged || diff.complianceRelevant },
     });
     await notifyConfigChange(tx, { kind: "policy", operationKey: before.operationKey });
+    await notifyPolicyActivated(tx, after, actor, now);
     await appendAudit(tx, actor, {
       action: "factor_list.activate",
       targetType: "factor_list_version",

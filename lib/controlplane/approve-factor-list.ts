@@ -1,8 +1,9 @@
 import { z } from "zod";
-import type { PrismaClient } from "../db/generated/client";
+import type { Prisma, PrismaClient } from "../db/generated/client";
 import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { ControlPlaneError } from "../errors/api-errors";
+import { notifyComplianceApproved } from "../notify/control-events";
 import { authorsOf, diffAgainstActive, liveApprovals, lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
 
 export const ZReviewBody = z.strictObject({ comment: z.string().max(2000).default("") });
@@ -15,6 +16,11 @@ export const ZReviewBody = z.strictObject({ comment: z.string().max(2000).defaul
  * compared with the active version (re-checked now, since the active one may have moved),
  * compliance has too.
  */
+async function authorLabel(tx: Prisma.TransactionClient, authorId: string | null): Promise<string> {
+  const author = authorId ? await tx.user.findUnique({ where: { id: authorId }, select: { email: true } }) : null;
+  return author?.email ?? "unknown";
+}
+
 export async function approveFactorList(prisma: PrismaClient, actor: TActor, id: string, capacity: "approver" | "compliance", comment: string) {
   return prisma.$transaction(async (tx) => {
     const before = await lockVersion(tx, id);
@@ -35,6 +41,11 @@ export async function approveFactorList(prisma: PrismaClient, actor: TActor, id:
       data: { gatesChanged: diff.complianceRelevant, ...(complete ? { status: "approved", approvedAt: new Date() } : {}) },
     });
     const missing = [!approvals.approver && "approver", diff.complianceRelevant && !approvals.compliance && "compliance"].filter(Boolean);
+    if (capacity === "compliance") {
+      const summary = `factor list v${after.version} for ${after.operationKey}${complete ? ", approved" : `, awaiting ${missing.join(" and ")}`}`;
+      const target = { targetType: "factor_list", targetKey: after.operationKey, summary, url: `/factor-lists/${id}` };
+      await notifyComplianceApproved(tx, { changeId: id, ...target, requestedBy: await authorLabel(tx, before.authorId) }, actor);
+    }
     await appendAudit(tx, actor, {
       action: capacity === "compliance" ? "factor_list.approve_compliance" : "factor_list.approve",
       targetType: "factor_list_version",

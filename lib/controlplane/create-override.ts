@@ -5,6 +5,7 @@ import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { notifyConfigChange } from "../db/notify";
 import { ControlPlaneError, invalid, type TFieldError } from "../errors/api-errors";
+import { notifyOverride } from "../notify/control-events";
 import { DEFAULT_PIN_MAX_EXPIRY_HOURS, type TOverrideLimits } from "./override-limits";
 
 const reason = z.string().trim().min(3, "give a reason (at least 3 characters): on-call reads it during the incident").max(2000);
@@ -126,6 +127,7 @@ export async function createOverride(prisma: PrismaClient, actor: TActor, body: 
       data: { kind: body.kind, operationKey, region, providerKey, reason: body.reason, createdById: actor.userId, createdAt: now, expiresAt: expires },
     });
     await notifyConfigChange(tx, { kind: "override", operationKey });
+    await notifyOverride(tx, created, "set", actor, now);
     await appendAudit(tx, actor, { action: "override.create", targetType: "override", targetId: created.id, after: created, reason: body.reason }, now);
     return created;
   });

@@ -2,6 +2,7 @@ import type { PrismaClient } from "../db/generated/client";
 import { SYSTEM_ACTOR } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { notifyConfigChange } from "../db/notify";
+import { notifyOverride } from "../notify/control-events";
 
 /**
  * Ends overrides whose expiry has passed, each with an audit entry by "system". The
@@ -18,6 +19,7 @@ export async function endExpiredOverrides(prisma: PrismaClient, now = new Date()
       if (res.count === 0) return false;
       const after = await tx.override.findUniqueOrThrow({ where: { id } });
       await notifyConfigChange(tx, { kind: "override", operationKey: after.operationKey });
+      await notifyOverride(tx, after, "ended", SYSTEM_ACTOR, now);
       await appendAudit(
         tx,
         SYSTEM_ACTOR,

@@ -4,6 +4,7 @@ import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { notifyConfigChange } from "../db/notify";
 import { ControlPlaneError, notFound } from "../errors/api-errors";
+import { notifyOverride } from "../notify/control-events";
 
 export const ZEndOverrideBody = z.strictObject({ reason: z.string().trim().min(3, "say why the override ends").max(2000) });
 
@@ -15,6 +16,7 @@ export async function endOverride(prisma: PrismaClient, actor: TActor, id: strin
     if (ended.count === 0) throw new ControlPlaneError(409, "already_ended", `override ${id} already ended (${before.endReason ?? ""})`);
     const after = await tx.override.findUniqueOrThrow({ where: { id } });
     await notifyConfigChange(tx, { kind: "override", operationKey: before.operationKey });
+    await notifyOverride(tx, after, "ended", actor, now);
     await appendAudit(tx, actor, { action: "override.end", targetType: "override", targetId: id, before, after, reason }, now);
     return after;
   });

@@ -4,6 +4,7 @@ import type { TActor } from "../audit/actor";
 import { appendAudit } from "../audit/append-audit";
 import { notifyConfigChange } from "../db/notify";
 import { ControlPlaneError, isUniqueViolation, notFound } from "../errors/api-errors";
+import { notifyPolicyActivated } from "../notify/control-events";
 import { nextVersionNumber, versionSummary } from "./factor-list-helpers";
 import { movePolicyPointer } from "./policy-pointer";
 
@@ -51,6 +52,7 @@ export async function rollbackFactorList(prisma: PrismaClient, actor: TActor, ta
       }
       const after = await tx.factorListVersion.update({ where: { id: created.id }, data: { basedOnId: pointerBefore.activeVersionId } });
       await notifyConfigChange(tx, { kind: "policy", operationKey: target.operationKey });
+      await notifyPolicyActivated(tx, after, actor);
       await appendAudit(tx, actor, {
         action: "factor_list.rollback",
         targetType: "factor_list_version",
