@@ -16,7 +16,8 @@ import type { TDecisionRow } from "../../lib/dataplane/decision-log/rows";
 
 /** Fields that differ per row; the record (body) is assembled from the template around them. */
 type TPerRow = "id" | "createdAt" | "requestId" | "body";
-export type TTemplateFields = Omit<TDecisionRow, TPerRow>;
+/** `counted` is no column (it steers the decision log's rollup); the seed adds its rollups after the load. */
+export type TTemplateFields = Omit<TDecisionRow, TPerRow | "counted">;
 
 const PER_ROW = { id: "id", createdAt: "created_at", requestId: "request_id", body: "record" } as const satisfies Record<TPerRow, string>;
 
@@ -38,6 +39,7 @@ const FIELDS = {
   instanceId: ["instance_id", "text"],
   apiKeyId: ["api_key_id", "text"],
   offeredProviders: ["offered_providers", "text"],
+  source: ["source", "text"],
 } as const satisfies Record<keyof TTemplateFields, readonly [string, string]>;
 
 const FIELD_KEYS = Object.keys(FIELDS) as (keyof TTemplateFields)[];

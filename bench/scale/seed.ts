@@ -58,6 +58,7 @@ const REINDEXED_TABLES = ["provider_call_outcome", "business_outcome", "traffic_
 
 const SEEDED_TABLES = [
   "decision",
+  "decision_rollup",
   "provider_call_outcome",
   "business_outcome",
   "traffic_share_sample",
@@ -375,6 +376,10 @@ export async function seedScale(opts: TSeedScaleOptions): Promise<TSeedScaleResu
     const { final, stoppedEarly } = streamed;
     opts.onProgress?.({ decisions: counts.decisions, total: opts.decisions, outcomes: counts.calls + counts.business, elapsedMs: Date.now() - started });
     await writeFinal(pool, final, end);
+    // The bulk load bypasses the decision log's insert, so its rollups are added here with the same
+    // aggregation (decision_rollup_rebuild), as the server would have counted them.
+    log("decision rollups for the window");
+    await pool.query("select decision_rollup_rebuild($1, $2)", [new Date(sim.start - 60_000), new Date(end + 60_000)]);
     const loadMs = Date.now() - started;
     const { analyzeMs, tableBytes } = await vacuumAndMeasure(pool, log);
     const rows = counts.decisions + counts.calls + counts.business + counts.samples + counts.events;

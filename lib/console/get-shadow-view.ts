@@ -1,6 +1,8 @@
 import "server-only";
 import { getPrisma } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
+import { countDecisions } from "@/lib/dataplane/decision-log/counts";
+import { prismaQueryable } from "./prisma-queryable";
 import { RANGES, type TRangeKey } from "./ranges";
 
 export type TAgreementPoint = { t: number; compared: number; agreed: number; rate: number | null };
@@ -56,10 +58,56 @@ type TRawDisagreement = {
 
 const BROKEN = new Set(["open", "half_open"]);
 
+type TBucket = { t: number; compared: number; agreed: number };
+
 /**
- * Shadow mode for one operation (paper section 5.1, Table 9). Agreement is counted in SQL per
- * time bucket from decision.shadow_agrees, so the page reads a few hundred rows however many
- * decisions there are. A disagreement's actual provider counts as degraded when, at decision
+ * Shadowed decisions and agreements per bucket. Whole-minute buckets (24 h, 7 d) come from the
+ * decision log's per-minute rollup, aligned to the epoch, so the page reads the range's minutes
+ * however many decisions they hold. Sub-minute buckets (15 min, 1 h) are counted from the rows,
+ * one index-only count per bucket from the range start rather than GROUP BY date_bin(...): the
+ * planner cannot tell that date_bin follows created_at's order, estimates a group per row and
+ * sorts every shadowed decision of the range; each bucket's count reads only its slice of the
+ * (operation, created_at, shadow_agrees) index.
+ */
+async function agreementBuckets(operation: string, from: number, to: number, bucketSeconds: number): Promise<TBucket[]> {
+  if (bucketSeconds % 60 === 0) {
+    const counts = await countDecisions(prismaQueryable(), {
+      operation,
+      from,
+      to,
+      bounds: "[]",
+      bucketMs: bucketSeconds * 1000,
+      by: ["shadow"],
+      shadowed: true,
+    });
+    const byT = new Map<number, TBucket>();
+    for (const c of counts) {
+      const b = byT.get(c.t) ?? { t: c.t, compared: 0, agreed: 0 };
+      b.compared += c.n;
+      if (c.shadow === "agree") b.agreed += c.n;
+      byT.set(c.t, b);
+    }
+    return [...byT.values()].sort((a, b) => a.t - b.t);
+  }
+  const rows = await getPrisma().$queryRaw<{ t: Date; compared: bigint; agreed: bigint }[]>`
+    select b.t, s.compared, s.agreed
+    from generate_series(${new Date(from)}::timestamptz, ${new Date(to)}::timestamptz, ${`${bucketSeconds} seconds`}::interval) as b(t)
+    cross join lateral (
+      select count(*) as compared, count(*) filter (where shadow_agrees) as agreed
+      from decision
+      where operation = ${operation} and created_at >= b.t and created_at < b.t + ${`${bucketSeconds} seconds`}::interval
+        and created_at <= ${new Date(to)} and shadow_agrees is not null
+    ) s
+    where s.compared > 0
+    order by b.t`;
+  return rows.map((r) => ({ t: r.t.getTime(), compared: Number(r.compared), agreed: Number(r.agreed) }));
+}
+
+/**
+ * Shadow mode for one operation. Agreement is counted per time bucket (agreementBuckets), every
+ * decision included, those clients made locally too (their count reports); the list of
+ * disagreements is drilldown, read from the rows (every disagreement a client made is among
+ * them: clients send a full record for each). A disagreement's actual provider counts as degraded when, at decision
  * time, its latest breaker transition (for that region or all regions) left it open or half-open,
  * or when this decision's own call failed or its business outcome failed at the provider-call
  * stage; the shadow would have avoided it when it picked another provider whose breaker was closed.
@@ -71,22 +119,7 @@ export async function getShadowView(operation: string, range: TRangeKey, now = D
   const from = to - ms;
   const [pointer, buckets, raw] = await Promise.all([
     prisma.operationPolicy.findUnique({ where: { operationKey: operation } }),
-    // One index-only count per bucket rather than GROUP BY date_bin(...): the planner cannot tell
-    // that date_bin follows created_at's order and estimates a group per row, so it sorted every
-    // shadowed decision of the range (690,000 for 7 d at 1 million decisions, spilling to disk:
-    // 850 ms of which 550 ms sorting). Each bucket's count reads only its slice of the
-    // (operation, created_at, shadow_agrees) index, in its own partition.
-    prisma.$queryRaw<{ t: Date; compared: bigint; agreed: bigint }[]>`
-      select b.t, s.compared, s.agreed
-      from generate_series(${new Date(from)}::timestamptz, ${new Date(to)}::timestamptz, ${`${bucketSeconds} seconds`}::interval) as b(t)
-      cross join lateral (
-        select count(*) as compared, count(*) filter (where shadow_agrees) as agreed
-        from decision
-        where operation = ${operation} and created_at >= b.t and created_at < b.t + ${`${bucketSeconds} seconds`}::interval
-          and created_at <= ${new Date(to)} and shadow_agrees is not null
-      ) s
-      where s.compared > 0
-      order by b.t`,
+    agreementBuckets(operation, from, to, bucketSeconds),
     prisma.$queryRaw<TRawDisagreement[]>(Prisma.sql`
       select d.id::text as id, d.created_at, d.region, d.policy_version, d.shadow_version, d.selected_provider, d.shadow_pick, d.reason_code,
              b.completed, b.failure_stage::text as failure_stage, c.status as call_status, c.error_class::text as call_error,
@@ -103,12 +136,7 @@ export async function getShadowView(operation: string, range: TRangeKey, now = D
   const shadow = pointer?.shadowVersionId
     ? await prisma.factorListVersion.findUnique({ where: { id: pointer.shadowVersionId }, select: { id: true, version: true } })
     : null;
-  const series = buckets.map((b) => ({
-    t: b.t.getTime(),
-    compared: Number(b.compared),
-    agreed: Number(b.agreed),
-    rate: Number(b.compared) > 0 ? Number(b.agreed) / Number(b.compared) : null,
-  }));
+  const series = buckets.map((b) => ({ ...b, rate: b.compared > 0 ? b.agreed / b.compared : null }));
   const disagreements = raw.map((r): TDisagreement => {
     const degraded =
       BROKEN.has(r.actual_breaker ?? "") ||

@@ -2,11 +2,12 @@ import "server-only";
 import { z } from "zod";
 import { ControlPlaneError, invalid, parseInput } from "@/lib/errors/api-errors";
 import { getPrisma } from "@/lib/db/client";
-import { loadRecordedTraffic, type TQueryable } from "@/lib/replay/load-recorded";
+import { loadRecordedTraffic } from "@/lib/replay/load-recorded";
 import { fingerprintOf, getReplay, ReplayBusyError, startReplay } from "@/lib/replay/replay-runner";
 import { parseFactorList } from "@/router-core/policy/codec";
 import type { TFactorList } from "@/router-core/policy/schema";
 import type { TWhatIfView } from "./evaluation-types";
+import { prismaQueryable } from "./prisma-queryable";
 import { toReplayStatus } from "./to-replay-status";
 import { processSlot } from "@/lib/runtime/process-slots";
 
@@ -36,11 +37,6 @@ function rangeOf(hours: number, now = Date.now()): { from: Date; to: Date } {
   const to = Math.floor(now / WINDOW_STEP_MS) * WINDOW_STEP_MS;
   return { from: new Date(to - hours * 3_600_000), to: new Date(to) };
 }
-
-/** pg's query signature over the process's Prisma client, for the recorded-traffic loader. */
-const prismaQueryable = (): TQueryable => ({
-  query: async <R>(sql: string, params: unknown[]) => ({ rows: await getPrisma().$queryRawUnsafe<R[]>(sql, ...params) }),
-});
 
 async function loadVersion(versionId: string) {
   const v = await getPrisma().factorListVersion.findUnique({ where: { id: versionId }, select: { id: true, operationKey: true, yaml: true } });

@@ -1,4 +1,5 @@
 import { createHistogram, histogramQuantile, HISTOGRAM_BUCKETS, type TLatencyHistogram } from "../../router-core/metrics/histogram";
+import { countDecisions } from "../dataplane/decision-log/counts";
 import type { TRecordedCell, TRecordedTraffic } from "./what-if";
 
 /** Anything with pg's query signature (a Pool or a Client). */
@@ -19,8 +20,8 @@ type TBucketRow = {
 const MINUTE_MS = 60_000;
 
 /**
- * Recorded traffic of one operation for [from, to) from the decision log (how many requests,
- * where, and which provider each went to) and the merged metric buckets (how each provider
+ * Recorded traffic of one operation for [from, to) from the decision log's counts (how many
+ * requests, where, and which provider each went to; client-local decisions included) and the merged metric buckets (how each provider
  * behaved per region and minute). Buckets narrower than a minute are summed into their minute.
  * `extraProviders` (the draft's provider list) become candidates even if nothing recorded them.
  */
@@ -34,13 +35,16 @@ export async function loadRecordedTraffic(
   if (!(to.getTime() > from.getTime())) throw new RangeError(`--to must be after --from, got ${from.toISOString()} .. ${to.toISOString()}`);
   const startMs = Math.floor(from.getTime() / MINUTE_MS) * MINUTE_MS;
   const minutes = Math.ceil((to.getTime() - startMs) / MINUTE_MS);
-  const decisions = await db.query<TDecisionRow>(
-    `SELECT (extract(epoch FROM date_trunc('minute', created_at)) * 1000)::bigint AS minute_ms, region, selected_provider, count(*)::int AS n
-       FROM decision
-      WHERE operation = $1 AND created_at >= $2 AND created_at < $3
-      GROUP BY 1, 2, 3`,
-    [operation, from, to],
-  );
+  // Per minute from the decision log's rollup (the partial minutes at the ends from its rows): exact, whatever the range holds.
+  const counted = await countDecisions(db, {
+    operation,
+    from: from.getTime(),
+    to: to.getTime(),
+    bounds: "[)",
+    bucketMs: MINUTE_MS,
+    by: ["region", "provider"],
+  });
+  const decisions = { rows: counted.map((c): TDecisionRow => ({ minute_ms: String(c.t), region: c.region!, selected_provider: c.provider ?? null, n: c.n })) };
   const buckets = await db.query<TBucketRow>(
     `SELECT provider_key, region, (extract(epoch FROM bucket_start) * 1000)::bigint AS start_ms, calls, call_failures,
             latency_counts, completions, failures_provider_call

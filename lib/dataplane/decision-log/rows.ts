@@ -49,7 +49,16 @@ export type TDecisionRow = {
    * failover order the caller was given (decide's eligible candidates, a client's reported order).
    */
   offeredProviders?: string | null;
+  /** Who made the decision: Switchyard (decide, execute), or a client (local, fail_static). Absent in older spooled rows: server. */
+  source?: TDecisionSource;
+  /**
+   * Whether the insert adds the row to decision_rollup. False for a client's decision whose count
+   * arrives in the client's count report (local-decisions/counts.ts), so it is not counted twice.
+   */
+  counted?: boolean;
 };
+
+export type TDecisionSource = "server" | "local" | "fail_static";
 
 /**
  * The decision-log row for a router-core record: the columns the console filters on, taken from
@@ -82,6 +91,7 @@ export function decisionRowOf(
     instanceId: row.instanceId,
     apiKeyId: row.apiKeyId,
     offeredProviders: offeredProviders(record),
+    source: "server",
   };
 }
 
@@ -191,6 +201,9 @@ const COLUMNS: readonly TColumn[] = [
   rowColumn("instance_id", "text", textParam, (r) => r.instanceId),
   rowColumn("api_key_id", "text", textParam, (r) => r.apiKeyId ?? null),
   rowColumn("offered_providers", "text", textParam, (r) => r.offeredProviders ?? null),
+  rowColumn("source", "text", textParam, (r) => r.source ?? "server"),
+  // Not a column of decision: whether the row is added to decision_rollup (see TDecisionRow.counted).
+  rowColumn("counted", "bool", boolParam, (r) => r.counted !== false),
   { name: "candidates_id", type: "uuid", encode: (batch) => uuidParam(batch.listIds) },
   { name: "record", type: "text", encode: (batch) => textParam(batch.texts) },
 ];
@@ -199,26 +212,45 @@ const columnParams = (batch: TBatch): TBinaryParam[] => COLUMNS.map((c) => c.enc
 
 const COLUMN_NAMES = COLUMNS.map((c) => c.name).join(", ");
 const COLUMN_PARAMS = COLUMNS.map((c, i) => `$${i + 1}::${c.type}[]`).join(", ");
+/** The columns of decision itself (`counted` only steers the rollup). */
+const STORED = COLUMNS.filter((c) => c.name !== "counted");
 /** The k-th parameter after the columns' (window, time bounds, new candidate lists). */
 const after = (k: number) => `$${COLUMNS.length + 1 + k}`;
 
 /**
  * Inserts the rows whose (operation, request_id, api_key_id) has no decision within the idempotency window
  * and returns the existing decisions for the others: one statement, one round trip, one
- * transaction for the whole batch (the `decision_log_insert_keyed` function, see its
- * migrations). Rows for the same key arriving at two instances at once are serialised by a
- * transaction-scoped advisory lock per key. The lookup is one index probe per row (LATERAL ...
- * LIMIT 1), never a scan of the window, and the time bounds prune it to the partitions the window
- * can touch. New candidate lists travel as three more parameters (ids, days, texts).
+ * transaction for the whole batch (the `decision_log_insert_rolled` function, see its
+ * migrations), which also adds the rows it inserted to decision_rollup. Rows for the same key
+ * arriving at two instances at once are serialised by a transaction-scoped advisory lock per key.
+ * The lookup is one index probe per row (LATERAL ... LIMIT 1), never a scan of the window, and
+ * the time bounds prune it to the partitions the window can touch. New candidate lists travel as
+ * three more parameters (ids, days, texts).
  */
-const INSERT_DEDUPED = `select input_id, id, body from decision_log_insert_keyed(${COLUMN_PARAMS},
+const INSERT_DEDUPED = `select input_id, id, body from decision_log_insert_rolled(${COLUMN_PARAMS},
   ${after(0)}::bigint, ${after(1)}::timestamptz, ${after(2)}::timestamptz, ${after(3)}::uuid[], ${after(4)}::date[], ${after(5)}::text[])`;
 
-/** Replay of spooled rows: the primary key makes a second replay of the same segment a no-op. */
-const INSERT_REPLAY = `insert into decision (${COLUMN_NAMES})
-  select ${COLUMNS.map((c) => (c.name === "record" ? "t.record::json" : `t.${c.name}`)).join(", ")}
-    from unnest(${COLUMN_PARAMS}) as t(${COLUMN_NAMES})
-  on conflict do nothing`;
+/** decision_rollup's key, in the order its rows are upserted (two writers then lock them in the same order). */
+const ROLLUP_KEY = "operation, region, minute, selected_provider, reason_code, policy_version, shadow, stale, degraded, source";
+
+/**
+ * Replay of spooled rows: the primary key makes a second replay of the same segment a no-op, and
+ * only the rows this statement inserted (RETURNING) are added to decision_rollup, so a segment
+ * replayed after a crash mid-replay is not counted twice.
+ */
+const INSERT_REPLAY = `with t as (select * from unnest(${COLUMN_PARAMS}) as t(${COLUMN_NAMES})),
+  ins as (insert into decision (${STORED.map((c) => c.name).join(", ")})
+    select ${STORED.map((c) => (c.name === "record" ? "t.record::json" : `t.${c.name}`)).join(", ")} from t
+    on conflict do nothing returning id)
+  insert into decision_rollup (${ROLLUP_KEY}, count)
+  select t.operation, t.region, date_bin('1 minute', t.created_at, timestamptz 'epoch') as m, coalesce(t.selected_provider, ''), t.reason_code,
+         coalesce(t.policy_version, ''), case when t.shadow_agrees is null then 'none' when t.shadow_agrees then 'agree' else 'disagree' end,
+         t.stale, t.degraded, t.source, count(*)
+    from ins join t on t.id = ins.id
+   where t.counted
+   group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+   order by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+  on conflict (${ROLLUP_KEY}) do update set count = decision_rollup.count + excluded.count`;
 
 let lastDayMs = NaN;
 let lastDay = "";
