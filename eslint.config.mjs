@@ -1,5 +1,6 @@
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
+import path from "node:path";
 
 // Import boundaries (README, "Layout"). Flat config gives a file the rule options of the last
 // block that matches it, so each block below repeats the restrictions of the wider ones.
@@ -49,6 +50,72 @@ const CORE_PACKAGES = {
   message: "router-core imports only router-core and its declared libraries (zod, yaml).",
 };
 const coreEscape = (depth) => ({ regex: String.raw`^(\.\./){${depth}}`, message: "router-core imports nothing outside router-core." });
+
+// The order of the lib areas, bottom first (CODE_STYLE.md, "Layers"): a file in lib/<area>/ may import
+// only areas listed before its own. test/lib-layers.test.ts checks that this list matches CODE_STYLE.md
+// and that the areas' import graph, drawn from the code, has no cycle.
+export const LIB_LAYERS = [
+  "runtime",
+  "db",
+  "http",
+  "errors",
+  "audit",
+  "auth",
+  "dataplane",
+  "decision-store",
+  "gateway",
+  "notify",
+  "controlplane",
+  "incidents",
+  "catalog",
+  "openai-compat",
+  "anthropic-compat",
+  "replay",
+  "console",
+  "demo",
+  "server",
+];
+
+/** The lib area and the rest of a repository-relative path, or null outside lib/<area>/. */
+function libArea(rel) {
+  const m = /^lib\/([^/.]+)(?:\/(.*))?$/.exec(rel);
+  return m ? { area: m[1], rest: m[2] ?? "" } : null;
+}
+
+// Resolves each specifier to the file it names, so it judges `../x`, `../../lib/x` and `@/lib/x` alike.
+const libLayersRule = {
+  meta: { type: "problem", schema: [] },
+  create(context) {
+    const root = context.cwd;
+    const self = libArea(path.relative(root, context.filename).split(path.sep).join("/"));
+    if (!self) return {};
+    const check = (node, spec) => {
+      if (typeof spec !== "string") return;
+      let target;
+      if (spec.startsWith("@/")) target = path.join(root, spec.slice(2));
+      else if (spec.startsWith(".")) target = path.resolve(path.dirname(context.filename), spec);
+      else return;
+      const other = libArea(path.relative(root, target).split(path.sep).join("/"));
+      if (!other || other.area === self.area) return;
+      const from = LIB_LAYERS.indexOf(self.area);
+      const to = LIB_LAYERS.indexOf(other.area);
+      if (from < 0 || to < 0) {
+        const missing = from < 0 ? self.area : other.area;
+        context.report({ node, message: `lib/${missing} is not in LIB_LAYERS (eslint.config.mjs): declare where it sits, here and in CODE_STYLE.md.` });
+      } else if (to > from) {
+        context.report({ node, message: `lib/${self.area} sits below lib/${other.area} in LIB_LAYERS (eslint.config.mjs): it may not import it.` });
+      }
+    };
+    const source = (node) => check(node.source, node.source?.value);
+    return { ImportDeclaration: source, ExportNamedDeclaration: source, ExportAllDeclaration: source, ImportExpression: source };
+  },
+};
+const LIB_LAYERS_RULE = {
+  files: ["lib/**/*.ts", "lib/**/*.tsx"],
+  ignores: TESTS,
+  plugins: { switchyard: { rules: { "lib-layers": libLayersRule } } },
+  rules: { "switchyard/lib-layers": "error" },
+};
 
 const restrict = (files, patterns, ignores = []) => ({ files, ignores, rules: { [RULE]: ["error", { patterns }] } });
 
@@ -107,6 +174,7 @@ const config = [
     rules: { "max-lines-per-function": ["error", { max: 120, IIFEs: true }] },
   },
   ...boundaries,
+  LIB_LAYERS_RULE,
 ];
 
 export default config;

@@ -7,8 +7,8 @@ import path from "node:path";
 import { expect, request as playwrightRequest, test, type APIRequestContext } from "@playwright/test";
 import pg from "pg";
 import { withDatabase } from "../lib/db/database-url";
-import { freePort } from "../lib/runtime/free-port";
-import { waitForHealth } from "../lib/runtime/wait-for-health";
+import { freePort } from "../test/support/free-port";
+import { waitForHealth } from "../test/support/wait-for-health";
 import { startMockProvider, type TMockProvider } from "../test/support/mock-provider";
 
 /**

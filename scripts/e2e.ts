@@ -7,10 +7,10 @@ import path from "node:path";
 import pg from "pg";
 import { assertReachable, withDatabase } from "../lib/db/database-url";
 import { startThrowawayCluster } from "../test/support/throwaway-cluster";
-import { freePort } from "../lib/runtime/free-port";
+import { freePort } from "../test/support/free-port";
 import { buildIsStale } from "../lib/runtime/build-freshness";
 import { createSecretScanner, formatFindings, secretsFromEnv, type TSecret } from "../bench/security/secret-scan";
-import { waitForHealth } from "../lib/runtime/wait-for-health";
+import { waitForHealth } from "../test/support/wait-for-health";
 
 const require = createRequire(import.meta.url);
 const log = (line: string) => process.stdout.write(`e2e: ${line}\n`);

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
  * The import boundaries of eslint.config.mjs, proven on code that breaks them: each case lints
  * one import as if it were a file in the named folder (the file need not exist).
  */
-const BOUNDARY_RULES = new Set(["@typescript-eslint/no-restricted-imports", "no-restricted-syntax"]);
+const BOUNDARY_RULES = new Set(["@typescript-eslint/no-restricted-imports", "no-restricted-syntax", "switchyard/lib-layers"]);
 
 let eslint: ESLint;
 beforeAll(() => {
@@ -95,6 +95,24 @@ const VIOLATIONS: { what: string; filePath: string; code: string; message: RegEx
     filePath: "lib/runtime/probe.ts",
     code: `import { resolveSession } from "../auth/session";\nexport const x = resolveSession;\n`,
     message: /lib\/runtime holds leaf utilities/,
+  },
+  {
+    what: "a lib area importing one above it (the catalog -> gateway -> dataplane -> catalog cycle)",
+    filePath: "lib/dataplane/probe.ts",
+    code: `import { ZProvider } from "../catalog/schemas";\nexport const x = ZProvider;\n`,
+    message: /lib\/dataplane sits below lib\/catalog in LIB_LAYERS/,
+  },
+  {
+    what: "a lib area importing one above it by alias, types only",
+    filePath: "lib/auth/nested/probe.ts",
+    code: `import type { TOverrideRow } from "@/lib/dataplane/routing-state";\nexport type X = TOverrideRow;\n`,
+    message: /lib\/auth sits below lib\/dataplane in LIB_LAYERS/,
+  },
+  {
+    what: "a lib area that LIB_LAYERS does not declare",
+    filePath: "lib/console/probe.ts",
+    code: `import { x } from "../undeclared-area/thing";\nexport const y = x;\n`,
+    message: /lib\/undeclared-area is not in LIB_LAYERS/,
   },
   {
     what: "product code importing bench/",

@@ -2,8 +2,8 @@ import autocannon from "autocannon";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { freePort } from "../../lib/runtime/free-port";
-import { waitForHealth } from "../../lib/runtime/wait-for-health";
+import { freePort } from "../../test/support/free-port";
+import { waitForHealth } from "../../test/support/wait-for-health";
 import { non2xxCount, runLoadInChild } from "../lib/closed-loop-load";
 
 /** The load of `npm run bench:api`: the server under test, its closed loops and the outcome batches. */

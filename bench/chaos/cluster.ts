@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../../lib/db/embedded";
-import { freePort } from "../../lib/runtime/free-port";
+import { freePort } from "../../test/support/free-port";
 import { removeAbandoned } from "../../test/support/throwaway-cluster";
 
 export type TStoppableCluster = {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { freePort } from "../../lib/runtime/free-port";
+import { freePort } from "../../test/support/free-port";
 
 export type TInstanceOptions = {
   name: string;

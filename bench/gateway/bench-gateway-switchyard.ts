@@ -7,8 +7,8 @@ import { createScratchDatabase, type TScratchDatabase } from "../../lib/db/drift
 import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../../lib/db/embedded";
 import { applyMigrations } from "../../lib/db/migrate";
 import { seedLlmChat } from "../../lib/demo/seed-demo";
-import { freePort } from "../../lib/runtime/free-port";
-import { waitForHealth } from "../../lib/runtime/wait-for-health";
+import { freePort } from "../../test/support/free-port";
+import { waitForHealth } from "../../test/support/wait-for-health";
 import type { TSwitchyardTarget } from "./target";
 import { stopChild } from "../lib/child-process";
 import { postgresServerPid } from "../lib/process-cpu";

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { createRequire } from "node:module";
 import { quantile, writeBenchResult } from "../lib/bench-results";
 import { processTreeCpuSeconds, withCpuPerUnit } from "../lib/process-cpu";
-import { freePort } from "../../lib/runtime/free-port";
+import { freePort } from "../../test/support/free-port";
 import { non2xxCount, runLoadInChild, type TLoadResult } from "../lib/closed-loop-load";
 import { announcePort, startServerChild, stopChild } from "../lib/child-process";
 import type { TTarget } from "./target";

@@ -12,9 +12,9 @@ import { createPrisma } from "../../lib/db/client";
 import { quantile, writeBenchResult } from "../lib/bench-results";
 import { DEFAULT_SCALE_DATA_DIR, openScaleDatabase } from "./database";
 import { SEED_INSTANCE_ID } from "./simulate";
-import { freePort } from "../../lib/runtime/free-port";
+import { freePort } from "../../test/support/free-port";
 import { buildIsStale } from "../../lib/runtime/build-freshness";
-import { waitForHealth } from "../../lib/runtime/wait-for-health";
+import { waitForHealth } from "../../test/support/wait-for-health";
 
 // `npm run bench:console [-- --runs 20 --database-url URL | --data-dir DIR]`
 // Every console page and every console/control-plane GET route over HTTP, on the production

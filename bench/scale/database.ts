@@ -2,7 +2,7 @@ import path from "node:path";
 import pg from "pg";
 import { assertReachable, ensureDatabase } from "../../lib/db/database-url";
 import { startEmbeddedPostgres } from "../../lib/db/embedded";
-import { freePort } from "../../lib/runtime/free-port";
+import { freePort } from "../../test/support/free-port";
 
 export type TScaleDatabase = { url: string; embedded: boolean; dataDir: string | null; stop(): Promise<void> };
 

@@ -13,7 +13,7 @@ import { sha256Hex } from "../../lib/auth/tokens";
 import { verifyAuditChain } from "../../lib/audit/verify-audit-chain";
 import { createApiKey } from "../../lib/controlplane/create-api-key";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
-import { startStandaloneDataPlane } from "../../lib/dataplane/standalone";
+import { startStandaloneDataPlane } from "../../test/support/standalone-dataplane";
 import { dataPlaneSettings } from "../../lib/dataplane/settings";
 import { loadControlRoutes, STATE_CHANGING, type TControlRoute } from "../fuzz/control-routes";
 import { createSecretScanner, formatFindings, secretsFromEnv } from "./secret-scan";

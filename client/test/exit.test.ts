@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { freePort } from "../../lib/runtime/free-port";
+import { freePort } from "../../test/support/free-port";
 
 describe("flush on exit", () => {
   it("lets the process exit when Switchyard is unreachable, after one flush attempt", async () => {

@@ -3,8 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../../lib/runtime/free-port";
-import { waitForHealth } from "../../lib/runtime/wait-for-health";
+import { freePort } from "../../test/support/free-port";
+import { waitForHealth } from "../../test/support/wait-for-health";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 

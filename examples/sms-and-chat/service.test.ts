@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAuthenticator, setAuthenticator } from "../../lib/dataplane/authenticate";
 import { createGatewayEnv, type TGatewayEnv } from "../../test/support/gateway-fixtures";
-import { freePort } from "../../lib/runtime/free-port";
+import { freePort } from "../../test/support/free-port";
 import { startService, type TService } from "./service";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are asserted field by field

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
-import { freePort } from "../runtime/free-port";
+import { freePort } from "../../test/support/free-port";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { createApiKey } from "../controlplane/create-api-key";
 import { listApiKeys } from "../controlplane/list-api-keys";

@@ -12,7 +12,7 @@ import { parseInput } from "../errors/api-errors";
 import { submitFactorList } from "../controlplane/submit-factor-list";
 import { makeUser, refusal } from "../../test/support/controlplane-fixtures";
 import { dataPlaneSettings } from "../dataplane/settings";
-import { startStandaloneDataPlane, type TStandaloneServer } from "../dataplane/standalone";
+import { startStandaloneDataPlane, type TStandaloneServer } from "../../test/support/standalone-dataplane";
 import { applyBundle } from "./apply-bundle";
 import { bundleToYaml, parseBundle } from "./bundle";
 import { createOperation } from "./create-operation";

@@ -7,7 +7,7 @@ import { createPrisma, type PrismaClient } from "../db/client";
 import { seedDemo } from "../demo/seed-demo";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { dataPlaneSettings } from "../dataplane/settings";
-import { startStandaloneDataPlane, type TStandaloneServer } from "../dataplane/standalone";
+import { startStandaloneDataPlane, type TStandaloneServer } from "../../test/support/standalone-dataplane";
 
 /** The demo world is truthful: EU SMS requires gdpr, so provider_C (SOC 2 only) never serves it. */
 let db: TTestDatabase;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ZHttpJsonOptions } from "../gateway/adapters/http-json";
 import { ADAPTER_KINDS } from "../gateway/config";
 import { CREDENTIAL_REF_PATTERN } from "../gateway/credentials";
+import { QUOTA_UNITS, ZQuota } from "../dataplane/quota/quota-schema";
 
 /**
  * The catalogue as the control plane, the console and the YAML bundle read and write it. These
@@ -10,9 +11,8 @@ import { CREDENTIAL_REF_PATTERN } from "../gateway/credentials";
  * client components can use them too.
  */
 
-export { ADAPTER_KINDS };
+export { ADAPTER_KINDS, QUOTA_UNITS, ZQuota };
 export const CRITICALITIES = ["low", "medium", "high", "critical"] as const;
-export const QUOTA_UNITS = ["requests", "tokens"] as const;
 
 const uniq = (items: readonly string[]) => new Set(items).size === items.length;
 
@@ -30,18 +30,6 @@ export const ZRegionName = z.string().regex(/^[A-Z][A-Z0-9_-]{0,31}$/, "a region
 export const ZCertification = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, "a certification is lower case letters, digits and _ (e.g. gdpr, soc2, pci_dss)");
 
 export const ZCredentialRef = z.string().max(300).regex(CREDENTIAL_REF_PATTERN, "must be a reference (env:NAME or file:/path), never the secret itself");
-
-export const ZQuota = z.strictObject({
-  unit: z.enum(QUOTA_UNITS),
-  limit: z.number().int().positive().max(1e12),
-  windowSeconds: z
-    .number()
-    .int()
-    .min(1)
-    .max(31 * 86_400),
-  /** rolling: the window slides; fixed: it resets at each window boundary. */
-  reset: z.enum(["rolling", "fixed"]).default("rolling"),
-});
 
 const money = (what: string) => z.number().min(0, `${what} cannot be negative`).max(1_000_000, `${what} is at most 1,000,000`);
 /** Stored as numeric(12, 6): more digits would be rounded away, and a bundle would never read back equal. */

@@ -7,7 +7,7 @@ import { createApiKey } from "@/lib/controlplane/create-api-key";
 import { revokeApiKey } from "@/lib/controlplane/revoke-api-key";
 import { forgetApiKey } from "@/lib/auth/verify-api-key";
 import { SYSTEM_ACTOR } from "@/lib/audit/actor";
-import { startStandaloneDataPlane, type TStandaloneServer } from "./standalone";
+import { startStandaloneDataPlane, type TStandaloneServer } from "../../test/support/standalone-dataplane";
 import { dataPlaneSettings } from "./settings";
 import { createAuthenticator } from "./authenticate";
 import type { IncomingMessage } from "node:http";

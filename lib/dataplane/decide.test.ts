@@ -6,7 +6,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TTestDatabase } from "@/test/support/database";
-import { startStandaloneDataPlane, type TStandaloneServer } from "./standalone";
+import { startStandaloneDataPlane, type TStandaloneServer } from "../../test/support/standalone-dataplane";
 import { dataPlaneSettings } from "./settings";
 
 let db: TTestDatabase;

@@ -8,7 +8,7 @@ import { SYSTEM_ACTOR } from "@/lib/audit/actor";
 import { createApiKey } from "@/lib/controlplane/create-api-key";
 import { createGatewayEnv, type TGatewayEnv } from "../../test/support/gateway-fixtures";
 import { dataPlaneSettings } from "./settings";
-import { startStandaloneDataPlane } from "./standalone";
+import { startStandaloneDataPlane } from "../../test/support/standalone-dataplane";
 
 /**
  * Issue 25's data-plane items against decide, outcomes and execute on one real server: duplicate

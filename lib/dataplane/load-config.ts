@@ -7,7 +7,7 @@ import {
   type TShadowPolicy,
 } from "../../router-core/index";
 import type { PrismaClient } from "../db/client";
-import { ZQuota } from "../catalog/schemas";
+import { ZQuota } from "./quota/quota-schema";
 import type { TProviderQuota } from "./quota/cluster-quota";
 import type { RoutingState, TActivePolicy, TOverrideRow } from "./routing-state";
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { freePort } from "../runtime/free-port";
+import { freePort } from "../../test/support/free-port";
 import { createGatewayWorld, TEST_SECRETS, type TGatewayWorld } from "../../test/support/gateway-fixtures";
 import { startGatewayServer, type TGatewayServer } from "../../test/support/gateway-server";
 

@@ -1,11 +1,11 @@
 import http from "node:http";
-import { createPrisma, type PrismaClient } from "../db/client";
-import { seedDemo } from "../demo/seed-demo";
-import { startDataPlane, type DataPlane, type TDataPlaneOptions } from "./dataplane";
-import { answerClientError } from "./http";
-import { createFastPath } from "./router";
-import { serverTimeoutsFromEnv, type TServerTimeouts } from "./server-timeouts";
-import type { TDataPlaneSettings } from "./settings";
+import { createPrisma, type PrismaClient } from "../../lib/db/client";
+import { seedDemo } from "../../lib/demo/seed-demo";
+import { startDataPlane, type DataPlane, type TDataPlaneOptions } from "../../lib/dataplane/dataplane";
+import { answerClientError } from "../../lib/dataplane/http";
+import { createFastPath } from "../../lib/dataplane/router";
+import { serverTimeoutsFromEnv, type TServerTimeouts } from "../../lib/dataplane/server-timeouts";
+import type { TDataPlaneSettings } from "../../lib/dataplane/settings";
 
 export type TStandaloneOptions = {
   databaseUrl: string;

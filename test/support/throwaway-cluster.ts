@@ -2,7 +2,7 @@ import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../../lib/db/embedded";
-import { freePort } from "../../lib/runtime/free-port";
+import { freePort } from "./free-port";
 
 /**
  * A PostgreSQL cluster of its own for one test run (about two seconds to initialise), so

@@ -6,7 +6,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { adminDatabaseUrl, createTestDatabase, type TTestDatabase } from "@/test/support/database";
 import { dataPlaneSettings, type TDataPlaneSettings } from "../settings";
-import { startStandaloneDataPlane, type TStandaloneServer } from "../standalone";
+import { startStandaloneDataPlane, type TStandaloneServer } from "../../../test/support/standalone-dataplane";
 import { announceBacklog, readBacklog, withdrawBacklog, type TSpoolRange } from "./backlog";
 import { listPartitionName, maintainPartitions, partitionName } from "./partitions";
 import { listId } from "../decide/body";
