@@ -83,7 +83,7 @@ export type { TCandidateRecord, TDecisionRecord, TPriceEvidence, TShadowResult, 
 export { metricAgeSecondsAt } from "./decision/record";
 export { decide } from "./decision/decide";
 export type { TDecideOptions, TShadowPolicy } from "./decision/decide";
-export { recoveryEvidence, scoreCandidates } from "./decision/score-candidates";
+export { controllerEvidence, scoreCandidates } from "./decision/score-candidates";
 export type { TScoredProvider } from "./decision/score-candidates";
 export { compilePolicy } from "./decision/compile";
 

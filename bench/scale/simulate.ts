@@ -7,7 +7,7 @@ import {
   recordBusinessOutcome,
   recordIncident,
   recordProviderCall,
-  recoveryEvidence,
+  controllerEvidence,
   scoreCandidates,
   stepController,
   type TBreakerView,
@@ -264,7 +264,7 @@ function step(sim: TSim, s: TScope, at: number, out: TEpochBatch): void {
       eligible: c.eligible,
       score: c.score,
       sampleCount: c.sampleCount,
-      ...recoveryEvidence(c),
+      ...controllerEvidence(c),
       failedGates: c.failedGates,
       metrics: { ...(c.metrics ?? {}), stale: c.stale, contributions: c.contributions },
     }));

@@ -13,6 +13,7 @@ import type {
   TShareMove,
   TShiftReason,
 } from "./controller-types";
+import { unprovenRateLeads, type TUnprovenLead } from "./significance";
 
 /**
  * The phases of one controller tick (controller.ts describes the steps). They are module-level
@@ -52,6 +53,8 @@ export type TTick = {
   incumbent: string;
   incumbentScore: number | null;
   challengerScore: number | null;
+  /** The challenger's rate leads its samples do not prove, not counted in step 2's comparison. */
+  unproven: TUnprovenLead[];
   /** Step 4's movement, read by the events that report it. */
   before: TShares;
   target: TShares;
@@ -112,6 +115,7 @@ export function openTick(state: TControllerState, input: TControllerInput, cfg: 
     incumbent: "",
     incumbentScore: null,
     challengerScore: null,
+    unproven: [],
     before: shares,
     target: {},
     dtMs: 0,
@@ -334,7 +338,12 @@ function replaceIneligibleLeader(t: TTick): void {
   }
 }
 
-/** Step 2: a challenger that beats a well-sampled incumbent by the margin takes the lead. */
+/**
+ * Step 2: a challenger that beats a well-sampled incumbent by the margin takes the lead. A
+ * challenger on min_sample_size samples counts its lead on a rate score only when its failure rate
+ * is proven lower (significance.ts): the lower bound's benefit of the doubt is not evidence against
+ * the incumbent, and confidence_from_sample no longer offsets it.
+ */
 export function challengeLeader(t: TTick): void {
   const incumbent = t.leader as string;
   const incumbentScore = scoreOf(t, incumbent);
@@ -346,13 +355,10 @@ export function challengeLeader(t: TTick): void {
   t.incumbent = incumbent;
   t.incumbentScore = incumbentScore;
   t.challengerScore = challengerScore;
-  if (
-    challenger !== undefined &&
-    challengerScore !== null &&
-    incumbentScore !== null &&
-    trusted(t, incumbent) &&
-    challengerScore - incumbentScore >= t.cfg.hysteresis_score_margin
-  ) {
+  if (challenger === undefined || challengerScore === null || incumbentScore === null || !trusted(t, incumbent)) return;
+  t.unproven = trusted(t, challenger) ? unprovenRateLeads(t.byProvider.get(challenger), t.byProvider.get(incumbent)) : [];
+  const proven = challengerScore - t.unproven.reduce((sum, u) => sum + u.points, 0);
+  if (proven - incumbentScore >= t.cfg.hysteresis_score_margin) {
     if (t.recovery?.phase === "failback" && t.recovery.provider === incumbent) abortRecovery(t, `${incumbent} degraded again during failback`);
     t.displaced.add(incumbent);
     t.floor.add(incumbent);
@@ -508,7 +514,9 @@ function reportShift(t: TTick, reached: boolean): string | null {
     let why = "";
     let announced: string | null = null;
     if (shift.reason === "score_decay_shift" && t.leaderChangedFrom !== undefined) {
-      why = `${head} scores ${fmt(t.challengerScore)} vs ${t.incumbent} ${fmt(t.incumbentScore)} (margin ${t.cfg.hysteresis_score_margin}); `;
+      const off = t.unproven.reduce((sum, u) => sum + u.points, 0);
+      const counted = off > 0 ? ` (${fmt((t.challengerScore ?? 0) - off)} counted: ${t.unproven.map((u) => u.score).join(", ")} lead not proven)` : "";
+      why = `${head} scores ${fmt(t.challengerScore)}${counted} vs ${t.incumbent} ${fmt(t.incumbentScore)} (margin ${t.cfg.hysteresis_score_margin}); `;
     } else if (shift.reason === "circuit_open_shift_to_secondary" && shift.from !== null) {
       why = `${breakerOpenDetail(t, shift.from)}; `;
       announced = shift.from;

@@ -41,11 +41,20 @@ export type TControllerCandidate = {
   regional?: { samples: number; failures: number };
   /** Score points the candidate lost to confidence_from_sample (thin window); 0 or absent when none. */
   confidencePoints?: number;
+  /**
+   * The measured rate scores behind `score` (completion_rate_5m, error_rate_5m): a challenger's
+   * lead on one counts only when its failure rate is proven lower (significance.ts). Absent: its
+   * rate leads count as scored.
+   */
+  rates?: readonly TRateEvidence[];
   /** Names of the hard gates that failed; decides between hard_exclusion and circuit_open_shift_to_secondary. */
   failedGates?: readonly string[];
   /** Metric snapshot behind the score (completion, p95, …), copied into events as evidence. */
   metrics?: Readonly<Record<string, unknown>>;
 };
+
+/** One rate score of a candidate: the failure rate it measured on `samples` and the score points it gave. */
+export type TRateEvidence = { score: string; failureRate: number; samples: number; points: number };
 
 export type TControllerInput = { candidates: readonly TControllerCandidate[] };
 

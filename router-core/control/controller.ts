@@ -48,7 +48,9 @@ import type { TRegainGap } from "./controller-types";
  *    An excluded leader is displaced and the best eligible provider by score takes over at once.
  * 2. Leadership. The incumbent leader stays unless a challenger's score beats it by
  *    `hysteresis_score_margin`, and only when the incumbent's score rests on at least
- *    `min_sample_size` samples: a decline needs evidence before traffic moves. A former leader
+ *    `min_sample_size` samples: a decline needs evidence before traffic moves. A challenger on
+ *    `min_sample_size` samples counts its lead on a rate score only when its failure rate is
+ *    proven lower (significance.ts), not on the rate index's benefit of the doubt. A former leader
  *    displaced by degradation or exclusion returns only through recovery (regain-margin.ts): a
  *    former primary (ranked above the leader) once it scores at least the leader at full sample
  *    confidence (recovery_detected, cooldown_started), probed at its recovery share through

@@ -1,5 +1,5 @@
 import type { Clock } from "../clock";
-import type { TControllerCandidate } from "../control/controller-types";
+import type { TControllerCandidate, TRateEvidence } from "../control/controller-types";
 import type { TFactorList } from "../policy/schema";
 import type { TContribution } from "../scoring/contributions";
 import type { TMetricSnapshot, TRequestContext, TRouterState } from "../types";
@@ -45,17 +45,26 @@ export function scoreCandidates(
 }
 
 /**
- * What the controller's recovery test reads beside the score (control/regain-margin.ts): the
- * region's own calls and provider-attributable failures in the window (also when the score
- * borrowed the operation-wide window), and the points confidence_from_sample took off. Stale
- * telemetry gives neither: a recovery then proves itself on min_sample_size samples, as before.
+ * What the controller reads beside the score. For the recovery test (control/regain-margin.ts):
+ * the region's own calls and provider-attributable failures in the window (also when the score
+ * borrowed the operation-wide window), and the points confidence_from_sample took off. For a
+ * challenge (control/significance.ts): each measured rate score's failure rate, the samples it
+ * rests on and its points. Stale telemetry gives no regional evidence: a recovery then proves
+ * itself on min_sample_size samples, as before.
  */
-export function recoveryEvidence(c: TScoredProvider): Pick<TControllerCandidate, "regional" | "confidencePoints"> {
+export function controllerEvidence(c: TScoredProvider): Pick<TControllerCandidate, "regional" | "confidencePoints" | "rates"> {
   const m = c.metrics;
-  if (m === null || m.regional === undefined) return {};
+  if (m === null) return {};
+  const rates: TRateEvidence[] = [];
+  for (const x of c.contributions) {
+    if (x.defaulted || x.raw === null || (x.score !== "completion_rate_5m" && x.score !== "error_rate_5m")) continue;
+    rates.push({ score: x.score, failureRate: x.score === "completion_rate_5m" ? 1 - x.raw : x.raw, samples: m.sampleCount, points: x.value });
+  }
+  if (m.regional === undefined) return { rates };
   const confidence = c.contributions.find((x) => x.score === "confidence_from_sample" && !x.defaulted);
   return {
     regional: { samples: m.regional.sampleCount, failures: m.regional.failures },
     confidencePoints: confidence === undefined ? 0 : Math.max(0, confidence.weight * 100 - confidence.value),
+    rates,
   };
 }

@@ -13,7 +13,7 @@ import { createControllerState, stepController, type TControllerConfig, type TCo
 import { controllerConfigFor, ROUTING_DEFAULTS, type TRoutingDefaults } from "../control/routing-defaults";
 import { createQuotaState, observeThrottle, quotaView, type TQuotaState } from "../control/quota-tracker";
 import { decide } from "../decision/decide";
-import { recoveryEvidence, scoreCandidates } from "../decision/score-candidates";
+import { controllerEvidence, scoreCandidates } from "../decision/score-candidates";
 import { createBucket, recordBusinessOutcome, recordIncident, recordProviderCall, type TMetricBucket } from "../metrics/bucket";
 import { createMetricStore, type MetricStore } from "../metrics/store";
 import type { TFactorList } from "../policy/schema";
@@ -251,7 +251,7 @@ function tickRouter(r: TReplayRouter, now: number): void {
           eligible: c.passedGates,
           score: c.score,
           sampleCount: c.sampleCount,
-          ...recoveryEvidence(c),
+          ...controllerEvidence(c),
           failedGates: c.failedGates,
         })),
       },

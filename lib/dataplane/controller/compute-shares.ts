@@ -2,7 +2,7 @@ import {
   controllerConfigFor,
   createClock,
   createControllerState,
-  recoveryEvidence,
+  controllerEvidence,
   scoreCandidates,
   stepController,
   type TControllerConfig,
@@ -70,7 +70,7 @@ function stepRegion(input: TStepInput, known: ReadonlyMap<string, TControllerSta
       eligible: c.eligible,
       score: c.score,
       sampleCount: c.sampleCount,
-      ...recoveryEvidence(c),
+      ...controllerEvidence(c),
       failedGates: c.failedGates,
       metrics: {
         ...(c.metrics ?? {}),
