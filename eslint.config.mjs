@@ -61,6 +61,7 @@ export const LIB_LAYERS = [
   "errors",
   "audit",
   "auth",
+  "edge",
   "dataplane",
   "decision-store",
   "gateway",

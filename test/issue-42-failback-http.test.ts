@@ -9,7 +9,7 @@ import { startDataPlane, type DataPlane } from "@/lib/dataplane/dataplane";
 import { createControllerLoop } from "@/lib/dataplane/controller/controller-loop";
 import { createLeaderElector } from "@/lib/dataplane/controller/leader";
 import { observeDecisions } from "@/lib/dataplane/metrics/counters";
-import { createFastPath } from "@/lib/dataplane/router";
+import { createFastPath } from "@/lib/edge/router";
 import { dataPlaneSettings } from "@/lib/dataplane/settings";
 import { createBreakerBank } from "@/lib/dataplane/telemetry/breakers";
 import { createMetricSync } from "@/lib/dataplane/telemetry/metric-sync";

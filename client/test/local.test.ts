@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decide } from "../../router-core/index";
-import { createAuthenticator, setAuthenticator } from "../../lib/dataplane/authenticate";
+import { createAuthenticator, setAuthenticator } from "../../lib/edge/authenticate";
 import { createGatewayEnv, type TGatewayEnv } from "../../test/support/gateway-fixtures";
 import { LocalRouter, SwitchyardClient } from "../src/index";
 

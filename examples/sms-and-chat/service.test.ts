@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAuthenticator, setAuthenticator } from "../../lib/dataplane/authenticate";
+import { createAuthenticator, setAuthenticator } from "../../lib/edge/authenticate";
 import { createGatewayEnv, type TGatewayEnv } from "../../test/support/gateway-fixtures";
 import { freePort } from "../../test/support/free-port";
 import { startService, type TService } from "./service";

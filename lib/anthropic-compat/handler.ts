@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import { HttpError, readJsonBody, sendJson } from "../dataplane/http";
-import { registerEndpoint } from "../dataplane/openapi";
-import type { TRoute, TRouteHandler } from "../dataplane/router";
+import { HttpError, readJsonBody, sendJson } from "../edge/http";
+import { registerEndpoint } from "../edge/openapi";
+import type { TRoute, TRouteHandler } from "../edge/router";
 import type { TGatewayContext } from "../gateway/context";
 import { parseModelAliases, resolveModel, type TModelTarget } from "../openai-compat/models";
 import { answerHeaders, executeEventSink, header, refuseAuthenticated, runExecute } from "../openai-compat/run-execute";

@@ -9,7 +9,7 @@ import { forgetApiKey } from "@/lib/auth/verify-api-key";
 import { SYSTEM_ACTOR } from "@/lib/audit/actor";
 import { startStandaloneDataPlane, type TStandaloneServer } from "../../test/support/standalone-dataplane";
 import { dataPlaneSettings } from "./settings";
-import { createAuthenticator } from "./authenticate";
+import { createAuthenticator } from "../edge/authenticate";
 import type { IncomingMessage } from "node:http";
 
 let db: TTestDatabase;

@@ -1,12 +1,12 @@
 import type pg from "pg";
 import { z } from "zod";
-import { operationDenied, type TAuthenticator } from "./authenticate";
+import { operationDenied, type TAuthenticator } from "../edge/authenticate";
 import { isUuid } from "./decision-id";
 import { readDecisionRecord } from "./decision-log/lookup";
 import { ZDecideResponse } from "./decide/schema";
-import { HttpError, malformed, sendJson } from "./http";
-import { registerEndpoint, ZErrorBody } from "./openapi";
-import type { TRouteHandler } from "./router";
+import { HttpError, malformed, sendJson } from "../edge/http";
+import { registerEndpoint, ZErrorBody } from "../edge/openapi";
+import type { TRouteHandler } from "../edge/router";
 
 const ZProviderCallOutcome = z.object({
   provider: z.string(),

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
-import type { TAuthenticator } from "./authenticate";
-import { sendJson } from "./http";
-import type { TRouteHandler } from "./router";
+import type { TAuthenticator } from "../edge/authenticate";
+import { sendJson } from "../edge/http";
+import type { TRouteHandler } from "../edge/router";
 
 /**
  * GET /api/v1/health in two depths. Without credentials, only `{status}` (ok or degraded, always

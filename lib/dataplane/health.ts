@@ -1,6 +1,6 @@
 import type { TQueryable } from "../db/migrate";
 import { createPool } from "./pool";
-import { registerEndpoint } from "./openapi";
+import { registerEndpoint } from "../edge/openapi";
 
 registerEndpoint({
   method: "get",

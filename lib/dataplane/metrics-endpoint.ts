@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { TAuthenticator } from "./authenticate";
-import { sendJson, sendText } from "./http";
-import { registerEndpoint } from "./openapi";
-import type { TRouteHandler } from "./router";
+import type { TAuthenticator } from "../edge/authenticate";
+import { sendJson, sendText } from "../edge/http";
+import { registerEndpoint } from "../edge/openapi";
+import type { TRouteHandler } from "../edge/router";
 import type { RoutingState } from "./routing-state";
 import { eventLoopDelay, startEventLoopDelayMonitor } from "./event-loop-delay";
 import { decisionCounts, outcomeCounts } from "./metrics/counters";

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { createApiKey } from "../controlplane/create-api-key";
 import { SYSTEM_ACTOR } from "../audit/actor";
 import { createGatewayEnv, type TGatewayEnv } from "../../test/support/gateway-fixtures";
-import { openApiDocument } from "./openapi";
+import { openApiDocument } from "../edge/openapi";
 import { uuidV7At } from "./decision-id";
 
 /**

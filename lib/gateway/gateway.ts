@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { Random } from "../../router-core/index";
 import type { DecisionLog } from "../dataplane/decision-log/writer";
-import type { TRoute } from "../dataplane/router";
+import type { TRoute } from "../edge/router";
 import type { RoutingState } from "../dataplane/routing-state";
 import { createAnswerCache } from "./answer-cache";
 import { createBudgetGuard } from "./budget";

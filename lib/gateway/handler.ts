@@ -1,11 +1,11 @@
 import { hash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import { authenticateRequest, operationDenied } from "../dataplane/authenticate";
-import { readJsonBody, sendJson } from "../dataplane/http";
+import { authenticateRequest, operationDenied } from "../edge/authenticate";
+import { readJsonBody, sendJson } from "../edge/http";
 import { errorBody, fromZod, invalid, malformed } from "../http/error-contract";
-import { registerEndpoint, ZErrorBody } from "../dataplane/openapi";
-import type { TRouteHandler } from "../dataplane/router";
+import { registerEndpoint, ZErrorBody } from "../edge/openapi";
+import type { TRouteHandler } from "../edge/router";
 import { DEFAULT_OPERATION_LIMITS } from "./config";
 import type { TAnswer } from "./answer";
 import type { TGatewayContext } from "./context";

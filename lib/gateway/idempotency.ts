@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { HttpError } from "../dataplane/http";
+import { HttpError } from "../edge/http";
 import { isConnectionError } from "../dataplane/telemetry/outcomes";
 
 /** A stored answer: what the caller got, replayed verbatim for a repeat. */

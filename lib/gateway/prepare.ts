@@ -1,5 +1,5 @@
 import { contextWindowFits, FALLBACK_POLICIES, type TFallbackDecision } from "../../router-core/index";
-import { unknownOperation, unknownRegion } from "../dataplane/http";
+import { unknownOperation, unknownRegion } from "../edge/http";
 import { ContractError, errorBody, fromZod, invalid, malformed } from "../http/error-contract";
 import { uuidV7At } from "../dataplane/decision-id";
 import type { TActivePolicy } from "../dataplane/routing-state";

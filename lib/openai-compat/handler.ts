@@ -1,9 +1,9 @@
 import type { ServerResponse } from "node:http";
 import { z } from "zod";
-import { authenticateRequest, operationDenied } from "../dataplane/authenticate";
-import { HttpError, sendJson } from "../dataplane/http";
-import { registerEndpoint } from "../dataplane/openapi";
-import type { TRoute, TRouteHandler } from "../dataplane/router";
+import { authenticateRequest, operationDenied } from "../edge/authenticate";
+import { HttpError, sendJson } from "../edge/http";
+import { registerEndpoint } from "../edge/openapi";
+import type { TRoute, TRouteHandler } from "../edge/router";
 import type { TGatewayContext } from "../gateway/context";
 import { createSseParser } from "../gateway/sse";
 import { CapturedResponse, executeRequest } from "./bridge";

@@ -2,7 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createAuthenticator, setAuthenticator } from "../dataplane/authenticate";
+import { createAuthenticator, setAuthenticator } from "../edge/authenticate";
 import { createGatewayEnv, type TGatewayEnv } from "../../test/support/gateway-fixtures";
 
 /**

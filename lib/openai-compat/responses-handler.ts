@@ -1,6 +1,6 @@
-import { sendJson } from "../dataplane/http";
-import { registerEndpoint } from "../dataplane/openapi";
-import type { TRouteHandler } from "../dataplane/router";
+import { sendJson } from "../edge/http";
+import { registerEndpoint } from "../edge/openapi";
+import type { TRouteHandler } from "../edge/router";
 import type { TGatewayContext } from "../gateway/context";
 import { resolveModel, type TModelTarget } from "./models";
 import { responseObject, toResponsesExecuteBody, unsupportedResponsesParam, ZResponsesRequest } from "./responses-translate";

@@ -1,6 +1,6 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createAuthenticator, setAuthenticator } from "../dataplane/authenticate";
+import { createAuthenticator, setAuthenticator } from "../edge/authenticate";
 import { createGatewayEnv, type TGatewayEnv } from "../../test/support/gateway-fixtures";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response shapes are asserted field by field

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { authenticateRequest } from "../dataplane/authenticate";
-import { HttpError, sendJson } from "../dataplane/http";
-import type { TRouteHandler } from "../dataplane/router";
+import { authenticateRequest } from "../edge/authenticate";
+import { HttpError, sendJson } from "../edge/http";
+import type { TRouteHandler } from "../edge/router";
 import { createSseParser } from "../gateway/sse";
 import { CapturedResponse, executeRequest, type TCaptureSink } from "./bridge";
 

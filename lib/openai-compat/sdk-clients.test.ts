@@ -1,7 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createAuthenticator, setAuthenticator } from "../dataplane/authenticate";
+import { createAuthenticator, setAuthenticator } from "../edge/authenticate";
 import { createGatewayEnv, setLlmPolicy, type TGatewayEnv } from "../../test/support/gateway-fixtures";
 import { sdkCalls } from "../../test/support/sdk-calls";
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { PrismaClient } from "../db/generated/client";
 import { isSameOrigin } from "../auth/same-origin";
 import { SESSION_COOKIE, readCookie, resolveSession } from "../auth/session";
-import { sendJson } from "../dataplane/http";
+import { sendJson } from "../edge/http";
 import { errorBody } from "../http/error-contract";
 
 /**

@@ -2,9 +2,9 @@ import http from "node:http";
 import { createPrisma, type PrismaClient } from "../../lib/db/client";
 import { seedDemo } from "../../lib/demo/seed-demo";
 import { startDataPlane, type DataPlane, type TDataPlaneOptions } from "../../lib/dataplane/dataplane";
-import { answerClientError } from "../../lib/dataplane/http";
-import { createFastPath } from "../../lib/dataplane/router";
-import { serverTimeoutsFromEnv, type TServerTimeouts } from "../../lib/dataplane/server-timeouts";
+import { answerClientError } from "../../lib/edge/http";
+import { createFastPath } from "../../lib/edge/router";
+import { serverTimeoutsFromEnv, type TServerTimeouts } from "../../lib/edge/server-timeouts";
 import type { TDataPlaneSettings } from "../../lib/dataplane/settings";
 
 export type TStandaloneOptions = {

@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
 import { createInsertionOrderedMap } from "../../runtime/insertion-ordered-map";
 import type { TCandidateList, TExistingDecision } from "../decision-log/rows";
-import { HttpError } from "../http";
+import { HttpError } from "../../edge/http";
 
 /**
  * Per-instance memory of recent decide answers by (operation, requestId): a retry on the same

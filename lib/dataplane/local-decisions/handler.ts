@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { authenticateRequest, type TPrincipal } from "../authenticate";
+import { authenticateRequest, type TPrincipal } from "../../edge/authenticate";
 import { isUuid, uuidV7Time } from "../decision-id";
 import type { TDecisionRow } from "../decision-log/rows";
 import { DecisionLogBusyError, type DecisionLog } from "../decision-log/writer";
-import { fromZod, readJsonBody, sendJson } from "../http";
-import { registerEndpoint, ZErrorBody } from "../openapi";
-import type { TRoute } from "../router";
+import { fromZod, readJsonBody, sendJson } from "../../edge/http";
+import { registerEndpoint, ZErrorBody } from "../../edge/openapi";
+import type { TRoute } from "../../edge/router";
 import type { RoutingState } from "../routing-state";
 import type { TErrorDetail } from "../../http/error-contract";
 import { createLocalDecisionValidator } from "./validate";

@@ -1,5 +1,5 @@
 import type { TFactorList, TProviderInfo } from "../../../router-core/index";
-import { operationDenied, type TPrincipal } from "../authenticate";
+import { operationDenied, type TPrincipal } from "../../edge/authenticate";
 import { errorBody, type TErrorBody } from "../../http/error-contract";
 import type { RoutingState } from "../routing-state";
 import type { TLocalDecision } from "./handler";

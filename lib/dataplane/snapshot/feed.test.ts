@@ -3,10 +3,10 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseFactorList, type TFactorList, type TProviderInfo } from "@/router-core";
 import { demoSmsPolicyYaml } from "@/lib/demo/seed-demo";
-import { createAuthenticator, setAuthenticator } from "../authenticate";
-import { createFastPath } from "../router";
+import { createAuthenticator, setAuthenticator } from "../../edge/authenticate";
+import { createFastPath } from "../../edge/router";
 import { createRoutingState } from "../routing-state";
-import { serverTimeoutsFromEnv } from "../server-timeouts";
+import { serverTimeoutsFromEnv } from "../../edge/server-timeouts";
 import { createSnapshotFeed } from "./feed";
 import { applySnapshotDelta } from "../../../client/src/snapshot-delta";
 

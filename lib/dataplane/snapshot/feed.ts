@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TRouterState } from "../../../router-core/index";
-import { authenticateRequest, operationDenied, type TPrincipal } from "../authenticate";
-import { HttpError, sendJson } from "../http";
-import { registerEndpoint, ZErrorBody } from "../openapi";
-import type { TRoute } from "../router";
+import { authenticateRequest, operationDenied, type TPrincipal } from "../../edge/authenticate";
+import { HttpError, sendJson } from "../../edge/http";
+import { registerEndpoint, ZErrorBody } from "../../edge/openapi";
+import type { TRoute } from "../../edge/router";
 import type { RoutingState } from "../routing-state";
 import { diffSnapshots, snapshotParts, type TSnapshotParts } from "./delta";
 import type { TRoutingSnapshot } from "./snapshot-types";

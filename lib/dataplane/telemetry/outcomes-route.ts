@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { TAuthenticator } from "../authenticate";
-import { readJsonBody, sendJson } from "../http";
-import { registerEndpoint, ZErrorBody } from "../openapi";
-import type { TRouteHandler } from "../router";
+import type { TAuthenticator } from "../../edge/authenticate";
+import { readJsonBody, sendJson } from "../../edge/http";
+import { registerEndpoint, ZErrorBody } from "../../edge/openapi";
+import type { TRouteHandler } from "../../edge/router";
 import { MAX_BUSINESS_OUTCOMES_PER_DECISION, MAX_CALL_OUTCOMES_PER_ATTEMPT, type OutcomeService } from "./outcomes";
 import { MAX_OUTCOME_BATCH, ZOutcome, ZOutcomeBatchResponse, ZOutcomeSingleResponse } from "./schemas";
 

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { uuidV7At, uuidV7Time } from "../decision-id";
-import { errorBody, fromZod, HttpError } from "../http";
+import { errorBody, fromZod, HttpError } from "../../edge/http";
 import { invalid } from "../../http/error-contract";
 import { SpoolFullError } from "../spool";
 import type { RoutingState } from "../routing-state";

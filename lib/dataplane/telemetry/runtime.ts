@@ -1,10 +1,10 @@
-import { authenticateRequest, type TAuthenticator } from "../authenticate";
+import { authenticateRequest, type TAuthenticator } from "../../edge/authenticate";
 import { createPool } from "../pool";
 import { createControllerLoop, type ControllerLoop } from "../controller/controller-loop";
 import { createLeaderElector } from "../controller/leader";
 import { createMetricsHandler, type TDecisionLogLatency, type TQuotaUsage } from "../metrics-endpoint";
 import { createPropagation, createShareLoader } from "../propagation";
-import type { TRoute } from "../router";
+import type { TRoute } from "../../edge/router";
 import type { RoutingState } from "../routing-state";
 import { observeDecisions } from "../metrics/counters";
 import { createBreakerSync } from "./breaker-sync";
