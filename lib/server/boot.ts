@@ -9,6 +9,7 @@ import { seedDemo } from "../demo/seed-demo";
 import { isDemoMode, markDemoMode } from "../auth/demo-mode";
 import { ensureAdminFromEnv } from "../controlplane/create-admin";
 import { endExpiredOverrides } from "../controlplane/end-expired-overrides";
+import { trackIncidents } from "../incidents/index";
 import { endExpiredFaults } from "../demo/end-expired-faults";
 import { auditAnchorHealth, startAuditCheckpoints, stopAuditCheckpoints } from "../audit/checkpointer";
 import { stampClientIp } from "../auth/client-ip";
@@ -114,6 +115,7 @@ async function startServices(opts: TBootOptions, db: TResolvedDatabase, version:
     authenticate,
     ...telemetryOptionsFromEnv(process.env),
   });
+    trackIncidents: () => trackIncidents(getPrisma()),
   started.telemetry = tel;
   const gw = await startGateway({
     state: dp.state,

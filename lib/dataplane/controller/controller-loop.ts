@@ -15,6 +15,8 @@ export type TControllerLoopOptions = {
   log?: (line: string) => void;
   /** Ends overrides past their expiry, with their audit entries (governance); the leader calls it each tick. */
   endExpiredOverrides?: () => Promise<unknown>;
+  /** Records incidents from the facts this tick wrote (lib/incidents), after the tick's own transaction commits. */
+  trackIncidents?: () => Promise<unknown>;
 };
 
 /**
@@ -63,6 +65,9 @@ export function createControllerLoop(opts: TControllerLoopOptions) {
       });
       // Routing already ignores expired overrides; ending them makes the end visible and audited.
       await opts.endExpiredOverrides?.().catch((err: unknown) => log(`ending expired overrides failed: ${(err as Error).message}`));
+      // Its own transaction: it needs the notifications' Prisma transaction, and a failure must not
+      // roll the tick back. Its cursor keeps whatever it did not record for the next tick.
+      await opts.trackIncidents?.().catch((err: unknown) => log(`incident tracking failed: ${(err as Error).message}`));
     } catch (err) {
       lastError = (err as Error).message;
       // Reload from the table on the next tick: what was committed is the truth.

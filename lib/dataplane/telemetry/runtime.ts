@@ -38,6 +38,8 @@ export type TTelemetryOptions = {
   leaderRetryMs?: number;
   pollMs?: number;
   /** Safety-net pull period of the shared breaker state (LISTEN/NOTIFY carries it otherwise). */
+  /** The incidents tracker, bound to a client: the leader calls it after each tick. */
+  trackIncidents?: () => Promise<unknown>;
   breakerPollMs?: number;
   /** Who may report outcomes; default: the process's authenticator (authenticateRequest), which the data plane installs. */
   authenticate?: TAuthenticator;
@@ -84,6 +86,7 @@ function createLeadership(opts: TTelemetryOptions, log: (line: string) => void) 
   });
   return { elector, controller };
 }
+    trackIncidents: opts.trackIncidents,
 
 type TTelemetryParts = {
   metrics: ReturnType<typeof createMetricSync>;

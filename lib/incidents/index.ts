@@ -1,0 +1,4 @@
+// The incidents area's public entry: other areas, app/ and components (types only) import from here.
+export { trackIncidents, incidentUrl, NOTIFY_HORIZON_MS, type TTrackResult } from "./track-incidents";
+export { applyFacts, shiftCause, degradedBy, incidentTitle, working, type TWorkingIncident } from "./apply-facts";
+export type * from "./types";
