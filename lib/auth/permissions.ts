@@ -35,6 +35,7 @@ export const PERMISSIONS = [
   "catalog.read",
   "catalog.edit",
   "catalog.approve_compliance",
+  "notification.manage",
 ] as const;
 
 export type TPermission = (typeof PERMISSIONS)[number];
@@ -83,6 +84,8 @@ export const ROLE_PERMISSIONS: Readonly<Record<TRole, readonly TPermission[]>> =
     "user.disable",
     "demo.chaos",
     "catalog.edit",
+    // notification.manage: channels, their routes and test sends (where alerts go, and which secret reference they use).
+    "notification.manage",
   ],
 };
 

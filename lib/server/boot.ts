@@ -28,10 +28,12 @@ import { answerClientError, errorBody, sendJson } from "../edge/http";
 import { serverTimeoutsFromEnv } from "../edge/server-timeouts";
 import { startDataPlane, type DataPlane } from "../dataplane/dataplane";
 import { dataPlaneSettings } from "../dataplane/settings";
+import { decisionStoreOpener, decisionStoreSettings } from "../decision-store/index";
 import { startTelemetry, telemetryOptionsFromEnv, type Telemetry } from "../dataplane/telemetry/runtime";
 import { applyDemoTimings, demoRate, startDemoTraffic } from "../demo/demo-traffic";
 import { gatewayRefreshMsFromEnv, startGateway, type Gateway } from "../gateway/gateway";
 import { publishGatewayRuntime } from "../console/gateway-runtime";
+import { createNotificationDispatcher, dispatcherSettingsFromEnv, type NotificationDispatcher } from "../notify";
 
 export type TBootOptions = {
   dev: boolean;
@@ -63,7 +65,7 @@ function listen(server: http.Server, port: number, host: string): Promise<void> 
 }
 
 /** What has started so far, so a failed boot stops exactly that. */
-type TStarted = { db?: TResolvedDatabase; dataPlane?: DataPlane; telemetry?: Telemetry; gateway?: Gateway };
+type TStarted = { db?: TResolvedDatabase; dataPlane?: DataPlane; telemetry?: Telemetry; gateway?: Gateway; notifications?: NotificationDispatcher };
 
 /** The database (embedded or DATABASE_URL), migrated; demo mode and its seed when they apply. */
 async function prepareDatabase(opts: TBootOptions, started: TStarted): Promise<TResolvedDatabase> {
@@ -91,6 +93,7 @@ async function startServices(opts: TBootOptions, db: TResolvedDatabase, version:
     version,
     embeddedDatabase: db.embedded,
     settings: dpSettings,
+    openDecisionStore: decisionStoreOpener(decisionStoreSettings(process.env)),
     authenticate,
     log: opts.log,
   });
@@ -104,6 +107,7 @@ async function startServices(opts: TBootOptions, db: TResolvedDatabase, version:
       await started.gateway?.reload();
     },
     spoolDir: dpSettings.spoolDir,
+    decisionReads: dp.decisionReads,
     decisionLogQueueDepth: () => dp.decisionLog.stats().queued,
     decisionLogLatency: dp.decisionLog.latency,
     decisionLogSpoolBytes: () => dp.decisionLog.stats().spool.usedBytes,
@@ -112,10 +116,10 @@ async function startServices(opts: TBootOptions, db: TResolvedDatabase, version:
     log: opts.log,
     // The leader's expiry sweep also records chaos faults whose planned end passed (demo mode only has any).
     endExpiredOverrides: () => Promise.all([endExpiredOverrides(getPrisma()), endExpiredFaults(getPrisma())]),
+    trackIncidents: () => trackIncidents(getPrisma()),
     authenticate,
     ...telemetryOptionsFromEnv(process.env),
   });
-    trackIncidents: () => trackIncidents(getPrisma()),
   started.telemetry = tel;
   const gw = await startGateway({
     state: dp.state,
@@ -129,11 +133,20 @@ async function startServices(opts: TBootOptions, db: TResolvedDatabase, version:
   });
   started.gateway = gw;
   publishGatewayRuntime(gw, dpSettings.instanceId);
+  // Every instance dispatches; the outbox's claims make each notification go out once per cluster.
+  const notifications = createNotificationDispatcher({
+    prisma: getPrisma(),
+    instanceId: dpSettings.instanceId,
+    log: opts.log,
+    settings: dispatcherSettingsFromEnv(process.env),
+  });
+  notifications.start();
+  started.notifications = notifications;
   const snapshotFeed = createSnapshotFeed({ state: dp.state });
   const clientRoutes = [
     ...createOpenAiCompatRoutes({ gateway: gw }),
     ...createAnthropicCompatRoutes({ gateway: gw }),
-    ...createLocalDecisionRoutes({ state: dp.state, decisionLog: dp.decisionLog, instanceId: dpSettings.instanceId, spendQuota: dp.spendQuota }),
+    ...createLocalDecisionRoutes({ state: dp.state, decisionLog: dp.decisionLog, instanceId: dpSettings.instanceId, spendQuota: dp.spendQuota, pool: dp.pool }),
     ...snapshotFeed.routes,
   ];
   return { dp, tel, gw, snapshotFeed, clientRoutes };
@@ -254,6 +267,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
         await new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await request.app?.close().catch(() => {});
+        await started.notifications?.stop().catch(() => {});
         await services.gw.close().catch(() => {});
         await services.tel.close().catch(() => {});
         await services.dp.close().catch(() => {});
@@ -265,6 +279,7 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
     };
   } catch (err) {
     server.close();
+    await started.notifications?.stop().catch(() => {});
     await started.gateway?.close().catch(() => {});
     await started.telemetry?.close().catch(() => {});
     await started.dataPlane?.close().catch(() => {});
