@@ -18,7 +18,9 @@ export type TProcessSlotName =
   /** lib/console/what-if-jobs.ts: why a range had nothing to replay, for the page's polls. */
   | "whatIfNotes"
   /** lib/console/gateway-runtime.ts: published by the boot, read by the console's pages. */
-  | "gatewayRuntime";
+  | "gatewayRuntime"
+  /** lib/decision-store/index.ts: the ClickHouse client the console's decision reads use in ClickHouse mode. */
+  | "decisionStore";
 
 const slots: Partial<Record<TProcessSlotName, unknown>> = ((
   globalThis as { __switchyardSlots?: Partial<Record<TProcessSlotName, unknown>> }

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { isUuid, uuidV7Time } from "../decision-id";
+import type { TDecisionReadStore } from "./store";
 
 export type TDecisionRef = {
   id: string;
@@ -22,14 +23,52 @@ const LOOKUP_COLUMNS = `select d.id, d.operation, d.region, d.selected_provider,
 /** Partition pruning window for a UUIDv7 id: its embedded timestamp ± one minute of clock skew. */
 const SKEW_MS = 60_000;
 
+/** Outcomes stored per decision (Postgres keeps them in ClickHouse mode too). */
+const OUTCOME_COUNTS = `select t.id,
+    (select json_object_agg(c.provider_key, c.n) from (select provider_key, count(*)::int as n from provider_call_outcome o
+       where o.decision_id = t.id group by provider_key) c) as calls,
+    (select count(*)::int from business_outcome b where b.decision_id = t.id) as business
+  from unnest($1::text[]) as t(id)`;
+
+/** findDecisions with another store (ClickHouse): the rows from it, their outcome counts from Postgres. */
+async function findInStore(pool: pg.Pool | pg.PoolClient, reads: TDecisionReadStore, ids: string[]): Promise<Map<string, TDecisionRef>> {
+  const rows = await reads.find(ids);
+  const out = new Map<string, TDecisionRef>();
+  if (rows.length === 0) return out;
+  const counts = await pool.query<{ id: string; calls: Record<string, number> | null; business: number }>({
+    name: "decision_outcome_counts",
+    text: OUTCOME_COUNTS,
+    values: [rows.map((r) => r.id)],
+  });
+  const byId = new Map(counts.rows.map((c) => [c.id, c]));
+  for (const r of rows) {
+    const c = byId.get(r.id);
+    out.set(r.id, {
+      id: r.id,
+      operation: r.operation,
+      region: r.region,
+      selectedProvider: r.selected,
+      createdAt: r.at,
+      offeredProviders: r.offeredProviders === null ? null : r.offeredProviders.split(","),
+      stored: { calls: c?.calls ?? {}, business: c?.business ?? 0 },
+    });
+  }
+  return out;
+}
+
 /**
  * The logged decisions among `ids` (e.g. to validate an outcome batch), in one query. Ids that
- * are not UUIDs are simply absent from the result.
+ * are not UUIDs are simply absent from the result. `reads`: ClickHouse mode's store.
  */
-export async function findDecisions(pool: pg.Pool | pg.PoolClient, ids: readonly string[]): Promise<Map<string, TDecisionRef>> {
+export async function findDecisions(
+  pool: pg.Pool | pg.PoolClient,
+  ids: readonly string[],
+  reads?: TDecisionReadStore | null,
+): Promise<Map<string, TDecisionRef>> {
   const valid = [...new Set(ids.filter(isUuid).map((s) => s.toLowerCase()))];
   const out = new Map<string, TDecisionRef>();
   if (valid.length === 0) return out;
+  if (reads) return findInStore(pool, reads, valid);
   let lo = Infinity;
   let hi = -Infinity;
   for (const id of valid) {
@@ -78,8 +117,12 @@ export async function findDecisions(pool: pg.Pool | pg.PoolClient, ids: readonly
 }
 
 /** The logged record (the decide response body, its candidate list put back) of one decision, or null. */
-export async function readDecisionRecord(pool: pg.Pool, id: string): Promise<Record<string, unknown> | null> {
+export async function readDecisionRecord(pool: pg.Pool, id: string, reads?: TDecisionReadStore | null): Promise<Record<string, unknown> | null> {
   if (!isUuid(id)) return null;
+  if (reads) {
+    const row = await reads.get(id);
+    return row === null ? null : (JSON.parse(row.record) as Record<string, unknown>);
+  }
   const t = uuidV7Time(id);
   const { rows } = await pool.query<{ record: Record<string, unknown> }>(
     `select decision_record_text(record, candidates_id, created_at)::json as record from decision where id = $1` +

@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { DecisionSpool } from "./decision-spool";
 import { maintainPartitions } from "./partitions";
 import { isUnavailable } from "./postgres-errors";
-import { replayDecisions } from "./rows";
+import { replayDecisions, type TDecisionRow } from "./rows";
 
 export type TSpoolReplayOptions = {
   pool: pg.Pool;
@@ -20,6 +20,8 @@ export type TSpoolReplayOptions = {
   onUnavailable: () => void;
   /** Whether to go again for rows spooled during a pass (Postgres up and the log open). */
   mayContinue: () => boolean;
+  /** Writes replayed rows to another store (lib/decision-store) instead of the decision table. */
+  write?: (rows: readonly TDecisionRow[]) => Promise<void>;
 };
 
 /** Replays the decision spool into Postgres, one pass at a time. */
@@ -47,6 +49,10 @@ export function createSpoolReplay(opts: TSpoolReplayOptions) {
     const backlog = opts.backlog;
     if (backlog) await bestEffort("announce", backlog.announce(opts.spooled.range));
     const n = await spool.replay(async (rows) => {
+      if (opts.write) {
+        await opts.write(rows);
+        return opts.onReplayed(rows.length);
+      }
       const oldest = Math.min(...rows.map((r) => r.createdAt));
       await maintainPartitions(opts.pool, { now: opts.now(), from: oldest, ...opts.partitions });
       const client = await opts.pool.connect();

@@ -10,6 +10,7 @@ import { createDecisionSpool, type DecisionSpool } from "./decision-spool";
 import { isUnavailable } from "./postgres-errors";
 import type { TDecisionRow, TExistingDecision, TStoredRecord } from "./rows";
 import { createSpoolReplay } from "./spool-replay";
+import type { TDecisionLogStore } from "./store";
 
 export type TDurability = "sync" | "async";
 
@@ -55,6 +56,8 @@ export type TDecisionLogOptions = {
   backlog?: { announce(range: TSpoolRange): Promise<void>; withdraw(): Promise<void> };
   log?: (line: string) => void;
   now?: () => number;
+  /** Another store for the rows (store.ts); default, the decision table in `pool`. */
+  store?: TDecisionLogStore;
 };
 
 export type TDecisionLogStats = {
@@ -79,7 +82,7 @@ type TWriterStats = Omit<TDecisionLogStats, "durability" | "queued" | "inFlight"
 /** What flushing a batch needs: the parts createDecisionLog wires together. */
 type TFlushContext = {
   durability: TDurability;
-  db: DbWriter;
+  db: Pick<DbWriter, "write" | "forgetLists"> | { write: TDecisionLogStore["write"]; forgetLists(): void };
   spooled: DecisionSpool;
   availability: { readonly up: boolean; set(up: boolean): void };
   queue: BatchQueue<TPending>;
@@ -108,7 +111,8 @@ async function commitBatch(ctx: TFlushContext, batch: TPending[], handOff: () =>
     handOff();
     for (const p of batch) {
       const e = existing.get(p.row.id);
-      p.resolve(e ? { status: "existing", existing: e } : { status: "committed" });
+      if (e instanceof Error) p.reject(new DecisionLogBusyError(e.message, 1));
+      else p.resolve(e ? { status: "existing", existing: e } : { status: "committed" });
     }
     return true;
   } catch (err) {
@@ -171,7 +175,8 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   const stats: TWriterStats = { transactions: 0, transactionMs: 0, rowsCommitted: 0, rowsSpooled: 0, rowsReplayed: 0 };
   const latency = { commitSeconds: createLatencyHistogram(), waitSeconds: createLatencyHistogram() };
   const keeper = createConnectionKeeper(opts.pool, concurrency);
-  const db = createDbWriter({ pool: opts.pool, keeper, partitions, now });
+  const store = opts.store;
+  const db = store ? { write: store.write, forgetLists: () => {} } : createDbWriter({ pool: opts.pool, keeper, partitions, now });
   const spooled = createDecisionSpool(opts.spool);
   const replay = createSpoolReplay({
     pool: opts.pool,
@@ -183,10 +188,12 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
     onReplayed: (rows) => (stats.rowsReplayed += rows),
     onUnavailable: () => availability.set(false),
     mayContinue: () => availability.up && !closed,
+    write: store?.replay,
   });
   const availability = createAvailability({
     pool: opts.pool,
     probeIntervalMs,
+    probe: store?.probe,
     onChange: (up) => {
       opts.onAvailability?.(up);
       if (!up) return log("decision log: Postgres unreachable; spooling decisions to disk");

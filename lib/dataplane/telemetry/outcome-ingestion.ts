@@ -2,6 +2,7 @@ import path from "node:path";
 import type pg from "pg";
 import { mayBeSpooled as mayBeSpooledDecision, readBacklog, type TBacklogRow } from "../decision-log/backlog";
 import { findDecisions } from "../decision-log/lookup";
+import type { TDecisionReadStore } from "../decision-log/store";
 import type { RoutingState } from "../routing-state";
 import { createSpool } from "../spool";
 import type { BreakerBank } from "./breakers";
@@ -19,12 +20,14 @@ export type TOutcomeIngestionOptions = {
   /** Directory for the outcome spool; null: outcomes fail with 503 while Postgres is unreachable. */
   spoolDir: string | null;
   spoolMaxBytes?: number;
+  /** ClickHouse mode: decisions are looked up there (lib/decision-store). */
+  decisionReads?: TDecisionReadStore | null;
 };
 
 /** Finds outcomes' decisions in the decision table, by id. */
-function decisionLookup(pool: pg.Pool): TDecisionLookup {
+function decisionLookup(pool: pg.Pool, reads: TDecisionReadStore | null): TDecisionLookup {
   return async (ids) => {
-    const found = await findDecisions(pool, ids);
+    const found = await findDecisions(pool, ids, reads);
     const out = new Map<string, TDecisionRef>();
     for (const id of ids) {
       const d = found.get(id.toLowerCase());
@@ -55,7 +58,7 @@ export function createOutcomeIngestion(opts: TOutcomeIngestionOptions) {
   const outcomes = createOutcomeService({
     pool,
     state,
-    lookup: decisionLookup(pool),
+    lookup: decisionLookup(pool, opts.decisionReads ?? null),
     metrics: opts.metrics,
     breakers: opts.breakers,
     spool,
