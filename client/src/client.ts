@@ -12,6 +12,7 @@ import type {
   TOutcome,
   TRoutingSnapshot,
 } from "./types.js";
+import { LocalDecisionCounts, type TLocalCountKey } from "./local-counts.js";
 import { randomUUID, uuidV7At } from "./uuid.js";
 
 export type TSwitchyardClientOptions = {
@@ -37,7 +38,8 @@ export type TSwitchyardClientOptions = {
   /** false: decide throws when Switchyard does not answer instead of answering fail-static (default true). */
   failStatic?: boolean;
   /** Bounded buffers and the background flush. */
-  buffer?: { maxDecisions?: number; maxOutcomes?: number; flushIntervalMs?: number; maxBatch?: number };
+  /** maxCountCells: per-minute count cells waiting to be reported at most (default 50000; past it a decision's count is dropped and counted). */
+  buffer?: { maxDecisions?: number; maxOutcomes?: number; flushIntervalMs?: number; maxBatch?: number; maxCountCells?: number };
   /** Timeout of a background flush's calls, ms (default 10000: a batch of full records takes longer than a decide). */
   flushTimeoutMs?: number;
   /** Flush what is buffered when the process is about to exit (beforeExit; default true). Call close() from signal handlers. */
@@ -70,6 +72,12 @@ export type TDecisionReport = {
   policyVersion: string | null;
   /** local: router-core's record. */
   record?: Record<string, unknown>;
+  /** local: decided on a snapshot the client could not refresh. */
+  degraded?: boolean;
+  /** The share of such decisions whose records are sent: 1 for a non-routine one, the sampling rate for a routine one. */
+  sampleRate?: number;
+  /** Counted in this client's count reports (countDecision), so Switchyard does not count the record again. */
+  countReported?: boolean;
 };
 
 /** GET /api/v1/routing/snapshot's answer. */
@@ -110,13 +118,14 @@ export class SwitchyardClient {
   /** Fail-static decision ids not yet logged: their outcomes wait for them. */
   private readonly unlogged = new Set<string>();
   private readonly outcomes: TOutcome[] = [];
-  private readonly counters: TClientStats = {
+  private readonly counters: Omit<TClientStats, "counts"> = {
     decisions: { switchyard: 0, failStatic: 0 },
     failStatic: { made: 0, reported: 0, refused: 0, dropped: 0, pending: 0 },
-    local: { made: 0, reported: 0, refused: 0, dropped: 0, pending: 0 },
+    local: { made: 0, reported: 0, refused: 0, dropped: 0, pending: 0, sampledOut: 0 },
     outcomes: { queued: 0, sent: 0, refused: 0, dropped: 0, pending: 0 },
     retries: 0,
   };
+  private readonly counts: LocalDecisionCounts;
   private flushing: Promise<void> | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly exitHook: (() => void) | null = null;
@@ -145,6 +154,7 @@ export class SwitchyardClient {
     this.staticOrder = opts.staticOrder ?? {};
     this.maxDecisions = opts.buffer?.maxDecisions ?? 10_000;
     this.maxOutcomes = opts.buffer?.maxOutcomes ?? 10_000;
+    this.counts = new LocalDecisionCounts(opts.buffer?.maxCountCells ?? 50_000);
     this.maxBatch = Math.min(1_000, opts.buffer?.maxBatch ?? 500);
     this.now = opts.now ?? Date.now;
     this.onError = opts.onError ?? (() => {});
@@ -223,9 +233,23 @@ export class SwitchyardClient {
       order = [...fixed];
       source = "static";
     }
-    const decisionId = uuidV7At(this.now());
+    const at = this.now();
+    const decisionId = uuidV7At(at);
     const reason = `${cause.reason}: ${cause.message}`;
     this.counters.decisions.failStatic++;
+    const policyVersion = seen?.policyVersion ?? null;
+    // Switchyard stores a fail-static decision as stale and degraded (made without current metrics).
+    this.countDecision(at, {
+      operation: req.operation,
+      region: req.region,
+      selected,
+      reasonCode: "fail_static",
+      policyVersion,
+      shadow: "none",
+      stale: true,
+      degraded: true,
+      source: "fail_static",
+    });
     this.recordDecision({
       decisionId,
       operation: req.operation,
@@ -236,9 +260,25 @@ export class SwitchyardClient {
       source,
       order,
       reason,
-      policyVersion: seen?.policyVersion ?? null,
+      policyVersion,
+      sampleRate: 1,
+      countReported: true,
     });
     return { decisionId, operation: req.operation, region: req.region, requestId, selected, order, failStatic: true, source, reason };
+  }
+
+  /**
+   * Counts a decision made in this process (LocalRouter's, fail-static ones) for Switchyard's exact
+   * per-minute counts, sent with the next flush whether or not its record is sent.
+   */
+  countDecision(at: number, key: Omit<TLocalCountKey, "minute">): void {
+    this.counts.add(at, key);
+  }
+
+  /** A local decision whose record is not sent (a routine one left out of the sample): counted in `local.sampledOut`. */
+  skipRecord(): void {
+    this.counters.local.made++;
+    this.counters.local.sampledOut++;
   }
 
   /**
@@ -324,8 +364,23 @@ export class SwitchyardClient {
     return this.flushing;
   }
 
+  /** Sends the count report waiting, if any: one at a time, the same one again until Switchyard takes or refuses it. */
+  private async flushCounts(): Promise<void> {
+    for (let report = this.counts.next(); report; report = this.counts.next()) {
+      try {
+        await callJson(this.http, "POST", "/api/v1/decisions/counts", report, { timeoutMs: this.flushTimeoutMs });
+        this.counts.settle(true);
+      } catch (err) {
+        // Refused (invalid for this key, or a server without the endpoint): sending it again would be refused again.
+        if (err instanceof SwitchyardError && err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429) this.counts.settle(false);
+        else throw err;
+      }
+    }
+  }
+
   private async flushOnce(): Promise<void> {
     try {
+      await this.flushCounts();
       let limit = this.maxBatch;
       while (this.reports.length > 0) {
         const batch = this.nextBatch(limit);
@@ -390,7 +445,7 @@ export class SwitchyardClient {
   }
 
   private pendingCount(): number {
-    return this.reports.length + this.outcomes.length;
+    return this.reports.length + this.outcomes.length + this.counts.pending;
   }
 
   stats(): TClientStats {
@@ -398,6 +453,7 @@ export class SwitchyardClient {
       decisions: { ...this.counters.decisions },
       failStatic: { ...this.counters.failStatic, pending: this.reports.filter((r) => r.mode === "fail_static").length },
       local: { ...this.counters.local, pending: this.reports.filter((r) => r.mode === "local").length },
+      counts: this.counts.stats(),
       outcomes: { ...this.counters.outcomes, pending: this.outcomes.length },
       retries: this.counters.retries,
     };

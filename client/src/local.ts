@@ -31,9 +31,28 @@ export type TLocalRouterOptions = {
   random?: () => number;
   /** Each new snapshot version, when it arrived. */
   onSnapshot?: (version: string, receivedAt: number) => void;
+  /**
+   * The share of routine decisions whose full records are sent (default 0.01; 1 sends all). Every
+   * decision is counted exactly regardless, and every non-routine one (stale, degraded, fallback,
+   * override or pin, shadow disagreement) is always sent; each record carries its rate.
+   */
+  sampleRate?: number;
 };
 
-type TRecordLike = TDecisionRecord & { candidates: TCandidate[] };
+type TRecordLike = TDecisionRecord & {
+  candidates: TCandidate[];
+  stale?: boolean;
+  override?: string;
+  fallback?: unknown;
+  shadow?: { agrees?: boolean } | null;
+};
+
+/** Worth a full record every time: anything but a normal pick on fresh state that a shadow policy (if any) agrees with. */
+function isRoutine(r: TRecordLike, degraded: boolean): boolean {
+  return (
+    !degraded && r.stale !== true && r.selected !== null && (r.fallback ?? null) === null && (r.override ?? "none") === "none" && r.shadow?.agrees !== false
+  );
+}
 
 /**
  * In-process decisions: subscribes to Switchyard's routing snapshot (long-poll, resumed by
@@ -50,6 +69,9 @@ export class LocalRouter {
   private stopped = false;
   private readonly abort = new AbortController();
   private loop: Promise<void> | null = null;
+  /** The last snapshot poll failed: decisions are made on a snapshot that may be behind. */
+  private failing = false;
+  private readonly sampleRate: number;
   private readonly now: () => number;
   private readonly random: () => number;
 
@@ -63,6 +85,9 @@ export class LocalRouter {
     this.now = opts.now ?? Date.now;
     this.random = opts.random ?? Math.random;
     this.rng = { next: this.random };
+    const rate = opts.sampleRate ?? 0.01;
+    if (!(rate >= 0 && rate <= 1)) throw new RangeError(`sampleRate must be between 0 and 1, got ${rate}`);
+    this.sampleRate = rate;
   }
 
   get version(): string | null {
@@ -104,11 +129,13 @@ export class LocalRouter {
     while (!this.stopped) {
       try {
         const next = this.ver === null ? await this.opts.client.snapshot(null, 0) : await this.opts.client.snapshotChanges(this.ver, waitMs, this.abort.signal);
+        this.failing = false;
         if (!next || this.stopped) continue;
         if ("snapshot" in next) this.apply(next.version, next.snapshot);
         else if (this.snap && next.base === this.ver) this.apply(next.version, applySnapshotDelta(this.snap, next.delta));
       } catch {
         if (this.stopped) return;
+        this.failing = true;
         await new Promise((r) => setTimeout(r, this.opts.retryMs ?? 1_000).unref());
       }
     }
@@ -141,18 +168,7 @@ export class LocalRouter {
       op.shadow ? { shadow: op.shadow as never } : undefined,
     ) as TRecordLike;
     const order = this.orderOf(record.candidates, record.selected);
-    this.opts.client.recordDecision({
-      decisionId,
-      operation: req.operation,
-      region: req.region,
-      requestId,
-      selected: record.selected,
-      mode: "local",
-      order,
-      reasonCode: record.reasonCode,
-      policyVersion: record.policyVersion,
-      record: record as unknown as Record<string, unknown>,
-    });
+    this.report(at, decisionId, requestId, order, record);
     return {
       decisionId,
       operation: req.operation,
@@ -164,6 +180,44 @@ export class LocalRouter {
       source: "local",
       record,
     };
+  }
+
+  /** Counts the decision, and sends its record when it is non-routine or sampled. */
+  private report(at: number, decisionId: string, requestId: string, order: string[], record: TRecordLike): void {
+    const degraded = this.failing;
+    const client = this.opts.client;
+    const shadow = record.shadow ? (record.shadow.agrees ? "agree" : "disagree") : "none";
+    client.countDecision(at, {
+      operation: record.operation,
+      region: record.region,
+      selected: record.selected,
+      reasonCode: record.reasonCode,
+      policyVersion: record.policyVersion,
+      shadow,
+      stale: record.stale === true,
+      degraded,
+      source: "local",
+    });
+    const routine = isRoutine(record, degraded);
+    if (routine && !(this.sampleRate > 0 && this.random() < this.sampleRate)) {
+      client.skipRecord();
+      return;
+    }
+    client.recordDecision({
+      decisionId,
+      operation: record.operation,
+      region: record.region,
+      requestId,
+      selected: record.selected,
+      mode: "local",
+      order,
+      reasonCode: record.reasonCode,
+      policyVersion: record.policyVersion,
+      record: record as unknown as Record<string, unknown>,
+      sampleRate: routine ? this.sampleRate : 1,
+      countReported: true,
+      ...(degraded ? { degraded } : {}),
+    });
   }
 
   /**

@@ -117,12 +117,18 @@ export type TExecuteAnswer = {
   cached?: { ageSeconds: number };
 };
 
-/** Counters; for fail-static and local decisions `made = reported + refused + dropped + pending` at all times. */
+/**
+ * Counters. Records: for fail-static decisions `made = reported + refused + dropped + pending`, for
+ * local ones `+ sampledOut` (routine decisions whose record was left out of the sample). Counts:
+ * every fail-static and local decision, reported exactly per minute, same accounting.
+ */
 export type TClientStats = {
   decisions: { switchyard: number; failStatic: number };
   failStatic: { made: number; reported: number; refused: number; dropped: number; pending: number };
-  /** Decisions made by LocalRouter, same accounting. */
-  local: { made: number; reported: number; refused: number; dropped: number; pending: number };
+  /** Records of decisions made by LocalRouter. */
+  local: { made: number; reported: number; refused: number; dropped: number; pending: number; sampledOut: number };
+  /** Decisions counted in count reports (POST /api/v1/decisions/counts): every local and fail-static one. */
+  counts: { made: number; reported: number; refused: number; dropped: number; pending: number };
   outcomes: { queued: number; sent: number; refused: number; dropped: number; pending: number };
   retries: number;
 };

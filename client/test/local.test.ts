@@ -14,7 +14,8 @@ beforeAll(async () => {
   env = await createGatewayEnv({ apiKey: API_KEY });
   setAuthenticator(createAuthenticator({ apiKey: API_KEY, allowAnonymousWithoutKey: false }));
   client = new SwitchyardClient({ baseUrl: env.server.url, apiKey: API_KEY, flushOnExit: false, buffer: { flushIntervalMs: 100 } });
-  router = new LocalRouter({ client, engine: { decide }, waitMs: 5_000, onSnapshot: (version, at) => versions.push({ version, at }) });
+  // Every record sent (sampleRate 1), so each one can be looked up; local-counts.test.ts covers the sample.
+  router = new LocalRouter({ client, engine: { decide }, waitMs: 5_000, sampleRate: 1, onSnapshot: (version, at) => versions.push({ version, at }) });
   await router.start();
 });
 afterAll(async () => {
@@ -42,7 +43,7 @@ describe("LocalRouter: in-process decisions on the routing snapshot", () => {
       expect(d.record?.decisionId ?? d.record?.id).toBe(d.decisionId);
     }
     await until("every local decision to be logged", () => client.stats().local.pending === 0);
-    expect(client.stats().local).toEqual({ made: 50, reported: 50, refused: 0, dropped: 0, pending: 0 });
+    expect(client.stats().local).toEqual({ made: 50, reported: 50, refused: 0, dropped: 0, pending: 0, sampledOut: 0 });
     const rows = await env.pool.query(
       `select count(*)::int as n, count(*) filter (where record->>'mode' = 'local' and (record->>'local')::boolean)::int as marked from decision where id = any($1::uuid[])`,
       [made.map((d) => d.decisionId)],
@@ -62,7 +63,7 @@ describe("LocalRouter: in-process decisions on the routing snapshot", () => {
 
   it("keeps the accounting when decisions outrun the buffer (made = reported + dropped), and prints the in-process rate", async () => {
     const small = new SwitchyardClient({ baseUrl: env.server.url, apiKey: API_KEY, flushOnExit: false, buffer: { flushIntervalMs: 0, maxDecisions: 1_000 } });
-    const local = new LocalRouter({ client: small, engine: { decide } });
+    const local = new LocalRouter({ client: small, engine: { decide }, sampleRate: 1 });
     await local.start();
     await local.close();
     const n = 100_000;
@@ -70,9 +71,9 @@ describe("LocalRouter: in-process decisions on the routing snapshot", () => {
     for (let i = 0; i < n; i++) local.decide({ operation: "SEND_SMS", region: "EU", requestId: `r${i}` });
     const ms = performance.now() - t0;
     process.stdout.write(`local decide with full records into the client's buffer: ${Math.round(n / (ms / 1000))}/s\n`);
-    expect(small.stats().local).toEqual({ made: n, reported: 0, refused: 0, dropped: n - 1_000, pending: 1_000 });
+    expect(small.stats().local).toEqual({ made: n, reported: 0, refused: 0, dropped: n - 1_000, pending: 1_000, sampledOut: 0 });
     await small.flush().catch((err: unknown) => process.stdout.write(`flush: ${String(err)}\n`));
-    expect(small.stats().local).toEqual({ made: n, reported: 1_000, refused: 0, dropped: n - 1_000, pending: 0 });
+    expect(small.stats().local).toEqual({ made: n, reported: 1_000, refused: 0, dropped: n - 1_000, pending: 0, sampledOut: 0 });
     await small.close();
   }, 60_000);
 

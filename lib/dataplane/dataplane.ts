@@ -131,8 +131,8 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
     routes,
     reloadConfig,
     /** A call made outside decide (a client's local decision, reported later) spends the provider's call quota. */
-    spendQuota(provider: string, at: number): void {
-      quotas.consume(provider, at);
+    spendQuota(provider: string, at: number, calls = 1): void {
+      quotas.consume(provider, at, calls);
     },
     /** The tokens a call used, once its usage is known (execute mode): spent from the provider's token quotas. */
     spendTokens(provider: string, tokens: number): void {

@@ -80,6 +80,7 @@ export async function startGatewayServer(opts: TGatewayServerOptions): Promise<T
       decisionLog: dataPlane.decisionLog,
       instanceId: settings.instanceId,
       spendQuota: dataPlane.spendQuota,
+      pool: dataPlane.pool,
     }),
     ...createSnapshotFeed({ state: dataPlane.state }).routes,
   ]);

@@ -1,3 +1,4 @@
+import type pg from "pg";
 import { z } from "zod";
 import { authenticateRequest, type TPrincipal } from "../../edge/authenticate";
 import { isUuid, uuidV7Time } from "../decision-id";
@@ -8,6 +9,7 @@ import { registerEndpoint, ZErrorBody } from "../../edge/openapi";
 import type { TRoute } from "../../edge/router";
 import type { RoutingState } from "../routing-state";
 import type { TErrorDetail } from "../../http/error-contract";
+import { createLocalCountRoute } from "./counts";
 import { createLocalDecisionValidator } from "./validate";
 
 export const MAX_LOCAL_DECISION_BATCH = 1_000;
@@ -36,6 +38,16 @@ export const ZLocalDecision = z.strictObject({
   reasonCode: z.string().min(1).max(64).optional(),
   /** local: router-core's record as the client made it. */
   record: z.record(z.string(), z.unknown()).optional(),
+  /** local: the client decided on a snapshot it could not refresh (Switchyard unreachable). */
+  degraded: z.boolean().optional(),
+  /**
+   * The share of such decisions the client sends records for: 1 for every non-routine one (stale,
+   * degraded, fallback, override or pin, fail-static, shadow disagreement), the sampling rate for a
+   * routine one. Kept in the record, so a view built from records can say it is a sample.
+   */
+  sampleRate: z.number().gt(0).max(1).optional(),
+  /** The client counts this decision in its count reports (POST /decisions/counts): the row is not counted again. */
+  countReported: z.boolean().optional(),
 });
 export type TLocalDecision = z.infer<typeof ZLocalDecision>;
 
@@ -101,6 +113,7 @@ export function localDecisionRow(
     ...(d.source ? { source: d.source } : {}),
     ...(d.order ? { order: d.order } : {}),
     ...(d.reason ? { reason: d.reason } : {}),
+    ...(d.sampleRate !== undefined ? { sampleRate: d.sampleRate } : {}),
     reportedAt: receivedAt,
   };
   const rec = d.record as
@@ -131,13 +144,15 @@ export function localDecisionRow(
     stale: d.mode === "fail_static" ? true : rec?.stale === true,
     metricAgeMs: typeof rec?.metricAgeSeconds === "number" ? Math.round(rec.metricAgeSeconds * 1000) : null,
     fallbackAction: null,
-    degraded: d.mode === "fail_static",
+    degraded: d.mode === "fail_static" || d.degraded === true,
     body: JSON.stringify(record),
     durability,
     instanceId,
     apiKeyId,
     // Validated against the catalogue and policy before the row is built (validate.ts).
     offeredProviders: [...new Set([...(d.selected === null ? [] : [d.selected]), ...(d.order ?? [])])].join(",") || null,
+    source: d.mode === "fail_static" ? "fail_static" : "local",
+    counted: d.countReported !== true,
   };
 }
 
@@ -151,7 +166,9 @@ export function createLocalDecisionRoutes(deps: {
   instanceId: string;
   now?: () => number;
   /** Spends the selected provider's call quota for a newly logged decision (DataPlane.spendQuota). */
-  spendQuota?: (provider: string, at: number) => void;
+  spendQuota?: (provider: string, at: number, calls?: number) => void;
+  /** The data plane's pool: with it, POST /api/v1/decisions/counts is served too. */
+  pool?: pg.Pool;
 }): TRoute[] {
   const now = deps.now ?? Date.now;
   // Two rows with one id in one group-commit transaction would fail the whole transaction (the
@@ -182,15 +199,18 @@ export function createLocalDecisionRoutes(deps: {
     inFlight.set(d.decisionId, p);
     try {
       const result = await p;
-      // Logged for the first time: its call counts against the quota (a resend answered "existing" does not).
-      if (d.selected !== null && result !== "existing") deps.spendQuota?.(d.selected, at);
+      // Logged for the first time: its call counts against the quota (a resend answered "existing" does
+      // not, nor one whose count report spends it).
+      if (d.selected !== null && result !== "existing" && d.countReported !== true) deps.spendQuota?.(d.selected, at);
       return { index, decisionId: d.decisionId, result };
     } finally {
       inFlight.delete(d.decisionId);
     }
   }
 
+  const counts = deps.pool ? [createLocalCountRoute({ pool: deps.pool, validate, now, spendQuota: deps.spendQuota })] : [];
   return [
+    ...counts,
     {
       method: "POST",
       path: "/api/v1/decisions/batch",

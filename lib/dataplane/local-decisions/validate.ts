@@ -54,12 +54,24 @@ export function createLocalDecisionValidator(state: RoutingState) {
 
   const refuse = (code: string, path: string, message: string): TLocalRefusal => ({ code, error: errorBody(code, message, [{ path, message }]).error });
 
-  /** The refusal of item `index`, its field named by its path in the batch; null when it may be logged. */
-  return (d: TLocalDecision, index: number, principal: TPrincipal): TLocalRefusal | null => {
-    const at = `decisions.${index}`;
+  /**
+   * The refusal of item `index`, its field named by its path in the batch (`list`: the body's array);
+   * null when it may be logged. `strictVersion`: a policy version this instance has not held is
+   * refused rather than checked against the active one (a count report's versions become rollup keys).
+   */
+  return (
+    d: Pick<TLocalDecision, "operation" | "region" | "selected" | "policyVersion" | "order">,
+    index: number,
+    principal: TPrincipal,
+    list = "decisions",
+    strictVersion = false,
+  ): TLocalRefusal | null => {
+    const at = `${list}.${index}`;
     if (operationDenied(principal, d.operation)) return refuse("forbidden", `${at}.operation`, `the key may not use ${d.operation}`);
     const policy = policyFor(d.operation, d.policyVersion);
     if (!policy) return refuse("unknown_operation", `${at}.operation`, `unknown operation "${d.operation}"`);
+    if (strictVersion && d.policyVersion != null && !versions.get(d.operation)?.has(d.policyVersion))
+      return refuse("invalid", `${at}.policyVersion`, `policy version "${d.policyVersion}" of ${d.operation} is not one this instance has held`);
     if (!state.knownRegions(d.operation).includes(d.region)) return refuse("invalid", `${at}.region`, `unknown region "${d.region}" for ${d.operation}`);
     const named: Array<[string, string]> = d.selected === null ? [] : [[`${at}.selected`, d.selected]];
     (d.order ?? []).forEach((p, i) => named.push([`${at}.order.${i}`, p]));

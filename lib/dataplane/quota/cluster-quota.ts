@@ -172,9 +172,9 @@ export function createClusterQuota(opts: TClusterQuotaOptions) {
       publish();
     },
     /** A call to `provider` (made at `at`, if reported later): one from each of its `requests` windows. Synchronous; leases in the background. */
-    consume(provider: string, at?: number): void {
+    consume(provider: string, at?: number, calls = 1): void {
       const qs = quotas.get(provider);
-      if (qs !== undefined && spendIn(windows, provider, qs, "requests", 1, at, now(), lease)) publish();
+      if (qs !== undefined && calls > 0 && spendIn(windows, provider, qs, "requests", calls, at, now(), lease)) publish();
     },
     /** A call's tokens once its usage is known (execute mode): from each of the provider's `tokens` windows. */
     spendTokens(provider: string, tokens: number, at?: number): void {
