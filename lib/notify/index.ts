@@ -20,3 +20,5 @@ export { channelView, deleteChannel, listChannels, putChannel, saveChannel, type
 export { awaitDelivery, sendTestNotification } from "./send-test";
 export { CHANNEL_KINDS, PAGERDUTY_EVENTS_URL, type TChannelKind } from "./messages";
 export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signWebhook, verifyWebhookSignature } from "./signature";
+export { channelFormInput } from "./channel-form";
+export { getNotificationsView, type TNotificationsView } from "./get-notifications-view";

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 
 export type TDeliveryAttempt = { attempt: number; at: string; durationMs: number; statusCode: number | null; error: string | null; instanceId: string };
 

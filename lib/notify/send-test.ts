@@ -1,7 +1,6 @@
-import type { Prisma, PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { notFound } from "../errors/api-errors";
+import type { Prisma, PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { notFound } from "../errors";
 import { listDeliveries, type TDeliveryView } from "./list-deliveries";
 
 /**
