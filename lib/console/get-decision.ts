@@ -1,6 +1,7 @@
 import "server-only";
 import { metricAgeSecondsAt, type TCandidateRecord, type TDecisionRecord } from "@/router-core/index";
 import { getPrisma } from "@/lib/db/client";
+import { consoleClickHouseReads, type ClickHouseReads } from "@/lib/decision-store/index";
 import { toRecordView, type TDecisionRecordView } from "./decision-record-view";
 
 export type TCallOutcome = {
@@ -48,22 +49,18 @@ export type TDecisionDetail = {
 export async function getDecision(id: string, near?: number): Promise<TDecisionDetail | null> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
   const prisma = getPrisma();
-  const window = near !== undefined && Number.isFinite(near) ? { gte: new Date(near - 86_400_000), lte: new Date(near + 86_400_000) } : undefined;
-  const row = await prisma.decision.findFirst({ where: { id, ...(window ? { createdAt: window } : {}) }, omit: { record: true } });
-  if (!row) return null;
-  const [calls, outcomes, stored] = await Promise.all([
+  const clickHouse = consoleClickHouseReads();
+  const logged = clickHouse ? await fromClickHouse(clickHouse, id) : await fromPostgres(id, near);
+  if (!logged) return null;
+  const { row, record } = logged;
+  const [calls, outcomes] = await Promise.all([
     prisma.providerCallOutcome.findMany({ where: { decisionId: id }, orderBy: { reportedAt: "asc" } }),
     prisma.businessOutcome.findMany({ where: { decisionId: id }, orderBy: { reportedAt: "asc" } }),
-    // The record as decide answered it: decision_record_text() puts back the candidate list that
-    // decisions sharing it store once (decision_candidates).
-    prisma.$queryRaw<{ record: TDecisionRecord }[]>`
-      select decision_record_text(record, candidates_id, created_at)::json as record
-        from decision where id = ${id}::uuid and created_at = ${row.createdAt.toISOString()}::timestamptz`,
   ]);
   const callers = await callersOf([row.apiKeyId, ...calls.map((c) => c.apiKeyId), ...outcomes.map((o) => o.apiKeyId)]);
   const caller = (id: string | null) => (id === null ? null : callers.get(id)!);
   return {
-    record: toRecordView(stored[0]!.record, {
+    record: toRecordView(record, {
       id: row.id,
       createdAt: row.createdAt.getTime(),
       operation: row.operation,
@@ -94,6 +91,55 @@ export async function getDecision(id: string, near?: number): Promise<TDecisionD
       withinSla: o.withinSla,
       reporter: caller(o.apiKeyId),
     })),
+  };
+}
+
+/** The decision row the drilldown shows, and its record as decide answered it. */
+type TLoggedDecision = {
+  row: {
+    id: string;
+    createdAt: Date;
+    operation: string;
+    region: string;
+    requestId: string;
+    apiKeyId: string | null;
+    degraded: boolean;
+    durability: string;
+    instanceId: string;
+  };
+  record: TDecisionRecord;
+};
+
+async function fromPostgres(id: string, near: number | undefined): Promise<TLoggedDecision | null> {
+  const prisma = getPrisma();
+  const window = near !== undefined && Number.isFinite(near) ? { gte: new Date(near - 86_400_000), lte: new Date(near + 86_400_000) } : undefined;
+  const row = await prisma.decision.findFirst({ where: { id, ...(window ? { createdAt: window } : {}) }, omit: { record: true } });
+  if (!row) return null;
+  // The record as decide answered it: decision_record_text() puts back the candidate list that
+  // decisions sharing it store once (decision_candidates).
+  const stored = await prisma.$queryRaw<{ record: TDecisionRecord }[]>`
+    select decision_record_text(record, candidates_id, created_at)::json as record
+      from decision where id = ${id}::uuid and created_at = ${row.createdAt.toISOString()}::timestamptz`;
+  return { row, record: stored[0]!.record };
+}
+
+/** ClickHouse mode: the row carries its whole record; the id's UUIDv7 time finds its day. */
+async function fromClickHouse(reads: ClickHouseReads, id: string): Promise<TLoggedDecision | null> {
+  const r = await reads.get(id);
+  if (!r) return null;
+  return {
+    row: {
+      id: r.id,
+      createdAt: new Date(r.at),
+      operation: r.operation,
+      region: r.region,
+      requestId: r.requestId,
+      apiKeyId: r.apiKeyId,
+      degraded: r.degraded,
+      durability: r.durability,
+      instanceId: r.instanceId,
+    },
+    record: JSON.parse(r.record) as TDecisionRecord,
   };
 }
 

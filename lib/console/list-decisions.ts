@@ -1,6 +1,7 @@
 import "server-only";
 import { getPrisma } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
+import { consoleClickHouseReads, type ClickHouseReads, type TClickHouseListFilter } from "@/lib/decision-store/index";
 import { DEFAULT_WINDOW_MS, type TDecisionFilters } from "./decision-filters";
 
 export type TDecisionRow = {
@@ -56,6 +57,8 @@ type TRaw = {
 export async function listDecisions(f: TDecisionFilters, limit = 50, now = Date.now()): Promise<TDecisionPage> {
   const to = f.to ? Date.parse(f.to) : now;
   const from = f.from ? Date.parse(f.from) : to - DEFAULT_WINDOW_MS;
+  const clickHouse = consoleClickHouseReads();
+  if (clickHouse) return listFromClickHouse(clickHouse, f, from, to, limit);
   const where: Prisma.Sql[] = [Prisma.sql`d.created_at >= ${new Date(from)}`, Prisma.sql`d.created_at <= ${new Date(to)}`];
   if (f.operation) where.push(Prisma.sql`d.operation = ${f.operation}`);
   if (f.region) where.push(Prisma.sql`d.region = ${f.region}`);
@@ -105,6 +108,62 @@ export async function listDecisions(f: TDecisionFilters, limit = 50, now = Date.
     fallbackAction: r.fallback_action,
     degraded: r.degraded,
     completed: r.completed,
+  }));
+  const last = page.at(-1);
+  return { rows: page, next: rows.length > limit && last ? `${last.at}_${last.id}` : null, from, to };
+}
+
+/**
+ * The same page in ClickHouse mode: the rows from ClickHouse, their outcomes from Postgres (which
+ * keeps outcomes). An outcome filter becomes the window's decided ids from Postgres, bounded the
+ * same way as above.
+ */
+async function listFromClickHouse(reads: ClickHouseReads, f: TDecisionFilters, from: number, to: number, limit: number): Promise<TDecisionPage> {
+  const filter: TClickHouseListFilter = {
+    from,
+    to,
+    operation: f.operation,
+    region: f.region,
+    provider: f.provider,
+    reason: f.reason,
+    policy: f.policy,
+    stale: f.stale as TClickHouseListFilter["stale"],
+  };
+  if (f.after) {
+    const [ms, id] = f.after.split("_") as [string, string];
+    filter.after = { at: Number(ms), id };
+  }
+  if (f.outcome) {
+    const reportedFrom = new Date(from - OUTCOME_SKEW_MS);
+    const completed = f.outcome === "completed" ? Prisma.sql`and completed` : f.outcome === "failed" ? Prisma.sql`and not completed` : Prisma.empty;
+    const ids = await getPrisma().$queryRaw<{ decision_id: string }[]>`
+      select distinct decision_id from business_outcome where reported_at >= ${reportedFrom} ${completed}`;
+    const list = ids.map((r) => r.decision_id);
+    filter.ids = f.outcome === "pending" ? { except: list } : { only: list };
+  }
+  const rows = await reads.list(filter, limit);
+  const shown = rows.slice(0, limit);
+  const latest = await getPrisma().$queryRaw<{ decision_id: string; completed: boolean }[]>`
+    select distinct on (decision_id) decision_id, completed from business_outcome
+     where decision_id = any(${shown.map((r) => r.id)}::text[]) order by decision_id, reported_at desc`;
+  const completedOf = new Map(latest.map((r) => [r.decision_id, r.completed]));
+  const page = shown.map((r): TDecisionRow => ({
+    id: r.id,
+    at: r.at,
+    operation: r.operation,
+    region: r.region,
+    requestId: r.requestId,
+    policyVersion: r.policyVersion,
+    selected: r.selected,
+    reasonCode: r.reasonCode,
+    shadowPick: r.shadowPick,
+    shadowAgrees: r.shadowAgrees,
+    scoreMargin: r.scoreMargin,
+    stale: r.stale,
+    metricAgeMs: r.metricAgeMs,
+    fallbackAction: r.fallbackAction,
+    degraded: r.degraded,
+    completed: completedOf.get(r.id) ?? null,
   }));
   const last = page.at(-1);
   return { rows: page, next: rows.length > limit && last ? `${last.at}_${last.id}` : null, from, to };

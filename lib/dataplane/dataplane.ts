@@ -17,6 +17,7 @@ import type { TDataPlaneSettings } from "./settings";
 import { createSpool } from "./spool";
 import { observeDecisions } from "./metrics/counters";
 import { createClusterQuota, pruneEndedQuotaWindows } from "./quota/cluster-quota";
+import type { TOpenDecisionStore } from "./decision-log/store";
 
 export type TDataPlaneOptions = {
   databaseUrl: string;
@@ -29,6 +30,8 @@ export type TDataPlaneOptions = {
   /** Who may call; default: dataPlaneAuthenticator from the settings' API key and `embeddedDatabase`. */
   authenticate?: TAuthenticator;
   now?: () => number;
+  /** Another store for decisions (lib/decision-store, opened on this data plane's pool); default the decision table. */
+  openDecisionStore?: TOpenDecisionStore;
   /** Overrides for tests (small batches, fast probes). */
   decisionLog?: { maxBatch?: number; concurrency?: number; probeIntervalMs?: number; backlog?: TDecisionLogOptions["backlog"] };
 };
@@ -71,7 +74,10 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
   const state: RoutingState = createRoutingState({ now });
   const partitionOptions = { daysAhead: s.partitionDaysAhead, retentionDays: s.retentionDays };
   const spool = createSpool<TDecisionRow>({ dir: s.spoolDir, name: "decisions", maxBytes: s.spoolMaxBytes });
+  const store = opts.openDecisionStore ? await opts.openDecisionStore(pool) : null;
+  if (store) opts.log(`decision store: ${store.describe}`);
   const decisionLog = createDecisionLog({
+    store: store?.log,
     pool,
     spool,
     durability: s.durability,
@@ -97,6 +103,7 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
       opts.log(`decision log partition maintenance failed, retrying within the hour: ${(err as Error).message}`);
     }
     await pruneEndedQuotaWindows(pool).catch((err: unknown) => opts.log(`quota window pruning failed, retrying within the hour: ${(err as Error).message}`));
+    await store?.maintain(now()).catch((err: unknown) => opts.log(`idempotency key pruning failed, retrying within the hour: ${(err as Error).message}`));
   };
   await runMaintenance();
   const maintenanceTimer = setInterval(() => void runMaintenance(), HOUR_MS);
@@ -115,7 +122,7 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
 
   const routes: TRoute[] = [
     { method: "POST", path: "/api/v1/decide", handler: createDecideHandler({ authenticate, state, log: decisionLog, cache, instanceId: s.instanceId, now }) },
-    { method: "GET", path: "/api/v1/decisions/:id", handler: createGetDecisionHandler(pool, authenticate) },
+    { method: "GET", path: "/api/v1/decisions/:id", handler: createGetDecisionHandler(pool, authenticate, store?.reads) },
     {
       method: "GET",
       path: "/api/v1/openapi.json",
@@ -128,6 +135,8 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
     state,
     decisionLog,
     pool,
+    /** The other store's decision reads (outcome validation reads decisions there); null with the decision table. */
+    decisionReads: store?.reads ?? null,
     routes,
     reloadConfig,
     /** A call made outside decide (a client's local decision, reported later) spends the provider's call quota. */
@@ -154,6 +163,7 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
       stopCounting();
       quotas.close();
       await decisionLog.close();
+      await store?.close();
       await pool.end();
     },
   };

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { operationDenied, type TAuthenticator } from "../edge/authenticate";
 import { isUuid } from "./decision-id";
 import { readDecisionRecord } from "./decision-log/lookup";
+import type { TDecisionReadStore } from "./decision-log/store";
 import { ZDecideResponse } from "./decide/schema";
 import { HttpError, malformed, sendJson } from "../edge/http";
 import { registerEndpoint, ZErrorBody } from "../edge/openapi";
@@ -70,7 +71,8 @@ async function readOutcomes(pool: pg.Pool, id: string): Promise<z.infer<typeof Z
   return { providerCalls, business };
 }
 
-export function createGetDecisionHandler(pool: pg.Pool, authenticate: TAuthenticator): TRouteHandler {
+/** `reads`: ClickHouse mode's decision store (the record is read there, outcomes from Postgres). */
+export function createGetDecisionHandler(pool: pg.Pool, authenticate: TAuthenticator, reads?: TDecisionReadStore): TRouteHandler {
   return async (req, res, params) => {
     const auth = await authenticate(req, "read");
     if (!auth.ok) {
@@ -82,7 +84,7 @@ export function createGetDecisionHandler(pool: pg.Pool, authenticate: TAuthentic
     let record: Record<string, unknown> | null;
     let outcomes: Awaited<ReturnType<typeof readOutcomes>>;
     try {
-      [record, outcomes] = await Promise.all([readDecisionRecord(pool, id), readOutcomes(pool, id)]);
+      [record, outcomes] = await Promise.all([readDecisionRecord(pool, id, reads), readOutcomes(pool, id)]);
     } catch (err) {
       if ((err as { severity?: unknown }).severity === undefined) {
         throw new HttpError(503, "database_unavailable", "the decision log is unreachable right now; decide keeps answering and spools records");

@@ -1,4 +1,5 @@
 import { authenticateRequest, type TAuthenticator } from "../../edge/authenticate";
+import type { TDecisionReadStore } from "../decision-log/store";
 import { createPool } from "../pool";
 import { createControllerLoop, type ControllerLoop } from "../controller/controller-loop";
 import { createLeaderElector } from "../controller/leader";
@@ -23,6 +24,8 @@ export type TTelemetryOptions = {
   /** Directory for the outcome spool; null: outcomes fail with 503 while Postgres is unreachable. */
   spoolDir: string | null;
   spoolMaxBytes?: number;
+  /** ClickHouse mode: outcomes' decisions are looked up there (the data plane's `decisionReads`). */
+  decisionReads?: TDecisionReadStore | null;
   decisionLogQueueDepth?: () => number;
   decisionLogLatency?: () => TDecisionLogLatency;
   decisionLogSpoolBytes?: () => number;
@@ -177,7 +180,15 @@ export async function startTelemetry(opts: TTelemetryOptions) {
   });
   breakerSync.attach(breakers);
   const stopObserving = observeDecisions((operation, region, provider) => breakers.probeStarted(operation, provider, region));
-  const ingestion = createOutcomeIngestion({ pool, state, metrics, breakers, spoolDir: opts.spoolDir, spoolMaxBytes: opts.spoolMaxBytes });
+  const ingestion = createOutcomeIngestion({
+    pool,
+    state,
+    metrics,
+    breakers,
+    spoolDir: opts.spoolDir,
+    spoolMaxBytes: opts.spoolMaxBytes,
+    decisionReads: opts.decisionReads,
+  });
   const { outcomes, spool } = ingestion;
   const leadership = createLeadership(opts, log);
   const { elector, controller } = leadership;

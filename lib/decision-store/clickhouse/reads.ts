@@ -1,0 +1,151 @@
+import type { ClickHouseClient } from "@clickhouse/client";
+import { uuidV7Time, type TStoredDecision } from "../../dataplane";
+
+/** Partition pruning for a lookup by UUIDv7: its embedded time ± this much clock skew (as in Postgres mode). */
+const SKEW_MS = 60_000;
+
+/** A decision row as the console and the lookups read it (the data plane's shape, store.ts). */
+export type TClickHouseDecision = TStoredDecision;
+
+type TRaw = {
+  id: string;
+  at_ms: string;
+  operation: string;
+  region: string;
+  request_id: string;
+  policy_version: string | null;
+  selected_provider: string | null;
+  reason_code: string;
+  shadow_pick: string | null;
+  shadow_agrees: boolean | null;
+  score_margin: number | null;
+  stale: boolean;
+  metric_age_ms: string | number | null;
+  fallback_action: string | null;
+  degraded: boolean;
+  durability: string;
+  instance_id: string;
+  api_key_id: string | null;
+  offered_providers: string | null;
+};
+
+const COLUMNS = `id, toString(toUnixTimestamp64Milli(at)) AS at_ms, operation, region, request_id, policy_version, selected_provider,
+  reason_code, shadow_pick, shadow_agrees, score_margin, stale, metric_age_ms, fallback_action, degraded, durability, instance_id, api_key_id, offered_providers`;
+
+function toDecision(r: TRaw): TClickHouseDecision {
+  return {
+    id: r.id,
+    at: Number(r.at_ms),
+    operation: r.operation,
+    region: r.region,
+    requestId: r.request_id,
+    policyVersion: r.policy_version,
+    selected: r.selected_provider,
+    reasonCode: r.reason_code,
+    shadowPick: r.shadow_pick,
+    shadowAgrees: r.shadow_agrees,
+    scoreMargin: r.score_margin,
+    stale: r.stale,
+    metricAgeMs: r.metric_age_ms === null ? null : Number(r.metric_age_ms),
+    fallbackAction: r.fallback_action,
+    degraded: r.degraded,
+    durability: r.durability,
+    instanceId: r.instance_id,
+    apiKeyId: r.api_key_id,
+    offeredProviders: r.offered_providers,
+  };
+}
+
+/** The console's decision-log filters, as list-decisions.ts reads them, after the outcome filter was resolved to ids. */
+export type TClickHouseListFilter = {
+  from: number;
+  to: number;
+  operation?: string;
+  region?: string;
+  provider?: string;
+  reason?: string;
+  policy?: string;
+  stale?: "true" | "false";
+  /** Keyset cursor: rows strictly before (at, id). */
+  after?: { at: number; id: string };
+  /** Only these ids (an outcome filter), or all but these. */
+  ids?: { only: readonly string[] } | { except: readonly string[] };
+};
+
+const ms = (t: number) => new Date(t);
+
+/** Decision reads against ClickHouse; every read is over FINAL, so a row a replay wrote twice counts once. */
+export function createClickHouseReads(client: ClickHouseClient) {
+  async function rows<T>(query: string, params: Record<string, unknown>): Promise<T[]> {
+    const rs = await client.query({ query, query_params: params, format: "JSONEachRow" });
+    return rs.json<T>();
+  }
+
+  /** A `WHERE` on one id: its UUIDv7 time bounds the partitions and the key's time range. */
+  function byId(id: string): { where: string; params: Record<string, unknown> } {
+    const t = uuidV7Time(id);
+    if (t === null) return { where: "id = {id:UUID}", params: { id } };
+    return { where: "id = {id:UUID} AND at BETWEEN {lo:DateTime64(3)} AND {hi:DateTime64(3)}", params: { id, lo: ms(t - SKEW_MS), hi: ms(t + SKEW_MS) } };
+  }
+
+  return {
+    /** One page, newest first by (at, id), `limit + 1` rows so the caller knows whether there is a next page. */
+    async list(f: TClickHouseListFilter, limit: number): Promise<TClickHouseDecision[]> {
+      const where = ["at >= {from:DateTime64(3)}", "at <= {to:DateTime64(3)}"];
+      const params: Record<string, unknown> = { from: ms(f.from), to: ms(f.to), limit: limit + 1 };
+      const eq = (column: string, name: string, value: string | undefined) => {
+        if (value === undefined) return;
+        where.push(`${column} = {${name}:String}`);
+        params[name] = value;
+      };
+      eq("operation", "operation", f.operation);
+      eq("region", "region", f.region);
+      eq("selected_provider", "provider", f.provider);
+      eq("reason_code", "reason", f.reason);
+      eq("policy_version", "policy", f.policy);
+      if (f.stale) where.push(f.stale === "true" ? "stale" : "NOT stale");
+      if (f.after) {
+        where.push("(at < {afterAt:DateTime64(3)} OR (at = {afterAt:DateTime64(3)} AND toString(id) < {afterId:String}))");
+        params.afterAt = ms(f.after.at);
+        params.afterId = f.after.id;
+      }
+      if (f.ids && "only" in f.ids) {
+        where.push("id IN {ids:Array(UUID)}");
+        params.ids = f.ids.only;
+      } else if (f.ids) {
+        where.push("id NOT IN {ids:Array(UUID)}");
+        params.ids = f.ids.except;
+      }
+      // ClickHouse orders UUIDs by their two 64-bit halves, low half first; the tie-break compares
+      // them as text, which for UUIDv7 (and the Postgres listing) is time order.
+      const raw = await rows<TRaw>(
+        `SELECT ${COLUMNS} FROM decision FINAL WHERE ${where.join(" AND ")} ORDER BY at DESC, toString(id) DESC LIMIT {limit:UInt32}`,
+        params,
+      );
+      return raw.map(toDecision);
+    },
+
+    /** One decision's row, or null; `near` (a time from the row the user clicked) is not needed: the id names its time. */
+    async get(id: string): Promise<(TClickHouseDecision & { record: string }) | null> {
+      const { where, params } = byId(id);
+      const raw = await rows<TRaw & { record: string }>(`SELECT ${COLUMNS}, record FROM decision FINAL WHERE ${where} LIMIT 1`, params);
+      return raw[0] ? { ...toDecision(raw[0]), record: raw[0].record } : null;
+    },
+
+    /** The decisions among `ids`, one query; the time bounds come from the ids' UUIDv7 times. */
+    async find(ids: readonly string[]): Promise<TClickHouseDecision[]> {
+      if (ids.length === 0) return [];
+      const times = ids.map(uuidV7Time);
+      const bounded = times.every((t) => t !== null);
+      const lo = bounded ? Math.min(...(times as number[])) - SKEW_MS : 0;
+      const hi = bounded ? Math.max(...(times as number[])) + SKEW_MS : 0;
+      const raw = await rows<TRaw>(
+        `SELECT ${COLUMNS} FROM decision FINAL WHERE id IN {ids:Array(UUID)}` + (bounded ? " AND at BETWEEN {lo:DateTime64(3)} AND {hi:DateTime64(3)}" : ""),
+        { ids, lo: ms(lo), hi: ms(hi) },
+      );
+      return raw.map(toDecision);
+    },
+  };
+}
+
+export type ClickHouseReads = ReturnType<typeof createClickHouseReads>;
