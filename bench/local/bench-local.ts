@@ -8,14 +8,21 @@ import { startThrowawayCluster } from "../../test/support/throwaway-cluster";
 import type { TEmbeddedDatabase } from "../../lib/db/embedded";
 import { LocalRouter, SwitchyardClient } from "../../client/src/index";
 import { startServerProcess, type TServerProcess } from "../../client/test/server-process";
+import { measureCounted, type TCountedRun } from "./counted";
 
-// `npm run bench:local -- [--decisions 200000] [--rounds 5] [--overrides 20]`: local
-// evaluation in one client process against server.ts (data plane only, database of its own):
-// (1) LocalRouter.decide per second with full records, next to router-core's bare decide() on the
-// same snapshot; (2) the time from an operator pin committed with its NOTIFY (what the console's
-// override action writes) until the client's local decisions follow it, p50/p99 over the rounds.
+// `npm run bench:local -- [--decisions 200000] [--rounds 5] [--overrides 20] [--rate 10000] [--seconds 5]`:
+// local evaluation in one client process against server.ts (data plane only, database of its own):
+// (0) every local decision counted: --rate decisions/s for --seconds with the client's defaults,
+// the console's served series against the client's own counts, every non-routine record looked up
+// (counted.ts); (1) LocalRouter.decide per second with full records, next to router-core's bare
+// decide() on the same snapshot; (2) the time from an operator pin committed with its NOTIFY (what
+// the console's override action writes) until the client's local decisions follow it, p50/p99.
 
-const { values } = parseArgs({ options: { decisions: { type: "string" }, rounds: { type: "string" }, overrides: { type: "string" } } });
+const { values } = parseArgs({
+  options: { decisions: { type: "string" }, rounds: { type: "string" }, overrides: { type: "string" }, rate: { type: "string" }, seconds: { type: "string" } },
+});
+const RATE = Number(values.rate ?? 10_000);
+const SECONDS = Number(values.seconds ?? 5);
 const N = Number(values.decisions ?? 200_000);
 const ROUNDS = Number(values.rounds ?? 5);
 const OVERRIDES = Number(values.overrides ?? 20);
@@ -61,6 +68,42 @@ async function measureOverrides(pool: pg.Pool, local: LocalRouter, whilePinned: 
     }
   }
   return propagation;
+}
+
+function reportCounted(c: TCountedRun): void {
+  process.stderr.write(
+    `counted: ${c.made} local decisions at ${Math.round(c.achieved)}/s; console ${JSON.stringify(c.console)} vs client ${JSON.stringify(c.own)}; ` +
+      `non-routine ${c.nonRoutine}, missing ${c.nonRoutineMissing}; sampled records ${c.sampledRecords}; counts ${JSON.stringify(c.stats.counts)}; records ${JSON.stringify(c.stats.local)}\n`,
+  );
+}
+
+const sameCounts = (c: TCountedRun) => JSON.stringify(Object.entries(c.own).sort()) === JSON.stringify(Object.entries(c.console).sort());
+
+function countedParts(c: TCountedRun) {
+  return {
+    tables: [
+      {
+        title: `Every local decision counted: ${c.rate.toLocaleString("en-US")}/s for ${c.seconds} s`,
+        columns: ["region and provider", "client's own count", "console (served series)"],
+        rows: Object.keys({ ...c.own, ...c.console })
+          .sort()
+          .map((k) => [k, c.own[k] ?? 0, c.console[k] ?? 0]),
+      },
+    ],
+  };
+}
+
+function countedInvariants(c: TCountedRun) {
+  const s = c.stats;
+  return [
+    { label: "console counts equal the client's own, exactly", ok: sameCounts(c), detail: `${Object.values(c.console).reduce((a, b) => a + b, 0)} counted` },
+    { label: "no non-routine record missing", ok: c.nonRoutineMissing === 0, detail: `${c.nonRoutine} non-routine, ${c.nonRoutineMissing} missing` },
+    {
+      label: "drop counters 0 (records and counts)",
+      ok: s.local.dropped === 0 && s.counts.dropped === 0 && s.counts.refused === 0,
+      detail: `records dropped ${s.local.dropped}, counts dropped ${s.counts.dropped}, refused ${s.counts.refused}`,
+    },
+  ];
 }
 
 async function main(): Promise<void> {
@@ -122,6 +165,11 @@ async function main(): Promise<void> {
       const beforePin = versions.at(-2)!.version;
       [wholeBytes, deltaBytes] = [await wire(""), await wire(`?since=${encodeURIComponent(beforePin)}&waitMs=0&delta=1`)];
     });
+    // (0) last, so its outcomes and pin do not change what (1) and (2) decide on; the first client
+    // flushes only when closed, so its decisions are not among those counted here.
+    process.env.DATABASE_URL = scratch.url; // the console's read models (getServedSeries) read the process's database
+    const counted = await measureCounted({ url: server.url, apiKey: API_KEY, pool, rate: RATE, seconds: SECONDS });
+    reportCounted(counted);
     propagation.sort((a, b) => a - b);
     rates.sort((a, b) => a - b);
     bare.sort((a, b) => a - b);
@@ -133,6 +181,10 @@ async function main(): Promise<void> {
       command: `npm run bench:local -- --decisions ${N} --rounds ${ROUNDS} --overrides ${OVERRIDES}`,
       parameters: { decisions: N, rounds: ROUNDS, overrides: OVERRIDES, shadow: op.shadow ? "evaluated" : "none" },
       figures: [
+        { label: `local decisions counted at ${RATE.toLocaleString("en-US")}/s for ${SECONDS} s`, value: counted.made, unit: "decisions" },
+        { label: "their rate as driven", value: Math.round(counted.achieved), unit: "decisions/s" },
+        { label: "non-routine records missing", value: counted.nonRoutineMissing, unit: `of ${counted.nonRoutine}`, target: "0" },
+        { label: "routine records sent (the 1% sample)", value: counted.sampledRecords, unit: "records" },
         { label: "LocalRouter.decide, full records (best round)", value: Math.round(rates.at(-1)!), unit: "decisions/s", target: "≥ 1,000,000" },
         { label: "LocalRouter.decide, full records (median round)", value: Math.round(quantile(rates, 0.5)), unit: "decisions/s" },
         {
@@ -147,13 +199,16 @@ async function main(): Promise<void> {
         { label: "snapshot answer, delta for one pin (one region changed)", value: deltaBytes, unit: "bytes" },
       ],
       invariants: [
+        ...countedInvariants(counted),
         {
-          label: "local decisions accounted (made = buffered + dropped)",
-          ok: stats.made === stats.pending + stats.dropped + stats.reported + stats.refused,
-          detail: `${stats.made} made, ${stats.pending} buffered, ${stats.dropped} dropped`,
+          label: "local decisions accounted (made = sent + buffered + dropped + left out of the sample)",
+          ok: stats.made === stats.pending + stats.dropped + stats.reported + stats.refused + stats.sampledOut,
+          detail: `${stats.made} made, ${stats.pending} buffered, ${stats.dropped} dropped, ${stats.sampledOut} not sampled`,
         },
       ],
+      ...countedParts(counted),
       notes: [
+        `Counted: ${RATE.toLocaleString("en-US")} local decisions/s for ${SECONDS} s in 10 ms ticks (one in ten in NA under a pin, so non-routine; EU on fresh metrics after 60 reported outcomes), the client's defaults (records for every non-routine decision and 1% of routine ones, per-minute counts flushed every second); then the console's served series (24 h, per region and provider) against the client's own tally of the decisions it made, and every non-routine decision id looked up in the log.`,
         "Decisions/s: one process, SEND_SMS/EU (3 candidates), each decision's full router-core record handed to the client's bounded buffer (10,000 records; the rest are counted as dropped, as a service outrunning its ingest would see).",
         "Override: a provider_pin row committed together with its NOTIFY on switchyard_config (what the console's override action writes), timed from the commit until LocalRouter.decide returns the pinned provider: the data plane's LISTEN reload, the snapshot ticker (100 ms) and the long-poll's answer.",
       ],

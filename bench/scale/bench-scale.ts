@@ -7,7 +7,10 @@ import { getDecision } from "../../lib/console/get-decision";
 import { getMoment } from "../../lib/console/get-moment";
 import { getOverview } from "../../lib/console/get-overview";
 import { getProvidersView } from "../../lib/console/get-providers-view";
+import { getServedSeries } from "../../lib/console/get-served-series";
 import { getShadowView } from "../../lib/console/get-shadow-view";
+import { prismaQueryable } from "../../lib/console/prisma-queryable";
+import { loadRecordedTraffic } from "../../lib/replay/load-recorded";
 import { getShareSeries } from "../../lib/console/get-share-series";
 import { getShiftEvent } from "../../lib/console/get-shift-event";
 import { listDecisionFacets } from "../../lib/console/list-decision-facets";
@@ -163,6 +166,11 @@ async function readModelCases(facts: TSeedFacts): Promise<{ cases: TCase[]; note
     { name: "shadow view, 1 h", run: () => getShadowView(OP, "1h", now) },
     { name: "shadow view, 24 h", run: () => getShadowView(OP, "24h", now) },
     { name: "shadow view, 7 d", run: () => getShadowView(OP, "7d", now) },
+    { name: "served shares, 24 h", run: () => getServedSeries(OP, REGION, "24h", now) },
+    { name: "served shares, 7 d", run: () => getServedSeries(OP, REGION, "7d", now) },
+    // What the approval page's what-if loads before replaying (its longest range is 6 h; 7 d as the CLI may ask).
+    { name: "what-if recorded traffic, 6 h", run: () => loadRecordedTraffic(prismaQueryable(), OP, new Date(now - 6 * HOUR), new Date(now)) },
+    { name: "what-if recorded traffic, 7 d", run: () => loadRecordedTraffic(prismaQueryable(), OP, new Date(now - 168 * HOUR), new Date(now)) },
     { name: "decision-log filter menus", run: () => listDecisionFacets() },
   );
   const s = facts.shift;

@@ -33,6 +33,8 @@ function sourceText(r: TDecisionRecordView): string {
   if (r.failStaticSource) parts.push(`from ${r.failStaticSource}`);
   if (r.order.length > 0) parts.push(`order ${r.order.join(" → ")}`);
   if (r.reason) parts.push(r.reason);
+  if (r.sampleRate !== null && r.sampleRate < 1)
+    parts.push(`a sampled record: the client sends 1 in ${Math.round(1 / r.sampleRate)} of its routine decisions' records (every decision is counted)`);
   return parts.join(" · ");
 }
 

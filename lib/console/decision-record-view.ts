@@ -19,6 +19,11 @@ export type TDecisionRecordView = TDecisionRecord & {
   order: readonly string[];
   /** A client's reason for not asking Switchyard. */
   reason: string | null;
+  /**
+   * local: the share of such decisions whose records the client sends (1: every one, as for each
+   * non-routine decision; below 1: this record stands for a sample of routine ones). Null when not reported.
+   */
+  sampleRate: number | null;
 };
 
 type TJson = Record<string, unknown>;
@@ -141,5 +146,6 @@ export function toRecordView(raw: unknown, row: { id: string; createdAt: number;
     failStaticSource: str(r.source),
     order: strings(r.order),
     reason: str(r.reason),
+    sampleRate: finite(r.sampleRate),
   };
 }

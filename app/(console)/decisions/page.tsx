@@ -89,6 +89,10 @@ export default async function DecisionsPage({ searchParams }: { searchParams: Pr
             Decisions {utc(page.from)} – {utc(page.to)}
           </span>
           <span className="muted text-xs font-normal">newest first · {page.rows.length} shown</span>
+          {/* A view built from records: clients send every non-routine local decision's record but only a sample of routine ones. */}
+          <span className="muted text-xs font-normal" data-testid="local-sample-note">
+            decisions clients made locally: every non-routine one, routine ones sampled (counts on the overview and shadow pages are exact)
+          </span>
           <span className="ml-auto flex gap-2 text-xs font-normal">
             {/* Open-ended and on the newest page: a live tail, new decisions appear at the top. */}
             {!filters.to && !filters.after ? <LiveRefresh label="Live tail" /> : null}
