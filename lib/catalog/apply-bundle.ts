@@ -15,6 +15,7 @@ import { putGatewayLimits } from "./put-gateway-limits";
 import { updateOperation } from "./update-operation";
 import { updateProvider } from "./update-provider";
 import type { TBundle } from "./bundle";
+import { planNotifications, writeNotificationChannel } from "./bundle-notifications";
 import { resolveBundle, type TResolvedBundle, type TResolvedOperation, type TResolvedProvider } from "./resolve-bundle";
 import type { TOperation, TProvider } from "./schemas";
 import { adapterSecurityReasons, credentialRefErrors, otherReviewerExists, providerSecurityReasons } from "./security-review";
@@ -142,6 +143,7 @@ export async function planBundle(
       });
     }
   }
+  changes.push(...(await planNotifications(prisma, bundle.notifications, errors)));
   if (errors.length > 0) throw invalid(errors, "the bundle is invalid");
   return { changes, factorLists, resolved };
 }
@@ -256,6 +258,13 @@ export async function applyBundle(prisma: PrismaClient, actor: TActor, bundle: T
       async (tx) => {
         const { changes, factorLists, resolved } = await planBundle(tx, bundle, actor);
         await writeBundle(tx, actor, resolved, changes, factorLists);
+        for (const c of bundle.notifications ?? []) {
+          await step(
+            tx,
+            changes.find((x) => x.target === `notification channel ${c.name}`),
+            () => writeNotificationChannel(tx, actor, c),
+          );
+        }
         const refused = changes.filter((c) => c.effect === "refused");
         if (opts.dryRun) throw new RollBack(changes);
         if (refused.length > 0) throw refusalOf(changes);

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { decodeYamlText, locateYamlPath } from "../../router-core/index";
 import { ControlPlaneError, invalid, type TFieldError } from "../errors/api-errors";
 import { patchOf, ZAdapter, ZCatalogKey, ZGatewayLimits, ZOperation, ZProvider } from "./schemas";
+import { ZBundleChannel } from "./bundle-notifications";
 
 /**
  * Configuration as code: one YAML (or JSON) document holding the catalogue and each operation's
@@ -33,6 +34,8 @@ const ZBundleShape = {
   apiVersion: z.literal(BUNDLE_API_VERSION),
   providers: z.array(ZBundleProvider).max(500).default([]),
   operations: z.array(ZBundleOperation).max(500).default([]),
+  /** Notification channels by name (lib/notify); omitted: left as they are. */
+  notifications: z.array(ZBundleChannel).max(100).optional(),
 };
 
 export const ZBundle = z.strictObject(ZBundleShape).superRefine((b, ctx) => {

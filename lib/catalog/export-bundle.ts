@@ -2,6 +2,7 @@ import { factorListInFieldOrder, type TFactorList } from "../../router-core/inde
 import type { PrismaClient } from "../db/generated/client";
 import { adapterOf, limitsOf, operationOf, providerOf } from "./catalog-rows";
 import { BUNDLE_API_VERSION, type TBundle } from "./bundle";
+import { exportNotifications } from "./bundle-notifications";
 
 /**
  * The running configuration as a bundle: every provider with its adapter, every operation with
@@ -26,6 +27,7 @@ export async function exportBundle(prisma: PrismaClient): Promise<TBundle> {
   const policyBy = new Map(
     active.map((v) => [v.operationKey, factorListInFieldOrder(v.document as unknown as TFactorList) as unknown as Record<string, unknown>]),
   );
+  const notifications = await exportNotifications(prisma);
   return {
     apiVersion: BUNDLE_API_VERSION,
     providers: providers.map((p) => {
@@ -37,5 +39,7 @@ export async function exportBundle(prisma: PrismaClient): Promise<TBundle> {
       const fl = policyBy.get(o.key);
       return { ...operationOf(o), ...(l ? { gatewayLimits: limitsOf(l) } : {}), ...(fl ? { factorList: fl } : {}) };
     }),
+    // Only when there are channels: a bundle without the section leaves channels as they are.
+    ...(notifications.length > 0 ? { notifications } : {}),
   };
 }

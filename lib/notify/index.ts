@@ -14,7 +14,7 @@ export {
 } from "./events";
 export { listDeliveries, type TDeliveryAttempt, type TDeliveryView } from "./list-deliveries";
 export { createNotificationDispatcher, dispatcherSettingsFromEnv, type NotificationDispatcher, type TDispatcherSettings } from "./dispatcher";
-export { ZChannelInput, type TChannelInput } from "./channel-input";
+export { ZChannelInput, channelInputErrors, type TChannelInput } from "./channel-input";
 export { ZChannelRoutes, type TChannelRoutes } from "./routes";
 export { channelView, deleteChannel, listChannels, putChannel, saveChannel, type TChannelView } from "./channels";
 export { awaitDelivery, sendTestNotification } from "./send-test";
