@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useState } from "react";
 import type { TPermission } from "@/lib/auth/permissions";
+import type { TReviewStanding } from "@/lib/controlplane/review-standing";
 import { ControlErrorView } from "../providers/control-error";
 import { controlRequest, type TControlError } from "../providers/control-request";
 import { ConfirmDialog } from "../providers/dialog";
@@ -20,7 +21,27 @@ type TAction = {
   locked?: boolean;
   danger?: boolean;
   onlyOnceActive?: boolean;
+  /** Shown only when the reviewer's standing allows it (not the author's own change, not reviewed twice). */
+  standing?: keyof TReviewStanding["may"];
 };
+
+/**
+ * What a refusal means for the person who clicked, in plain words: the control plane's codes
+ * (kept below it for support) are not an explanation. The page refreshes after any refusal, so
+ * the state the sentence refers to is the one on screen.
+ */
+export function plainRefusal(code: string, status: number): string | null {
+  if (code === "already_reviewed")
+    return "You have already reviewed this version. One person gives one review; the other approval must come from someone else.";
+  if (code === "four_eyes") return "You wrote or edited this version, so someone else has to do this.";
+  if (code === "invalid_state") return "Someone acted on this version since this page was loaded; it now shows the version as it is.";
+  if (code === "policy_conflict") return "The operation's live version changed since this page was loaded; check the page again before retrying.";
+  if (code === "needs_compliance_approval")
+    return "Compared with the version live now, this changes gates or regional rules, so it needs a compliance approval first.";
+  if (status === 403) return "Your roles do not allow this action.";
+  if (status === 401) return "Your session ended: sign in again.";
+  return null;
+}
 
 /** What governance's lifecycle allows per status (lib/controlplane requireStatus), mirrored to show only usable buttons. */
 const ACTIONS: TAction[] = [
@@ -32,6 +53,7 @@ const ACTIONS: TAction[] = [
     statuses: ["in_review"],
     path: "approve",
     text: { field: "comment", required: false, label: "Comment (optional)" },
+    standing: "approve",
   },
   {
     key: "approve-compliance",
@@ -40,6 +62,7 @@ const ACTIONS: TAction[] = [
     statuses: ["in_review"],
     path: "approve-compliance",
     text: { field: "comment", required: false, label: "Comment (optional)" },
+    standing: "approveCompliance",
   },
   {
     key: "reject",
@@ -49,6 +72,7 @@ const ACTIONS: TAction[] = [
     path: "reject",
     text: { field: "comment", required: true, label: "Why it is rejected" },
     danger: true,
+    standing: "reject",
   },
   {
     key: "activate",
@@ -58,6 +82,7 @@ const ACTIONS: TAction[] = [
     path: "activate",
     text: { field: "reason", required: false, label: "Reason (optional)" },
     locked: true,
+    standing: "activate",
   },
   {
     key: "shadow",
@@ -97,6 +122,9 @@ export function VersionActions({
   wasActive,
   lockVersion,
   permissions,
+  may,
+  weakenings = [],
+  note = null,
   previousActive = null,
 }: {
   id: string;
@@ -105,6 +133,12 @@ export function VersionActions({
   wasActive: boolean;
   lockVersion: number;
   permissions: TPermission[];
+  /** The review actions this person may take now (lib/controlplane/review-standing.ts). */
+  may: TReviewStanding["may"];
+  /** How activating this version loosens compliance: the activate dialog shows it and asks for a confirmation and a reason. */
+  weakenings?: string[];
+  /** Why no approval is offered to someone who could otherwise give one. */
+  note?: string | null;
   /** On the active version's page: the version live before it, which rollback re-activates (the same endpoint and checks as from its own page). */
   previousActive?: { id: string; version: number } | null;
 }) {
@@ -113,32 +147,45 @@ export function VersionActions({
   const [text, setText] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<TControlError | null>(null);
+  const [confirmed, setConfirmed] = useState(false);
   const close = useCallback(() => setOpen(null), []);
   const rollbackPrevious: TAction[] =
     previousActive && status === "active" && permissions.includes("factor_list.rollback")
       ? [{ ...ACTIONS.find((a) => a.key === "rollback")!, key: "rollback-previous", label: `Roll back to v${previousActive.version}…`, statuses: ["active"] }]
       : [];
   const visible = [
-    ...ACTIONS.filter((a) => permissions.includes(a.permission) && a.statuses.includes(status) && (!a.onlyOnceActive || wasActive)),
+    ...ACTIONS.filter(
+      (a) => permissions.includes(a.permission) && a.statuses.includes(status) && (!a.onlyOnceActive || wasActive) && (!a.standing || may[a.standing]),
+    ),
     ...rollbackPrevious,
   ];
   const canEdit = permissions.includes("factor_list.edit") && ["draft", "in_review", "rejected"].includes(status);
 
+  const weakens = (a: TAction) => a.key === "activate" && weakenings.length > 0;
   const run = async (a: TAction) => {
     setBusy(true);
     setError(null);
-    const body = { ...(a.text && text.trim() ? { [a.text.field]: text.trim() } : {}), ...(a.locked ? { expectedLockVersion: lockVersion } : {}) };
+    const body = {
+      ...(a.text && text.trim() ? { [a.text.field]: text.trim() } : {}),
+      ...(a.locked ? { expectedLockVersion: lockVersion } : {}),
+      ...(weakens(a) ? { confirmComplianceWeakening: true } : {}),
+    };
     const target = a.key === "rollback-previous" && previousActive ? previousActive.id : id;
     const res = await controlRequest<{ version?: { id: string } }>(`/api/control/factor-lists/${target}/${a.path}`, "POST", body);
     setBusy(false);
     setOpen(null);
-    if (!res.ok) return setError(res.error);
+    if (!res.ok) {
+      setError(res.error);
+      // The refusal usually means the version moved on (another review, a revision): show it as it is now.
+      router.refresh();
+      return;
+    }
     setText("");
     if ((a.key === "rollback" || a.key === "rollback-previous") && res.value.version) router.push(`/factor-lists/${res.value.version.id}`);
     router.refresh();
   };
 
-  if (visible.length === 0 && !canEdit) return null;
+  if (visible.length === 0 && !canEdit && !note && !error) return null;
   return (
     <div className="flex flex-col gap-2" data-testid="version-actions">
       <div className="flex flex-wrap gap-2">
@@ -156,6 +203,7 @@ export function VersionActions({
             onClick={() => {
               setError(null);
               setText("");
+              setConfirmed(false);
               if (a.text) setOpen(a);
               else void run(a);
             }}
@@ -165,7 +213,12 @@ export function VersionActions({
           </button>
         ))}
       </div>
-      <ControlErrorView error={error} />
+      {note ? (
+        <p className="muted text-sm" data-testid="review-note">
+          {note}
+        </p>
+      ) : null}
+      <ControlErrorView error={error} plain={error ? plainRefusal(error.code, error.status) : null} />
       {open?.text ? (
         <ConfirmDialog
           title={
@@ -176,13 +229,27 @@ export function VersionActions({
           open
           onClose={close}
           onConfirm={() => void run(open)}
-          canSubmit={!open.text.required || text.trim().length > 0}
+          canSubmit={weakens(open) ? confirmed && text.trim().length > 0 : !open.text.required || text.trim().length > 0}
           busy={busy}
           confirmLabel={open.label.replace("…", "")}
-          danger={open.danger}
+          danger={open.danger || weakens(open)}
         >
+          {weakens(open) ? (
+            <div className="flex flex-col gap-1 text-sm" data-testid="weakening-confirm">
+              <p style={{ color: "var(--bad)" }}>This version loosens compliance against the live one:</p>
+              <ul className="list-disc pl-5">
+                {weakenings.map((w) => (
+                  <li key={w}>{w}</li>
+                ))}
+              </ul>
+              <label className="flex items-center gap-2">
+                <input type="checkbox" checked={confirmed} onChange={(e) => setConfirmed(e.target.checked)} data-testid="confirm-weakening" />I have read the
+                compliance impact and activate it anyway
+              </label>
+            </div>
+          ) : null}
           <label className="flex flex-col gap-1 text-sm">
-            <span className="muted">{open.text.label}</span>
+            <span className="muted">{weakens(open) ? "Why compliance is loosened (required)" : open.text.label}</span>
             <textarea className="field" rows={3} value={text} onChange={(e) => setText(e.target.value)} data-testid="action-text" />
           </label>
         </ConfirmDialog>

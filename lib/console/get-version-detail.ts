@@ -1,16 +1,18 @@
 import "server-only";
-import { ControlPlaneError } from "@/lib/errors/api-errors";
-import { getFactorListVersion } from "@/lib/controlplane/get-factor-list-version";
-import { getPrisma } from "@/lib/db/client";
+import { ControlPlaneError } from "@/lib/errors";
+import { getFactorListVersion, reviewStanding, weakeningsAgainstActive } from "@/lib/controlplane";
+import { getPrisma } from "@/lib/db";
+import type { TViewer } from "./get-viewer";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * One factor-list version for its console page: the control plane's view of it, its author's
- * email and the number of the active version it is diffed against. Null when there is no such
+ * email, the number of the active version it is diffed against, and where its review stands
+ * for the viewer. Null when there is no such
  * version (the page answers 404).
  */
-export async function getVersionDetail(id: string) {
+export async function getVersionDetail(id: string, viewer: TViewer) {
   if (!UUID.test(id)) return null;
   const prisma = getPrisma();
   let data: Awaited<ReturnType<typeof getFactorListVersion>>;
@@ -21,7 +23,11 @@ export async function getVersionDetail(id: string) {
     throw err;
   }
   const { version: v, diff } = data;
-  const [author, active, previousActive] = await Promise.all([
+  const [standing, weakenings, author, active, previousActive] = await Promise.all([
+    // What this person may do about the version now, and what it still waits for.
+    reviewStanding(prisma, v, viewer?.id ?? null, viewer?.permissions ?? []),
+    // How it loosens compliance against the live version: shown on the page and confirmed at activation.
+    weakeningsAgainstActive(prisma, v),
     v.authorId ? prisma.user.findUnique({ where: { id: v.authorId }, select: { email: true } }) : null,
     diff.activeVersionId ? prisma.factorListVersion.findUnique({ where: { id: diff.activeVersionId }, select: { version: true } }) : null,
     // The active version's page offers to roll back to the one that was live before it (the newest earlier activation).
@@ -33,7 +39,7 @@ export async function getVersionDetail(id: string) {
         })
       : null,
   ]);
-  return { data, author, active, previousActive };
+  return { data, standing, weakenings, author, active, previousActive };
 }
 
 /** The fields the YAML editor starts from, or null when `id` names no version. */

@@ -1,11 +1,10 @@
 import "server-only";
 import { cache } from "react";
 import { cookies } from "next/headers";
-import { getPrisma } from "@/lib/db/client";
-import { permissionsOf, type TPermission } from "@/lib/auth/permissions";
-import { SESSION_COOKIE, resolveSession } from "@/lib/auth/session";
+import { getPrisma } from "@/lib/db";
+import { permissionsOf, type TPermission, SESSION_COOKIE, resolveSession } from "@/lib/auth";
 
-export type TViewer = { email: string; name: string; roles: string[]; permissions: TPermission[] } | null;
+export type TViewer = { id: string; email: string; name: string; roles: string[]; permissions: TPermission[] } | null;
 
 /**
  * The signed-in user and what their roles grant, so pages render only the controls the user may
@@ -18,7 +17,7 @@ export const getViewer = cache(async (): Promise<TViewer> => {
   if (!token) return null;
   const principal = await resolveSession(getPrisma(), token);
   if (!principal) return null;
-  return { email: principal.email, name: principal.name, roles: principal.roles, permissions: permissionsOf(principal.roles) };
+  return { id: principal.userId, email: principal.email, name: principal.name, roles: principal.roles, permissions: permissionsOf(principal.roles) };
 });
 
 export function can(viewer: TViewer, permission: TPermission): boolean {

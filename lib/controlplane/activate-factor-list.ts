@@ -1,17 +1,17 @@
 import { z } from "zod";
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { notifyConfigChange } from "../db/notify";
-import { ControlPlaneError } from "../errors/api-errors";
-import { notifyPolicyActivated } from "../notify/control-events";
-import { authorsOf, diffAgainstActive, liveApprovals, lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
+import { type PrismaClient, notifyConfigChange } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError, invalid } from "../errors";
+import { notifyPolicyActivated } from "../notify";
+import { authorsOf, diffAgainstActive, liveApprovals, lockVersion, requireStatus, versionSummary, weakeningsAgainstActive } from "./factor-list-helpers";
 import { movePolicyPointer } from "./policy-pointer";
 
 export const ZPointerBody = z.strictObject({
   reason: z.string().max(2000).optional(),
   /** The operation policy's lock_version the caller saw; a stale one is refused with 409. */
   expectedLockVersion: z.number().int().nonnegative().optional(),
+  /** Activation only: the caller saw how the version loosens compliance and goes ahead (a reason is then required too). */
+  confirmComplianceWeakening: z.literal(true).optional(),
 });
 export type TPointerBody = z.output<typeof ZPointerBody>;
 
@@ -34,6 +34,8 @@ export async function activateFactorList(prisma: PrismaClient, actor: TActor, id
         "compared with the active version this changes gates or regional rules, which needs a compliance approval",
       );
     }
+    const weakenings = await weakeningsAgainstActive(tx, before);
+    if (weakenings.length > 0) refuseUnconfirmedWeakening(weakenings, body);
     const policy = await tx.operationPolicy.findUnique({ where: { operationKey: before.operationKey } });
     const { before: pointerBefore, lockVersion: newLock } = await movePolicyPointer(
       tx,
@@ -57,9 +59,24 @@ export async function activateFactorList(prisma: PrismaClient, actor: TActor, id
       targetType: "factor_list_version",
       targetId: id,
       before: { ...versionSummary(before), previousActiveVersionId: pointerBefore.activeVersionId },
-      after: { ...versionSummary(after), lockVersion: newLock },
+      after: { ...versionSummary(after), lockVersion: newLock, ...(weakenings.length > 0 ? { complianceWeakened: weakenings.map((w) => w.text) } : {}) },
       reason: body.reason ?? null,
     });
     return after;
   });
+}
+
+/**
+ * A version that loosens compliance goes live only on purpose: the caller confirms it saw what is
+ * loosened and says why, checked here so no client (console, CLI, curl) can skip it.
+ */
+function refuseUnconfirmedWeakening(weakenings: { text: string }[], body: TPointerBody): void {
+  const what = weakenings.map((w) => w.text).join("; ");
+  const fields = [
+    ...(body.confirmComplianceWeakening
+      ? []
+      : [{ path: "confirmComplianceWeakening", message: `this version loosens compliance (${what}): confirm with true` }]),
+    ...(body.reason?.trim() ? [] : [{ path: "reason", message: "say why compliance is loosened" }]),
+  ];
+  if (fields.length > 0) throw invalid(fields, `activating this version loosens compliance: ${what}`);
 }

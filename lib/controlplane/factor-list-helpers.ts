@@ -1,6 +1,6 @@
-import { diffFactorLists, type TFactorList, type TPolicyDiff } from "../../router-core/index";
-import type { FactorListVersion, Prisma } from "../db/generated/client";
-import { ControlPlaneError, notFound } from "../errors/api-errors";
+import { complianceWeakenings, diffFactorLists, type TComplianceWeakening, type TFactorList, type TPolicyDiff } from "../../router-core/index";
+import type { FactorListVersion, Prisma } from "../db";
+import { ControlPlaneError, notFound } from "../errors";
 
 /**
  * Locks one version row for the rest of the transaction, so two reviewers or an editor and a
@@ -69,4 +69,15 @@ export function versionSummary(v: FactorListVersion) {
 export async function nextVersionNumber(tx: Prisma.TransactionClient, operationKey: string): Promise<number> {
   const last = await tx.factorListVersion.findFirst({ where: { operationKey }, orderBy: { version: "desc" }, select: { version: true } });
   return (last?.version ?? 0) + 1;
+}
+
+/** How the version loosens compliance against the operation's active version (nothing when none is active). */
+export async function weakeningsAgainstActive(
+  tx: Prisma.TransactionClient,
+  version: Pick<FactorListVersion, "id" | "operationKey" | "document">,
+): Promise<TComplianceWeakening[]> {
+  const policy = await tx.operationPolicy.findUnique({ where: { operationKey: version.operationKey } });
+  if (!policy?.activeVersionId || policy.activeVersionId === version.id) return [];
+  const active = await tx.factorListVersion.findUnique({ where: { id: policy.activeVersionId } });
+  return active ? complianceWeakenings(active.document as unknown as TFactorList, version.document as unknown as TFactorList) : [];
 }

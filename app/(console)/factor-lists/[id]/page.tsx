@@ -5,6 +5,7 @@ import { DiffTable } from "@/components/factor-lists/diff-table";
 import { ComplianceBadge, StatusBadge } from "@/components/factor-lists/status-badge";
 import { VersionActions } from "@/components/factor-lists/version-actions";
 import { WhatIfPanel } from "@/components/factor-lists/what-if-panel";
+import { ReviewNeeds } from "@/components/factor-lists/review-needs";
 import { ReviewsTable } from "@/components/factor-lists/reviews-table";
 import { YamlView } from "@/components/factor-lists/yaml-view";
 import { can, getViewer } from "@/lib/console/get-viewer";
@@ -17,9 +18,10 @@ const WHAT_IF_STATUSES = new Set(["draft", "in_review", "approved", "shadow"]);
 
 export default async function FactorListVersionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const [detail, viewer] = await Promise.all([getVersionDetail(id), getViewer()]);
+  const viewer = await getViewer();
+  const detail = await getVersionDetail(id, viewer);
   if (!detail) notFound();
-  const { data, author, active, previousActive } = detail;
+  const { data, standing, weakenings, author, active, previousActive } = detail;
   const { version: v, diff, reviews, policy } = data;
   const isActive = policy.activeVersionId === v.id;
   return (
@@ -57,8 +59,21 @@ export default async function FactorListVersionPage({ params }: { params: Promis
           <span className="muted">Activated</span>
           <span className="mono">{utc(v.activatedAt?.getTime())}</span>
           <span className="muted">Needs</span>
-          <span>{data.complianceApprovalRequired ? "an approver and compliance (gates or regional rules change)" : "an approver"}; never the author</span>
+          <ReviewNeeds standing={standing} status={v.status} complianceReason={data.complianceApprovalRequired} />
         </div>
+        {weakenings.length > 0 ? (
+          <div className="rounded border p-2 text-sm" style={{ borderColor: "var(--bad)" }} data-testid="compliance-weakening">
+            <p className="font-semibold" style={{ color: "var(--bad)" }}>
+              Compliance impact: against the live version this loosens compliance
+            </p>
+            <ul className="list-disc pl-5">
+              {weakenings.map((w) => (
+                <li key={`${w.path}:${w.text}`}>{w.text}</li>
+              ))}
+            </ul>
+            <p className="muted text-xs">Activating it asks for a confirmation and a reason, both kept in the audit log.</p>
+          </div>
+        ) : null}
         {viewer ? (
           <VersionActions
             id={v.id}
@@ -67,6 +82,9 @@ export default async function FactorListVersionPage({ params }: { params: Promis
             wasActive={v.activatedAt !== null}
             lockVersion={policy.lockVersion}
             permissions={viewer.permissions}
+            may={standing.may}
+            weakenings={weakenings.map((w) => w.text)}
+            note={standing.note}
             previousActive={previousActive}
           />
         ) : (
