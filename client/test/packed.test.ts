@@ -55,7 +55,7 @@ import { decide } from "@switchyard/client/router-core";
 const [url, apiKey] = process.argv.slice(2);
 const sy = new SwitchyardClient({ baseUrl: url, apiKey, flushOnExit: false });
 const remote = await sy.decide({ operation: "SEND_SMS", region: "EU" });
-const local = new LocalRouter({ client: sy, engine: { decide } });
+const local = new LocalRouter({ client: sy, engine: { decide }, sampleRate: 1 });
 await local.start();
 const d = local.decide({ operation: "SEND_SMS", region: "EU", requestId: "packed-local-1" });
 await local.close();
@@ -64,7 +64,7 @@ const down = new SwitchyardClient({ baseUrl: "http://127.0.0.1:9", apiKey, timeo
   staticOrder: { SEND_SMS: ["provider_A", "provider_B"] } });
 const fs = await down.decide({ operation: "SEND_SMS", region: "EU" });
 console.log(JSON.stringify({ remote: [remote.source, remote.selected], local: [d.selected, d.source],
-  failStatic: [fs.failStatic, fs.source, fs.order], logged: sy.stats().local }));
+  failStatic: [fs.failStatic, fs.source, fs.order], logged: sy.stats().local, counted: sy.stats().counts }));
 process.exit(0);
 `;
 
@@ -106,6 +106,8 @@ describe("the packed @switchyard/client in plain Node", () => {
     expect(esm.failStatic).toEqual([true, "static", ["provider_A", "provider_B"]]);
     // The local decision's record went to the decision log before close() returned.
     expect(esm.logged).toMatchObject({ made: 1, reported: 1, pending: 0 });
+    // And counted, in a count report.
+    expect(esm.counted).toEqual({ made: 1, reported: 1, refused: 0, dropped: 0, pending: 0 });
     const cjs = JSON.parse((await run(process.execPath, ["main.cjs", server.url, API_KEY], { cwd: app })).stdout);
     // parseFactorList reads YAML and validates with zod: both load from the declared dependencies.
     expect(cjs).toEqual({ source: "switchyard", selected: expect.stringMatching(/^provider_[ABC]$/), engine: "function", parsed: false });

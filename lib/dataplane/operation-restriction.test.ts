@@ -82,6 +82,18 @@ const PROBES: Record<string, TProbe | { none: string }> = {
       return { ok, observed: seen(r) };
     },
   },
+  "POST /api/v1/decisions/counts": {
+    expected: "the report refused (422, naming counts.0.operation), nothing counted",
+    run: async () => {
+      const minute = Math.floor(Date.now() / 60_000) * 60_000;
+      const cell = { minute, operation: "LLM_CHAT", region: "EU", selected: "llm_openai", reasonCode: "share_weighted", policyVersion: null };
+      const counts = [{ ...cell, shadow: "none", stale: false, degraded: false, source: "local", count: 5 }];
+      const r = await call("POST", "/api/v1/decisions/counts", { clientInstance: randomUUID(), batchId: "b1", counts });
+      const rows = await env.pool.query("select count(*)::int as n from decision_rollup where operation = 'LLM_CHAT' and source = 'local'");
+      const ok = r.status === 422 && r.body.error?.fields?.[0]?.path === "counts.0.operation" && rows.rows[0].n === 0;
+      return { ok, observed: seen(r) };
+    },
+  },
   "POST /api/v1/execute/{operation}": {
     expected: "403 for LLM_CHAT",
     run: async () => {
