@@ -8,6 +8,7 @@ import { Drawer } from "../drawer";
 import { fetchJson } from "../fetch-json";
 import { utc } from "../format";
 import { MarkExplanation } from "./mark-explanation";
+import { OpenIncidents } from "./open-incidents";
 import { HealthAndOverrides, RecentShifts } from "./overview-tables";
 import { OverviewToolbar, type TOverviewSelection } from "./overview-toolbar";
 import { TrafficSharePanel } from "./traffic-share-panel";
@@ -60,6 +61,7 @@ export function OverviewLive({ scope, initial, range: initialRange }: { scope: T
   return (
     <div className="flex flex-col gap-4" data-testid="overview">
       <OverviewToolbar scope={scope} selection={selection} regions={regions} data={data} refreshFailed={query.isError} select={select} />
+      <OpenIncidents incidents={data.openIncidents} />
       <TrafficSharePanel data={data} selection={selection} onMark={setMark} />
       <HealthAndOverrides data={data} />
       <RecentShifts data={data} operation={operation} region={region} />

@@ -59,11 +59,11 @@ function BreakerHeldNote({ data }: { data: TOverview }) {
   );
 }
 
-function incidentHref(i: TIncidentSpan, operation: string, region: string) {
-  return `/why?${new URLSearchParams({ operation, region, incident: i.id })}#incident-${i.id}`;
+function incidentHref(i: TIncidentSpan) {
+  return `/incidents/${i.id}`;
 }
 
-function IncidentRows({ incidents, operation, region }: { incidents: readonly TIncidentSpan[]; operation: string; region: string }) {
+function IncidentRows({ incidents }: { incidents: readonly TIncidentSpan[] }) {
   return incidents.map((i) => (
     <tr key={`incident-${i.id}`} data-testid="incident-mark">
       <td className="mono" style={{ width: 180 }}>
@@ -71,35 +71,23 @@ function IncidentRows({ incidents, operation, region }: { incidents: readonly TI
       </td>
       <td style={{ width: 90, color: MARK_COLORS.shift }}>incident</td>
       <td>
-        <a className="mono underline" href={incidentHref(i, operation, region)}>
-          {i.trigger}
+        <a className="underline" href={incidentHref(i)} data-testid="incident-mark-link">
+          {i.title}
         </a>
       </td>
       <td className="muted" style={{ whiteSpace: "normal" }}>
-        {i.resolved ? `until ${utc(i.end)}` : `ongoing, last event ${utc(i.end)}`} · {i.events} events · losing {i.losing.join(", ") || "none"} · gaining{" "}
+        {i.resolved ? `until ${utc(i.end)}` : "ongoing"} · {i.events} {i.events === 1 ? "step" : "steps"} · losing {i.losing.join(", ") || "none"} · gaining{" "}
         {i.gaining.join(", ") || "none"}
       </td>
     </tr>
   ));
 }
 
-function MarksTable({
-  marks,
-  incidents,
-  onMark,
-  operation,
-  region,
-}: {
-  marks: TChartMark[];
-  incidents: readonly TIncidentSpan[];
-  onMark: (m: TChartMark) => void;
-  operation: string;
-  region: string;
-}) {
+function MarksTable({ marks, incidents, onMark }: { marks: TChartMark[]; incidents: readonly TIncidentSpan[]; onMark: (m: TChartMark) => void }) {
   return (
     <div className="overflow-y-auto border-t" style={{ borderColor: "var(--border)", height: 132 }}>
       <DataTable columns={null} empty="No incidents, activations or overrides in this range." testId="marks-table">
-        <IncidentRows incidents={incidents} operation={operation} region={region} />
+        <IncidentRows incidents={incidents} />
         {[...marks].reverse().map((m) => (
           <tr key={`${m.kind}-${m.id}`}>
             <td className="mono" style={{ width: 180 }}>
@@ -196,13 +184,13 @@ export function TrafficSharePanel({ data, selection, onMark }: { data: TOverview
           marks={marks}
           height={CHART_HEIGHT}
           onMark={onMark}
-          onIncident={(i) => router.push(incidentHref(i, operation, region))}
+          onIncident={(i) => router.push(incidentHref(i))}
           onMoment={(t) => router.push(`/why?${new URLSearchParams({ operation, region, at: String(Math.round(t)) })}`)}
         />
       )}
       <BreakerHeldNote data={data} />
       <ServedTable data={data} />
-      <MarksTable marks={marks} incidents={data.incidents} onMark={onMark} operation={operation} region={region} />
+      <MarksTable marks={marks} incidents={data.incidents} onMark={onMark} />
     </section>
   );
 }

@@ -10,13 +10,37 @@ export type TBlastRow = { operation: string; region: string; provider: string; n
 
 const ALL = "";
 
+/** What the kill switch's static order needs: each operation's priority order and the breakers now ("provider|region" → state). */
+export type TStaticOrder = { priority: Record<string, string[]>; breakers: Record<string, string> };
+
+/**
+ * The kill switch hands each (operation, region) to the first provider of the factor list's
+ * priority order that serves the region and whose breaker is not open: it gets everything, at
+ * once, with no gradual failback. A provider ahead of it whose breaker is open takes everything
+ * back the moment the breaker closes, which the note says.
+ */
+function staticOrderRows(group: TTrafficShareRow[], regionsOf: Map<string, string[]>, order: TStaticOrder): TBlastRow[] {
+  const { operation, region } = group[0]!;
+  const serving = (order.priority[operation] ?? []).filter((p) => (regionsOf.get(p) ?? []).includes(region));
+  const open = (p: string) => order.breakers[`${p}|${region}`] === "open";
+  const head = serving.find((p) => !open(p)) ?? serving[0] ?? null;
+  const providers = [...new Set([...group.map((s) => s.provider), ...(head ? [head] : [])])];
+  const ahead = head ? serving.slice(0, serving.indexOf(head)) : [];
+  return providers.map((provider) => {
+    const now = group.find((s) => s.provider === provider)?.share ?? 0;
+    if (head === null) return { operation, region, provider, now, after: null, note: "static priority order" };
+    const note = provider === head ? "first in static order" : ahead.includes(provider) ? "breaker open: takes all traffic back once it closes" : null;
+    return { operation, region, provider, now, after: provider === head ? 1 : 0, note };
+  });
+}
+
 /**
  * Every provider in every (operation, region) the override touches, with the share it loses or
  * gains. A pin gives the pinned provider everything and takes it from the others; a kill moves
  * the killed provider's share to the rest in proportion to what they carry now (the controller
  * then re-plans); the kill switch hands every share to the static priority order.
  */
-export function computeBlastRadius(shares: TTrafficShareRow[], regionsOf: Map<string, string[]>, d: TBlastDraft): TBlastRow[] {
+export function computeBlastRadius(shares: TTrafficShareRow[], regionsOf: Map<string, string[]>, d: TBlastDraft, order?: TStaticOrder): TBlastRow[] {
   const inScope = shares.filter((s) => (d.operation === ALL || s.operation === d.operation) && (d.region === ALL || s.region === d.region));
   const pairs = new Map<string, TTrafficShareRow[]>();
   for (const s of inScope) pairs.set(`${s.operation}|${s.region}`, [...(pairs.get(`${s.operation}|${s.region}`) ?? []), s]);
@@ -25,7 +49,8 @@ export function computeBlastRadius(shares: TTrafficShareRow[], regionsOf: Map<st
     const { operation, region } = group[0]!;
     const target = group.find((s) => s.provider === d.provider);
     if (d.kind === "routing_kill_switch") {
-      rows.push(...group.map((s) => ({ operation, region, provider: s.provider, now: s.share, after: null, note: "static priority order" })));
+      if (order) rows.push(...staticOrderRows(group, regionsOf, order));
+      else rows.push(...group.map((s) => ({ operation, region, provider: s.provider, now: s.share, after: null, note: "static priority order" })));
     } else if (d.kind === "provider_pin") {
       if (!(regionsOf.get(d.provider ?? "") ?? []).includes(region)) continue; // a pin cannot apply where the provider does not serve
       rows.push(...group.map((s) => ({ operation, region, provider: s.provider, now: s.share, after: s.provider === d.provider ? 1 : 0, note: null })));
@@ -46,10 +71,14 @@ export function computeBlastRadius(shares: TTrafficShareRow[], regionsOf: Map<st
 function Change({ row }: { row: TBlastRow }) {
   if (row.after === null) return <span className="muted">{row.note}</span>;
   const delta = row.after - row.now;
-  if (Math.abs(delta) < 0.0005) return <span className="muted">unchanged</span>;
+  const note = row.note && row.note !== "excluded" ? <span className="muted"> · {row.note}</span> : null;
+  if (Math.abs(delta) < 0.0005) return <span className="muted">unchanged{note}</span>;
   return (
-    <span style={{ color: delta > 0 ? "var(--ok)" : "var(--bad)" }} data-testid="blast-change">
-      {delta > 0 ? "gains" : "loses"} {pct(Math.abs(delta))}
+    <span data-testid="blast-change">
+      <span style={{ color: delta > 0 ? "var(--ok)" : "var(--bad)" }}>
+        {delta > 0 ? "gains" : "loses"} {pct(Math.abs(delta))}
+      </span>
+      {note}
     </span>
   );
 }

@@ -8,7 +8,7 @@ import { DataTable } from "../data-table";
 import { age, utc } from "../format";
 import { ControlErrorView } from "./control-error";
 import { controlRequest, type TControlError } from "./control-request";
-import { BlastRadius, computeBlastRadius } from "./blast-radius";
+import { BlastRadius, computeBlastRadius, type TStaticOrder } from "./blast-radius";
 import { ConfirmDialog } from "./dialog";
 
 type TKind = TOverrideRow["kind"];
@@ -23,14 +23,17 @@ export type TControlsData = {
   /** The operation and region the page is looking at (query string), the defaults of a new pin. */
   view: { operation: string | null; region: string | null };
   pinMaxMinutes: number;
+  /** Priority orders and breakers, so the kill switch's preview shows where static order sends traffic. */
+  staticOrder?: TStaticOrder;
 };
 
 type TDraft = { kind: TKind; provider: string | null; operation: string; region: string };
 
 const ALL = "";
 const MIN_REASON = 3; // governance's ZCreateOverrideBody / ZEndOverrideBody minimum
+// No "no expiry": an override set from the console during an incident is forgotten once it is over,
+// and keeps routing around a recovered provider (the API still accepts one without expiresAt).
 const EXPIRY_CHOICES = [
-  { label: "no expiry", minutes: 0 },
   { label: "15 min", minutes: 15 },
   { label: "1 hour", minutes: 60 },
   { label: "4 hours", minutes: 240 },
@@ -66,9 +69,9 @@ function pinScope(data: TControlsData, provider: string): { operation: string; r
   return { operation, region };
 }
 
-/** The expiry choices a draft offers: a pin must end by itself within the configured maximum. */
+/** The expiry choices a draft offers: every override ends by itself; a pin within the configured maximum. */
 function expiryChoices(kind: TKind, maxPinMinutes: number) {
-  const bounded = EXPIRY_CHOICES.filter((c) => (kind === "provider_pin" ? c.minutes > 0 && c.minutes <= maxPinMinutes : true));
+  const bounded = EXPIRY_CHOICES.filter((c) => (kind === "provider_pin" ? c.minutes <= maxPinMinutes : true));
   return bounded.length > 0 ? bounded : [{ label: `${maxPinMinutes} min`, minutes: maxPinMinutes }];
 }
 
@@ -143,7 +146,7 @@ function OverrideFields({
       <select id="ov-expiry" className="field" value={expiry} onChange={(e) => setExpiry(Number(e.target.value))} data-testid="override-expiry">
         {choices.map((c) => (
           <option key={c.minutes} value={c.minutes}>
-            {c.minutes === 0 ? c.label : `in ${c.label}`}
+            in {c.label}
           </option>
         ))}
       </select>
@@ -162,7 +165,7 @@ function OverrideDialog({ draft, onClose }: { draft: TDraft; onClose: () => void
   );
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<TControlError | null>(null);
-  const radius = computeBlastRadius(data.shares, new Map(data.providers.map((p) => [p.key, p.regions])), d);
+  const radius = computeBlastRadius(data.shares, new Map(data.providers.map((p) => [p.key, p.regions])), d, data.staticOrder);
   const operationRequired = d.kind !== "provider_kill";
   const regions =
     d.operation === ALL ? [...new Set(data.operations.flatMap((o) => o.regions))].sort() : (data.operations.find((o) => o.key === d.operation)?.regions ?? []);
@@ -177,7 +180,7 @@ function OverrideDialog({ draft, onClose }: { draft: TDraft; onClose: () => void
       ...(d.operation === ALL ? {} : { operationKey: d.operation }),
       ...(d.region === ALL ? {} : { region: d.region }),
       reason: reason.trim(),
-      ...(expiry > 0 ? { expiresAt: new Date(Date.now() + expiry * 60_000).toISOString() } : {}),
+      expiresAt: new Date(Date.now() + expiry * 60_000).toISOString(),
     };
     const res = await controlRequest("/api/control/overrides", "POST", body);
     setBusy(false);
@@ -365,5 +368,57 @@ export function OverridesPanel({ overrides, now }: { overrides: TOverrideRow[]; 
       </DataTable>
       {ending ? <EndDialog override={ending} onClose={close} /> : null}
     </section>
+  );
+}
+
+/**
+ * An incident's actions: kill the failing provider, pin the one carrying the traffic, or turn
+ * adaptive routing off, each starting from the incident's operation, region and provider.
+ */
+export function IncidentActions({
+  operation,
+  region,
+  provider,
+  alternatives,
+}: {
+  operation: string;
+  region: string;
+  provider: string | null;
+  alternatives: string[];
+}) {
+  const { data, open } = useControls();
+  if (!data.canCreate) return <p className="muted text-sm">Your role cannot set overrides.</p>;
+  return (
+    <div className="flex flex-wrap gap-2">
+      {provider ? (
+        <button
+          type="button"
+          className="btn btn-danger"
+          onClick={() => open({ kind: "provider_kill", provider, operation, region })}
+          data-testid="incident-kill"
+        >
+          Kill {provider} in {region}…
+        </button>
+      ) : null}
+      {alternatives.map((p) => (
+        <button
+          key={p}
+          type="button"
+          className="btn"
+          onClick={() => open({ kind: "provider_pin", provider: p, operation, region })}
+          data-testid={`incident-pin-${p}`}
+        >
+          Pin {p}…
+        </button>
+      ))}
+      <button
+        type="button"
+        className="btn btn-danger"
+        onClick={() => open({ kind: "routing_kill_switch", provider: null, operation, region })}
+        data-testid="incident-kill-switch"
+      >
+        Turn adaptive off in {region}…
+      </button>
+    </div>
   );
 }

@@ -3,7 +3,8 @@ import { getActivePolicy } from "./get-active-policy";
 import { getProviderHealth } from "./get-provider-health";
 import { getServedSeries } from "./get-served-series";
 import { getShareSeries } from "./get-share-series";
-import { groupIncidents } from "./group-incidents";
+import { getPrisma } from "@/lib/db";
+import { listIncidents, listIncidentSpans } from "@/lib/incidents/index";
 import { listActiveOverrides } from "./list-active-overrides";
 import { listChartMarks } from "./list-chart-marks";
 import { listOverrideBands } from "./list-override-bands";
@@ -38,13 +39,14 @@ export async function getOverview(operation: string, region: string, range: TRan
     getShareSeries(operation, region, range, now),
     getServedSeries(operation, region, range, now),
   ]);
-  const [marks, health, overrides, shifts, bands, rangeShifts] = await Promise.all([
+  const [marks, health, overrides, shifts, bands, spans, open] = await Promise.all([
     listChartMarks(operation, region, series.from, now, [...new Set([...policy.providers, ...series.providers, ...served.providers])]),
     getProviderHealth({ operation, region, windowMinutes: policy.windowMinutes, minSampleSize: policy.minSampleSize, now }),
     listActiveOverrides({ operation, at: now }),
     listShiftEvents({ operation, region, significantOnly: true, limit: 12 }),
     listOverrideBands(operation, region, series.from, now),
-    listShiftEvents({ operation, region, from: series.from, to: now, significantOnly: true, limit: 2000 }),
+    listIncidentSpans(getPrisma(), operation, region, series.from, now),
+    listIncidents(getPrisma(), { state: "open" }, 10),
   ]);
   return {
     operation,
@@ -52,19 +54,27 @@ export async function getOverview(operation: string, region: string, range: TRan
     series,
     served,
     bands,
-    // Routine groups (a floor restored after an activation) are no incident to draw as a band.
-    incidents: groupIncidents(rangeShifts, now)
-      .filter((i) => !i.routine)
-      .map((i) => ({
-        id: i.id,
-        start: i.start,
-        end: i.end,
-        resolved: i.resolved,
-        trigger: i.trigger.type,
-        events: i.events.length,
-        losing: i.losing.map((l) => l.provider),
-        gaining: i.gaining.map((g) => g.provider),
-      })),
+    incidents: spans.map((i) => ({
+      id: i.id,
+      start: i.startedAt,
+      end: i.endedAt ?? Math.max(i.lastFactAt, now),
+      resolved: i.endedAt !== null,
+      trigger: i.causeKind,
+      title: i.title,
+      events: i.steps,
+      losing: i.losing,
+      gaining: i.gaining,
+    })),
+    openIncidents: open.map((i) => ({
+      id: i.id,
+      title: i.title,
+      operation: i.operation,
+      region: i.region,
+      severity: i.severity,
+      state: i.state,
+      startedAt: i.startedAt,
+      headline: i.headline,
+    })),
     marks,
     health: servingHealth(health, served, policy.providers, policy.windowMinutes, now),
     overrides: overrides.filter((o) => o.region === null || o.region === region),

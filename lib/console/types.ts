@@ -95,8 +95,10 @@ export type TOverview = {
   /** Shares served, from the decision log (the primary series). */
   served: TServedSeries;
   bands: TOverrideBand[];
-  /** Shift events of the range grouped into incidents, newest first. */
+  /** The stored incidents of this operation and region that overlap the range, newest first. */
   incidents: TIncidentSpan[];
+  /** Open incidents across the fleet (every operation and region), newest first: the overview's way in. */
+  openIncidents: TOpenIncident[];
   marks: TChartMark[];
   health: TProviderHealth[];
   overrides: TOverrideRow[];
@@ -106,7 +108,28 @@ export type TOverview = {
   generatedAt: number;
 };
 
-/** An incident as a band on the chart: its events are on the Why page. */
-export type TIncidentSpan = { id: string; start: number; end: number; resolved: boolean; trigger: string; events: number; losing: string[]; gaining: string[] };
+/** An incident as a band on the chart: `trigger` is its cause kind, `events` its steps; the incident page has the rest. */
+export type TIncidentSpan = {
+  id: string;
+  start: number;
+  end: number;
+  resolved: boolean;
+  trigger: string;
+  title: string;
+  events: number;
+  losing: string[];
+  gaining: string[];
+};
+
+export type TOpenIncident = {
+  id: string;
+  title: string;
+  operation: string;
+  region: string;
+  severity: string;
+  state: string;
+  startedAt: number;
+  headline: string | null;
+};
 
 export type TScope = { operations: { key: string; regions: string[] }[] };

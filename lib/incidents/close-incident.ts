@@ -1,8 +1,7 @@
 import { z } from "zod";
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { ControlPlaneError, notFound } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError, notFound } from "../errors";
 import { enqueueNotification } from "../notify/index";
 import { toRecord } from "./rows";
 import { incidentUrl } from "./track-incidents";

@@ -1,4 +1,4 @@
-import type { Prisma } from "../db/generated/client";
+import type { Prisma } from "../db";
 import type { TActivationFact, TBreakerFact, TEvidenceEntry, TFact, TOverrideFact, TScope, TShares, TShiftFact } from "./types";
 
 /** Facts read per source and run: a backlog (a first start on old history) drains over a few ticks. */

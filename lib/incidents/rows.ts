@@ -1,4 +1,4 @@
-import type { Incident, IncidentStep } from "../db/generated/client";
+import type { Incident, IncidentStep } from "../db";
 import type { TCauseKind, TIncidentRecord, TIncidentSeverity, TIncidentState, TShares, TStep, TStepPhase } from "./types";
 
 const ms = (d: Date | null) => (d === null ? null : d.getTime());

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Prisma, PrismaClient } from "../db/generated/client";
+import type { Prisma, PrismaClient } from "../db";
 import { enqueueNotification } from "../notify/index";
 import { applyFacts, working, type TWorkingIncident } from "./apply-facts";
 import { readFacts, type TCursor } from "./read-facts";

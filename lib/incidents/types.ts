@@ -124,3 +124,30 @@ export type TIncidentRecord = TScope & {
   endReason: string | null;
   lastFactAt: number;
 };
+
+/** One row of the fleet list. */
+export type TIncidentListItem = TIncidentRecord & { steps: number; facts: number; headline: string | null };
+
+export type TIncidentFilter = { operation?: string | null; region?: string | null; state?: "open" | "resolved" | "all" };
+
+/** A step as the incident page shows it, with its sentence ("provider_A 99% → 1% in 4 steps over 2 min"). */
+export type TStepView = TStep & { summary: string };
+
+export type TDeliveryView = {
+  id: string;
+  channel: string;
+  kind: string;
+  status: string;
+  attempts: { at: number; statusCode: number | null; error: string | null; durationMs: number }[];
+};
+
+export type TIncidentDetail = {
+  incident: TIncidentRecord;
+  steps: TStepView[];
+  facts: TIncidentFactRow[];
+  /** The scope's planned shares now. */
+  sharesNow: TShares;
+  /** The breakers of the scope's providers now. */
+  breakers: { provider: string; state: string; since: number }[];
+  deliveries: TDeliveryView[];
+};
