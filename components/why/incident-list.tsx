@@ -134,6 +134,9 @@ function IncidentRow({ incident: i, open }: { incident: TIncidentView; open: boo
         </dd>
       </dl>
       <div className="flex gap-2 px-3 pb-2">
+        <Link className="btn" href={`/incidents/${i.id}`} data-testid="why-incident-page">
+          Incident page
+        </Link>
         <Link className="btn" href={decisionsAround(i.operation, i.regions[0] ?? "", i.start)}>
           Decisions at its start
         </Link>

@@ -43,7 +43,7 @@ function moved(e: TShiftEvent): number {
   return sum;
 }
 
-function peakPerMinute(events: TShiftEvent[]): number {
+export function peakPerMinute(events: TShiftEvent[]): number {
   let peak = 0;
   let lo = 0;
   let windowSum = 0;
@@ -55,7 +55,7 @@ function peakPerMinute(events: TShiftEvent[]): number {
   return peak;
 }
 
-function movers(events: TShiftEvent[]) {
+export function movers(events: TShiftEvent[]) {
   const initial: TShares = {};
   const low: TShares = {};
   const high: TShares = {};

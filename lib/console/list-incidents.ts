@@ -1,19 +1,22 @@
 import "server-only";
-import { getPrisma } from "@/lib/db/client";
-import { groupIncidents, INCIDENT_GAP_MS, type TIncident } from "./group-incidents";
+import { getPrisma } from "@/lib/db";
+import { listIncidentSpans } from "@/lib/incidents/index";
+import { movers, peakPerMinute, type TIncident } from "./group-incidents";
 import { listShiftEvents } from "./list-shift-events";
 
 export type TIncidentBreaker = { at: number; provider: string; region: string | null; from: string; to: string; reason: string; detail: string };
 
-/** An incident with the breaker transitions of its providers that led into it and happened during it: what tripped the move. */
+/** An incident with the breaker transitions recorded with it: what tripped the move. */
 export type TIncidentView = TIncident & { breakers: TIncidentBreaker[] };
 
-/** How far before an incident's first event a breaker transition still counts as its trigger. */
-const LEAD_MS = 2 * 60_000;
+const RECOVERY = new Set(["recovery_detected", "cooldown_started", "recovery_aborted"]);
+const FAILBACK = new Set(["failback_step", "full_failback_completed"]);
 
 /**
- * Incidents of (operation, region) over the last `days`, newest first, with their breaker
- * evidence. Bounded: at most `maxEvents` shift events and 500 breaker transitions are read.
+ * The stored incidents of (operation, region) over the last `days`, newest first, each with the
+ * shift events inside it and its breaker transitions. The incidents come from lib/incidents, so
+ * start, cause and end are the same whatever range another page shows. Bounded: at most 50
+ * incidents and `maxEvents` shift events are read.
  */
 export async function listIncidents(
   operation: string,
@@ -22,27 +25,54 @@ export async function listIncidents(
 ): Promise<TIncidentView[]> {
   const now = opts.now ?? Date.now();
   const from = now - (opts.days ?? 7) * 86_400_000;
-  const events = await listShiftEvents({ operation, region, from, to: now, significantOnly: true, limit: opts.maxEvents ?? 5000 });
-  const incidents = groupIncidents(events, now, INCIDENT_GAP_MS);
-  if (incidents.length === 0) return [];
-  const providers = [...new Set(incidents.flatMap((i) => [...i.losing.map((l) => l.provider), ...(i.trigger.provider ? [i.trigger.provider] : [])]))];
-  const earliest = Math.min(...incidents.map((i) => i.start)) - LEAD_MS;
-  const rows = await getPrisma().breakerEvent.findMany({
-    where: { providerKey: { in: providers }, at: { gte: new Date(earliest), lte: new Date(now) }, OR: [{ region: null }, { region }] },
-    orderBy: [{ at: "asc" }, { id: "asc" }],
-    take: 500,
-  });
-  const breakers = rows.map((r) => ({
-    at: r.at.getTime(),
-    provider: r.providerKey,
-    region: r.region,
-    from: r.fromState,
-    to: r.toState,
-    reason: r.reason,
-    detail: r.detail,
-  }));
-  return incidents.map((i) => {
-    const involved = new Set([...i.losing.map((l) => l.provider), ...(i.trigger.provider ? [i.trigger.provider] : [])]);
-    return { ...i, breakers: breakers.filter((b) => involved.has(b.provider) && b.at >= i.start - LEAD_MS && b.at <= i.end) };
+  const prisma = getPrisma();
+  const spans = await listIncidentSpans(prisma, operation, region, from, now, 50);
+  if (spans.length === 0) return [];
+  const earliest = Math.min(...spans.map((s) => s.startedAt));
+  const [events, facts] = await Promise.all([
+    listShiftEvents({ operation, region, from: earliest, to: now, significantOnly: true, limit: opts.maxEvents ?? 5000 }),
+    prisma.incidentFact.findMany({
+      where: { incidentId: { in: spans.map((s) => s.id) }, kind: "breaker" },
+      orderBy: [{ at: "asc" }, { id: "asc" }],
+      take: 500,
+    }),
+  ]);
+  return spans.map((s) => {
+    const end = s.endedAt ?? now;
+    const mine = events.filter((e) => e.at >= s.startedAt && e.at <= end).sort((a, b) => a.at - b.at);
+    const stats = movers(mine);
+    const last = mine.at(-1)?.at ?? s.lastFactAt;
+    const incident: TIncident = {
+      id: s.id,
+      operation: s.operation,
+      regions: [s.region],
+      start: s.startedAt,
+      end: s.endedAt ?? Math.max(last, s.startedAt),
+      durationMs: (s.endedAt ?? Math.max(last, s.startedAt)) - s.startedAt,
+      resolved: s.endedAt !== null,
+      losing: stats.losing,
+      gaining: stats.gaining,
+      trigger: { type: s.causeKind, provider: s.provider, detail: s.causeDetail, evidence: null },
+      routine: false,
+      peakShiftPerMinute: peakPerMinute(mine),
+      recoverySteps: mine.filter((e) => RECOVERY.has(e.type)).length,
+      failbackSteps: mine.filter((e) => FAILBACK.has(e.type)).length,
+      events: mine,
+    };
+    const breakers = facts
+      .filter((f) => f.incidentId === s.id)
+      .map((f) => {
+        const d = (f.data ?? {}) as { from?: string; to?: string; reason?: string; detail?: string };
+        return {
+          at: f.at.getTime(),
+          provider: f.providerKey ?? "",
+          region: s.region,
+          from: d.from ?? "",
+          to: d.to ?? "",
+          reason: d.reason ?? "",
+          detail: d.detail ?? "",
+        };
+      });
+    return { ...incident, breakers };
   });
 }
