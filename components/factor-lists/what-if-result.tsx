@@ -77,6 +77,42 @@ function WhatIfChart({ result }: { result: TWhatIfResult }) {
   );
 }
 
+/**
+ * Success with this version next to what happened. Where a provider the version uses was never
+ * observed, a single projected figure would credit it with health nobody measured: the row shows
+ * the range of outcomes instead, from it failing every call to it answering every call.
+ */
+function SuccessRow({ result }: { result: TWhatIfResult }) {
+  const range = result.assumed.length > 0 ? (result.unknown?.successRange ?? null) : null;
+  const actual = result.actualSuccessRate;
+  return (
+    <tr style={{ borderTop: "2px solid var(--border)" }} data-testid="what-if-success">
+      <td>Success</td>
+      <td className="mono">{pct(actual, 2)}</td>
+      {range ? (
+        <>
+          <td className="mono" style={{ color: "var(--warn)" }}>
+            {pct(range.low, 2)} – {pct(range.high, 2)} (unknown)
+          </td>
+          <td className="mono muted">{actual === null ? "–" : `${pts(range.low - actual, 2)} to ${pts(range.high - actual, 2)}`}</td>
+        </>
+      ) : result.assumed.length > 0 ? (
+        <>
+          <td className="mono" style={{ color: "var(--warn)" }}>
+            unknown
+          </td>
+          <td className="mono muted">–</td>
+        </>
+      ) : (
+        <>
+          <td className="mono">{pct(result.projectedSuccessRate, 2)}</td>
+          <td className="mono muted">{actual === null ? "–" : pts(result.projectedSuccessRate - actual, 2)}</td>
+        </>
+      )}
+    </tr>
+  );
+}
+
 /** Shares with this version against what happened, per provider, and the success rate. */
 export function WhatIfResult({ result }: { result: TWhatIfResult }) {
   return (
@@ -110,12 +146,7 @@ export function WhatIfResult({ result }: { result: TWhatIfResult }) {
                 </tr>
               );
             })}
-            <tr style={{ borderTop: "2px solid var(--border)" }}>
-              <td>Success</td>
-              <td className="mono">{pct(result.actualSuccessRate, 2)}</td>
-              <td className="mono">{pct(result.projectedSuccessRate, 2)}</td>
-              <td className="mono muted">{result.actualSuccessRate === null ? "–" : pts(result.projectedSuccessRate - result.actualSuccessRate, 2)}</td>
-            </tr>
+            <SuccessRow result={result} />
           </tbody>
         </table>
         <p className="muted text-xs">
@@ -124,8 +155,10 @@ export function WhatIfResult({ result }: { result: TWhatIfResult }) {
         </p>
         <WhatIfCompliance compliance={result.compliance} />
         {result.assumed.length > 0 ? (
-          <p className="text-xs" style={{ color: "var(--warn)" }}>
-            Assumed healthy where nothing was recorded: {result.assumed.map((a) => `${a.provider} in ${a.region} (${a.minutes} min)`).join(", ")}.
+          <p className="text-xs" style={{ color: "var(--warn)" }} data-testid="what-if-unknown">
+            Unknown: {result.assumed.map((a) => `${a.provider} in ${a.region}`).join(", ")} had no recorded calls in this range, so success is given as the
+            range from {result.assumed.length > 1 ? "them" : "it"} failing every call to answering every call, and no single figure is credited. The share chart
+            assumes typical healthy behaviour for {result.assumed.length > 1 ? "them" : "it"}.
           </p>
         ) : null}
       </div>

@@ -31,6 +31,18 @@ describe("what-if replay", { timeout: 60_000 }, () => {
     expect(report.assumed).toEqual([{ provider: "B", region: "EU", minutes: 30 }]);
   });
 
+  it("does not credit a provider nobody observed: success is the range from it failing every call to answering every call", () => {
+    const report = runWhatIf(recorded(), LISTING_1_YAML);
+    const range = report.unknown!.successRange;
+    // B was never observed; the assumed-healthy projection lies inside the range, whose low end is what B failing would give.
+    expect(range.low).toBeLessThan(report.projectedSuccessRate);
+    expect(range.high).toBeGreaterThanOrEqual(report.projectedSuccessRate);
+    expect(range.low).toBeLessThan(0.9);
+    const observed = recorded();
+    observed.cells = observed.cells.map((minute) => [minute[0]!, [healthy]]);
+    expect(runWhatIf(observed, LISTING_1_YAML).unknown).toBeNull();
+  });
+
   it("refuses a draft for another operation", () => {
     expect(() => runWhatIf(recorded(), LISTING_1_YAML.replace("SEND_SMS", "SEND_EMAIL"))).toThrow("draft factor list is for SEND_EMAIL");
   });

@@ -70,8 +70,14 @@ export type TWhatIfReport = {
   projectedSuccessRate: number;
   providers: TWhatIfProviderSummary[];
   minutes: TWhatIfMinute[];
-  /** Provider-regions whose behaviour had to be assumed for some minutes (no recorded traffic there). */
+  /** Provider-regions with no recorded calls in the whole range: their behaviour is unknown. */
   assumed: { provider: string; region: string; minutes: number }[];
+  /**
+   * With `assumed` providers, the projection credits them with typical healthy behaviour, so
+   * success is given as the range they could produce: from failing every call to answering every
+   * call. Null when every provider the replay used was observed.
+   */
+  unknown: { successRange: { low: number; high: number } } | null;
   /** How much of the asked range had recorded traffic: minutes with at least one decision, of the minutes asked. */
   coverage: { askedMinutes: number; recordedMinutes: number; firstAt: number | null; lastAt: number | null };
   /**
@@ -90,6 +96,9 @@ export type TWhatIfOptions = {
 
 /** Used where a provider has no recorded traffic at all: typical healthy behaviour, flagged in `assumed`. */
 const ASSUMED: TCondition = { errorP: 0.005, timeoutP: 0, completionFailP: 0, p95Ms: 400, quotaPerMinute: null, degraded: false };
+/** The two ends of what an unobserved provider could do: fail every call, or answer every one. */
+const FAILS_ALL: TCondition = { ...ASSUMED, errorP: 1 };
+const ANSWERS_ALL: TCondition = { ...ASSUMED, errorP: 0 };
 
 function conditionOf(cells: readonly TRecordedCell[]): TCondition | null {
   let calls = 0;
@@ -127,7 +136,7 @@ function conditionOf(cells: readonly TRecordedCell[]): TCondition | null {
  * range, then assumed healthy. A provider the recorded policy never used is exactly what a draft
  * may want to use, so the fallback is stated in the report rather than hidden.
  */
-export function recordedModel(rec: TRecordedTraffic): { model: ProviderModel; assumed: TWhatIfReport["assumed"] } {
+export function recordedModel(rec: TRecordedTraffic, unobserved: TCondition = ASSUMED): { model: ProviderModel; assumed: TWhatIfReport["assumed"] } {
   const M = rec.requests.length;
   const P = rec.providers.length;
   const R = rec.regions.length;
@@ -146,7 +155,7 @@ export function recordedModel(rec: TRecordedTraffic): { model: ProviderModel; as
         }
         c ??= whole;
         if (c === null) assumedMinutes++;
-        table[(m * P + p) * R + r] = c ?? ASSUMED;
+        table[(m * P + p) * R + r] = c ?? unobserved;
       }
       if (assumedMinutes > 0) assumed.push({ provider: rec.providers[p]!, region: rec.regions[r]!, minutes: assumedMinutes });
     }
@@ -191,14 +200,25 @@ export function runWhatIf(rec: TRecordedTraffic, draft: TFactorList | string, op
     throw new RangeError(`draft factor list is for ${policy.operation}, the recorded traffic for ${rec.operation}`);
   }
   const { model, assumed } = recordedModel(rec);
-  const traffic = trafficFromCounts(rec.regions, rec.requests, opts.seed ?? 1);
   const costs = rec.costPerRequest ?? {};
   const cost = Math.min(...rec.providers.map((p) => costs[p] ?? 0));
   const wiring = rec.catalog ? { catalog: rec.catalog, ...opts.wiring } : opts.wiring;
-  const result = runReplay(
-    { model, traffic, degradedFrom: 0, affectedRegions: rec.regions.map((_, i) => i) },
-    createFactorListPolicy(policy, rec.providers, rec.regions, cost, wiring),
-  );
+  const replay = (m: ProviderModel) =>
+    runReplay(
+      { model: m, traffic: trafficFromCounts(rec.regions, rec.requests, opts.seed ?? 1), degradedFrom: 0, affectedRegions: rec.regions.map((_, i) => i) },
+      createFactorListPolicy(policy, rec.providers, rec.regions, cost, wiring),
+    );
+  const result = replay(model);
+  // Unobserved providers must not be credited: replay again with them failing every call and answering every call.
+  const unknown =
+    assumed.length === 0
+      ? null
+      : {
+          successRange: rangeOf(
+            replay(recordedModel(rec, FAILS_ALL).model).metrics.successRate,
+            replay(recordedModel(rec, ANSWERS_ALL).model).metrics.successRate,
+          ),
+        };
   const active = opts.active;
   const compliance = active
     ? {
@@ -212,13 +232,19 @@ export function runWhatIf(rec: TRecordedTraffic, draft: TFactorList | string, op
         ),
       }
     : null;
-  return { ...summariseWhatIf(rec, result.trace, result.metrics.successRate), assumed, coverage: coverageOf(rec), compliance };
+  return { ...summariseWhatIf(rec, result.trace, result.metrics.successRate), assumed, unknown, coverage: coverageOf(rec), compliance };
 }
 
 type TTrace = ReturnType<typeof runReplay>["trace"];
 
+const rangeOf = (a: number, b: number) => ({ low: Math.min(a, b), high: Math.max(a, b) });
+
 /** Shares and success, projected next to recorded, overall and per minute. */
-function summariseWhatIf(rec: TRecordedTraffic, trace: TTrace, projectedSuccessRate: number): Omit<TWhatIfReport, "assumed" | "coverage" | "compliance"> {
+function summariseWhatIf(
+  rec: TRecordedTraffic,
+  trace: TTrace,
+  projectedSuccessRate: number,
+): Omit<TWhatIfReport, "assumed" | "unknown" | "coverage" | "compliance"> {
   let total = 0;
   const actualByProvider = new Array<number>(rec.providers.length).fill(0);
   for (const row of rec.selected) row.forEach((n, p) => (actualByProvider[p]! += n));
