@@ -166,15 +166,17 @@ test("served shares match the decision log during a pin and an outage; the outag
   await expect(outage).toHaveCount(1);
   const start = Number(await outage.getAttribute("data-start"));
   const end = Number(await outage.getAttribute("data-end"));
-  // The breaker's opening belongs to one incident that lasts through the failback. Whether that
-  // incident also starts at the fault is not checked here: in three of four clean runs on this
-  // machine the controller moved EU off a healthy provider_A (score_decay_shift) seconds to minutes
-  // before the fault, and incidents grouped from events (issue #38 item 1) then start there.
+  // Its trigger is the outage itself: no move of EU before the fault (a healthy provider_A is not
+  // demoted on a probe-floor peer's thin window) and not the floor restored when the short timings
+  // went live just before.
+  expect(start).toBeGreaterThanOrEqual(fault.startsAt);
   expect(start).toBeLessThanOrEqual(firstOpen.at.getTime());
+  await expect(outage.locator("summary")).toContainText("circuit_open_shift_to_secondary provider_A");
   expect(firstOpen.at.getTime() - fault.startsAt).toBeLessThan(60_000);
   expect(end).toBeGreaterThanOrEqual(failback.at.getTime());
   await expect(outage.locator("summary")).toContainText(new Date(start).toISOString().slice(0, 19).replace("T", " "));
   await outage.locator("summary").click();
+  await expect(outage.getByTestId("incident-evidence")).toContainText("breaker provider_A");
   await page.screenshot({ path: "e2e/output/screenshots/console-truth-why.png", fullPage: true });
 
   // The nav's plain Overview link reopens the last operation, region and range (issue #29 item 8).
