@@ -85,6 +85,8 @@ async function main(): Promise<number> {
         SWITCHYARD_ALLOW_LOOPBACK_PROVIDERS: "1",
         SWITCHYARD_SECRETS_DIR: secretsDir,
         SWITCHYARD_CREDENTIAL_HOSTS: `file:${secretsDir}/openai-key=127.0.0.1`,
+        // The notifications spec takes a receiver down for 60 s: a 10 s retry cap shows its recovery within seconds, not minutes.
+        NOTIFY_BACKOFF_CAP_MS: "10000",
         NEXT_TELEMETRY_DISABLED: "1",
       },
     });

@@ -56,6 +56,7 @@ export function dispatcherSettingsFromEnv(env: Readonly<Record<string, string | 
     pollMs: num(env.NOTIFY_POLL_MS, d.pollMs, 50, 60_000),
     timeoutMs: num(env.NOTIFY_TIMEOUT_MS, d.timeoutMs, 100, 30_000),
     giveUpAfterMs: num(env.NOTIFY_GIVE_UP_MS, d.giveUpAfterMs, 1000, 7 * 86_400_000),
+    backoffCapMs: num(env.NOTIFY_BACKOFF_CAP_MS, d.backoffCapMs, 1000, 3_600_000),
     updateDelayMs: num(env.NOTIFY_UPDATE_DELAY_MS, d.updateDelayMs, 0, 3_600_000),
   };
 }

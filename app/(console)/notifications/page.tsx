@@ -28,7 +28,7 @@ export default async function NotificationsPage() {
   }
   const view = await getNotificationsView(prisma);
   return (
-    <div className="flex flex-col gap-5">
+    <div className="flex flex-col gap-5" data-testid="notifications">
       <h1 className="text-base font-semibold tracking-tight">Notifications</h1>
       <p className="muted text-sm">
         Incidents, kill switches, pins, factor-list activations and compliance approvals go to these channels through a durable outbox: one message per event
