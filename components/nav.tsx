@@ -16,6 +16,8 @@ export const NAV_ITEMS = [
   { href: "/evaluation", label: "Evaluation", key: "e" },
   { href: "/audit", label: "Audit", key: "a" },
   { href: "/governance/access", label: "Users & keys", key: "u" },
+  // Admins manage channels there; others see who does.
+  { href: "/notifications", label: "Notifications", key: "n" },
   // Demo mode's fault injection: listed only for admins in demo mode (the page and its API check both again).
   { href: "/chaos", label: "Chaos", key: "c", demoAdminOnly: true },
 ] as const;
