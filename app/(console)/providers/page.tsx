@@ -9,6 +9,7 @@ import { getQuotaView } from "@/lib/console/get-quota-view";
 import { can, getViewer } from "@/lib/console/get-viewer";
 import { listActiveOverrides } from "@/lib/console/list-active-overrides";
 import { listScopes } from "@/lib/console/list-scopes";
+import { listStaticOrders } from "@/lib/console/list-static-orders";
 import { listTrafficShares } from "@/lib/console/list-traffic-shares";
 import { overrideLimitsFromEnv } from "@/lib/controlplane/override-limits";
 
@@ -18,13 +19,14 @@ const one = (v: string | string[] | undefined) => (typeof v === "string" && v ? 
 
 export default async function ProvidersPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const sp = await searchParams;
-  const [{ now, providers, health, breakerEvents }, viewer, overrides, scope, shares, quotas] = await Promise.all([
+  const [{ now, providers, health, breakerEvents }, viewer, overrides, scope, shares, quotas, staticOrder] = await Promise.all([
     getProvidersView(),
     getViewer(),
     listActiveOverrides(),
     listScopes(),
     listTrafficShares(),
     getQuotaView(),
+    listStaticOrders(),
   ]);
   const controls = {
     providers: providers.map((p) => ({ key: p.key, regions: p.supportedRegions })),
@@ -39,6 +41,7 @@ export default async function ProvidersPage({ searchParams }: { searchParams: Pr
       region: scope.operations.some((o) => o.regions.includes(one(sp.region) ?? "")) ? one(sp.region) : null,
     },
     pinMaxMinutes: Math.floor(overrideLimitsFromEnv(process.env).pinMaxExpiryMs / 60_000),
+    staticOrder,
   };
   return (
     <ProviderControls data={controls}>
