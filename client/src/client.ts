@@ -39,7 +39,8 @@ export type TSwitchyardClientOptions = {
   failStatic?: boolean;
   /** Bounded buffers and the background flush. */
   /** maxCountCells: per-minute count cells waiting to be reported at most (default 50000; past it a decision's count is dropped and counted). */
-  buffer?: { maxDecisions?: number; maxOutcomes?: number; flushIntervalMs?: number; maxBatch?: number; maxCountCells?: number };
+  /** maxUnrecorded: local decisions left out of the sample whose reports are kept for an outcome (default 100000, oldest first out). */
+  buffer?: { maxDecisions?: number; maxOutcomes?: number; flushIntervalMs?: number; maxBatch?: number; maxCountCells?: number; maxUnrecorded?: number };
   /** Timeout of a background flush's calls, ms (default 10000: a batch of full records takes longer than a decide). */
   flushTimeoutMs?: number;
   /** Flush what is buffered when the process is about to exit (beforeExit; default true). Call close() from signal handlers. */
@@ -126,6 +127,9 @@ export class SwitchyardClient {
     retries: 0,
   };
   private readonly counts: LocalDecisionCounts;
+  /** Reports of local decisions left out of the sample, by id, oldest first (skipRecord). */
+  private readonly unrecorded = new Map<string, TDecisionReport>();
+  private readonly maxUnrecorded: number;
   private flushing: Promise<void> | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly exitHook: (() => void) | null = null;
@@ -155,6 +159,7 @@ export class SwitchyardClient {
     this.maxDecisions = opts.buffer?.maxDecisions ?? 10_000;
     this.maxOutcomes = opts.buffer?.maxOutcomes ?? 10_000;
     this.counts = new LocalDecisionCounts(opts.buffer?.maxCountCells ?? 50_000);
+    this.maxUnrecorded = opts.buffer?.maxUnrecorded ?? 100_000;
     this.maxBatch = Math.min(1_000, opts.buffer?.maxBatch ?? 500);
     this.now = opts.now ?? Date.now;
     this.onError = opts.onError ?? (() => {});
@@ -275,10 +280,16 @@ export class SwitchyardClient {
     this.counts.add(at, key);
   }
 
-  /** A local decision whose record is not sent (a routine one left out of the sample): counted in `local.sampledOut`. */
-  skipRecord(): void {
+  /**
+   * A local decision whose record is left out of the sample (`local.sampledOut`). Its report,
+   * without the record, is kept (the last `buffer.maxUnrecorded`): an outcome reported for it sends
+   * the report first, so Switchyard knows the decision the outcome is for.
+   */
+  skipRecord(report: TDecisionReport): void {
     this.counters.local.made++;
     this.counters.local.sampledOut++;
+    this.unrecorded.set(report.decisionId, report);
+    if (this.unrecorded.size > this.maxUnrecorded) this.unrecorded.delete(this.unrecorded.keys().next().value!);
   }
 
   /**
@@ -336,6 +347,14 @@ export class SwitchyardClient {
     if (this.outcomes.length >= this.maxOutcomes) {
       this.counters.outcomes.dropped++;
       return;
+    }
+    const unrecorded = this.unrecorded.get(outcome.decisionId);
+    if (unrecorded) {
+      // Out of the sample, now sent (without its full record) so the outcome has its decision.
+      this.unrecorded.delete(outcome.decisionId);
+      this.counters.local.made--;
+      this.counters.local.sampledOut--;
+      this.recordDecision(unrecorded);
     }
     this.counters.outcomes.queued++;
     this.outcomes.push(outcome);

@@ -199,25 +199,23 @@ export class LocalRouter {
       source: "local",
     });
     const routine = isRoutine(record, degraded);
-    if (routine && !(this.sampleRate > 0 && this.random() < this.sampleRate)) {
-      client.skipRecord();
-      return;
-    }
-    client.recordDecision({
+    const report = {
       decisionId,
       operation: record.operation,
       region: record.region,
       requestId,
       selected: record.selected,
-      mode: "local",
+      mode: "local" as const,
       order,
       reasonCode: record.reasonCode,
       policyVersion: record.policyVersion,
-      record: record as unknown as Record<string, unknown>,
       sampleRate: routine ? this.sampleRate : 1,
       countReported: true,
       ...(degraded ? { degraded } : {}),
-    });
+    };
+    // Left out of the sample: kept without its record, sent only if an outcome is reported for it.
+    if (routine && !(this.sampleRate > 0 && this.random() < this.sampleRate)) client.skipRecord(report);
+    else client.recordDecision({ ...report, record: record as unknown as Record<string, unknown> });
   }
 
   /**

@@ -117,6 +117,30 @@ describe("local decisions counted, all of them", () => {
     expect(sampled.map((r) => r.rate)).toEqual(["0.01", "1"]);
     expect(sampled[0]!.n).toBe(stats.local.reported - wanted.length);
     expect(stats.local.sampledOut + stats.local.reported).toBe(made.length);
+
+    // An outcome for a decision left out of the sample: its report goes first (no full record), so the outcome is taken.
+    const { rows: logged } = await env.pool.query<{ id: string }>(`select id::text as id from decision where id = any($1::uuid[])`, [
+      made.map((d) => d.decisionId),
+    ]);
+    const has = new Set(logged.map((r) => r.id));
+    const unsampled = made.filter((d) => d.source === "local" && !has.has(d.decisionId)).at(-1)!;
+    client.reportOutcome({
+      type: "provider_call",
+      decisionId: unsampled.decisionId,
+      provider: unsampled.selected!,
+      status: "success",
+      latencyMs: 9,
+      retryCount: 0,
+    });
+    await client.flush();
+    const after = client.stats();
+    expect(after.outcomes.refused).toBe(0);
+    expect(after.local).toMatchObject({ sampledOut: stats.local.sampledOut - 1, reported: stats.local.reported + 1, made: made.length });
+    const { rows: stub } = await env.pool.query(
+      `select d.record->>'sampleRate' as rate, d.source, o.status from decision d join provider_call_outcome o on o.decision_id = d.id::text where d.id = $1`,
+      [unsampled.decisionId],
+    );
+    expect(stub).toEqual([{ rate: "0.01", source: "local", status: "success" }]);
   }, 60_000);
 
   it("takes a report once per (client instance, minute, batch) and refuses what the key may not report", async () => {
