@@ -75,7 +75,7 @@ export function createClickHouseLogStore(opts: TClickHouseLogStoreOptions) {
   return {
     async write(batch: readonly TDecisionWrite[]): Promise<Map<string, TExistingDecision | Error>> {
       const rows = batch.map((w) => w.row);
-      const lost = await claimKeys(opts.pool, rows, opts.windowMs, (client, won) => addRollupDeltas(client, rollupDeltasOf(rows.filter((r) => won.has(r.id)))));
+      const lost = await claimKeys(opts.pool, rows, opts.windowMs);
       const winners = rows.filter((r) => !lost.has(r.id));
       try {
         await insert(winners);

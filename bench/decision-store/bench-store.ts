@@ -1,0 +1,218 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { createClient } from "@clickhouse/client";
+import pg from "pg";
+import { createScratchDatabase } from "../../lib/db/drift";
+import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../../lib/db/embedded";
+import { startClickHouseShim, type ClickHouseShim } from "../../test/support/clickhouse-shim";
+import { freePort } from "../../test/support/free-port";
+import { waitForHealth } from "../../test/support/wait-for-health";
+import { acknowledgedIds, API_KEY, load, type TClosedLoop } from "../api/decide-load";
+import { writeBenchResult, type TBenchFigure, type TBenchInvariant } from "../lib/bench-results";
+import { postgresServerPid, withCpuPerUnit } from "../lib/process-cpu";
+
+// `npm run bench:store`: decide over HTTP with the decision log in Postgres, then in ClickHouse
+// (chdb behind the HTTP shim, in this process), in one run on one machine: decisions/s, the CPU
+// each part spends per decide, and the bytes each store keeps per decision. Figures go to
+// bench-results/decision-store.json.
+
+type TMode = "postgres" | "clickhouse";
+type TRun = {
+  mode: TMode;
+  result: TClosedLoop;
+  serverUs: number | null;
+  postgresUs: number | null;
+  /** This process's CPU per decide: the ClickHouse engine and its HTTP shim (the load generator runs in a child). */
+  clickhouseUs: number | null;
+  acked: string[];
+  sizes: TSizes;
+};
+type TSizes = { rows: number; bytes: number; postgresBytes: number; columns?: Array<[string, number]> };
+
+async function startServer(databaseUrl: string, spoolDir: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", path.resolve("server.ts")], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      SWITCHYARD_SEED_DEMO: "1",
+      SWITCHYARD_DATAPLANE_ONLY: "1",
+      SWITCHYARD_API_KEY: API_KEY,
+      SWITCHYARD_INSTANCE_ID: "bench-store",
+      SPOOL_DIR: spoolDir,
+      ...env,
+    },
+  });
+  await waitForHealth(`http://127.0.0.1:${port}`, child, 120_000);
+  return { child, port };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+/** The decision table's partitions and their candidate lists, with indexes and TOAST. */
+async function postgresDecisionBytes(pool: pg.Pool): Promise<{ rows: number; bytes: number }> {
+  const { rows } = await pool.query<{ n: string; bytes: string }>(
+    `select (select count(*) from decision) as n,
+            (select coalesce(sum(pg_total_relation_size(c.oid)), 0) from pg_inherits i join pg_class c on c.oid = i.inhrelid
+              where i.inhparent in ('decision'::regclass, 'decision_candidates'::regclass)) as bytes`,
+  );
+  return { rows: Number(rows[0]!.n), bytes: Number(rows[0]!.bytes) };
+}
+
+/** ClickHouse's bytes on disk for the decision table's active parts (system.parts), after merging them. */
+async function clickhouseSizes(url: string, pool: pg.Pool): Promise<TSizes> {
+  const ch = createClient({ url });
+  try {
+    await ch.command({ query: "OPTIMIZE TABLE decision FINAL" });
+    const q = async <T>(query: string) => (await ch.query({ query, format: "JSONEachRow" })).json<T>();
+    const [parts] = await q<{ rows: string; bytes: string }>(
+      "SELECT sum(rows) AS rows, sum(bytes_on_disk) AS bytes FROM system.parts WHERE database = currentDatabase() AND table = 'decision' AND active",
+    );
+    const columns = await q<{ name: string; bytes: string }>(
+      "SELECT name, data_compressed_bytes AS bytes FROM system.columns WHERE database = currentDatabase() AND table = 'decision' ORDER BY data_compressed_bytes DESC",
+    );
+    // What this mode still keeps in Postgres per decision: the claims (one window of them) and the rollups.
+    const { rows } = await pool.query<{ bytes: string }>(
+      "select pg_total_relation_size('decision_idempotency_key') + pg_total_relation_size('decision_rollup') as bytes",
+    );
+    return {
+      rows: Number(parts!.rows),
+      bytes: Number(parts!.bytes),
+      postgresBytes: Number(rows[0]!.bytes),
+      columns: columns.map((c) => [c.name, Number(c.bytes)]),
+    };
+  } finally {
+    await ch.close();
+  }
+}
+
+async function runMode(mode: TMode, serverUrl: string, opts: { duration: number; connections: number }, dir: string): Promise<TRun> {
+  const scratch = await createScratchDatabase(serverUrl, `switchyard_store_${mode}`);
+  const pool = new pg.Pool({ connectionString: scratch.url, max: 2 });
+  let shim: ClickHouseShim | null = null;
+  try {
+    if (mode === "clickhouse") shim = await startClickHouseShim({ path: path.join(dir, "engine") });
+    const env: Record<string, string> = shim ? { SWITCHYARD_DECISION_STORE: "clickhouse", SWITCHYARD_CLICKHOUSE_URL: shim.url } : {};
+    const { child, port } = await startServer(scratch.url, path.join(dir, `spool-${mode}`), env);
+    const pgPid = await postgresServerPid((sql) => pool.query<{ pid: number }>(sql));
+    console.log(`${mode}: decide, sync durability, ${opts.connections} connections`);
+    await load(port, 3, opts.connections, `${mode}-warm`, false);
+    const first = acknowledgedIds.length;
+    const own = process.cpuUsage();
+    const m = await withCpuPerUnit(
+      child.pid,
+      () => load(port, opts.duration, opts.connections, `${mode}-run`),
+      (r) => r.ok,
+      pgPid,
+    );
+    const used = process.cpuUsage(own);
+    await stop(child);
+    const acked = acknowledgedIds.slice(first);
+    const sizes = shim ? await clickhouseSizes(shim.url, pool) : { ...(await postgresDecisionBytes(pool)), postgresBytes: 0 };
+    const clickhouseUs = shim ? (used.user + used.system) / m.result.ok : null;
+    return { mode, result: m.result, serverUs: m.cpuUsPerUnit, postgresUs: m.postgresCpuUsPerUnit, clickhouseUs, acked, sizes };
+  } finally {
+    await shim?.close();
+    await pool.end();
+    await scratch.drop();
+  }
+}
+
+/** Every acknowledged decision of the ClickHouse run is in ClickHouse (the Postgres run's are checked by bench:api). */
+function report(runs: TRun[], opts: { duration: number; connections: number }): void {
+  const figures: TBenchFigure[] = [];
+  const rows: Array<Array<string | number | null>> = [];
+  const round = (v: number | null) => (v === null ? null : Math.round(v));
+  for (const r of runs) {
+    const perSecond = r.result.ok / r.result.seconds;
+    const bytesPer = r.sizes.rows > 0 ? r.sizes.bytes / r.sizes.rows : null;
+    rows.push([
+      r.mode,
+      Math.round(perSecond),
+      r.result.latency.p99,
+      round(r.serverUs),
+      round(r.postgresUs),
+      round(r.clickhouseUs),
+      bytesPer === null ? null : Math.round(bytesPer),
+    ]);
+    figures.push(
+      { label: `${r.mode}: decides/s (closed loop, ${opts.connections} connections)`, value: Math.round(perSecond), unit: "req/s" },
+      { label: `${r.mode}: Postgres CPU per decide`, value: round(r.postgresUs), unit: "µs" },
+      { label: `${r.mode}: bytes per decision in the decision store`, value: bytesPer === null ? null : Math.round(bytesPer), unit: "B" },
+    );
+    console.log(
+      `${r.mode.padEnd(10)} ${perSecond.toFixed(0)}/s p99 ${r.result.latency.p99} ms; CPU per decide: server ${r.serverUs?.toFixed(0)} µs, Postgres ${r.postgresUs?.toFixed(0)} µs` +
+        (r.clickhouseUs === null ? "" : `, ClickHouse + shim ${r.clickhouseUs.toFixed(0)} µs`) +
+        `; ${r.sizes.rows} rows, ${r.sizes.bytes} B, ${bytesPer?.toFixed(0)} B per decision`,
+    );
+  }
+  const ch = runs.find((r) => r.mode === "clickhouse");
+  const invariants: TBenchInvariant[] = [];
+  if (ch) {
+    invariants.push({
+      label: "ClickHouse rows = acknowledged decides (none lost, none twice)",
+      ok: ch.sizes.rows === ch.acked.length,
+      detail: `${ch.sizes.rows} rows, ${ch.acked.length} acknowledged`,
+    });
+    figures.push({ label: "clickhouse: Postgres bytes kept (claims for one window + rollups)", value: ch.sizes.postgresBytes, unit: "B" });
+    console.log(`clickhouse columns (compressed bytes): ${ch.sizes.columns?.map(([n, b]) => `${n} ${b}`).join(", ")}`);
+  }
+  const file = writeBenchResult({
+    name: "decision-store",
+    title: "Decision store: Postgres and ClickHouse",
+    command: `npm run bench:store -- --duration ${opts.duration} --connections ${opts.connections}`,
+    parameters: {
+      duration: opts.duration,
+      connections: opts.connections,
+      clickhouse: "chdb 3.4.0 (ClickHouse 26.7) in the bench process behind the HTTP shim",
+    },
+    figures,
+    tables: [{ title: "decide per store", columns: ["store", "decides/s", "p99 ms", "server µs", "Postgres µs", "ClickHouse µs", "bytes/decision"], rows }],
+    invariants,
+    notes: [
+      "Bytes per decision: Postgres, pg_total_relation_size of the decision and decision_candidates partitions over their rows; ClickHouse, bytes_on_disk of the decision table's active parts (system.parts) after OPTIMIZE FINAL.",
+      "ClickHouse runs embedded in the bench process (chdb), so its CPU competes with the server's and Postgres's on the same two cores.",
+    ],
+  });
+  console.log(`wrote ${file}`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { duration: { type: "string", default: "15" }, connections: { type: "string", default: "48" } } });
+  const opts = { duration: Number(values.duration), connections: Number(values.connections) };
+  const dir = await mkdtemp(path.join(tmpdir(), "sy-bench-store-"));
+  let cluster: TEmbeddedDatabase | null = null;
+  try {
+    const serverUrl =
+      process.env.DATABASE_URL ??
+      (cluster = await startEmbeddedPostgres({
+        dataDir: path.resolve(".data", "postgres-bench"),
+        port: Number(process.env.EMBEDDED_BENCH_PG_PORT ?? 54331),
+        ephemeral: true,
+      })).adminUrl;
+    const runs = [await runMode("postgres", serverUrl, opts, dir), await runMode("clickhouse", serverUrl, opts, dir)];
+    report(runs, opts);
+  } finally {
+    await cluster?.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
