@@ -84,6 +84,7 @@ describe("notification channels", () => {
       input({ name: "eu-overrides", routes: { regions: ["EU"], kinds: ["kill_switch.set", "kill_switch.ended"] } }),
     );
     const all = await saveChannel(prisma, admin.actor, input({ name: "everything" }));
+    const pd = await saveChannel(prisma, admin.actor, input({ name: "pd", kind: "pagerduty", url: null }));
     const base = { incidentId: "i1", region: "EU", provider: "provider_A", title: "t", cause: "c", startedAt: new Date(), url: "/incidents/i1" };
     await prisma.$transaction(async (tx) => {
       await enqueueNotification(tx, { ...base, kind: "incident.opened", operation: "SEND_SMS", severity: "critical" });
@@ -101,6 +102,17 @@ describe("notification channels", () => {
     expect(await to(sms.id)).toEqual(["incident.opened:incident:i1"]);
     expect(await to(eu.id)).toEqual([`kill_switch.set:override:${kill.id}`]);
     expect(await to(all.id)).toHaveLength(4);
+    // PagerDuty hears incidents and overrides, never an activation it could only fail to send.
+    await prisma.$transaction((tx) =>
+      enqueueNotification(tx, { kind: "policy.activated", policyId: "v1", operation: "SEND_SMS", version: 2, actor: "a", url: "/" }),
+    );
+    expect(await to(all.id)).toHaveLength(5);
+    expect(await to(pd.id)).toEqual([
+      "incident.opened:incident:i1",
+      "incident.opened:incident:i2",
+      "incident.opened:incident:i3",
+      `kill_switch.set:override:${kill.id}`,
+    ]);
   });
 
   it("kill switches notify when they commit, and a refused one notifies nobody", async () => {

@@ -1,5 +1,6 @@
 import type { Prisma } from "../db/generated/client";
 import { eventFacts, eventPayload, type TNotificationInput } from "./events";
+import { pagerDutyAction } from "./messages";
 import { parseRoutes, routeMatches } from "./routes";
 
 export type TEnqueued = { eventId: string; deliveries: number };
@@ -19,10 +20,12 @@ export async function enqueueNotification(tx: Prisma.TransactionClient, input: T
     data: { ...facts, payload: eventPayload(input) as Prisma.InputJsonValue, createdAt: now },
     select: { id: true },
   });
-  const channels = await tx.notificationChannel.findMany({ where: { enabled: true }, select: { id: true, routes: true } });
+  const channels = await tx.notificationChannel.findMany({ where: { enabled: true }, select: { id: true, kind: true, routes: true } });
   let deliveries = 0;
   for (const channel of channels) {
     if (!routeMatches(parseRoutes(channel.routes), facts)) continue;
+    // PagerDuty carries incidents and overrides (trigger, resolve); an activation would only fail there.
+    if (channel.kind === "pagerduty" && pagerDutyAction(facts.kind) === null) continue;
     const waiting = { channelId: channel.id, groupKey: facts.groupKey, kind: "incident.updated", status: "pending", attempts: 0, leaseOwner: null };
     if (facts.kind === "incident.updated") {
       const merged = await tx.notificationDelivery.updateMany({ where: waiting, data: { eventId: event.id } });
