@@ -1,14 +1,32 @@
 import Link from "next/link";
+import type { TFieldChange } from "@/lib/audit/field-changes";
 import type { listAudit } from "@/lib/audit/list-audit";
 import { utc } from "../format";
 
 /** The audit page's parts: its filter form (facets from the log itself) and the table of entries. */
 
-type TAuditEntry = Awaited<ReturnType<typeof listAudit>>[number];
+type TAuditEntry = Awaited<ReturnType<typeof listAudit>>[number] & { changes: TFieldChange[]; more: number };
 export type TAuditFilters = Record<"actor" | "action" | "targetType" | "targetId" | "from" | "to", string | undefined>;
 
-function json(v: unknown): string {
-  return v === null || v === undefined ? "" : JSON.stringify(v);
+/** A value as the log holds it; absent reads "(none)" so a created or cleared field is visible as such. */
+function shown(v: unknown): string {
+  return v === undefined ? "(none)" : JSON.stringify(v);
+}
+
+/** The fields the entry changed, one per line: path, old value struck through, new value. */
+function FieldChanges({ e }: { e: TAuditEntry }) {
+  if (e.changes.length === 0) return <span className="muted">{e.before === null && e.after === null ? "–" : "no field changed"}</span>;
+  return (
+    <ul className="flex flex-col gap-0.5" data-testid="audit-changes">
+      {e.changes.map((c) => (
+        <li key={c.path} data-testid="audit-change">
+          <span className="font-semibold">{c.path}</span>: <del style={{ color: "var(--bad)" }}>{shown(c.before)}</del> →{" "}
+          <ins style={{ color: "var(--ok)", textDecoration: "none" }}>{shown(c.after)}</ins>
+        </li>
+      ))}
+      {e.more > 0 ? <li className="muted">and {e.more} more fields</li> : null}
+    </ul>
+  );
 }
 
 function FacetSelect({ label, name, value, options }: { label: string; name: string; value: string | undefined; options: string[] }) {
@@ -60,19 +78,25 @@ function AuditRow({ e }: { e: TAuditEntry }) {
       <td className="mono">{utc(e.at.getTime())}</td>
       <td>{e.actor}</td>
       <td className="mono">{e.action}</td>
-      <td className="mono">
+      <td className="mono" style={{ whiteSpace: "normal", wordBreak: "break-all", minWidth: 140, maxWidth: 260 }}>
         {e.targetType}
-        {e.targetId ? <span className="muted"> · {e.targetId.slice(0, 8)}</span> : null}
+        {e.targetId ? (
+          <>
+            {" "}
+            <Link
+              href={`/audit?${new URLSearchParams({ targetId: e.targetId })}`}
+              className="underline"
+              title="Every entry for this target"
+              data-testid="audit-target"
+            >
+              {e.targetId}
+            </Link>
+          </>
+        ) : null}
       </td>
       <td style={{ whiteSpace: "normal", minWidth: 160 }}>{e.reason ?? <span className="muted">–</span>}</td>
-      <td className="mono text-xs">
-        <details>
-          <summary className="cursor-pointer">diff</summary>
-          <div style={{ whiteSpace: "pre-wrap", wordBreak: "break-all", maxWidth: 560 }}>
-            <div style={{ color: "var(--bad)" }}>{json(e.before) || "–"}</div>
-            <div style={{ color: "var(--ok)" }}>{json(e.after) || "–"}</div>
-          </div>
-        </details>
+      <td className="mono text-xs" style={{ whiteSpace: "pre-wrap", wordBreak: "break-word", minWidth: 240, maxWidth: 560 }}>
+        <FieldChanges e={e} />
       </td>
       <td className="mono muted">{e.ip ?? "–"}</td>
     </tr>
@@ -91,7 +115,7 @@ export function AuditTable({ page }: { page: TAuditEntry[] }) {
             <th>Action</th>
             <th>Target</th>
             <th>Reason</th>
-            <th>Before → after</th>
+            <th>Changed: before → after</th>
             <th>IP</th>
           </tr>
         </thead>

@@ -1,8 +1,6 @@
-import type { CatalogChange, Prisma, Provider } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { notifyConfigChange } from "../db/notify";
-import { ControlPlaneError, invalid, notFound } from "../errors/api-errors";
+import { type CatalogChange, type Prisma, type Provider, notifyConfigChange } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError, invalid, notFound } from "../errors";
 import { operationData, operationOf, providerData, providerOf, sameRequirements, sameSet } from "./catalog-rows";
 import { describePolicies, policiesNamingProvider, policiesOfOperation } from "./policies-naming";
 import type { TAdapter, TOperation, TProvider } from "./schemas";
@@ -79,7 +77,15 @@ export async function syncAdapter(tx: TTx, provider: TProvider): Promise<void> {
 }
 
 /** Writes a provider's next state (a rename moves its adapter too), bumps its version, audits it. */
-export async function writeProvider(tx: TTx, actor: TActor, before: Provider, next: TProvider, action: string, extra: Record<string, unknown> = {}) {
+export async function writeProvider(
+  tx: TTx,
+  actor: TActor,
+  before: Provider,
+  next: TProvider,
+  action: string,
+  extra: Record<string, unknown> = {},
+  reason: string | null = null,
+) {
   if (next.key !== before.key) {
     await refuseIfNamed(tx, before.key, "rename");
     if (await tx.provider.findUnique({ where: { key: next.key }, select: { key: true } }))
@@ -101,6 +107,7 @@ export async function writeProvider(tx: TTx, actor: TActor, before: Provider, ne
     targetId: row.key,
     before: { ...providerOf(before), version: before.version },
     after: { ...next, version: row.version, ...extra },
+    reason,
   });
   await notifyConfigChange(tx, { kind: "catalog" });
   return row;

@@ -27,6 +27,22 @@ function json(form: FormData, name: string): unknown {
   }
 }
 
+/**
+ * The quota rows of the provider form (quotaUnit, quotaLimit, quotaWindowSeconds, quotaReset, one
+ * of each per row; a row with no limit is dropped), as the list ZQuota checks: quotas.0.limit names
+ * the row's field. Without the row fields (an older form) the JSON field "quotas" is read.
+ */
+function quotaRows(form: FormData): unknown {
+  if (!form.has("quotaUnit")) return json(form, "quotas");
+  const column = (name: string) => form.getAll(name).map((v) => String(v).trim());
+  const [units, limits, windows, resets] = [column("quotaUnit"), column("quotaLimit"), column("quotaWindowSeconds"), column("quotaReset")];
+  const asNumber = (v: string | undefined) => (v === undefined || v === "" ? undefined : Number.isFinite(Number(v)) ? Number(v) : v);
+  return units
+    .map((unit, i) => ({ unit, limit: asNumber(limits[i]), windowSeconds: asNumber(windows[i]), reset: resets[i] || undefined }))
+    .filter((q) => q.limit !== undefined)
+    .map((q) => defined(q));
+}
+
 /** "EU: gdpr, soc2; NA: tcpa" → {EU: ["gdpr", "soc2"], NA: ["tcpa"]}. */
 export function parseRequirements(s: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -58,7 +74,7 @@ export const catalogFormInput = {
       costPerRequest: num(form, "costPerRequest"),
       costPerInputToken1k: nullableNum(form, "costPerInputToken1k"),
       costPerOutputToken1k: nullableNum(form, "costPerOutputToken1k"),
-      quotas: json(form, "quotas"),
+      quotas: quotaRows(form),
       credentialRef: text(form, "credentialRef") || null,
       enabled: form.get("enabled") !== null,
     }),

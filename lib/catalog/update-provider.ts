@@ -1,7 +1,6 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { canonicalJson } from "../audit/canonical";
-import { invalid, parseInput } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import { type TActor, canonicalJson } from "../audit";
+import { invalid, parseInput } from "../errors";
 import { providerOf } from "./catalog-rows";
 import { changeSummary, holdForCompliance, lockProvider, providerComplianceReasons, refuseIfNamed, writeProvider } from "./catalog-helpers";
 import { ZProvider, type TProviderPatch } from "./schemas";
@@ -14,7 +13,14 @@ import { credentialRefErrors, otherReviewerExists, providerSecurityReasons } fro
  * secrets namespace is 422 naming credentialRef. Disabling or renaming a provider a live policy
  * names is refused either way, before anything is held.
  */
-export async function updateProvider(prisma: PrismaClient, actor: TActor, key: string, patch: TProviderPatch) {
+export type TUpdateProviderOptions = {
+  /** Kept as the audit entry's reason. */
+  reason?: string;
+  /** The console's form: a quota change needs a reason (422 on quotaReason without one). */
+  requireQuotaReason?: boolean;
+};
+
+export async function updateProvider(prisma: PrismaClient, actor: TActor, key: string, patch: TProviderPatch, opts: TUpdateProviderOptions = {}) {
   const refused = credentialRefErrors(patch.credentialRef ?? null, "credentialRef");
   if (refused.length > 0) throw invalid(refused, "the credential reference is outside the secrets namespace");
   return prisma.$transaction(async (tx) => {
@@ -22,6 +28,9 @@ export async function updateProvider(prisma: PrismaClient, actor: TActor, key: s
     const current = providerOf(before);
     const next = parseInput(ZProvider, { ...current, ...stripUndefined(patch) });
     if (canonicalJson(next) === canonicalJson(current)) return { status: "unchanged" as const, provider: current, version: before.version };
+    if (opts.requireQuotaReason && !opts.reason?.trim() && canonicalJson(next.quotas) !== canonicalJson(current.quotas)) {
+      throw invalid([{ path: "quotaReason", message: "say why the quotas change" }], "a quota change needs a reason");
+    }
     if (next.key !== key) await refuseIfNamed(tx, key, "rename");
     if (current.enabled && !next.enabled) await refuseIfNamed(tx, key, "disable");
     const compliance = providerComplianceReasons(current, next);
@@ -32,7 +41,7 @@ export async function updateProvider(prisma: PrismaClient, actor: TActor, key: s
       const change = await holdForCompliance(tx, actor, { type: "provider", key, version: before.version }, "update", next, reasons, current);
       return { status: "pending" as const, change: changeSummary(change) };
     }
-    const row = await writeProvider(tx, actor, before, next, "catalog.provider.update", alone ? { single_reviewer: true } : {});
+    const row = await writeProvider(tx, actor, before, next, "catalog.provider.update", alone ? { single_reviewer: true } : {}, opts.reason?.trim() || null);
     return { status: "applied" as const, provider: next, version: row.version };
   });
 }

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { AuditFilters, AuditTable, type TAuditFilters } from "@/components/audit/audit-parts";
+import { fieldChanges } from "@/lib/audit/field-changes";
 import { ZAuditQuery, listAudit } from "@/lib/audit/list-audit";
 import { can, getViewer } from "@/lib/console/get-viewer";
 import { listAuditFacets } from "@/lib/console/list-audit-facets";
@@ -32,7 +33,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const filters = { ...raw, from: asUtc(raw.from), to: asUtc(raw.to) };
   const parsed = ZAuditQuery.safeParse({ ...filters, before: firstParam(sp.before), limit: String(PAGE + 1) });
   const [rows, facets] = await Promise.all([parsed.success ? listAudit(getPrisma(), parsed.data) : Promise.resolve([]), listAuditFacets()]);
-  const page = rows.slice(0, PAGE);
+  // Each entry's diff as the fields that moved, old → new.
+  const page = rows.slice(0, PAGE).map((e) => ({ ...e, ...fieldChanges(e.before, e.after) }));
   const more = rows.length > PAGE;
   const query = new URLSearchParams(Object.entries(filters).filter((e): e is [string, string] => typeof e[1] === "string"));
   const nextHref = more ? `/audit?${new URLSearchParams([...query, ["before", String(page[page.length - 1]!.seq)]])}` : null;
@@ -42,7 +44,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     <div className="flex flex-col gap-4">
       <section className="panel">
         <div className="flex flex-wrap items-center gap-2 px-3 pt-3">
-          <h2 className="text-sm font-semibold">Audit log</h2>
+          <h1 className="text-sm font-semibold">Audit log</h1>
           <span className="muted text-xs">hash-chained; every control-plane change with its actor, before/after and reason</span>
           <span className="ml-auto flex flex-wrap items-center gap-2">
             <VerifyChainButton />

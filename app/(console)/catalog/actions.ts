@@ -25,7 +25,10 @@ export const saveProviderAction = withActionPermission("catalog.edit", async ({ 
   const original = text(form, "original");
   const input = catalogFormInput.provider(form);
   if (!original) return done({ status: (await createProvider(prisma, actor, parseInput(ZProvider, input))).status as string });
-  return done({ status: (await updateProvider(prisma, actor, original, parseInput(ZProviderPatch, input))).status as string });
+  const reason = text(form, "quotaReason");
+  return done({
+    status: (await updateProvider(prisma, actor, original, parseInput(ZProviderPatch, input), { reason, requireQuotaReason: true })).status as string,
+  });
 });
 
 export const setProviderEnabledAction = withActionPermission("catalog.edit", async ({ prisma, actor }, _prev: unknown, form: FormData) => {

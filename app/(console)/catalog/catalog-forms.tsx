@@ -1,6 +1,6 @@
 "use client";
 
-import { useActionState, type ReactNode } from "react";
+import { useActionState, useState, type ReactNode } from "react";
 import type { TActionResult } from "@/lib/auth/with-action-permission";
 import {
   approveCatalogChangeAction,
@@ -73,7 +73,7 @@ function Field({ label, name, state, children }: { label: string; name: string; 
 
 function Submit({ pending, children }: { pending: boolean; children: ReactNode }) {
   return (
-    <button type="submit" disabled={pending} className="self-end rounded px-3 py-1 text-sm text-white" style={{ background: "var(--accent)" }}>
+    <button type="submit" disabled={pending} className="self-end rounded px-3 py-1 text-sm" style={{ background: "var(--accent)", color: "var(--panel)" }}>
       {children}
     </button>
   );
@@ -101,6 +101,7 @@ const PROVIDER_FIELDS = [
   "costPerInputToken1k",
   "costPerOutputToken1k",
   "quotas",
+  "quotaReason",
   "credentialRef",
   "enabled",
 ];
@@ -154,22 +155,94 @@ export function ProviderForm({ value }: { value?: TProviderFormValue }) {
             style={inputStyle}
           />
         </Field>
-        <Field label='quotas (JSON, e.g. [{"unit":"requests","limit":100,"windowSeconds":1}])' name="quotas" state={state}>
-          <input
-            name="quotas"
-            defaultValue={value && value.quotas.length > 0 ? JSON.stringify(value.quotas) : ""}
-            className="mono rounded border px-2 py-1"
-            style={inputStyle}
-          />
-        </Field>
+
         <label className="flex items-center gap-1 self-end text-sm">
           <input type="checkbox" name="enabled" defaultChecked={value?.enabled ?? true} /> enabled
         </label>
         <Submit pending={pending}>{value ? "Save" : "Add provider"}</Submit>
       </div>
+      <QuotaFields initial={(value?.quotas ?? []) as TQuotaRow[]} state={state} askReason={Boolean(value)} />
       <Outcome state={state} />
       <FormProblem state={state} shown={PROVIDER_FIELDS} />
     </form>
+  );
+}
+
+type TQuotaRow = { unit: string; limit: number | string; windowSeconds: number | string; reset?: string };
+
+const QUOTA_UNIT_CHOICES = ["requests", "tokens"] as const;
+
+/**
+ * A provider's quotas as one row of fields each (unit, limit, window, reset), instead of JSON to
+ * type; rows can be added and removed. Editing an existing provider asks why the quotas change:
+ * the server refuses a quota change without a reason (quotaReason) and keeps it in the audit log.
+ */
+function QuotaFields({ initial, state, askReason }: { initial: TQuotaRow[]; state: TState; askReason: boolean }) {
+  const [rows, setRows] = useState<TQuotaRow[]>(initial.map((q) => ({ ...q })));
+  const set = (i: number, patch: Partial<TQuotaRow>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+  return (
+    <fieldset className="flex flex-col gap-1 text-xs" data-testid="quota-fields">
+      <legend className="muted">quotas (a provider&apos;s own limits; none = unlimited)</legend>
+      {rows.map((r, i) => (
+        <div key={i} className="flex flex-wrap items-end gap-2" data-testid={`quota-row-${i}`}>
+          <label className="flex flex-col gap-0.5">
+            <span className="muted">unit</span>
+            <select name="quotaUnit" value={r.unit} onChange={(e) => set(i, { unit: e.target.value })} className="rounded border px-2 py-1" style={inputStyle}>
+              {QUOTA_UNIT_CHOICES.map((u) => (
+                <option key={u}>{u}</option>
+              ))}
+            </select>
+          </label>
+          <label className="flex flex-col gap-0.5">
+            <span className="muted">limit</span>
+            <input
+              name="quotaLimit"
+              inputMode="numeric"
+              value={r.limit}
+              onChange={(e) => set(i, { limit: e.target.value })}
+              className="w-28 rounded border px-2 py-1"
+              style={inputStyle}
+            />
+          </label>
+          <label className="flex flex-col gap-0.5">
+            <span className="muted">per (seconds)</span>
+            <input
+              name="quotaWindowSeconds"
+              inputMode="numeric"
+              value={r.windowSeconds}
+              onChange={(e) => set(i, { windowSeconds: e.target.value })}
+              className="w-24 rounded border px-2 py-1"
+              style={inputStyle}
+            />
+          </label>
+          <label className="flex flex-col gap-0.5">
+            <span className="muted">window</span>
+            <select
+              name="quotaReset"
+              value={r.reset ?? "rolling"}
+              onChange={(e) => set(i, { reset: e.target.value })}
+              className="rounded border px-2 py-1"
+              style={inputStyle}
+            >
+              <option value="rolling">rolling</option>
+              <option value="fixed">fixed</option>
+            </select>
+          </label>
+          <button type="button" className="btn" onClick={() => setRows(rows.filter((_, j) => j !== i))} aria-label={`Remove quota ${i + 1}`}>
+            Remove
+          </button>
+          <FieldError state={state} name={`quotas.${i}`} />
+        </div>
+      ))}
+      <button type="button" className="btn self-start" onClick={() => setRows([...rows, { unit: "requests", limit: "", windowSeconds: 60, reset: "rolling" }])}>
+        Add a quota
+      </button>
+      {askReason ? (
+        <Field label="why the quotas change (required when they do)" name="quotaReason" state={state}>
+          <input name="quotaReason" className="rounded border px-2 py-1" style={inputStyle} data-testid="quota-reason" />
+        </Field>
+      ) : null}
+    </fieldset>
   );
 }
 

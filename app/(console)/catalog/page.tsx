@@ -11,8 +11,13 @@ import { formatRequirements } from "@/lib/catalog/form-input";
 import { getCatalog } from "@/lib/catalog/get-catalog";
 import { getFirstSteps } from "@/lib/catalog/get-first-steps";
 import { pendingChangeRequesters } from "@/lib/catalog/pending-change-requesters";
+import { PageTitle } from "@/components/page-title";
 
 export const dynamic = "force-dynamic";
+
+// Long values wrap inside their cell so the tables fit the page and the row's Disable button stays in view.
+const WRAP = { whiteSpace: "normal", minWidth: 80 } as const;
+const BREAK = { whiteSpace: "normal", wordBreak: "break-all", minWidth: 120 } as const;
 
 const CREDENTIAL_LABEL = { resolved: "resolved", missing: "missing on this instance", none: "none needed" } as const;
 
@@ -30,8 +35,9 @@ export default async function CatalogPage() {
 
   return (
     <div className="flex flex-col gap-5">
+      <PageTitle>Catalogue</PageTitle>
       {!first.allDone && <FirstSteps steps={first.steps} operation={first.operation} origin={origin} />}
-      <section className="panel">
+      <section className="panel" id="pending-changes">
         <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">Changes waiting for review</h2>
         <DataTable
           columns={["Target", "What needs review (compliance, credentials, adapters)", "Asked by", "Asked", ""]}
@@ -43,7 +49,7 @@ export default async function CatalogPage() {
               <td className="mono">
                 {c.targetType} {c.targetKey}
               </td>
-              <td>{c.reasons.join("; ")}</td>
+              <td style={WRAP}>{c.reasons.join("; ")}</td>
               <td>{c.requestedBy}</td>
               <td>{c.requestedAt.replace("T", " ").slice(0, 19)}</td>
               <td>{canReview && <ChangeDecision id={c.id} canApprove={requesterIds.get(c.id) !== me.userId} />}</td>
@@ -62,11 +68,11 @@ export default async function CatalogPage() {
           {catalog.providers.map((p) => (
             <tr key={p.key} data-testid={`provider-row-${p.key}`}>
               <td className="mono">{p.key}</td>
-              <td>{p.displayName}</td>
-              <td>{p.regions.join(", ")}</td>
-              <td>{p.certifications.join(", ") || "—"}</td>
+              <td style={WRAP}>{p.displayName}</td>
+              <td style={WRAP}>{p.regions.join(", ")}</td>
+              <td style={WRAP}>{p.certifications.join(", ") || "—"}</td>
               <td className="mono">{p.costPerRequest}</td>
-              <td data-testid={`credential-${p.key}`}>
+              <td data-testid={`credential-${p.key}`} style={BREAK}>
                 {p.credentialRef ? (
                   <>
                     <span className="mono">{p.credentialRef}</span> ({CREDENTIAL_LABEL[p.credentialState]})
@@ -75,9 +81,9 @@ export default async function CatalogPage() {
                   CREDENTIAL_LABEL.none
                 )}
               </td>
-              <td>{p.adapter ? `${p.adapter.kind} → ${p.adapter.baseUrl}` : "—"}</td>
+              <td style={BREAK}>{p.adapter ? `${p.adapter.kind} → ${p.adapter.baseUrl}` : "—"}</td>
               <td>{p.enabled ? "yes" : "no"}</td>
-              <td>{p.usedBy || "—"}</td>
+              <td style={WRAP}>{p.usedBy || "—"}</td>
               <td>{canEdit && <ProviderEnabledButton providerKey={p.key} enabled={p.enabled} />}</td>
             </tr>
           ))}
@@ -104,11 +110,11 @@ export default async function CatalogPage() {
           {catalog.operations.map((o) => (
             <tr key={o.key} data-testid={`operation-row-${o.key}`}>
               <td className="mono">{o.key}</td>
-              <td>{o.description}</td>
+              <td style={WRAP}>{o.description}</td>
               <td>{o.criticality}</td>
-              <td>{formatRequirements(o.regionRequirements) || "—"}</td>
+              <td style={WRAP}>{formatRequirements(o.regionRequirements) || "—"}</td>
               <td>{o.gatewayLimits ? `${o.gatewayLimits.deadlineMs} ms, ${o.gatewayLimits.maxAttempts} attempts` : "defaults"}</td>
-              <td>{o.livePolicies || "—"}</td>
+              <td style={WRAP}>{o.livePolicies || "—"}</td>
             </tr>
           ))}
         </DataTable>
