@@ -7,6 +7,7 @@ import { QueryProvider } from "@/components/query-provider";
 import { ThemeToggle } from "@/components/theme-toggle";
 import { UserMenu } from "@/components/user-menu";
 import { getViewer } from "@/lib/console/get-viewer";
+import { countOpenIncidentsFor } from "@/lib/console/count-open-incidents";
 import { NONCE_HEADER } from "@/lib/runtime/security-headers";
 import { signOutAction } from "./login/actions";
 import "./globals.css";
@@ -35,7 +36,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           <Link href="/" className="text-base font-semibold tracking-tight">
             Switchyard
           </Link>
-          <Nav />
+          <Nav openIncidents={await countOpenIncidentsFor(viewer)} />
           <div className="ml-auto flex min-w-0 items-center gap-3">
             <UserMenu viewer={viewer} signOut={signOutAction} />
             <ThemeToggle />

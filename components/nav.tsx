@@ -6,6 +6,7 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 
 export const NAV_ITEMS = [
   { href: "/", label: "Overview", key: "o" },
+  { href: "/incidents", label: "Incidents", key: "i" },
   { href: "/why", label: "Why traffic moved", key: "w" },
   { href: "/decisions", label: "Decisions", key: "d" },
   { href: "/providers", label: "Providers", key: "p" },
@@ -42,8 +43,8 @@ function isActive(pathname: string, href: string): boolean {
   return href === "/" ? pathname === "/" : pathname === href || pathname.startsWith(`${href}/`);
 }
 
-/** Top navigation; "g" then a letter jumps to a page, "t" toggles the theme. */
-export function Nav() {
+/** Top navigation; "g" then a letter jumps to a page, "t" toggles the theme. `openIncidents`: the Incidents badge. */
+export function Nav({ openIncidents = 0 }: { openIncidents?: number }) {
   const pathname = usePathname();
   const router = useRouter();
   const chaosAllowed = useChaosAllowed(pathname);
@@ -87,6 +88,16 @@ export function Nav() {
         style={{ color: active ? "var(--text)" : "var(--muted)", background: active ? "var(--bg)" : "transparent", fontWeight: active ? 600 : 400 }}
       >
         {item.label}
+        {item.href === "/incidents" && openIncidents > 0 ? (
+          <span
+            data-testid="incident-badge"
+            className="ml-1 rounded-full px-1.5 text-xs font-semibold"
+            style={{ background: "var(--bad)", color: "var(--panel)" }}
+          >
+            {openIncidents}
+            <span className="sr-only"> open</span>
+          </span>
+        ) : null}
       </Link>
     );
   });
