@@ -6,8 +6,8 @@ import { Nav } from "@/components/nav";
 import { QueryProvider } from "@/components/query-provider";
 import { ThemeToggle } from "@/components/theme-toggle";
 import { UserMenu } from "@/components/user-menu";
+import { getReviewInbox } from "@/lib/console/get-review-inbox";
 import { getViewer } from "@/lib/console/get-viewer";
-import { countOpenIncidentsFor } from "@/lib/console/count-open-incidents";
 import { NONCE_HEADER } from "@/lib/runtime/security-headers";
 import { signOutAction } from "./login/actions";
 import "./globals.css";
@@ -23,12 +23,18 @@ const themeScript = `try{var t=localStorage.getItem("sy-theme")||(matchMedia("(p
 export default async function RootLayout({ children }: { children: ReactNode }) {
   // The server sets a fresh nonce on every request; the content security policy runs only scripts that carry it.
   const [nonce, viewer] = await Promise.all([headers().then((h) => h.get(NONCE_HEADER) ?? undefined), getViewer()]);
+  // The Reviews badge; refreshed with the page after every review action (router.refresh re-renders this layout).
+  const inbox = await getReviewInbox(viewer);
   return (
     <html lang="en" suppressHydrationWarning>
       <head>
         <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: themeScript }} />
       </head>
       <body>
+        {/* The first Tab stop: keyboard and screen-reader users jump past the navigation to the page. */}
+        <a href="#main" className="skip-link">
+          Skip to main content
+        </a>
         <header
           className="relative flex flex-wrap items-center gap-x-6 gap-y-2 border-b px-3 py-3 sm:px-5"
           style={{ borderColor: "var(--border)", background: "var(--panel)" }}
@@ -36,14 +42,16 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           <Link href="/" className="text-base font-semibold tracking-tight">
             Switchyard
           </Link>
-          <Nav openIncidents={await countOpenIncidentsFor(viewer)} />
+          <Nav reviewCount={inbox.items.length} />
           <div className="ml-auto flex min-w-0 items-center gap-3">
             <UserMenu viewer={viewer} signOut={signOutAction} />
             <ThemeToggle />
           </div>
         </header>
         <QueryProvider>
-          <main className="mx-auto max-w-[1600px] px-5 py-5">{children}</main>
+          <main id="main" tabIndex={-1} className="mx-auto max-w-[1600px] px-5 py-5 outline-none">
+            {children}
+          </main>
         </QueryProvider>
       </body>
     </html>

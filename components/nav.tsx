@@ -6,13 +6,13 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 
 export const NAV_ITEMS = [
   { href: "/", label: "Overview", key: "o" },
-  { href: "/incidents", label: "Incidents", key: "i" },
   { href: "/why", label: "Why traffic moved", key: "w" },
   { href: "/decisions", label: "Decisions", key: "d" },
   { href: "/providers", label: "Providers", key: "p" },
   { href: "/catalog", label: "Catalogue", key: "k" },
   { href: "/gateway", label: "Gateway", key: "x" },
   { href: "/factor-lists", label: "Factor lists", key: "f" },
+  { href: "/reviews", label: "Reviews", key: "r" },
   { href: "/shadow", label: "Shadow", key: "s" },
   { href: "/evaluation", label: "Evaluation", key: "e" },
   { href: "/audit", label: "Audit", key: "a" },
@@ -43,8 +43,8 @@ function isActive(pathname: string, href: string): boolean {
   return href === "/" ? pathname === "/" : pathname === href || pathname.startsWith(`${href}/`);
 }
 
-/** Top navigation; "g" then a letter jumps to a page, "t" toggles the theme. `openIncidents`: the Incidents badge. */
-export function Nav({ openIncidents = 0 }: { openIncidents?: number }) {
+/** Top navigation; "g" then a letter jumps to a page, "t" toggles the theme. `reviewCount`: what waits for this person's review (the Reviews badge). */
+export function Nav({ reviewCount = 0 }: { reviewCount?: number }) {
   const pathname = usePathname();
   const router = useRouter();
   const chaosAllowed = useChaosAllowed(pathname);
@@ -88,14 +88,10 @@ export function Nav({ openIncidents = 0 }: { openIncidents?: number }) {
         style={{ color: active ? "var(--text)" : "var(--muted)", background: active ? "var(--bg)" : "transparent", fontWeight: active ? 600 : 400 }}
       >
         {item.label}
-        {item.href === "/incidents" && openIncidents > 0 ? (
-          <span
-            data-testid="incident-badge"
-            className="ml-1 rounded-full px-1.5 text-xs font-semibold"
-            style={{ background: "var(--bad)", color: "var(--panel)" }}
-          >
-            {openIncidents}
-            <span className="sr-only"> open</span>
+        {item.href === "/reviews" && reviewCount > 0 ? (
+          <span className="nav-badge" data-testid="review-badge">
+            {reviewCount}
+            <span className="sr-only"> waiting for your review</span>
           </span>
         ) : null}
       </Link>

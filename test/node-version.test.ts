@@ -15,6 +15,8 @@ const EXCEPTIONS: Record<string, string> = {
   openai: "test-only client",
   // Loaded only by the Prisma CLI's `prisma dev`, which Switchyard never runs.
   "@prisma/streams-local": "prisma dev only",
+  // Imports only assert and axe-core, which it injects into the page; the e2e runs it on Node 20.
+  "@axe-core/playwright": "e2e-only accessibility check",
 };
 
 type TVersion = [number, number, number];

@@ -87,7 +87,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
             style={{ borderColor: "var(--border)" }}
           />
         </label>
-        <button type="submit" className="rounded px-3 py-1 text-sm text-white" style={{ background: "var(--accent)" }}>
+        <button type="submit" className="rounded px-3 py-1 text-sm" style={{ background: "var(--accent)", color: "var(--panel)" }}>
           Sign in
         </button>
         {!demo && (

@@ -74,7 +74,7 @@ function SeedForm({
           data-testid="evaluation-seed"
         />
       </label>
-      <button type="submit" className="btn" aria-pressed="true" disabled={busy || running || seedError !== null} data-testid="evaluation-run">
+      <button type="submit" className="btn btn-primary" disabled={busy || running || seedError !== null} data-testid="evaluation-run">
         {busy ? "Queueing…" : running ? "Running…" : "Run evaluation"}
       </button>
       {seedError ? (

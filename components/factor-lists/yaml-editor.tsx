@@ -231,7 +231,7 @@ export function YamlEditor({
     <div className="grid grid-cols-1 gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
       <section className="panel flex flex-col">
         <div className="flex items-center gap-2 px-3 pt-3 pb-2">
-          <h2 className="text-sm font-semibold">{mode === "create" ? "New draft" : "Edit draft"}</h2>
+          <h1 className="text-sm font-semibold">{mode === "create" ? "New draft" : "Edit draft"}</h1>
           <span className="ml-3 flex gap-1" role="group" aria-label="Editor view">
             {(["yaml", "form"] as const).map((v) => (
               <button key={v} type="button" className="btn" aria-pressed={view === v} onClick={() => setView(v)} data-testid={`view-${v}`}>

@@ -23,6 +23,7 @@ export function OverviewToolbar({
   const { operation, region, range } = selection;
   return (
     <div className="flex flex-wrap items-center gap-3">
+      <h1 className="text-base font-semibold tracking-tight">Overview</h1>
       <label className="flex items-center gap-2 text-xs">
         <span className="muted">Operation</span>
         <select className="field mono" value={operation} onChange={(e) => select({ operation: e.target.value })} data-testid="operation-select">

@@ -16,13 +16,23 @@ export function ScopeLinks({ scope, chosen }: { scope: TScope; chosen: TChosen }
     <div className="flex flex-wrap items-center gap-2 text-xs">
       <span className="muted">Operation</span>
       {scope.operations.map((o) => (
-        <Link key={o.key} className="btn mono" aria-pressed={o.key === chosen.operation} href={`/why?${new URLSearchParams({ operation: o.key })}`}>
+        <Link
+          key={o.key}
+          className="btn mono"
+          aria-current={o.key === chosen.operation ? "page" : undefined}
+          href={`/why?${new URLSearchParams({ operation: o.key })}`}
+        >
           {o.key}
         </Link>
       ))}
       <span className="muted ml-3">Region</span>
       {regions.map((r) => (
-        <Link key={r} className="btn mono" aria-pressed={r === chosen.region} href={`/why?${new URLSearchParams({ operation: chosen.operation, region: r })}`}>
+        <Link
+          key={r}
+          className="btn mono"
+          aria-current={r === chosen.region ? "page" : undefined}
+          href={`/why?${new URLSearchParams({ operation: chosen.operation, region: r })}`}
+        >
           {r}
         </Link>
       ))}

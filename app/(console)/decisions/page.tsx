@@ -7,6 +7,7 @@ import { FILTER_KEYS, OUTCOME_FILTERS, ZDecisionFilters, type TDecisionFilters }
 import { listDecisionFacets } from "@/lib/console/list-decision-facets";
 import { listDecisions } from "@/lib/console/list-decisions";
 import { firstParam } from "@/lib/console/ranges";
+import { PageTitle } from "@/components/page-title";
 
 export const dynamic = "force-dynamic";
 
@@ -53,6 +54,7 @@ export default async function DecisionsPage({ searchParams }: { searchParams: Pr
   );
   return (
     <div className="flex flex-col gap-4">
+      <PageTitle>Decisions</PageTitle>
       <form method="get" action="/decisions" className="panel flex flex-wrap items-end gap-3 p-3" aria-label="Decision filters">
         <label className="flex flex-col gap-1 text-xs">
           <span className="muted">From (ISO, UTC)</span>
@@ -69,7 +71,7 @@ export default async function DecisionsPage({ searchParams }: { searchParams: Pr
         <Select name="policy" label="Policy version" value={filters.policy} options={facets.policies} />
         <Select name="outcome" label="Outcome" value={filters.outcome} options={OUTCOME_FILTERS} />
         <Select name="stale" label="Stale metrics" value={filters.stale} options={["true", "false"]} />
-        <button type="submit" className="btn" aria-pressed="true">
+        <button type="submit" className="btn btn-primary">
           Apply
         </button>
         <Link href="/decisions" className="btn">

@@ -15,7 +15,7 @@ export default async function FactorListsPage({ searchParams }: { searchParams: 
   return (
     <div className="flex flex-col gap-4">
       <section className="panel">
-        <h2 className="panel-title">Factor lists · operations</h2>
+        <h1 className="panel-title">Factor lists · operations</h1>
         <DataTable columns={["Operation", "Description", "Active", "Shadow", "Versions", ""]} empty="No operation exists yet." testId="operations-table">
           {operations.map((o) => (
             <tr key={o.operation} data-testid={`operation-${o.operation}`}>

@@ -47,12 +47,12 @@ export default async function ProvidersPage({ searchParams }: { searchParams: Pr
     <ProviderControls data={controls}>
       <div className="flex flex-col gap-4">
         <section className="panel">
-          <h2 className="panel-title flex items-center">
+          <h1 className="panel-title flex items-center">
             Providers
             <span className="ml-auto font-normal">
               <LiveRefresh />
             </span>
-          </h2>
+          </h1>
           <DataTable
             columns={["Key", "Name", "Regions", "Compliance", "Cost / request", "Credentials", "Enabled", ...(controls.canCreate ? ["Override"] : [])]}
             empty="No provider in the catalogue yet."

@@ -26,17 +26,17 @@ export default async function ShadowPage({ searchParams }: { searchParams: Promi
     <div className="flex flex-col gap-4" data-testid="shadow">
       <section className="panel">
         <div className="flex flex-wrap items-center gap-2 px-3 pt-3">
-          <h2 className="text-sm font-semibold">Shadow mode</h2>
+          <h1 className="text-sm font-semibold">Shadow mode</h1>
           <span className="muted text-sm">· operation</span>
           {scope.operations.map((o) => (
-            <Link key={o.key} href={href(o.key, range)} className="btn mono" aria-pressed={o.key === operation}>
+            <Link key={o.key} href={href(o.key, range)} className="btn mono" aria-current={o.key === operation ? "page" : undefined}>
               {o.key}
             </Link>
           ))}
           <span className="ml-auto flex gap-1">
             <LiveRefresh />
             {RANGE_KEYS.map((r) => (
-              <Link key={r} href={href(operation, r)} className="btn" aria-pressed={r === range}>
+              <Link key={r} href={href(operation, r)} className="btn" aria-current={r === range ? "page" : undefined}>
                 {RANGES[r].label}
               </Link>
             ))}

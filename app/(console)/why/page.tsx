@@ -8,6 +8,7 @@ import { listScopes } from "@/lib/console/list-scopes";
 import { listIncidents } from "@/lib/console/list-incidents";
 import { firstParam } from "@/lib/console/ranges";
 import { resolveScope } from "@/lib/console/resolve-scope";
+import { PageTitle } from "@/components/page-title";
 
 export const dynamic = "force-dynamic";
 
@@ -27,6 +28,7 @@ export default async function WhyPage({ searchParams }: { searchParams: Promise<
   ]);
   return (
     <div className="flex flex-col gap-4">
+      <PageTitle>Why traffic moved</PageTitle>
       <ScopeLinks scope={scope} chosen={chosen} />
 
       <RegainNote gaps={gaps} />

@@ -31,7 +31,9 @@ export default async function DecisionPage({
           Decisions
         </Link>
         <span className="muted">/</span>
-        <span className="mono">{r.id}</span>
+        <h1 className="text-sm font-semibold">
+          Decision <span className="mono">{r.id}</span>
+        </h1>
         <span className="ml-auto flex gap-2">
           <Link className="btn" href={`/decisions?${around}`}>
             Decisions ±2 min

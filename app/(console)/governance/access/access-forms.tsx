@@ -49,7 +49,7 @@ export function CreateApiKeyForm() {
           </label>
         ))}
         <input name="operationKeys" placeholder="operations (blank: all)" className="rounded border px-2 py-1" style={inputStyle} />
-        <button type="submit" disabled={pending} className="rounded px-3 py-1 text-sm text-white" style={{ background: "var(--accent)" }}>
+        <button type="submit" disabled={pending} className="rounded px-3 py-1 text-sm" style={{ background: "var(--accent)", color: "var(--panel)" }}>
           Create key
         </button>
       </div>
@@ -97,7 +97,7 @@ export function CreateUserForm() {
             <input type="checkbox" name="roles" value={r} defaultChecked={r === "viewer"} /> {r}
           </label>
         ))}
-        <button type="submit" disabled={pending} className="rounded px-3 py-1 text-sm text-white" style={{ background: "var(--accent)" }}>
+        <button type="submit" disabled={pending} className="rounded px-3 py-1 text-sm" style={{ background: "var(--accent)", color: "var(--panel)" }}>
           Create user
         </button>
       </div>

@@ -46,7 +46,7 @@ export function ChangePasswordForm() {
           style={inputStyle}
           required
         />
-        <button type="submit" disabled={pending} className="rounded px-3 py-1 text-sm text-white" style={{ background: "var(--accent)" }}>
+        <button type="submit" disabled={pending} className="rounded px-3 py-1 text-sm" style={{ background: "var(--accent)", color: "var(--panel)" }}>
           Change password
         </button>
       </div>

@@ -10,6 +10,7 @@ import { listRoleGrants } from "@/lib/controlplane/list-role-grants";
 import { listUsers } from "@/lib/controlplane/list-users";
 import { CreateApiKeyForm, CreateUserForm, RevokeApiKeyButton, RoleGrantDecision, UserRolesForm } from "./access-forms";
 import { AccountActions, ChangePasswordForm } from "./account-forms";
+import { PageTitle } from "@/components/page-title";
 
 export const dynamic = "force-dynamic";
 
@@ -30,6 +31,7 @@ export default async function AccessPage() {
 
   return (
     <div className="flex flex-col gap-5">
+      <PageTitle>Users &amp; keys</PageTitle>
       <section className="panel">
         <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">API keys</h2>
         {admin && <CreateApiKeyForm />}
