@@ -8,6 +8,7 @@ import { ThemeToggle } from "@/components/theme-toggle";
 import { UserMenu } from "@/components/user-menu";
 import { getReviewInbox } from "@/lib/console/get-review-inbox";
 import { getViewer } from "@/lib/console/get-viewer";
+import { countOpenIncidentsFor } from "@/lib/console/count-open-incidents";
 import { NONCE_HEADER } from "@/lib/runtime/security-headers";
 import { signOutAction } from "./login/actions";
 import "./globals.css";
@@ -42,7 +43,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           <Link href="/" className="text-base font-semibold tracking-tight">
             Switchyard
           </Link>
-          <Nav reviewCount={inbox.items.length} />
+          <Nav reviewCount={inbox.items.length} openIncidents={await countOpenIncidentsFor(viewer)} />
           <div className="ml-auto flex min-w-0 items-center gap-3">
             <UserMenu viewer={viewer} signOut={signOutAction} />
             <ThemeToggle />

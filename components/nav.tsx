@@ -6,6 +6,7 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 
 export const NAV_ITEMS = [
   { href: "/", label: "Overview", key: "o" },
+  { href: "/incidents", label: "Incidents", key: "i" },
   { href: "/why", label: "Why traffic moved", key: "w" },
   { href: "/decisions", label: "Decisions", key: "d" },
   { href: "/providers", label: "Providers", key: "p" },
@@ -44,7 +45,7 @@ function isActive(pathname: string, href: string): boolean {
 }
 
 /** Top navigation; "g" then a letter jumps to a page, "t" toggles the theme. `reviewCount`: what waits for this person's review (the Reviews badge). */
-export function Nav({ reviewCount = 0 }: { reviewCount?: number }) {
+export function Nav({ reviewCount = 0, openIncidents = 0 }: { reviewCount?: number; openIncidents?: number }) {
   const pathname = usePathname();
   const router = useRouter();
   const chaosAllowed = useChaosAllowed(pathname);
@@ -88,6 +89,16 @@ export function Nav({ reviewCount = 0 }: { reviewCount?: number }) {
         style={{ color: active ? "var(--text)" : "var(--muted)", background: active ? "var(--bg)" : "transparent", fontWeight: active ? 600 : 400 }}
       >
         {item.label}
+        {item.href === "/incidents" && openIncidents > 0 ? (
+          <span
+            data-testid="incident-badge"
+            className="ml-1 rounded-full px-1.5 text-xs font-semibold"
+            style={{ background: "var(--bad)", color: "var(--panel)" }}
+          >
+            {openIncidents}
+            <span className="sr-only"> open</span>
+          </span>
+        ) : null}
         {item.href === "/reviews" && reviewCount > 0 ? (
           <span className="nav-badge" data-testid="review-badge">
             {reviewCount}
