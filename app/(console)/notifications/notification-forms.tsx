@@ -69,6 +69,14 @@ function Field({ label, name, state, children }: { label: string; name: string; 
   );
 }
 
+function TextField({ label, name, state, value, placeholder }: { label: string; name: string; state: TState; value?: string; placeholder: string }) {
+  return (
+    <Field label={label} name={name} state={state}>
+      <input name={name} defaultValue={value ?? ""} placeholder={placeholder} className="mono rounded border px-2 py-1" style={inputStyle} />
+    </Field>
+  );
+}
+
 function Checks({ name, options, chosen }: { name: string; options: readonly string[]; chosen: readonly string[] }) {
   return (
     <div className="flex flex-wrap gap-x-3 gap-y-1">
@@ -89,9 +97,7 @@ export function ChannelForm({ value }: { value?: TChannelView }) {
     <form action={action} className="flex flex-col gap-2 p-3" data-testid={testId}>
       <input type="hidden" name="id" value={value?.id ?? ""} />
       <div className="grid gap-3" style={{ gridTemplateColumns: "repeat(auto-fit, minmax(13rem, 1fr))" }}>
-        <Field label="name" name="name" state={state}>
-          <input name="name" defaultValue={value?.name} placeholder="oncall-slack" className="mono rounded border px-2 py-1" style={inputStyle} />
-        </Field>
+        <TextField label="name" name="name" state={state} value={value?.name} placeholder="oncall-slack" />
         <Field label="kind" name="kind" state={state}>
           <select name="kind" defaultValue={value?.kind ?? "slack"} className="rounded border px-2 py-1" style={inputStyle}>
             {KINDS.map((k) => (
@@ -101,42 +107,34 @@ export function ChannelForm({ value }: { value?: TChannelView }) {
             ))}
           </select>
         </Field>
-        <Field label="URL (webhook: receiver; PagerDuty: Events API, empty for PagerDuty's; Slack: empty)" name="url" state={state}>
-          <input
-            name="url"
-            defaultValue={value?.url ?? ""}
-            placeholder="https://hooks.example.com/switchyard"
-            className="mono rounded border px-2 py-1"
-            style={inputStyle}
-          />
-        </Field>
-        <Field label="secret reference (signing secret, Slack URL or routing key)" name="secretRef" state={state}>
-          <input
-            name="secretRef"
-            defaultValue={value?.secretRef ?? ""}
-            placeholder="env:SWITCHYARD_SECRET_SLACK_URL"
-            className="mono rounded border px-2 py-1"
-            style={inputStyle}
-          />
-        </Field>
-        <Field label="operations (comma-separated, empty: all)" name="routes.operations" state={state}>
-          <input
-            name="routes.operations"
-            defaultValue={value?.routes.operations.join(", ")}
-            placeholder="SEND_SMS"
-            className="mono rounded border px-2 py-1"
-            style={inputStyle}
-          />
-        </Field>
-        <Field label="regions (comma-separated, empty: all)" name="routes.regions" state={state}>
-          <input
-            name="routes.regions"
-            defaultValue={value?.routes.regions.join(", ")}
-            placeholder="EU, NA"
-            className="mono rounded border px-2 py-1"
-            style={inputStyle}
-          />
-        </Field>
+        <TextField
+          label="URL (webhook: receiver; PagerDuty: Events API, empty for PagerDuty's; Slack: empty)"
+          name="url"
+          state={state}
+          value={value?.url ?? ""}
+          placeholder="https://hooks.example.com/switchyard"
+        />
+        <TextField
+          label="secret reference (signing secret, Slack URL or routing key)"
+          name="secretRef"
+          state={state}
+          value={value?.secretRef}
+          placeholder="env:SWITCHYARD_SECRET_SLACK_URL"
+        />
+        <TextField
+          label="operations (comma-separated, empty: all)"
+          name="routes.operations"
+          state={state}
+          value={value?.routes.operations.join(", ")}
+          placeholder="SEND_SMS"
+        />
+        <TextField
+          label="regions (comma-separated, empty: all)"
+          name="routes.regions"
+          state={state}
+          value={value?.routes.regions.join(", ")}
+          placeholder="EU, NA"
+        />
       </div>
       <fieldset className="flex flex-col gap-1 text-xs">
         <legend className="muted">events (none ticked: all)</legend>
