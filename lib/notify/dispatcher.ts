@@ -145,6 +145,7 @@ export function createNotificationDispatcher(opts: TDispatcherOptions) {
   let running: Promise<number> | null = null;
   let stopped = false;
   let lastSweep = 0;
+  let lastFailureLog = 0;
 
   async function claim(): Promise<TClaimed[]> {
     return opts.prisma.$queryRawUnsafe<TClaimed[]>(CLAIM, opts.instanceId, new Date(now()), leaseSeconds, s.updateDelayMs / 1000, s.batch);
@@ -229,7 +230,11 @@ export function createNotificationDispatcher(opts: TDispatcherOptions) {
     if (stopped) return;
     timer = setTimeout(() => {
       running = runOnce().catch((err: unknown) => {
-        opts.log(`notifications: ${err instanceof Error ? err.message : String(err)}`);
+        // Postgres away: the outbox waits with it; say so once a minute, not once a poll.
+        if (Date.now() - lastFailureLog >= 60_000) {
+          lastFailureLog = Date.now();
+          opts.log(`notifications: ${err instanceof Error ? err.message : String(err)}`);
+        }
         return 0;
       });
       // A full batch means more may be due: go again at once.
