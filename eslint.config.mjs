@@ -38,7 +38,7 @@ const NO_PRISMA = [
   },
 ];
 const DB_ONLY = {
-  regex: String.raw`^(\.\./(?!runtime/)|@/(?!lib/(db|runtime)/))`,
+  regex: String.raw`^(\.\./(?!runtime(/|$))|@/(?!lib/(db|runtime)(/|$)))`,
   message: "lib/db sits just above lib/runtime: it imports only lib/db and lib/runtime.",
 };
 const RUNTIME_LEAF = {
@@ -52,7 +52,7 @@ const CORE_PACKAGES = {
 const coreEscape = (depth) => ({ regex: String.raw`^(\.\./){${depth}}`, message: "router-core imports nothing outside router-core." });
 
 // The order of the lib areas, bottom first (CODE_STYLE.md, "Layers"): a file in lib/<area>/ may import
-// only areas listed before its own. test/lib-layers.test.ts checks that this list matches CODE_STYLE.md
+// only areas listed before its own, and only through their index.ts (types too). test/lib-layers.test.ts checks that this list matches CODE_STYLE.md
 // and that the areas' import graph, drawn from the code, has no cycle.
 export const LIB_LAYERS = [
   "runtime",
@@ -105,6 +105,11 @@ const libLayersRule = {
         context.report({ node, message: `lib/${missing} is not in LIB_LAYERS (eslint.config.mjs): declare where it sits, here and in CODE_STYLE.md.` });
       } else if (to > from) {
         context.report({ node, message: `lib/${self.area} sits below lib/${other.area} in LIB_LAYERS (eslint.config.mjs): it may not import it.` });
+      } else if (other.rest !== "" && !/^index(\.tsx?)?$/.test(other.rest)) {
+        context.report({
+          node,
+          message: `Import lib/${other.area} through its public index (lib/${other.area}/index.ts), not lib/${other.area}/${other.rest}.`,
+        });
       }
     };
     const source = (node) => check(node.source, node.source?.value);

@@ -1,4 +1,4 @@
-import { bootSwitchyard } from "./lib/server/boot";
+import { bootSwitchyard } from "./lib/server";
 
 const dev = process.argv.includes("--dev");
 const embedded = !process.env.DATABASE_URL;

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { areaCycles, areaGraph, type TAreaEdge } from "./support/area-graph";
@@ -41,9 +41,10 @@ describe("lib areas", () => {
     expect(upward).toEqual([]);
   });
 
-  it("are all declared in LIB_LAYERS, in CODE_STYLE.md's order", () => {
+  it("each have a public index.ts and are all declared in LIB_LAYERS, in CODE_STYLE.md's order", () => {
     const areas = readdirSync(path.join(root, "lib")).filter((name) => statSync(path.join(root, "lib", name)).isDirectory());
     expect(areas.filter((a) => !layers.includes(a))).toEqual([]);
+    expect(areas.filter((a) => !existsSync(path.join(root, "lib", a, "index.ts")))).toEqual([]);
     const line = readFileSync(path.join(root, "CODE_STYLE.md"), "utf8")
       .split("\n")
       .find((l) => l.startsWith("Bottom first: "));

@@ -115,6 +115,18 @@ const VIOLATIONS: { what: string; filePath: string; code: string; message: RegEx
     message: /lib\/undeclared-area is not in LIB_LAYERS/,
   },
   {
+    what: "a deep import into another lib area",
+    filePath: "lib/gateway/probe.ts",
+    code: `import { decisionRowOf } from "../dataplane/decision-log/rows";\nexport const x = decisionRowOf;\n`,
+    message: /Import lib\/dataplane through its public index \(lib\/dataplane\/index.ts\), not lib\/dataplane\/decision-log\/rows/,
+  },
+  {
+    what: "a deep type-only import into another lib area, by alias",
+    filePath: "lib/openai-compat/probe.ts",
+    code: `import type { TPrincipal } from "@/lib/edge/authenticate";\nexport type X = TPrincipal;\n`,
+    message: /Import lib\/edge through its public index/,
+  },
+  {
     what: "product code importing bench/",
     filePath: "lib/console/probe.ts",
     code: `import { quantile } from "@/bench/lib/bench-results";\nexport const x = quantile;\n`,
@@ -135,9 +147,11 @@ describe("import boundaries (eslint.config.mjs)", () => {
     expect(errors.some((m) => message.test(m))).toBe(true);
   });
 
-  it("lets lib/ use the database, router-core and its own area", async () => {
-    const code = `import { getPrisma } from "@/lib/db/client";\nimport { parseFactorList } from "@/router-core/index";\nimport { RANGES } from "./ranges";\nexport const x = [getPrisma, parseFactorList, RANGES];\n`;
+  it("lets lib/ use lower areas through their index, router-core and its own area", async () => {
+    const code = `import { getPrisma } from "@/lib/db";\nimport { parseFactorList } from "@/router-core/index";\nimport { RANGES } from "./ranges";\nexport const x = [getPrisma, parseFactorList, RANGES];\n`;
     expect(await boundaryErrors("lib/console/probe.ts", code)).toEqual([]);
+    const lower = `import { sendJson, type TPrincipal } from "../edge";\nimport type { DecisionLog } from "../dataplane/index";\nexport const x: [typeof sendJson, TPrincipal?, DecisionLog?] = [sendJson];\n`;
+    expect(await boundaryErrors("lib/gateway/probe.ts", lower)).toEqual([]);
   });
 
   it("lets a component take types from lib/ and values from its pure modules", async () => {

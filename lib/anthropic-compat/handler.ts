@@ -1,11 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import { HttpError, readJsonBody, sendJson } from "../edge/http";
-import { registerEndpoint } from "../edge/openapi";
-import type { TRoute, TRouteHandler } from "../edge/router";
-import type { TGatewayContext } from "../gateway/context";
-import { parseModelAliases, resolveModel, type TModelTarget } from "../openai-compat/models";
-import { answerHeaders, executeEventSink, header, refuseAuthenticated, runExecute } from "../openai-compat/run-execute";
+import { HttpError, readJsonBody, sendJson, registerEndpoint, type TRoute, type TRouteHandler } from "../edge";
+import type { TGatewayContext } from "../gateway";
+import { parseModelAliases, resolveModel, type TModelTarget, answerHeaders, executeEventSink, header, refuseAuthenticated, runExecute } from "../openai-compat";
 import { anthropicError, toAnthropicError, toExecuteBody, toMessage, unsupportedField, ZMessagesRequest, type TAnthropicError } from "./translate";
 import { anthropicStreamWriter } from "./stream";
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { TJson } from "../openai-compat/run-execute";
+import type { TJson } from "../openai-compat";
 import { stopReason, usageOf } from "./translate";
 
 /**

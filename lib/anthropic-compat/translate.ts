@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { TExecuteBody } from "../openai-compat/translate";
+import type { TExecuteBody } from "../openai-compat";
 
 /**
  * Anthropic's Messages request, as far as Switchyard's LLM adapters can honour it. Fields that

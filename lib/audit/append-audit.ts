@@ -1,4 +1,4 @@
-import { Prisma } from "../db/generated/client";
+import { Prisma } from "../db";
 import type { TActor } from "./actor";
 import { auditEntryMac, resolveAuditKey } from "./audit-key";
 import { toJsonValue } from "./canonical";

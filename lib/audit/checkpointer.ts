@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 import { resolveAuditKey, type TAuditKeySource } from "./audit-key";
 import {
   appendAuditCheckpoint,

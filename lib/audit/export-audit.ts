@@ -1,4 +1,4 @@
-import type { AuditEntry } from "../db/generated/client";
+import type { AuditEntry } from "../db";
 
 const COLUMNS = ["seq", "at", "actor", "actorId", "action", "targetType", "targetId", "reason", "ip", "before", "after", "prevHash", "hash", "mac"] as const;
 

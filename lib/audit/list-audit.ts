@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Prisma, PrismaClient } from "../db/generated/client";
+import type { Prisma, PrismaClient } from "../db";
 
 export const ZAuditQuery = z.strictObject({
   action: z.string().min(1).optional(),

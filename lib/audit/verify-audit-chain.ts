@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 import { auditCheckpointMac, auditEntryMac, auditKeyId, resolveAuditKey } from "./audit-key";
 import type { TAuditCheckpoint } from "./checkpoints";
 import { GENESIS_HASH, auditEntryHash } from "./hash";

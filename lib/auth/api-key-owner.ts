@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 import { isDemoMode } from "./demo-mode";
 import { rolesGrant, type TPermission, type TRole } from "./permissions";
 

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 import { SESSION_COOKIE, readCookie, resolveSession, type TUserPrincipal } from "./session";
 
 /** The signed-in user for a raw Request (route handlers), or null. */

@@ -1,4 +1,4 @@
-import type { Prisma } from "../db/generated/client";
+import type { Prisma } from "../db";
 import type { TRole } from "./permissions";
 
 /** One demo user per role; no password hash, so they exist only for demo mode's sign-in. */

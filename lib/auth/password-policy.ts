@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { invalid } from "../errors/api-errors";
+import { invalid } from "../errors";
 import { COMMON_PASSWORD_WORDS } from "./common-passwords";
 
 /**

@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { hash, verify } from "@node-rs/argon2";
-import { ControlPlaneError } from "../errors/api-errors";
-import { processSlot } from "../runtime/process-slots";
+import { ControlPlaneError } from "../errors";
+import { processSlot } from "../runtime";
 
 /** OWASP's minimum for argon2id is m=19 MiB, t=2, p=1; this is a little above it. */
 const OPTIONS = { memoryCost: 19_456, timeCost: 3, parallelism: 1 } as const;

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 import type { TRole } from "./permissions";
 import { randomToken, sha256Hex } from "./tokens";
 

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../db";
 
 /** What the cluster has recorded for one attempt's address and account. */
 export type TSharedBackoffView = {

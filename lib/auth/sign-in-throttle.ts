@@ -1,7 +1,7 @@
 import { isIPv6 } from "node:net";
-import { ControlPlaneError } from "../errors/api-errors";
-import { processSlot } from "../runtime/process-slots";
-import type { PrismaClient } from "../db/client";
+import { ControlPlaneError } from "../errors";
+import { processSlot } from "../runtime";
+import type { PrismaClient } from "../db";
 import { createSharedBackoff, type TSharedBackoff, type TSharedBackoffView } from "./shared-sign-in-backoff";
 
 /**

@@ -1,6 +1,5 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
+import type { PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
 import { isDemoMode } from "./demo-mode";
 import { dummyPasswordHash, verifyPassword, withPasswordSlot } from "./password";
 import { createSession, revokeSessionToken } from "./session";

@@ -1,5 +1,5 @@
-import type { PrismaClient } from "../db/generated/client";
-import { appendAudit } from "../audit/append-audit";
+import type { PrismaClient } from "../db";
+import { appendAudit } from "../audit";
 import { sha256Hex } from "./tokens";
 
 /**

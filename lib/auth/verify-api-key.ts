@@ -1,7 +1,7 @@
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 import type { TApiKeyScope } from "./api-key-scopes";
 import { sha256Hex } from "./tokens";
-import { processSlot } from "../runtime/process-slots";
+import { processSlot } from "../runtime";
 
 export type TApiKeyPrincipal = {
   kind: "api_key";

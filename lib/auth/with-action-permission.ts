@@ -1,9 +1,8 @@
 import { cookies, headers } from "next/headers";
-import { getPrisma } from "../db/client";
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { busy, isTransactionStartTimeout } from "../errors/api-errors";
-import { ContractError, errorBody, type TErrorBody } from "../http/error-contract";
+import { getPrisma, type PrismaClient } from "../db";
+import type { TActor } from "../audit";
+import { busy, isTransactionStartTimeout } from "../errors";
+import { ContractError, errorBody, type TErrorBody } from "../http";
 import { rolesGrant, type TPermission } from "./permissions";
 import { registerHandler } from "./route-registry";
 import { SESSION_COOKIE, resolveSession, type TUserPrincipal } from "./session";

@@ -1,4 +1,4 @@
-import { getPrisma } from "../db/client";
+import { getPrisma } from "../db";
 import { resolveKeyOwner } from "./api-key-owner";
 import { clientIpOf } from "./client-ip";
 import type { TApiKeyScope } from "./api-key-scopes";

@@ -1,8 +1,7 @@
-import type { PrismaClient } from "../db/generated/client";
-import { getPrisma } from "../db/client";
-import type { TActor } from "../audit/actor";
-import { ContractError, errorResponse as contractResponse, malformed, type TFieldError } from "../http/error-contract";
-import { busy, isTransactionStartTimeout } from "../errors/api-errors";
+import { type PrismaClient, getPrisma } from "../db";
+import type { TActor } from "../audit";
+import { ContractError, errorResponse as contractResponse, malformed, type TFieldError } from "../http";
+import { busy, isTransactionStartTimeout } from "../errors";
 import { clientIpOf } from "./client-ip";
 import { rolesGrant, type TPermission } from "./permissions";
 import { registerHandler } from "./route-registry";

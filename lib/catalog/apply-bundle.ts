@@ -1,10 +1,8 @@
 import { parseFactorList, type TFactorList } from "../../router-core/index";
-import type { Prisma, PrismaClient, Provider, ProviderAdapter } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { canonicalJson } from "../audit/canonical";
-import { ControlPlaneError, invalid, type TFieldError } from "../errors/api-errors";
-import { createFactorListDraft } from "../controlplane/create-factor-list-draft";
-import { submitFactorList } from "../controlplane/submit-factor-list";
+import type { Prisma, PrismaClient, Provider, ProviderAdapter } from "../db";
+import { type TActor, canonicalJson } from "../audit";
+import { ControlPlaneError, invalid, type TFieldError } from "../errors";
+import { createFactorListDraft, submitFactorList } from "../controlplane";
 import { adapterOf, limitsOf, operationOf, providerOf } from "./catalog-rows";
 import { operationComplianceReasons, providerComplianceReasons } from "./catalog-helpers";
 import { createOperation } from "./create-operation";

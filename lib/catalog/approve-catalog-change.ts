@@ -1,8 +1,7 @@
-import type { Prisma, PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { ControlPlaneError, invalid, notFound, parseInput } from "../errors/api-errors";
-import { notifyComplianceApproved } from "../notify/control-events";
+import type { Prisma, PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError, invalid, notFound, parseInput } from "../errors";
+import { notifyComplianceApproved } from "../notify";
 import { adapterOf } from "./catalog-rows";
 import { changeSummary, lockOperation, lockProvider, writeOperation, writeProvider } from "./catalog-helpers";
 import { adapterInputErrors, writeAdapter } from "./put-adapter";

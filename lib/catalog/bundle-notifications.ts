@@ -1,7 +1,6 @@
-import type { Prisma, PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { canonicalJson } from "../audit/canonical";
-import type { TFieldError } from "../errors/api-errors";
+import type { Prisma, PrismaClient } from "../db";
+import { type TActor, canonicalJson } from "../audit";
+import type { TFieldError } from "../errors";
 import { channelInputErrors, putChannel, ZChannelInput, type TChannelInput } from "../notify";
 
 /**

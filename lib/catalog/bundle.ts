@@ -1,7 +1,7 @@
 import { stringify } from "yaml";
 import { z } from "zod";
 import { decodeYamlText, locateYamlPath } from "../../router-core/index";
-import { ControlPlaneError, invalid, type TFieldError } from "../errors/api-errors";
+import { ControlPlaneError, invalid, type TFieldError } from "../errors";
 import { patchOf, ZAdapter, ZCatalogKey, ZGatewayLimits, ZOperation, ZProvider } from "./schemas";
 import { ZBundleChannel } from "./bundle-notifications";
 

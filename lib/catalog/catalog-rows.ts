@@ -1,4 +1,4 @@
-import type { Operation, Prisma, Provider, ProviderAdapter, GatewayOperation } from "../db/generated/client";
+import type { Operation, Prisma, Provider, ProviderAdapter, GatewayOperation } from "../db";
 import { redactAdapterOptions } from "./adapter-secrets";
 import { ZQuota, type TAdapter, type TGatewayLimits, type TOperation, type TProvider } from "./schemas";
 

@@ -1,12 +1,14 @@
 import { z } from "zod";
-import { ZChangeOwnPasswordBody } from "../controlplane/change-own-password";
-import { ZDecideRoleGrantBody } from "../controlplane/confirm-role-grant";
-import { ZCreateApiKeyBody } from "../controlplane/create-api-key";
-import { ZCreateUserBody } from "../controlplane/create-user";
-import { ZDisableUserBody } from "../controlplane/disable-user";
-import { ZResetPasswordBody } from "../controlplane/reset-user-password";
-import { ZSetUserRolesBody } from "../controlplane/set-user-roles";
-import { ZFactorListSource } from "../controlplane/factor-list-input";
+import {
+  ZChangeOwnPasswordBody,
+  ZDecideRoleGrantBody,
+  ZCreateApiKeyBody,
+  ZCreateUserBody,
+  ZDisableUserBody,
+  ZResetPasswordBody,
+  ZSetUserRolesBody,
+  ZFactorListSource,
+} from "../controlplane";
 import { ZBundle } from "./bundle";
 import { ZAdapter, ZGatewayLimits, ZOperation, ZOperationPatch, ZProvider, ZProviderPatch, ZReviewComment } from "./schemas";
 

@@ -1,8 +1,6 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { notifyConfigChange } from "../db/notify";
-import { ControlPlaneError } from "../errors/api-errors";
+import { type PrismaClient, notifyConfigChange } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError } from "../errors";
 import { operationData } from "./catalog-rows";
 import type { TOperation } from "./schemas";
 

@@ -1,8 +1,6 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { notifyConfigChange } from "../db/notify";
-import { ControlPlaneError, invalid } from "../errors/api-errors";
+import { type PrismaClient, notifyConfigChange } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError, invalid } from "../errors";
 import { providerData } from "./catalog-rows";
 import type { TProvider } from "./schemas";
 import { credentialRefErrors } from "./security-review";

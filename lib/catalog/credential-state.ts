@@ -1,4 +1,4 @@
-import { resolveCredential } from "../gateway/credentials";
+import { resolveCredential } from "../gateway";
 import type { TCredentialState } from "./schemas";
 
 /**

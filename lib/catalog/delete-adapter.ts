@@ -1,8 +1,6 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { notifyConfigChange } from "../db/notify";
-import { notFound } from "../errors/api-errors";
+import { type PrismaClient, notifyConfigChange } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { notFound } from "../errors";
 import { adapterOf } from "./catalog-rows";
 
 /** Removes a provider's adapter: execute mode then skips the provider (decide is unaffected). */

@@ -1,7 +1,5 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { notifyConfigChange } from "../db/notify";
+import { type PrismaClient, notifyConfigChange } from "../db";
+import { type TActor, appendAudit } from "../audit";
 import { providerOf } from "./catalog-rows";
 import { lockProvider, refuseIfNamed } from "./catalog-helpers";
 

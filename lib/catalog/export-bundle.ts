@@ -1,5 +1,5 @@
 import { factorListInFieldOrder, type TFactorList } from "../../router-core/index";
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 import { adapterOf, limitsOf, operationOf, providerOf } from "./catalog-rows";
 import { BUNDLE_API_VERSION, type TBundle } from "./bundle";
 import { exportNotifications } from "./bundle-notifications";

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 import { adapterOf, limitsOf, operationOf, providerOf } from "./catalog-rows";
 import { changeSummary } from "./catalog-helpers";
 import { credentialState } from "./credential-state";

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 
 export type TFirstStep = { key: string; title: string; done: boolean; href: string; hint: string };
 

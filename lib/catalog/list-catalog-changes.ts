@@ -1,5 +1,5 @@
-import type { PrismaClient } from "../db/generated/client";
-import { invalid } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import { invalid } from "../errors";
 import { changeSummary } from "./catalog-helpers";
 
 const STATUSES = ["pending", "applied", "rejected", "superseded"] as const;

@@ -1,5 +1,5 @@
 import "server-only";
-import { getPrisma } from "../db/client";
+import { getPrisma } from "../db";
 
 export type TCatalogProvider = {
   key: string;

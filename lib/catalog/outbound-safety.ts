@@ -1,5 +1,5 @@
-import { isDemoMode, isLoopbackHost } from "../auth/demo-mode";
-import { addressPolicy, addressRefusal, forbiddenHostName } from "../gateway/address-policy";
+import { isDemoMode, isLoopbackHost } from "../auth";
+import { addressPolicy, addressRefusal, forbiddenHostName } from "../gateway";
 
 export type TOutboundSettings = {
   allowLoopbackHttp: boolean;

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 
 /** Who asked for each pending catalogue change: the console hides approve/reject from the asker (four eyes). */
 export async function pendingChangeRequesters(prisma: PrismaClient): Promise<Map<string, string | null>> {

@@ -1,4 +1,4 @@
-import type { Prisma } from "../db/generated/client";
+import type { Prisma } from "../db";
 
 export type TPolicyRef = { operation: string; version: number; status: "active" | "shadow"; id: string };
 

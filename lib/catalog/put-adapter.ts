@@ -1,9 +1,6 @@
-import type { Prisma, PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { canonicalJson } from "../audit/canonical";
-import { appendAudit } from "../audit/append-audit";
-import { notifyConfigChange } from "../db/notify";
-import { invalid, notFound } from "../errors/api-errors";
+import { type Prisma, type PrismaClient, notifyConfigChange } from "../db";
+import { type TActor, canonicalJson, appendAudit } from "../audit";
+import { invalid, notFound } from "../errors";
 import { adapterOf, providerOf } from "./catalog-rows";
 import { changeSummary, holdForCompliance } from "./catalog-helpers";
 import { baseUrlProblem } from "./outbound-safety";

@@ -1,9 +1,6 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { canonicalJson } from "../audit/canonical";
-import { appendAudit } from "../audit/append-audit";
-import { notifyConfigChange } from "../db/notify";
-import { invalid, notFound } from "../errors/api-errors";
+import { type PrismaClient, notifyConfigChange } from "../db";
+import { type TActor, canonicalJson, appendAudit } from "../audit";
+import { invalid, notFound } from "../errors";
 import { limitsOf } from "./catalog-rows";
 import type { TGatewayLimits } from "./schemas";
 

@@ -1,7 +1,6 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { ControlPlaneError, invalid, notFound } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError, invalid, notFound } from "../errors";
 import { changeSummary } from "./catalog-helpers";
 
 /** Compliance rejects a held change, with a comment saying why; nothing applies. */

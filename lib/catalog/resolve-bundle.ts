@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import type { GatewayOperation, Operation, Provider, ProviderAdapter } from "../db/generated/client";
-import type { TFieldError } from "../errors/api-errors";
+import type { GatewayOperation, Operation, Provider, ProviderAdapter } from "../db";
+import type { TFieldError } from "../errors";
 import { adapterOf, limitsOf, operationOf, providerOf } from "./catalog-rows";
 import type { TBundle } from "./bundle";
 import { ZAdapter, ZGatewayLimits, ZOperation, ZProvider, type TAdapter, type TGatewayLimits, type TOperation, type TProvider } from "./schemas";

@@ -1,8 +1,6 @@
 import { z } from "zod";
-import { ZHttpJsonOptions } from "../gateway/adapters/http-json";
-import { ADAPTER_KINDS } from "../gateway/config";
-import { CREDENTIAL_REF_PATTERN } from "../gateway/credentials";
-import { QUOTA_UNITS, ZQuota } from "../dataplane/quota/quota-schema";
+import { ZHttpJsonOptions, ADAPTER_KINDS, CREDENTIAL_REF_PATTERN } from "../gateway";
+import { QUOTA_UNITS, ZQuota } from "../dataplane";
 
 /**
  * The catalogue as the control plane, the console and the YAML bundle read and write it. These

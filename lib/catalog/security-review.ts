@@ -1,9 +1,8 @@
-import type { Prisma } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { isDemoMode } from "../auth/demo-mode";
-import { ROLES, roleGrants } from "../auth/permissions";
-import type { TFieldError } from "../errors/api-errors";
-import { credentialRefProblem, secretNamespaceFromEnv } from "../gateway/secret-namespace";
+import type { Prisma } from "../db";
+import type { TActor } from "../audit";
+import { isDemoMode, ROLES, roleGrants } from "../auth";
+import type { TFieldError } from "../errors";
+import { credentialRefProblem, secretNamespaceFromEnv } from "../gateway";
 import { adapterHeaderProblems } from "./adapter-secrets";
 import type { TAdapter, TProvider } from "./schemas";
 

@@ -1,7 +1,6 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { canonicalJson } from "../audit/canonical";
-import { parseInput } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import { type TActor, canonicalJson } from "../audit";
+import { parseInput } from "../errors";
 import { operationOf } from "./catalog-rows";
 import { changeSummary, holdForCompliance, lockOperation, operationComplianceReasons, refuseIfOperationLive, writeOperation } from "./catalog-helpers";
 import { stripUndefined } from "./update-provider";

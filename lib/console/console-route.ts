@@ -1,8 +1,7 @@
 import "server-only";
 import type { z } from "zod";
-import { errorResponse, fromZod } from "@/lib/http/error-contract";
-import type { TUserPrincipal } from "@/lib/auth/session";
-import { withPermission } from "@/lib/auth/with-permission";
+import { errorResponse, fromZod } from "@/lib/http";
+import { type TUserPrincipal, withPermission } from "@/lib/auth";
 
 /**
  * The console's read routes: what the pages render, for react-query's live refresh. Each is

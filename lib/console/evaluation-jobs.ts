@@ -1,7 +1,6 @@
 import "server-only";
 import type { TFactorList } from "@/router-core/policy/schema";
-import { EVALUATION_RUNS, type TEvaluationResult } from "@/lib/replay/evaluation";
-import { fingerprintOf, getReplay, startReplay, type TReplayJob } from "@/lib/replay/replay-runner";
+import { EVALUATION_RUNS, type TEvaluationResult, fingerprintOf, getReplay, startReplay, type TReplayJob } from "@/lib/replay";
 import type { TEvaluationSourceOption, TEvaluationView } from "./evaluation-types";
 import { toReplayStatus } from "./to-replay-status";
 

@@ -1,5 +1,5 @@
 import "server-only";
-import { getPrisma } from "@/lib/db/client";
+import { getPrisma } from "@/lib/db";
 import { parseFactorList } from "@/router-core/policy/codec";
 import type { TFactorList } from "@/router-core/policy/schema";
 import { listing1 } from "@/router-core/replay";

@@ -1,5 +1,4 @@
-import type { TEvaluationResult } from "@/lib/replay/evaluation";
-import type { TWhatIfReport } from "@/lib/replay/what-if";
+import type { TEvaluationResult, TWhatIfReport } from "@/lib/replay";
 
 /**
  * JSON shapes of the evaluation page and the approval page's what-if, shared by the server

@@ -1,5 +1,5 @@
 import "server-only";
-import { getPrisma } from "@/lib/db/client";
+import { getPrisma } from "@/lib/db";
 
 /** The first operation (by key) with a factor-list version in shadow, or null: the shadow page's default. */
 export async function firstShadowedOperation(): Promise<string | null> {

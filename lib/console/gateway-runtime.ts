@@ -1,6 +1,5 @@
-import type { Gateway } from "@/lib/gateway/gateway";
-import type { TOperationLimits } from "@/lib/gateway/config";
-import { readProcessSlot, writeProcessSlot } from "@/lib/runtime/process-slots";
+import type { Gateway, TOperationLimits } from "@/lib/gateway";
+import { readProcessSlot, writeProcessSlot } from "@/lib/runtime";
 
 /**
  * What execute mode holds in memory (its view of spend against the cost caps, retry budgets, the

@@ -1,5 +1,5 @@
 import "server-only";
-import { getPrisma } from "@/lib/db/client";
+import { getPrisma } from "@/lib/db";
 
 /** The active version of an operation as its author wrote it (YAML) and as parsed (document), for the editor's starting point and live diff. */
 export async function getActiveFactorList(operation: string): Promise<{ id: string; version: number; yaml: string; document: unknown } | null> {

@@ -1,6 +1,6 @@
 import "server-only";
 import { metricAgeSecondsAt, type TCandidateRecord, type TDecisionRecord } from "@/router-core/index";
-import { getPrisma } from "@/lib/db/client";
+import { getPrisma } from "@/lib/db";
 import { consoleClickHouseReads, type ClickHouseReads } from "@/lib/decision-store/index";
 import { toRecordView, type TDecisionRecordView } from "./decision-record-view";
 

@@ -1,6 +1,5 @@
 import "server-only";
-import { traceKey } from "@/lib/replay/evaluation";
-import { getReplay } from "@/lib/replay/replay-runner";
+import { traceKey, getReplay } from "@/lib/replay";
 import type { TPolicyId, TScenarioId, TTraceMinute } from "@/router-core/replay";
 import { evaluationKey, evaluationResultOf } from "./evaluation-jobs";
 

@@ -1,6 +1,6 @@
 import "server-only";
-import { ControlPlaneError } from "@/lib/errors/api-errors";
-import { getReplay } from "@/lib/replay/replay-runner";
+import { ControlPlaneError } from "@/lib/errors";
+import { getReplay } from "@/lib/replay";
 import { DEFAULT_SEED, evaluationKey, evaluationView, queueEvaluation } from "./evaluation-jobs";
 import { LISTING_1_SOURCE, loadEvaluationSource } from "./evaluation-sources";
 import type { TEvaluationView } from "./evaluation-types";

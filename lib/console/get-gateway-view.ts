@@ -1,8 +1,6 @@
 import "server-only";
-import { getPrisma } from "@/lib/db/client";
-import { spendWindowsAt } from "@/lib/gateway/budget";
-import { DEFAULT_OPERATION_LIMITS, ZProviderAdapterRow, type TOperationLimits } from "@/lib/gateway/config";
-import { CREDENTIAL_REF_PATTERN, resolveCredential } from "@/lib/gateway/credentials";
+import { getPrisma } from "@/lib/db";
+import { spendWindowsAt, DEFAULT_OPERATION_LIMITS, ZProviderAdapterRow, type TOperationLimits, CREDENTIAL_REF_PATTERN, resolveCredential } from "@/lib/gateway";
 import { FALLBACK_POLICIES } from "@/router-core/policy/names";
 import { gatewayRuntime, type TGatewayRuntimeState } from "./gateway-runtime";
 

@@ -1,5 +1,5 @@
 import "server-only";
-import { getPrisma } from "@/lib/db/client";
+import { getPrisma } from "@/lib/db";
 import { listActiveOverrides } from "./list-active-overrides";
 import { listShiftEvents } from "./list-shift-events";
 import type { TOverrideRow, TShares, TShiftEvent } from "./types";

@@ -1,6 +1,6 @@
 import "server-only";
 import { summarizeBuckets, type TMetricBucket } from "@/router-core/index";
-import { getPrisma } from "@/lib/db/client";
+import { getPrisma } from "@/lib/db";
 import { listBreakerStates, type TBreakerStatus } from "./list-breaker-states";
 import { readMetricBuckets } from "./read-metric-buckets";
 import type { TProviderHealth } from "./types";

@@ -1,5 +1,5 @@
 import "server-only";
-import { listCatalog } from "@/lib/catalog/list-catalog";
+import { listCatalog } from "@/lib/catalog";
 import { getActivePolicy } from "./get-active-policy";
 import { getProviderHealth, loadHealthContext } from "./get-provider-health";
 import { listBreakerEvents } from "./list-breaker-events";

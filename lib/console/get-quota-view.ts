@@ -1,7 +1,7 @@
 import "server-only";
-import { ZQuota } from "@/lib/catalog/schemas";
-import { quotaWindowStart } from "@/lib/dataplane/quota/cluster-quota";
-import { getPrisma } from "@/lib/db/client";
+import { ZQuota } from "@/lib/catalog";
+import { quotaWindowStart } from "@/lib/dataplane";
+import { getPrisma } from "@/lib/db";
 
 export type TQuotaWindowRow = {
   provider: string;

@@ -1,6 +1,6 @@
 import "server-only";
 import { restoreControllerState, type TRegainGap } from "@/router-core/index";
-import { getPrisma } from "@/lib/db/client";
+import { getPrisma } from "@/lib/db";
 
 /**
  * The hysteresis gaps at the controller's last tick for (operation, region): what each displaced

@@ -1,6 +1,6 @@
 import "server-only";
-import { getPrisma } from "@/lib/db/client";
-import { countDecisions } from "@/lib/dataplane/decision-log/counts";
+import { getPrisma } from "@/lib/db";
+import { countDecisions } from "@/lib/dataplane";
 import { prismaQueryable } from "./prisma-queryable";
 import { RANGES, type TRangeKey } from "./ranges";
 import type { TServedSeries } from "./types";

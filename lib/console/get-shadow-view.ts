@@ -1,7 +1,6 @@
 import "server-only";
-import { getPrisma } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
-import { countDecisions } from "@/lib/dataplane/decision-log/counts";
+import { getPrisma, Prisma } from "@/lib/db";
+import { countDecisions } from "@/lib/dataplane";
 import { prismaQueryable } from "./prisma-queryable";
 import { RANGES, type TRangeKey } from "./ranges";
 

@@ -1,5 +1,5 @@
 import "server-only";
-import { getPrisma } from "@/lib/db/client";
+import { getPrisma } from "@/lib/db";
 import { RANGES, type TRangeKey } from "./ranges";
 import type { TShareSeries, TShares } from "./types";
 

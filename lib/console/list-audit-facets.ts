@@ -1,5 +1,5 @@
 import "server-only";
-import { getPrisma } from "@/lib/db/client";
+import { getPrisma } from "@/lib/db";
 
 /** The actions, actors and target types the audit log holds, for the filter pickers. */
 export async function listAuditFacets(): Promise<{ actions: string[]; actors: string[]; targetTypes: string[] }> {

@@ -1,5 +1,5 @@
 import "server-only";
-import { getPrisma } from "@/lib/db/client";
+import { getPrisma } from "@/lib/db";
 import type { TBreakerState } from "./types";
 
 export type TBreakerStatus = { provider: string; region: string | null; state: TBreakerState; since: number; reason: string; detail: string };

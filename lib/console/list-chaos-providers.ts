@@ -1,5 +1,5 @@
 import "server-only";
-import { getPrisma } from "@/lib/db/client";
+import { getPrisma } from "@/lib/db";
 
 /** The providers the chaos panel can fault, each with the regions it serves (the wildcard region left out). */
 export async function listChaosProviders(): Promise<{ key: string; regions: string[] }[]> {

@@ -1,5 +1,5 @@
 import "server-only";
-import { getPrisma } from "@/lib/db/client";
+import { getPrisma } from "@/lib/db";
 import type { TChartMark } from "./types";
 
 const fmtShare = (v: number | undefined) => (v === undefined ? "–" : `${Math.round(v * 1000) / 10}%`);

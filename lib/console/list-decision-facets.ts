@@ -1,6 +1,6 @@
 import "server-only";
 import { REASON_CODES } from "@/router-core/index";
-import { getPrisma } from "@/lib/db/client";
+import { getPrisma } from "@/lib/db";
 
 export type TDecisionFacets = { operations: string[]; regions: string[]; providers: string[]; reasons: readonly string[]; policies: string[] };
 

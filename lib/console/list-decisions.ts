@@ -1,6 +1,5 @@
 import "server-only";
-import { getPrisma } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { getPrisma, Prisma } from "@/lib/db";
 import { consoleClickHouseReads, type ClickHouseReads, type TClickHouseListFilter } from "@/lib/decision-store/index";
 import { DEFAULT_WINDOW_MS, type TDecisionFilters } from "./decision-filters";
 

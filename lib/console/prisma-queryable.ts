@@ -1,6 +1,6 @@
 import "server-only";
-import { getPrisma } from "@/lib/db/client";
-import type { TCountQueryable } from "@/lib/dataplane/decision-log/counts";
+import { getPrisma } from "@/lib/db";
+import type { TCountQueryable } from "@/lib/dataplane";
 
 /** pg's query signature over the process's Prisma client, for the readers that take one (decision counts, recorded traffic). */
 export const prismaQueryable = (): TCountQueryable => ({

@@ -1,7 +1,7 @@
 import "server-only";
 import { HISTOGRAM_BUCKETS, type TMetricBucket } from "@/router-core/index";
-import { bucketFromRow, type TBucketRow } from "@/lib/dataplane/telemetry/metric-sync";
-import { getPrisma } from "@/lib/db/client";
+import { bucketFromRow, type TBucketRow } from "@/lib/dataplane";
+import { getPrisma } from "@/lib/db";
 
 /** Buckets are a minute wide; reading one width early catches the bucket straddling `from` (inWindow trims exactly). */
 const OVERLAP_MS = 60_000;

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
-import { ControlPlaneError, invalid, parseInput } from "@/lib/errors/api-errors";
-import { ReplayBusyError } from "@/lib/replay/replay-runner";
+import { ControlPlaneError, invalid, parseInput } from "@/lib/errors";
+import { ReplayBusyError } from "@/lib/replay";
 import { evaluationView, queueEvaluation } from "./evaluation-jobs";
 import { loadEvaluationSource } from "./evaluation-sources";
 import type { TEvaluationView } from "./evaluation-types";

@@ -1,4 +1,4 @@
-import type { TReplayJob } from "@/lib/replay/replay-runner";
+import type { TReplayJob } from "@/lib/replay";
 import type { TReplayStatus } from "./evaluation-types";
 
 export function toReplayStatus(job: TReplayJob | null, queuePosition: number | null): TReplayStatus | null {

@@ -1,15 +1,14 @@
 import "server-only";
 import { z } from "zod";
-import { ControlPlaneError, invalid, parseInput } from "@/lib/errors/api-errors";
-import { getPrisma } from "@/lib/db/client";
-import { loadRecordedTraffic } from "@/lib/replay/load-recorded";
-import { fingerprintOf, getReplay, ReplayBusyError, startReplay } from "@/lib/replay/replay-runner";
+import { ControlPlaneError, invalid, parseInput } from "@/lib/errors";
+import { getPrisma } from "@/lib/db";
+import { loadRecordedTraffic, fingerprintOf, getReplay, ReplayBusyError, startReplay } from "@/lib/replay";
 import { parseFactorList } from "@/router-core/policy/codec";
 import type { TFactorList } from "@/router-core/policy/schema";
 import type { TWhatIfView } from "./evaluation-types";
 import { prismaQueryable } from "./prisma-queryable";
 import { toReplayStatus } from "./to-replay-status";
-import { processSlot } from "@/lib/runtime/process-slots";
+import { processSlot } from "@/lib/runtime";
 
 /** Hours of recorded traffic the approval page can replay a version over. */
 export const WHAT_IF_HOURS = [1, 3, 6] as const;

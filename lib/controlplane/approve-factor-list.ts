@@ -1,9 +1,8 @@
 import { z } from "zod";
-import type { Prisma, PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { ControlPlaneError } from "../errors/api-errors";
-import { notifyComplianceApproved } from "../notify/control-events";
+import type { Prisma, PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError } from "../errors";
+import { notifyComplianceApproved } from "../notify";
 import { authorsOf, diffAgainstActive, liveApprovals, lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
 
 export const ZReviewBody = z.strictObject({ comment: z.string().max(2000).default("") });

@@ -1,10 +1,8 @@
 import { z } from "zod";
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { hashPassword, verifyPassword, withPasswordSlot } from "../auth/password";
-import { ZNewPassword, refuseWeakPassword } from "../auth/password-policy";
-import { ControlPlaneError, invalid, notFound } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { hashPassword, verifyPassword, withPasswordSlot, ZNewPassword, refuseWeakPassword } from "../auth";
+import { ControlPlaneError, invalid, notFound } from "../errors";
 
 export const ZChangeOwnPasswordBody = z.strictObject({
   currentPassword: z.string().min(1, "type your current password").max(1000),

@@ -1,8 +1,7 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { createUser } from "./create-user";
-import { ZCreateUserBody } from "./create-user";
-import { parseInput } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import type { TActor } from "../audit";
+import { createUser, ZCreateUserBody } from "./create-user";
+import { parseInput } from "../errors";
 
 const BOOTSTRAP: TActor = { userId: null, label: "bootstrap", ip: null };
 

@@ -1,11 +1,8 @@
 import { z } from "zod";
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { generateApiKey } from "../auth/api-key-format";
-import { API_KEY_SCOPES } from "../auth/api-key-scopes";
-import { sha256Hex } from "../auth/tokens";
-import { invalid } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { generateApiKey, API_KEY_SCOPES, sha256Hex } from "../auth";
+import { invalid } from "../errors";
 
 export const ZCreateApiKeyBody = z.strictObject({
   name: z.string().trim().min(1, "name the service that will use the key").max(200),

@@ -1,7 +1,6 @@
-import type { Prisma, PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { ControlPlaneError, isUniqueViolation } from "../errors/api-errors";
+import type { Prisma, PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError, isUniqueViolation } from "../errors";
 import { nextVersionNumber, versionSummary } from "./factor-list-helpers";
 import { validateFactorList, type TFactorListSource } from "./factor-list-input";
 

@@ -1,11 +1,9 @@
 import { z } from "zod";
 import type { TFactorList } from "../../router-core/index";
-import type { Prisma, PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { notifyConfigChange } from "../db/notify";
-import { ControlPlaneError, invalid, type TFieldError } from "../errors/api-errors";
-import { notifyOverride } from "../notify/control-events";
+import { type Prisma, type PrismaClient, notifyConfigChange } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError, invalid, type TFieldError } from "../errors";
+import { notifyOverride } from "../notify";
 import { DEFAULT_PIN_MAX_EXPIRY_HOURS, type TOverrideLimits } from "./override-limits";
 
 const reason = z.string().trim().min(3, "give a reason (at least 3 characters): on-call reads it during the incident").max(2000);

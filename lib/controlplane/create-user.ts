@@ -1,11 +1,8 @@
 import { z } from "zod";
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { hashPassword } from "../auth/password";
-import { ZNewPassword, refuseWeakPassword } from "../auth/password-policy";
-import { ROLES } from "../auth/permissions";
-import { ControlPlaneError, isUniqueViolation } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { hashPassword, ZNewPassword, refuseWeakPassword, ROLES } from "../auth";
+import { ControlPlaneError, isUniqueViolation } from "../errors";
 import { countAdmins, lockUserRoles, splitGrant } from "./user-role-helpers";
 
 export const ZCreateUserBody = z.strictObject({

@@ -1,8 +1,6 @@
-import type { PrismaClient } from "../db/generated/client";
-import { SYSTEM_ACTOR } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { notifyConfigChange } from "../db/notify";
-import { notifyOverride } from "../notify/control-events";
+import { type PrismaClient, notifyConfigChange } from "../db";
+import { SYSTEM_ACTOR, appendAudit } from "../audit";
+import { notifyOverride } from "../notify";
 
 /**
  * Ends overrides whose expiry has passed, each with an audit entry by "system". The

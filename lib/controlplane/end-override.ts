@@ -1,10 +1,8 @@
 import { z } from "zod";
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { notifyConfigChange } from "../db/notify";
-import { ControlPlaneError, notFound } from "../errors/api-errors";
-import { notifyOverride } from "../notify/control-events";
+import { type PrismaClient, notifyConfigChange } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError, notFound } from "../errors";
+import { notifyOverride } from "../notify";
 
 export const ZEndOverrideBody = z.strictObject({ reason: z.string().trim().min(3, "say why the override ends").max(2000) });
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { factorListToYaml, parseFactorList, type TFactorList } from "../../router-core/index";
-import type { Prisma } from "../db/generated/client";
-import { invalid, type TFieldError } from "../errors/api-errors";
+import type { Prisma } from "../db";
+import { invalid, type TFieldError } from "../errors";
 
 /** A factor list arrives as YAML text (the paper's Listing 1 format) or as a JSON object. */
 export const ZFactorListSource = z

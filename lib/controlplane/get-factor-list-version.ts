@@ -1,5 +1,5 @@
-import type { PrismaClient } from "../db/generated/client";
-import { notFound } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import { notFound } from "../errors";
 import { diffAgainstActive } from "./factor-list-helpers";
 
 /**

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 
 /**
  * Keys with their owner (the person whose current permissions a control key acts with, null

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 
 export const ZListVersionsQuery = z.strictObject({
   operation: z.string().min(1).optional(),

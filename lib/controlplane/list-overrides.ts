@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 
 export const ZListOverridesQuery = z.strictObject({
   state: z.enum(["active", "ended", "all"]).default("active"),

@@ -1,4 +1,4 @@
-import type { PrismaClient, RoleGrantStatus } from "../db/generated/client";
+import type { PrismaClient, RoleGrantStatus } from "../db";
 
 /**
  * Privileged role grants, newest first, with the emails of the user, the admin who asked and

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 
 export async function listUsers(prisma: PrismaClient) {
   return prisma.user.findMany({ orderBy: { email: "asc" }, omit: { passwordHash: true } });

@@ -1,5 +1,5 @@
-import type { Prisma } from "../db/generated/client";
-import { ControlPlaneError, isUniqueViolation } from "../errors/api-errors";
+import type { Prisma } from "../db";
+import { ControlPlaneError, isUniqueViolation } from "../errors";
 
 export type TPointerChange = { activeVersionId?: string | null; shadowVersionId?: string | null };
 

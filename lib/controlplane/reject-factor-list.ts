@@ -1,8 +1,7 @@
 import { z } from "zod";
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { ControlPlaneError } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError } from "../errors";
 import { lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
 
 export const ZRejectBody = z.strictObject({ comment: z.string().trim().min(1, "say why the version is rejected").max(2000) });

@@ -1,9 +1,8 @@
 import type { z } from "zod";
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
+import type { PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
 import type { ZDecideRoleGrantBody } from "./confirm-role-grant";
-import { ControlPlaneError, notFound } from "../errors/api-errors";
+import { ControlPlaneError, notFound } from "../errors";
 import { lockUserRoles } from "./user-role-helpers";
 
 /** An admin turns a pending grant down (the one who asked may withdraw it); the user's roles stay as they are. */

@@ -1,11 +1,8 @@
 import { z } from "zod";
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { hashPassword, withPasswordSlot } from "../auth/password";
-import { ZNewPassword, refuseWeakPassword } from "../auth/password-policy";
-import { ControlPlaneError, notFound } from "../errors/api-errors";
-import type { TRole } from "../auth/permissions";
+import type { PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { hashPassword, withPasswordSlot, ZNewPassword, refuseWeakPassword, type TRole } from "../auth";
+import { ControlPlaneError, notFound } from "../errors";
 import { PRIVILEGED_ROLES, lockUserRoles } from "./user-role-helpers";
 
 function refusePrivileged(user: { email: string; roles: TRole[] }): void {

@@ -1,8 +1,7 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { forgetApiKey } from "../auth/verify-api-key";
-import { ControlPlaneError, notFound } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { forgetApiKey } from "../auth";
+import { ControlPlaneError, notFound } from "../errors";
 
 export async function revokeApiKey(prisma: PrismaClient, actor: TActor, id: string, reason: string | null, now = new Date()) {
   const { after, keyHash } = await prisma.$transaction(async (tx) => {

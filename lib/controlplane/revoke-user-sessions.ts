@@ -1,7 +1,6 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { notFound } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { notFound } from "../errors";
 
 /** Signs a user out everywhere (a lost laptop, a departure); they can sign in again. */
 export async function revokeUserSessions(prisma: PrismaClient, actor: TActor, id: string, reason: string | null, now = new Date()) {

@@ -1,10 +1,8 @@
 import { z } from "zod";
-import type { Prisma, PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { notifyConfigChange } from "../db/notify";
-import { ControlPlaneError, isUniqueViolation, notFound } from "../errors/api-errors";
-import { notifyPolicyActivated } from "../notify/control-events";
+import { type Prisma, type PrismaClient, notifyConfigChange } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError, isUniqueViolation, notFound } from "../errors";
+import { notifyPolicyActivated } from "../notify";
 import { nextVersionNumber, versionSummary } from "./factor-list-helpers";
 import { movePolicyPointer } from "./policy-pointer";
 

@@ -1,9 +1,8 @@
 import { z } from "zod";
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { ROLES } from "../auth/permissions";
-import { ControlPlaneError, notFound } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ROLES } from "../auth";
+import { ControlPlaneError, notFound } from "../errors";
 import { countAdmins, lockUserRoles, refuseOwnRoles, splitGrant } from "./user-role-helpers";
 
 export const ZSetUserRolesBody = z.strictObject({

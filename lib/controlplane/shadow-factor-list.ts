@@ -1,7 +1,5 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { notifyConfigChange } from "../db/notify";
+import { type PrismaClient, notifyConfigChange } from "../db";
+import { type TActor, appendAudit } from "../audit";
 import { lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
 import { movePolicyPointer } from "./policy-pointer";
 import type { TPointerBody } from "./activate-factor-list";

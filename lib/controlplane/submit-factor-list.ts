@@ -1,6 +1,5 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
+import type { PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
 import { diffAgainstActive, lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
 
 /** Sends a draft for review; from here on its content can change only by revising it back to draft. */

@@ -1,8 +1,7 @@
-import type { Prisma } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { isDemoMode } from "../auth/demo-mode";
-import type { TRole } from "../auth/permissions";
-import { ControlPlaneError } from "../errors/api-errors";
+import type { Prisma } from "../db";
+import type { TActor } from "../audit";
+import { isDemoMode, type TRole } from "../auth";
+import { ControlPlaneError } from "../errors";
 
 /**
  * Roles that put policy live or hand out roles: with two or more admins, granting one takes a

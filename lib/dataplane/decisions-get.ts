@@ -1,13 +1,10 @@
 import type pg from "pg";
 import { z } from "zod";
-import { operationDenied, type TAuthenticator } from "../edge/authenticate";
+import { operationDenied, type TAuthenticator, HttpError, malformed, sendJson, registerEndpoint, ZErrorBody, type TRouteHandler } from "../edge";
 import { isUuid } from "./decision-id";
 import { readDecisionRecord } from "./decision-log/lookup";
 import type { TDecisionReadStore } from "./decision-log/store";
 import { ZDecideResponse } from "./decide/schema";
-import { HttpError, malformed, sendJson } from "../edge/http";
-import { registerEndpoint, ZErrorBody } from "../edge/openapi";
-import type { TRouteHandler } from "../edge/router";
 
 const ZProviderCallOutcome = z.object({
   provider: z.string(),

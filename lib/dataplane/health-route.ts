@@ -1,7 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import type { TAuthenticator } from "../edge/authenticate";
-import { sendJson } from "../edge/http";
-import type { TRouteHandler } from "../edge/router";
+import { type TAuthenticator, sendJson, type TRouteHandler } from "../edge";
 
 /**
  * GET /api/v1/health in two depths. Without credentials, only `{status}` (ok or degraded, always

@@ -1,6 +1,6 @@
-import type { TQueryable } from "../db/migrate";
+import type { TQueryable } from "../db";
 import { createPool } from "./pool";
-import { registerEndpoint } from "../edge/openapi";
+import { registerEndpoint } from "../edge";
 
 registerEndpoint({
   method: "get",

@@ -6,7 +6,7 @@ import {
   type TRegionRequirements,
   type TShadowPolicy,
 } from "../../router-core/index";
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../db";
 import { ZQuota } from "./quota/quota-schema";
 import type { TProviderQuota } from "./quota/cluster-quota";
 import type { RoutingState, TActivePolicy, TOverrideRow } from "./routing-state";

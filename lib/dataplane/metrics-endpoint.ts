@@ -1,8 +1,5 @@
 import { z } from "zod";
-import type { TAuthenticator } from "../edge/authenticate";
-import { sendJson, sendText } from "../edge/http";
-import { registerEndpoint } from "../edge/openapi";
-import type { TRouteHandler } from "../edge/router";
+import { type TAuthenticator, sendJson, sendText, registerEndpoint, type TRouteHandler } from "../edge";
 import type { RoutingState } from "./routing-state";
 import { eventLoopDelay, startEventLoopDelayMonitor } from "./event-loop-delay";
 import { decisionCounts, outcomeCounts } from "./metrics/counters";

@@ -1,7 +1,6 @@
 import pg from "pg";
 import type { TShares } from "../../router-core/index";
-import { coalesce, createListenConnection } from "../db/listen-connection";
-import { CONFIG_CHANNEL } from "../db/notify";
+import { coalesce, createListenConnection, CONFIG_CHANNEL } from "../db";
 import { SHARES_CHANNEL } from "./controller/controller-store";
 import type { RoutingState } from "./routing-state";
 

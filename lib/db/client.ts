@@ -1,6 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/client";
-import { readProcessSlot, writeProcessSlot } from "../runtime/process-slots";
+import { readProcessSlot, writeProcessSlot } from "../runtime";
 
 export type { PrismaClient };
 

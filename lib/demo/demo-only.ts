@@ -1,5 +1,4 @@
-import { isDemoMode } from "../auth/demo-mode";
-import { errorResponse } from "../auth/with-permission";
+import { isDemoMode, errorResponse } from "../auth";
 
 /**
  * Chaos exists only in demo mode (embedded database on loopback, simulated traffic). Outside it

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 import type { TFault } from "./fault-model";
 import { listFaults } from "./list-faults";
 import { startDemoLlmProviders } from "./llm-providers";

@@ -1,6 +1,5 @@
-import type { PrismaClient } from "../db/generated/client";
-import { SYSTEM_ACTOR } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
+import type { PrismaClient } from "../db";
+import { SYSTEM_ACTOR, appendAudit } from "../audit";
 
 /**
  * Writes one audit entry by "system" for each fault whose planned end has passed, so the log

@@ -1,7 +1,6 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { ControlPlaneError, notFound } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError, notFound } from "../errors";
 import { toFault, type TFaultRow } from "./to-fault";
 
 /** Ends a fault before its planned end; a fault that is already over cannot be ended again. */

@@ -1,7 +1,6 @@
-import type { PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { ControlPlaneError } from "../errors/api-errors";
+import type { PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError } from "../errors";
 import { defaultMagnitude, type TInjectFault } from "./fault-model";
 import { toFault, type TFaultRow } from "./to-fault";
 

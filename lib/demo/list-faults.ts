@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 import { toFault, type TFaultRow } from "./to-fault";
 
 /** Faults that are active now or ended within `recentMs`, newest first (the chaos panel's list, the simulator's model). */

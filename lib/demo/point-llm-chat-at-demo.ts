@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { PrismaClient } from "../db/generated/client";
+import type { PrismaClient } from "../db";
 import { DEMO_LLM_BASE_PATHS, DEMO_LLM_PROVIDERS } from "./llm-providers";
 
 /** The demo providers check that a key is sent, as real ones do; the key exists only in this process. */

@@ -1,13 +1,9 @@
 import { readFileSync } from "node:fs";
 import { parseFactorList } from "../../router-core/index";
-import type { PrismaClient } from "../db/generated/client";
-import { isDemoMode } from "../auth/demo-mode";
-import { DEMO_USERS, seedDemoUsers } from "../auth/demo-users";
-import type { TActor } from "../audit/actor";
-import { createFactorListDraft } from "../controlplane/create-factor-list-draft";
-import { submitFactorList } from "../controlplane/submit-factor-list";
-import { approveFactorList } from "../controlplane/approve-factor-list";
-import { shadowFactorList } from "../controlplane/shadow-factor-list";
+import type { PrismaClient } from "../db";
+import { isDemoMode, DEMO_USERS, seedDemoUsers } from "../auth";
+import type { TActor } from "../audit";
+import { createFactorListDraft, submitFactorList, approveFactorList, shadowFactorList } from "../controlplane";
 
 /** The paper's SMS scenario: three providers, one operation, region groups. */
 export const DEMO_PROVIDERS = [

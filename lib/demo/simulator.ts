@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { effectOf, type TFault } from "./fault-model";
 import { simulateCall, simulateFlow } from "./provider-model";
-import type { TErrorDetail } from "../http/error-contract";
+import type { TErrorDetail } from "../http";
 
 /**
  * Synthetic services calling Switchyard the way a real integration does: POST /api/v1/decide,

@@ -1,4 +1,4 @@
-import type { DemoFault } from "../db/generated/client";
+import type { DemoFault } from "../db";
 import { FAULT_KINDS, type TFault, type TFaultKind } from "./fault-model";
 
 export type TFaultRow = TFault & { endedAt: number | null; createdBy: string; createdAt: number };

@@ -1,9 +1,8 @@
 import { hash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { errorBody, type TErrorBody } from "../http/error-contract";
-import type { TApiKeyScope } from "../auth/api-key-scopes";
-import { verifyApiKey, type TApiKeyVerification } from "../auth/verify-api-key";
-import type { PrismaClient } from "../db/client";
+import { errorBody, type TErrorBody } from "../http";
+import { type TApiKeyScope, verifyApiKey, type TApiKeyVerification } from "../auth";
+import type { PrismaClient } from "../db";
 import { createRateLimiter, rateLimitSettingsFromEnv, type TRateLimitSettings } from "./rate-limit";
 
 /**

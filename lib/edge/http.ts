@@ -1,9 +1,9 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { ContractError, errorBody, invalid, malformed, type TFieldError } from "../http/error-contract";
+import { ContractError, errorBody, invalid, malformed, type TFieldError } from "../http";
 import { countKeys, findDuplicateKey, JsonScan, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from "./json-guard";
 
-export { errorBody, fromZod, malformed, type TErrorBody, type TFieldError } from "../http/error-contract";
+export { errorBody, fromZod, malformed, type TErrorBody, type TFieldError } from "../http";
 
 /**
  * A data-plane refusal (docs/errors.md). `fields` may be one field's path: it is named with the

@@ -24,7 +24,7 @@ export function registerEndpoint(doc: TEndpointDoc): void {
   endpoints.set(`${doc.method} ${doc.path}`, doc);
 }
 
-export { ZErrorBody } from "../http/error-contract";
+export { ZErrorBody } from "../http";
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): unknown {
   return z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" });

@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import { ContractError, fromZod, type TFieldError } from "../http/error-contract";
+import { ContractError, fromZod, type TFieldError } from "../http";
 
-export { zodFields, type TFieldError } from "../http/error-contract";
+export { zodFields, type TFieldError } from "../http";
 
 /**
  * A refusal the API turns into a JSON error with this status (docs/errors.md). Thrown inside a

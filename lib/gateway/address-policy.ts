@@ -1,5 +1,5 @@
 import net from "node:net";
-import { isDemoMode } from "../auth/demo-mode";
+import { isDemoMode } from "../auth";
 
 /**
  * Where provider calls may connect. An adapter's base URL is written by an admin or a control

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { createInsertionOrderedMap } from "../runtime/insertion-ordered-map";
+import { createInsertionOrderedMap } from "../runtime";
 
 /**
  * The last successful answer per (operation, input), kept for the operation's cache_ttl_seconds,

@@ -1,4 +1,4 @@
-import type { RoutingState } from "../dataplane/routing-state";
+import type { RoutingState } from "../dataplane";
 import type { AnswerCache } from "./answer-cache";
 import type { BudgetGuard } from "./budget";
 import type { TGatewayConfig, TOperationLimits } from "./config";

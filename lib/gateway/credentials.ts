@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { isDemoMode, isLoopbackHost } from "../auth/demo-mode";
+import { isDemoMode, isLoopbackHost } from "../auth";
 import { credentialRefProblem, hostMatches, secretNamespaceFromEnv, type TSecretNamespace } from "./secret-namespace";
 
 /**

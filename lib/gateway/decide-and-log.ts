@@ -1,11 +1,16 @@
-import { createClock, decide, type Clock, type Random, type TCandidateRecord, type TDecisionRecord } from "../../router-core/index";
-import { decisionIdAt } from "../dataplane/decision-id";
-import { decisionRowOf } from "../dataplane/decision-log/rows";
-import { DecisionLogBusyError, type DecisionLog, type TWriteOutcome } from "../dataplane/decision-log/writer";
-import type { RoutingState, TActivePolicy } from "../dataplane/routing-state";
-import { countDecision, noteRouted } from "../dataplane/metrics/counters";
-import type { TRouterState } from "../../router-core/index";
-import { decisionBody } from "../dataplane/decide/body";
+import { createClock, decide, type Clock, type Random, type TCandidateRecord, type TDecisionRecord, type TRouterState } from "../../router-core/index";
+import {
+  decisionIdAt,
+  decisionRowOf,
+  DecisionLogBusyError,
+  type DecisionLog,
+  type TWriteOutcome,
+  type RoutingState,
+  type TActivePolicy,
+  countDecision,
+  noteRouted,
+  decisionBody,
+} from "../dataplane";
 
 /**
  * A request-level gate outcome the execute path adds: the model's context window, an adapter to

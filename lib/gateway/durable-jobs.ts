@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { randomUUID } from "node:crypto";
-import { errorBody } from "../http/error-contract";
+import { errorBody } from "../http";
 import type { TAnswer } from "./answer";
 import { createJobQueue, type JobQueue, type TJobRun, type TJobView } from "./jobs";
 

@@ -1,5 +1,5 @@
-import { errorBody } from "../http/error-contract";
-import type { DecisionLogBusyError } from "../dataplane/decision-log/writer";
+import { errorBody } from "../http";
+import type { DecisionLogBusyError, TExecutedCall } from "../dataplane";
 import { TemplateInputError } from "./adapters/template";
 import { AttemptError, callProvider, NotCalledError } from "./call-provider";
 import type { TProviderAdapterConfig } from "./config";
@@ -10,7 +10,6 @@ import type { TIdempotencyLease } from "./idempotency";
 import type { TPrepared } from "./prepare";
 import type { TAttempt } from "./schema";
 import type { TUsage } from "./types";
-import type { TExecutedCall } from "../dataplane/telemetry/schemas";
 
 /** What the caller gets and whether it may be replayed for the same idempotency key. */
 export type TExecution = { answer: TAnswer; definitive: boolean; retryAfterSeconds: number | null };

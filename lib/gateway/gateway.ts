@@ -1,8 +1,7 @@
 import type pg from "pg";
 import type { Random } from "../../router-core/index";
-import type { DecisionLog } from "../dataplane/decision-log/writer";
-import type { TRoute } from "../edge/router";
-import type { RoutingState } from "../dataplane/routing-state";
+import type { DecisionLog, RoutingState } from "../dataplane";
+import type { TRoute } from "../edge";
 import { createAnswerCache } from "./answer-cache";
 import { createBudgetGuard } from "./budget";
 import { loadGatewayConfig, type TGatewayConfig, type TOperationLimits } from "./config";

@@ -1,11 +1,8 @@
 import { hash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import { authenticateRequest, operationDenied } from "../edge/authenticate";
-import { readJsonBody, sendJson } from "../edge/http";
-import { errorBody, fromZod, invalid, malformed } from "../http/error-contract";
-import { registerEndpoint, ZErrorBody } from "../edge/openapi";
-import type { TRouteHandler } from "../edge/router";
+import { authenticateRequest, operationDenied, readJsonBody, sendJson, registerEndpoint, ZErrorBody, type TRouteHandler } from "../edge";
+import { errorBody, fromZod, invalid, malformed } from "../http";
 import { DEFAULT_OPERATION_LIMITS } from "./config";
 import type { TAnswer } from "./answer";
 import type { TGatewayContext } from "./context";

@@ -1,6 +1,6 @@
 import type pg from "pg";
-import { HttpError } from "../edge/http";
-import { isConnectionError } from "../dataplane/telemetry/outcomes";
+import { HttpError } from "../edge";
+import { isConnectionError } from "../dataplane";
 
 /** A stored answer: what the caller got, replayed verbatim for a repeat. */
 export type TStoredAnswer = { status: number; body: string; headers: Record<string, string> };

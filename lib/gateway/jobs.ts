@@ -1,4 +1,4 @@
-import { errorBody } from "../http/error-contract";
+import { errorBody } from "../http";
 import { randomUUID } from "node:crypto";
 import type { TAnswer } from "./answer";
 

@@ -1,5 +1,5 @@
 import { quotaOutcome } from "../../router-core/index";
-import { noteRouted } from "../dataplane/metrics/counters";
+import { noteRouted } from "../dataplane";
 import { fullJitterDelay } from "./backoff";
 import type { TGatewayContext } from "./context";
 import type { TPrepared } from "./prepare";

@@ -1,8 +1,7 @@
 import { contextWindowFits, FALLBACK_POLICIES, type TFallbackDecision } from "../../router-core/index";
-import { unknownOperation, unknownRegion } from "../edge/http";
-import { ContractError, errorBody, fromZod, invalid, malformed } from "../http/error-contract";
-import { uuidV7At } from "../dataplane/decision-id";
-import type { TActivePolicy } from "../dataplane/routing-state";
+import { unknownOperation, unknownRegion } from "../edge";
+import { ContractError, errorBody, fromZod, invalid, malformed } from "../http";
+import { uuidV7At, type TActivePolicy } from "../dataplane";
 import { estimateTokens, toChat, ZChatInput } from "./chat-input";
 import { DEFAULT_OPERATION_LIMITS, type TOperationLimits, type TProviderAdapterConfig } from "./config";
 import { jsonAnswer, type TAnswer } from "./answer";

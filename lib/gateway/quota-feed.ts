@@ -1,5 +1,5 @@
 import { createQuotaState, observeThrottle, quotaView, type TQuotaState, type TQuotaView } from "../../router-core/index";
-import type { RoutingState } from "../dataplane/routing-state";
+import type { RoutingState } from "../dataplane";
 import type { TRateLimitHint } from "./types";
 
 /**

@@ -1,4 +1,4 @@
-import { errorBody } from "../http/error-contract";
+import { errorBody } from "../http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { classifyStatus, classifyTransportError, malformedBody, parseRateLimit } from "./classify";
 import { buildUpstream, NotCalledError, redact } from "./call-provider";
@@ -7,7 +7,7 @@ import type { TProviderAdapterConfig } from "./config";
 import type { TGatewayContext } from "./context";
 import { claimCall, nextAttempt } from "./next-attempt";
 import { chargeCall, decisionLogRefused, report } from "./execute";
-import type { TExecutedCall } from "../dataplane/telemetry/schemas";
+import type { TExecutedCall } from "../dataplane";
 import { parseJsonBody } from "./adapters/json-body";
 import type { TPrepared } from "./prepare";
 import type { TAttempt } from "./schema";

@@ -1,4 +1,4 @@
-import type { TOutcomeErrorClass } from "../dataplane/telemetry/schemas";
+import type { TOutcomeErrorClass } from "../dataplane";
 
 /** How the gateway treats a failed attempt (seeds/001 and seeds/003). */
 export type TGatewayErrorClass = "transient" | "rate_limit" | "permanent";

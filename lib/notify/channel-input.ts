@@ -1,7 +1,6 @@
 import { z } from "zod";
-import type { TFieldError } from "../errors/api-errors";
-import { CREDENTIAL_REF_PATTERN, resolveCredential } from "../gateway/credentials";
-import { credentialRefProblem, secretNamespaceFromEnv } from "../gateway/secret-namespace";
+import type { TFieldError } from "../errors";
+import { CREDENTIAL_REF_PATTERN, resolveCredential, credentialRefProblem, secretNamespaceFromEnv } from "../gateway";
 import { CHANNEL_KINDS, PAGERDUTY_EVENTS_URL, pagerDutyAction } from "./messages";
 import { channelUrlProblem, secretDestinationProblem } from "./outbound";
 import { NO_ROUTES, ZChannelRoutes } from "./routes";

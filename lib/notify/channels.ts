@@ -1,8 +1,7 @@
-import type { NotificationChannel, Prisma, PrismaClient } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
-import { appendAudit } from "../audit/append-audit";
-import { ControlPlaneError, invalid, isUniqueViolation, notFound } from "../errors/api-errors";
-import { resolveCredential } from "../gateway/credentials";
+import type { NotificationChannel, Prisma, PrismaClient } from "../db";
+import { type TActor, appendAudit } from "../audit";
+import { ControlPlaneError, invalid, isUniqueViolation, notFound } from "../errors";
+import { resolveCredential } from "../gateway";
 import { channelData, channelInputErrors, type TChannelInput } from "./channel-input";
 import type { TChannelKind } from "./messages";
 import { NO_ROUTES, parseRoutes, type TChannelRoutes } from "./routes";

@@ -1,5 +1,5 @@
-import type { Override, Prisma } from "../db/generated/client";
-import type { TActor } from "../audit/actor";
+import type { Override, Prisma } from "../db";
+import type { TActor } from "../audit";
 import { enqueueNotification } from "./enqueue";
 
 /**

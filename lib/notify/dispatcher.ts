@@ -1,5 +1,5 @@
-import type { PrismaClient } from "../db/generated/client";
-import { fullJitterDelay } from "../gateway/backoff";
+import type { PrismaClient } from "../db";
+import { fullJitterDelay } from "../gateway";
 import type { TNotificationKind, TNotificationSeverity } from "./events";
 import {
   CHANNEL_KINDS,

@@ -1,4 +1,4 @@
-import type { Prisma } from "../db/generated/client";
+import type { Prisma } from "../db";
 import { eventFacts, eventPayload, type TNotificationInput } from "./events";
 import { pagerDutyAction } from "./messages";
 import { parseRoutes, routeMatches } from "./routes";

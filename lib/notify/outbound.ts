@@ -1,7 +1,13 @@
-import { isDemoMode, isLoopbackHost } from "../auth/demo-mode";
-import { addressPolicy, addressPolicyFromEnv, addressRefusal, forbiddenHostName } from "../gateway/address-policy";
-import { credentialHostProblem, resolveCredential } from "../gateway/credentials";
-import { createHttp1Client } from "../gateway/http1-client";
+import { isDemoMode, isLoopbackHost } from "../auth";
+import {
+  addressPolicy,
+  addressPolicyFromEnv,
+  addressRefusal,
+  forbiddenHostName,
+  credentialHostProblem,
+  resolveCredential,
+  createHttp1Client,
+} from "../gateway";
 import type { TChannelKind, TOutgoing } from "./messages";
 
 /**

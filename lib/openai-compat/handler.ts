@@ -1,11 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { z } from "zod";
-import { authenticateRequest, operationDenied } from "../edge/authenticate";
-import { HttpError, sendJson } from "../edge/http";
-import { registerEndpoint } from "../edge/openapi";
-import type { TRoute, TRouteHandler } from "../edge/router";
-import type { TGatewayContext } from "../gateway/context";
-import { createSseParser } from "../gateway/sse";
+import { authenticateRequest, operationDenied, HttpError, sendJson, registerEndpoint, type TRoute, type TRouteHandler } from "../edge";
+import { type TGatewayContext, createSseParser } from "../gateway";
 import { CapturedResponse, executeRequest } from "./bridge";
 import { listModels, parseModelAliases, resolveModel, type TModelTarget } from "./models";
 import { readOpenAiRequest, refuseOpenAi } from "./read-request";

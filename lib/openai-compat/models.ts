@@ -1,4 +1,4 @@
-import type { TGatewayContext } from "../gateway/context";
+import type { TGatewayContext } from "../gateway";
 
 /** What a `model` names: an operation, and the region its requests route in (null: not fixed). */
 export type TModelTarget = { operation: string; region: string | null };

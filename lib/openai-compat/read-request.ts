@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
-import { HttpError, readJsonBody } from "../edge/http";
+import { HttpError, readJsonBody } from "../edge";
 import { refuseAuthenticated } from "./run-execute";
 import { openAiError, toOpenAiError, type TOpenAiError, type TParamError } from "./translate";
 

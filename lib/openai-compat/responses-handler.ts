@@ -1,7 +1,5 @@
-import { sendJson } from "../edge/http";
-import { registerEndpoint } from "../edge/openapi";
-import type { TRouteHandler } from "../edge/router";
-import type { TGatewayContext } from "../gateway/context";
+import { sendJson, registerEndpoint, type TRouteHandler } from "../edge";
+import type { TGatewayContext } from "../gateway";
 import { resolveModel, type TModelTarget } from "./models";
 import { responseObject, toResponsesExecuteBody, unsupportedResponsesParam, ZResponsesRequest } from "./responses-translate";
 import { responsesStreamWriter } from "./responses-stream";

@@ -1,8 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { authenticateRequest } from "../edge/authenticate";
-import { HttpError, sendJson } from "../edge/http";
-import type { TRouteHandler } from "../edge/router";
-import { createSseParser } from "../gateway/sse";
+import { authenticateRequest, HttpError, sendJson, type TRouteHandler } from "../edge";
+import { createSseParser } from "../gateway";
 import { CapturedResponse, executeRequest, type TCaptureSink } from "./bridge";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- execute's answers, read field by field

@@ -1,5 +1,5 @@
 import { createHistogram, histogramQuantile, HISTOGRAM_BUCKETS, type TLatencyHistogram } from "../../router-core/metrics/histogram";
-import { countDecisions } from "../dataplane/decision-log/counts";
+import { countDecisions } from "../dataplane";
 import type { TRecordedCell, TRecordedTraffic } from "./what-if";
 
 /** Anything with pg's query signature (a Pool or a Client). */

@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { TEvaluationProgress } from "./evaluation";
 import type { TReplayOutput, TReplayTask, TReplayWorkerMessage } from "./replay-worker";
-import { processSlot } from "../runtime/process-slots";
+import { processSlot } from "../runtime";
 
 /**
  * Runs the console's replays (evaluations, what-ifs) off the request thread: one worker thread at

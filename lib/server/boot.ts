@@ -2,37 +2,32 @@ import http from "node:http";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import next from "next";
-import { resolveDatabaseUrl, type TResolvedDatabase } from "../db/database-url";
-import { applyMigrations, migrationStatus } from "../db/migrate";
-import { getPrisma } from "../db/client";
-import { seedDemo } from "../demo/seed-demo";
-import { isDemoMode, markDemoMode } from "../auth/demo-mode";
-import { ensureAdminFromEnv } from "../controlplane/create-admin";
-import { endExpiredOverrides } from "../controlplane/end-expired-overrides";
+import { resolveDatabaseUrl, type TResolvedDatabase, applyMigrations, migrationStatus, getPrisma } from "../db";
+import { seedDemo, endExpiredFaults, applyDemoTimings, demoRate, startDemoTraffic } from "../demo";
+import { isDemoMode, markDemoMode, stampClientIp, publicOrigin } from "../auth";
+import { ensureAdminFromEnv, endExpiredOverrides } from "../controlplane";
 import { trackIncidents } from "../incidents/index";
-import { endExpiredFaults } from "../demo/end-expired-faults";
-import { auditAnchorHealth, startAuditCheckpoints, stopAuditCheckpoints } from "../audit/checkpointer";
-import { stampClientIp } from "../auth/client-ip";
-import { publicOrigin } from "../auth/same-origin";
+import { auditAnchorHealth, startAuditCheckpoints, stopAuditCheckpoints } from "../audit";
 import { consoleGateOptionsFromEnv, gateConsoleRequest } from "./console-gate";
-import { API_CSP, applyCommonSecurityHeaders, applyConsoleCsp, commonSecurityHeaders } from "../runtime/security-headers";
-import { createFastPath } from "../edge/router";
-import { createHealthCheck } from "../dataplane/health";
-import { createHealthRoute } from "../dataplane/health-route";
-import { createOpenAiCompatRoutes } from "../openai-compat/handler";
-import { createAnthropicCompatRoutes } from "../anthropic-compat/handler";
-import { createLocalDecisionRoutes } from "../dataplane/local-decisions/handler";
-import { createSnapshotFeed } from "../dataplane/snapshot/feed";
-import { authenticateRequest, dataPlaneAuthenticator } from "../edge/authenticate";
-import { answerClientError, errorBody, sendJson } from "../edge/http";
-import { serverTimeoutsFromEnv } from "../edge/server-timeouts";
-import { startDataPlane, type DataPlane } from "../dataplane/dataplane";
-import { dataPlaneSettings } from "../dataplane/settings";
+import { API_CSP, applyCommonSecurityHeaders, applyConsoleCsp, commonSecurityHeaders } from "../runtime";
+import { createFastPath, authenticateRequest, dataPlaneAuthenticator, answerClientError, errorBody, sendJson, serverTimeoutsFromEnv } from "../edge";
+import {
+  createHealthCheck,
+  createHealthRoute,
+  createLocalDecisionRoutes,
+  createSnapshotFeed,
+  startDataPlane,
+  type DataPlane,
+  dataPlaneSettings,
+  startTelemetry,
+  telemetryOptionsFromEnv,
+  type Telemetry,
+} from "../dataplane";
+import { createOpenAiCompatRoutes } from "../openai-compat";
+import { createAnthropicCompatRoutes } from "../anthropic-compat";
 import { decisionStoreOpener, decisionStoreSettings } from "../decision-store/index";
-import { startTelemetry, telemetryOptionsFromEnv, type Telemetry } from "../dataplane/telemetry/runtime";
-import { applyDemoTimings, demoRate, startDemoTraffic } from "../demo/demo-traffic";
-import { gatewayRefreshMsFromEnv, startGateway, type Gateway } from "../gateway/gateway";
-import { publishGatewayRuntime } from "../console/gateway-runtime";
+import { gatewayRefreshMsFromEnv, startGateway, type Gateway } from "../gateway";
+import { publishGatewayRuntime } from "../console";
 import { createNotificationDispatcher, dispatcherSettingsFromEnv, type NotificationDispatcher } from "../notify";
 
 export type TBootOptions = {

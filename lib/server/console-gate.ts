@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { PrismaClient } from "../db/generated/client";
-import { isSameOrigin } from "../auth/same-origin";
-import { SESSION_COOKIE, readCookie, resolveSession } from "../auth/session";
-import { sendJson } from "../edge/http";
-import { errorBody } from "../http/error-contract";
+import type { PrismaClient } from "../db";
+import { isSameOrigin, SESSION_COOKIE, readCookie, resolveSession } from "../auth";
+import { sendJson } from "../edge";
+import { errorBody } from "../http";
 
 /**
  * The server's check on every request it hands to Next, before Next renders anything. Next

@@ -1,12 +1,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createClock, decide, type Random, type TDecisionRecord } from "../../../router-core/index";
-import { operationDenied, type TAuthenticator } from "../../edge/authenticate";
+import {
+  operationDenied,
+  type TAuthenticator,
+  errorBody,
+  fromZod,
+  readJsonBody,
+  sendJson,
+  unknownOperation,
+  unknownRegion,
+  registerEndpoint,
+  ZErrorBody,
+  type TRouteHandler,
+} from "../../edge";
 import { decisionIdAt } from "../decision-id";
 import { decisionRowOf } from "../decision-log/rows";
 import { DecisionLogBusyError, type DecisionLog, type TWriteOutcome } from "../decision-log/writer";
-import { errorBody, fromZod, readJsonBody, sendJson, unknownOperation, unknownRegion } from "../../edge/http";
-import { registerEndpoint, ZErrorBody } from "../../edge/openapi";
-import type { TRouteHandler } from "../../edge/router";
 import type { RoutingState } from "../routing-state";
 import { countDecision, noteRouted } from "../metrics/counters";
 import {

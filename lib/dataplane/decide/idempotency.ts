@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
-import { createInsertionOrderedMap } from "../../runtime/insertion-ordered-map";
+import { createInsertionOrderedMap } from "../../runtime";
 import type { TCandidateList, TExistingDecision } from "../decision-log/rows";
-import { HttpError } from "../../edge/http";
+import { HttpError } from "../../edge";
 
 /**
  * Per-instance memory of recent decide answers by (operation, requestId): a retry on the same

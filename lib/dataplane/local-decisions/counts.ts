@@ -1,10 +1,7 @@
 import type pg from "pg";
 import { z } from "zod";
 import { REASON_CODES } from "../../../router-core/index";
-import { authenticateRequest, type TPrincipal } from "../../edge/authenticate";
-import { fromZod, readJsonBody, sendJson } from "../../edge/http";
-import { registerEndpoint, ZErrorBody } from "../../edge/openapi";
-import type { TRoute } from "../../edge/router";
+import { authenticateRequest, type TPrincipal, fromZod, readJsonBody, sendJson, registerEndpoint, ZErrorBody, type TRoute } from "../../edge";
 import { addRollupDeltas, type TRollupDelta } from "../decision-log/rollup";
 import { isUnavailable } from "../decision-log/postgres-errors";
 import { invalid } from "../../http";

@@ -1,14 +1,11 @@
 import type pg from "pg";
 import { z } from "zod";
-import { authenticateRequest, type TPrincipal } from "../../edge/authenticate";
+import { authenticateRequest, type TPrincipal, fromZod, readJsonBody, sendJson, registerEndpoint, ZErrorBody, type TRoute } from "../../edge";
 import { isUuid, uuidV7Time } from "../decision-id";
 import type { TDecisionRow } from "../decision-log/rows";
 import { DecisionLogBusyError, type DecisionLog } from "../decision-log/writer";
-import { fromZod, readJsonBody, sendJson } from "../../edge/http";
-import { registerEndpoint, ZErrorBody } from "../../edge/openapi";
-import type { TRoute } from "../../edge/router";
 import type { RoutingState } from "../routing-state";
-import type { TErrorDetail } from "../../http/error-contract";
+import type { TErrorDetail } from "../../http";
 import { createLocalCountRoute } from "./counts";
 import { createLocalDecisionValidator } from "./validate";
 

@@ -1,6 +1,6 @@
 import type { TFactorList, TProviderInfo } from "../../../router-core/index";
-import { operationDenied, type TPrincipal } from "../../edge/authenticate";
-import { errorBody, type TErrorBody } from "../../http/error-contract";
+import { operationDenied, type TPrincipal } from "../../edge";
+import { errorBody, type TErrorBody } from "../../http";
 import type { RoutingState } from "../routing-state";
 import type { TLocalDecision } from "./handler";
 

@@ -1,9 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TRouterState } from "../../../router-core/index";
-import { authenticateRequest, operationDenied, type TPrincipal } from "../../edge/authenticate";
-import { HttpError, sendJson } from "../../edge/http";
-import { registerEndpoint, ZErrorBody } from "../../edge/openapi";
-import type { TRoute } from "../../edge/router";
+import { authenticateRequest, operationDenied, type TPrincipal, HttpError, sendJson, registerEndpoint, ZErrorBody, type TRoute } from "../../edge";
 import type { RoutingState } from "../routing-state";
 import { diffSnapshots, snapshotParts, type TSnapshotParts } from "./delta";
 import type { TRoutingSnapshot } from "./snapshot-types";

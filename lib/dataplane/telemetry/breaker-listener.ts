@@ -1,4 +1,4 @@
-import { coalesce, createListenConnection } from "../../db/listen-connection";
+import { coalesce, createListenConnection } from "../../db";
 
 export type TBreakerListenerOptions = {
   databaseUrl: string;

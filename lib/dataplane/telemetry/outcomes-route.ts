@@ -1,8 +1,5 @@
 import { z } from "zod";
-import type { TAuthenticator } from "../../edge/authenticate";
-import { readJsonBody, sendJson } from "../../edge/http";
-import { registerEndpoint, ZErrorBody } from "../../edge/openapi";
-import type { TRouteHandler } from "../../edge/router";
+import { type TAuthenticator, readJsonBody, sendJson, registerEndpoint, ZErrorBody, type TRouteHandler } from "../../edge";
 import { MAX_BUSINESS_OUTCOMES_PER_DECISION, MAX_CALL_OUTCOMES_PER_ATTEMPT, type OutcomeService } from "./outcomes";
 import { MAX_OUTCOME_BATCH, ZOutcome, ZOutcomeBatchResponse, ZOutcomeSingleResponse } from "./schemas";
 

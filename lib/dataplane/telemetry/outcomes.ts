@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { uuidV7At, uuidV7Time } from "../decision-id";
-import { errorBody, fromZod, HttpError } from "../../edge/http";
-import { invalid } from "../../http/error-contract";
+import { errorBody, fromZod, HttpError } from "../../edge";
+import { invalid } from "../../http";
 import { SpoolFullError } from "../spool";
 import type { RoutingState } from "../routing-state";
 import type { BreakerBank } from "./breakers";

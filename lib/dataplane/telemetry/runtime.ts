@@ -1,11 +1,10 @@
-import { authenticateRequest, type TAuthenticator } from "../../edge/authenticate";
+import { authenticateRequest, type TAuthenticator, type TRoute } from "../../edge";
 import type { TDecisionReadStore } from "../decision-log/store";
 import { createPool } from "../pool";
 import { createControllerLoop, type ControllerLoop } from "../controller/controller-loop";
 import { createLeaderElector } from "../controller/leader";
 import { createMetricsHandler, type TDecisionLogLatency, type TQuotaUsage } from "../metrics-endpoint";
 import { createPropagation, createShareLoader } from "../propagation";
-import type { TRoute } from "../../edge/router";
 import type { RoutingState } from "../routing-state";
 import { observeDecisions } from "../metrics/counters";
 import { createBreakerSync } from "./breaker-sync";
@@ -86,10 +85,10 @@ function createLeadership(opts: TTelemetryOptions, log: (line: string) => void) 
     tickMs: opts.controllerTickMs,
     log,
     endExpiredOverrides: opts.endExpiredOverrides,
+    trackIncidents: opts.trackIncidents,
   });
   return { elector, controller };
 }
-    trackIncidents: opts.trackIncidents,
 
 type TTelemetryParts = {
   metrics: ReturnType<typeof createMetricSync>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ZErrorDetail } from "../../http/error-contract";
+import { ZErrorDetail } from "../../http";
 import { FAILURE_STAGES } from "../../../router-core/index";
 
 export const OUTCOME_ERROR_CLASSES = ["timeout", "http_5xx", "http_4xx", "throttled", "quota", "regional", "network", "protocol", "other"] as const;
