@@ -27,10 +27,6 @@ export const testChannelAction = withActionPermission("notification.manage", asy
   const deliveryId = await sendTestNotification(prisma, actor, id);
   const view = await awaitDelivery(prisma, id, deliveryId);
   const last = view?.attempts.at(-1);
-  const detail = !last
-    ? "queued: no attempt yet"
-    : last.error
-      ? `${view?.status}: ${last.error}`
-      : `delivered: HTTP ${last.statusCode} in ${last.durationMs} ms`;
+  const detail = !last ? "no attempt yet" : (last.error ?? `HTTP ${last.statusCode} in ${last.durationMs} ms`);
   return done({ status: view?.status ?? "pending", detail });
 });
