@@ -12,7 +12,7 @@ import { freePort } from "../../test/support/free-port";
 import { waitForHealth } from "../../test/support/wait-for-health";
 import { acknowledgedIds, API_KEY, load, type TClosedLoop } from "../api/decide-load";
 import { writeBenchResult, type TBenchFigure, type TBenchInvariant } from "../lib/bench-results";
-import { postgresServerPid, withCpuPerUnit } from "../lib/process-cpu";
+import { postgresServerPid, processTreeCpuSeconds, withCpuPerUnit } from "../lib/process-cpu";
 
 // `npm run bench:store`: decide over HTTP with the decision log in Postgres, then in ClickHouse
 // (chdb behind the HTTP shim, in this process), in one run on one machine: decisions/s, the CPU
@@ -25,6 +25,8 @@ type TRun = {
   result: TClosedLoop;
   serverUs: number | null;
   postgresUs: number | null;
+  /** Postgres CPU per decide above what it spends idle with the server up (telemetry, metric sync, quota leases), at the run's rate. */
+  postgresNetUs: number | null;
   /** This process's CPU per decide: the ClickHouse engine and its HTTP shim (the load generator runs in a child). */
   clickhouseUs: number | null;
   acked: string[];
@@ -106,6 +108,12 @@ async function runMode(mode: TMode, serverUrl: string, opts: { duration: number;
     const env: Record<string, string> = shim ? { SWITCHYARD_DECISION_STORE: "clickhouse", SWITCHYARD_CLICKHOUSE_URL: shim.url } : {};
     const { child, port } = await startServer(scratch.url, path.join(dir, `spool-${mode}`), env);
     const pgPid = await postgresServerPid((sql) => pool.query<{ pid: number }>(sql));
+    // Postgres's CPU while the server is up but nothing decides: its background work, which a
+    // slower run would otherwise spread over fewer decides.
+    const idleBefore = processTreeCpuSeconds(pgPid);
+    await new Promise((r) => setTimeout(r, 5_000));
+    const idleAfter = processTreeCpuSeconds(pgPid);
+    const idlePerSecond = idleBefore === null || idleAfter === null ? null : (idleAfter - idleBefore) / 5;
     console.log(`${mode}: decide, sync durability, ${opts.connections} connections`);
     await load(port, 3, opts.connections, `${mode}-warm`, false);
     const first = acknowledgedIds.length;
@@ -121,7 +129,9 @@ async function runMode(mode: TMode, serverUrl: string, opts: { duration: number;
     const acked = acknowledgedIds.slice(first);
     const sizes = shim ? await clickhouseSizes(shim.url, pool) : { ...(await postgresDecisionBytes(pool)), postgresBytes: 0 };
     const clickhouseUs = shim ? (used.user + used.system) / m.result.ok : null;
-    return { mode, result: m.result, serverUs: m.cpuUsPerUnit, postgresUs: m.postgresCpuUsPerUnit, clickhouseUs, acked, sizes };
+    const postgresNetUs =
+      m.postgresCpuUsPerUnit === null || idlePerSecond === null ? null : m.postgresCpuUsPerUnit - (idlePerSecond * 1e6 * m.result.seconds) / m.result.ok;
+    return { mode, result: m.result, serverUs: m.cpuUsPerUnit, postgresUs: m.postgresCpuUsPerUnit, postgresNetUs, clickhouseUs, acked, sizes };
   } finally {
     await shim?.close();
     await pool.end();
@@ -149,10 +159,11 @@ function report(runs: TRun[], opts: { duration: number; connections: number }): 
     figures.push(
       { label: `${r.mode}: decides/s (closed loop, ${opts.connections} connections)`, value: Math.round(perSecond), unit: "req/s" },
       { label: `${r.mode}: Postgres CPU per decide`, value: round(r.postgresUs), unit: "µs" },
+      { label: `${r.mode}: Postgres CPU per decide above idle`, value: round(r.postgresNetUs), unit: "µs" },
       { label: `${r.mode}: bytes per decision in the decision store`, value: bytesPer === null ? null : Math.round(bytesPer), unit: "B" },
     );
     console.log(
-      `${r.mode.padEnd(10)} ${perSecond.toFixed(0)}/s p99 ${r.result.latency.p99} ms; CPU per decide: server ${r.serverUs?.toFixed(0)} µs, Postgres ${r.postgresUs?.toFixed(0)} µs` +
+      `${r.mode.padEnd(10)} ${perSecond.toFixed(0)}/s p99 ${r.result.latency.p99} ms; CPU per decide: server ${r.serverUs?.toFixed(0)} µs, Postgres ${r.postgresUs?.toFixed(0)} µs (${r.postgresNetUs?.toFixed(0)} above idle)` +
         (r.clickhouseUs === null ? "" : `, ClickHouse + shim ${r.clickhouseUs.toFixed(0)} µs`) +
         `; ${r.sizes.rows} rows, ${r.sizes.bytes} B, ${bytesPer?.toFixed(0)} B per decision`,
     );
@@ -178,7 +189,13 @@ function report(runs: TRun[], opts: { duration: number; connections: number }): 
       clickhouse: "chdb 3.4.0 (ClickHouse 26.7) in the bench process behind the HTTP shim",
     },
     figures,
-    tables: [{ title: "decide per store", columns: ["store", "decides/s", "p99 ms", "server µs", "Postgres µs", "ClickHouse µs", "bytes/decision"], rows }],
+    tables: [
+      {
+        title: "decide per store",
+        columns: ["store", "decides/s", "p99 ms", "server µs", "Postgres µs", "Postgres µs above idle", "ClickHouse µs", "bytes/decision"],
+        rows,
+      },
+    ],
     invariants,
     notes: [
       "Bytes per decision: Postgres, pg_total_relation_size of the decision and decision_candidates partitions over their rows; ClickHouse, bytes_on_disk of the decision table's active parts (system.parts) after OPTIMIZE FINAL.",

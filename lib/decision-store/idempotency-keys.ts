@@ -1,9 +1,12 @@
+import { createHash } from "node:crypto";
 import type pg from "pg";
-import { rollupDeltasOf, type TDecisionRow } from "../dataplane";
+import { rollupDeltasOf } from "../dataplane/decision-log/rollup";
+import type { TDecisionRow } from "../dataplane/decision-log/rows";
 
 /**
  * The cross-instance idempotency claim when decisions are not in Postgres: one row per
- * (operation, request_id, api_key_id), its decision and time. A batch claims its keys in one
+ * (operation, request_id, api_key_id), keyed by the first 128 bits of the key's SHA-256 (a
+ * 16-byte primary key costs Postgres less per claim than the three texts), its decision and time. A batch claims its keys in one
  * statement, INSERT ... ON CONFLICT DO UPDATE only where the held claim is older than the window,
  * so of two instances deciding the same request the second finds the first's claim (the row lock
  * the insert takes serialises them: no advisory lock, no per-decision round trip). Expired
@@ -11,34 +14,36 @@ import { rollupDeltasOf, type TDecisionRow } from "../dataplane";
  * one window of keys.
  */
 export const IDEMPOTENCY_KEY_TABLE_DDL = `create table if not exists decision_idempotency_key (
-  operation text not null,
-  request_id text not null,
-  api_key_id text not null,
+  key_hash uuid primary key,
   decision_id uuid not null,
-  created_at timestamptz not null,
-  primary key (operation, request_id, api_key_id)
+  created_at timestamptz not null
 )`;
 
 /** Rows logged before keys were recorded have no principal; they are keyed as '' (null matches only null, as in Postgres mode). */
 const keyOf = (r: TDecisionRow) => `${r.operation}\u0000${r.requestId}\u0000${r.apiKeyId ?? ""}`;
 
+function keyHash(key: string): string {
+  const h = createHash("sha256").update(key).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
 const ROLLUP_KEY = "operation, region, minute, selected_provider, reason_code, policy_version, shadow, stale, degraded, source";
 
 /**
  * One statement, so one round trip and its own transaction: the claims, then decision_rollup's
- * cells for the rows that won their key (a cell per row, $7-$15; a row not to be counted has a
+ * cells for the rows that won their key (a cell per row, $6-$14; a row not to be counted has a
  * null minute), summed and upserted in key order as rollup.ts does. Returns the rows that lost.
  */
 const CLAIM = `with input as (
-    select * from unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::timestamptz[]) as t(operation, request_id, api_key_id, decision_id, created_at)
+    select * from unnest($2::uuid[], $3::uuid[], $4::timestamptz[]) as t(key_hash, decision_id, created_at)
   ), claimed as (
-    insert into decision_idempotency_key as k (operation, request_id, api_key_id, decision_id, created_at)
+    insert into decision_idempotency_key as k (key_hash, decision_id, created_at)
     select * from input
-    on conflict (operation, request_id, api_key_id) do update set decision_id = excluded.decision_id, created_at = excluded.created_at
-      where k.created_at < excluded.created_at - make_interval(secs => $6::float8 / 1000)
+    on conflict (key_hash) do update set decision_id = excluded.decision_id, created_at = excluded.created_at
+      where k.created_at < excluded.created_at - make_interval(secs => $5::float8 / 1000)
     returning decision_id
   ), cells as (
-    select * from unnest($4::uuid[], $1::text[], $7::text[], $8::int8[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bool[], $14::bool[], $15::text[])
+    select * from unnest($3::uuid[], $1::text[], $6::text[], $7::int8[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bool[], $13::bool[], $14::text[])
       as c(decision_id, operation, region, minute, selected_provider, reason_code, policy_version, shadow, stale, degraded, source)
     where c.minute is not null and c.decision_id in (select decision_id from claimed)
   ), rolled as (
@@ -49,16 +54,14 @@ const CLAIM = `with input as (
   )
   select decision_id::text from input where decision_id not in (select decision_id from claimed)`;
 
-const HOLDERS = `select operation, request_id, api_key_id, decision_id::text as decision_id
-  from decision_idempotency_key k join unnest($1::text[], $2::text[], $3::text[]) as t(o, r, a) on (k.operation, k.request_id, k.api_key_id) = (t.o, t.r, t.a)`;
+const HOLDERS = `select key_hash::text as key_hash, decision_id::text as decision_id from decision_idempotency_key where key_hash = any($1::uuid[])`;
 
 function claimParams(rows: readonly TDecisionRow[], windowMs: number): unknown[] {
   const cells = rows.map((r) => rollupDeltasOf([r])[0] ?? null);
   const cell = <K extends keyof NonNullable<(typeof cells)[number]>>(k: K) => cells.map((c) => (c === null ? null : c[k]));
   return [
     rows.map((r) => r.operation),
-    rows.map((r) => r.requestId),
-    rows.map((r) => r.apiKeyId ?? ""),
+    rows.map((r) => keyHash(keyOf(r))),
     rows.map((r) => r.id),
     rows.map((r) => new Date(r.createdAt).toISOString()),
     windowMs,
@@ -95,13 +98,9 @@ export async function claimKeys(pool: pg.Pool, rows: readonly TDecisionRow[], wi
     const ids = new Set(lost.rows.map((r) => r.decision_id));
     const mine = sorted.filter((r) => ids.has(r.id));
     // A statement of its own: it sees claims committed while the insert waited on their row locks.
-    const held = await pool.query<{ operation: string; request_id: string; api_key_id: string; decision_id: string }>(HOLDERS, [
-      mine.map((r) => r.operation),
-      mine.map((r) => r.requestId),
-      mine.map((r) => r.apiKeyId ?? ""),
-    ]);
-    const byKey = new Map(held.rows.map((h) => [`${h.operation}\u0000${h.request_id}\u0000${h.api_key_id}`, h.decision_id]));
-    for (const r of mine) losers.set(r.id, byKey.get(keyOf(r))!);
+    const held = await pool.query<{ key_hash: string; decision_id: string }>(HOLDERS, [mine.map((r) => keyHash(keyOf(r)))]);
+    const byKey = new Map(held.rows.map((h) => [h.key_hash, h.decision_id]));
+    for (const r of mine) losers.set(r.id, byKey.get(keyHash(keyOf(r)))!);
   }
   // Later rows of a key whose first row lost answer with the holder too.
   for (const [id, firstId] of losers) {
