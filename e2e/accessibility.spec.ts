@@ -30,7 +30,9 @@ async function prepare(request: APIRequestContext): Promise<TIds> {
   try {
     const author = await db.user.findUniqueOrThrow({ where: { email: emailOf("policy_author") } });
     const actor = { userId: author.id, label: author.email, ip: null };
-    const yaml = demoSmsPolicyYaml().replace("p95_latency_5m: {weight: 0.20", "p95_latency_5m: {weight: 0.21");
+    const yaml = demoSmsPolicyYaml()
+      .replace("completion_rate_5m: {weight: 0.45", "completion_rate_5m: {weight: 0.40")
+      .replace("p95_latency_5m: {weight: 0.20", "p95_latency_5m: {weight: 0.25");
     const draft = await createFactorListDraft(db, actor, { yaml, changeNote: "e2e accessibility: a version in review" });
     await submitFactorList(db, actor, draft.id);
     const policy = await db.operationPolicy.findUniqueOrThrow({ where: { operationKey: "SEND_SMS" } });

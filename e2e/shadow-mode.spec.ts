@@ -94,5 +94,10 @@ test("a shadow version's agreement and disagreements show on the Shadow page", a
     await expect(page.getByTestId("disagreements-table")).toContainText("failed at provider_call", { timeout: 1_000 });
   }).toPass({ timeout: 20_000 });
   await expect(page.getByTestId("disagreements-table")).toContainText(shadowFirst);
+  // Led by the disagreements grouped by region and provider pair, with their count; no reference to a paper's table.
+  const group = page.getByTestId("disagreement-group").filter({ hasText: shadowFirst }).first();
+  await expect(group).toBeVisible();
+  expect(Number((await group.locator("td").nth(3).textContent())?.replace(/,/g, ""))).toBeGreaterThan(0);
+  await expect(page.getByTestId("shadow")).not.toContainText("Table 9");
   await page.screenshot({ path: "e2e/output/screenshots/shadow.png", fullPage: true });
 });

@@ -43,11 +43,12 @@ function Value({ value, other, side }: { value: unknown; other: unknown; side: "
 /**
  * A structural diff, one row per changed field path, before and after side by side. The field
  * and kind share the first column and the two sides split the rest evenly, so the diff stays
- * readable in the editor's half-width panel.
+ * readable in the editor's half-width panel. On a phone each row stacks (globals.css, .diff-table):
+ * three columns of a 390 px screen cut long gate names off in "This version".
  */
 export function DiffTable({ changes, against }: { changes: TPolicyChange[]; against: string }) {
   return (
-    <table className="dense w-full" data-testid="diff-table" style={{ tableLayout: "fixed" }}>
+    <table className="dense diff-table w-full" data-testid="diff-table" style={{ tableLayout: "fixed" }}>
       <colgroup>
         <col style={{ width: "28%" }} />
         <col style={{ width: "36%" }} />
@@ -79,10 +80,10 @@ export function DiffTable({ changes, against }: { changes: TPolicyChange[]; agai
                   {c.complianceRelevant ? <ComplianceBadge /> : null}
                 </div>
               </td>
-              <td className="mono" style={{ whiteSpace: "normal", overflowX: "auto" }}>
+              <td className="mono" style={{ whiteSpace: "normal", overflowX: "auto" }} data-label={against}>
                 <Value value={c.before} other={c.after} side="before" />
               </td>
-              <td className="mono" style={{ whiteSpace: "normal", overflowX: "auto" }}>
+              <td className="mono" style={{ whiteSpace: "normal", overflowX: "auto" }} data-label="This version" data-testid="diff-this-version">
                 <Value value={c.after} other={c.before} side="after" />
               </td>
             </tr>

@@ -54,13 +54,19 @@ export default async function ProvidersPage({ searchParams }: { searchParams: Pr
             </span>
           </h1>
           <DataTable
-            columns={["Key", "Name", "Regions", "Compliance", "Cost / request", "Credentials", "Enabled", ...(controls.canCreate ? ["Override"] : [])]}
+            // Override right after the key: on a phone Kill and Pin are in view without scrolling the table sideways.
+            columns={["Key", ...(controls.canCreate ? ["Override"] : []), "Name", "Regions", "Compliance", "Cost / request", "Credentials", "Enabled"]}
             empty="No provider in the catalogue yet."
             testId="providers-table"
           >
             {providers.map((p) => (
               <tr key={p.key} data-testid={`provider-${p.key}`}>
                 <td className="mono">{p.key}</td>
+                {controls.canCreate ? (
+                  <td style={{ width: 1 }}>
+                    <ProviderRowActions provider={p.key} />
+                  </td>
+                ) : null}
                 <td>{p.displayName}</td>
                 <td>
                   {p.supportedRegions.map((r) => (
@@ -79,11 +85,6 @@ export default async function ProvidersPage({ searchParams }: { searchParams: Pr
                 <td className="mono">${p.costPerRequest}</td>
                 <td style={{ color: p.credentialStatus === "valid" ? "var(--ok)" : "var(--bad)" }}>{p.credentialStatus}</td>
                 <td>{p.enabled ? "yes" : "no"}</td>
-                {controls.canCreate ? (
-                  <td style={{ width: 1 }}>
-                    <ProviderRowActions provider={p.key} />
-                  </td>
-                ) : null}
               </tr>
             ))}
           </DataTable>

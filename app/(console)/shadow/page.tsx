@@ -2,12 +2,13 @@ import Link from "next/link";
 import { DataTable } from "@/components/data-table";
 import { LiveRefresh } from "@/components/live-refresh";
 import { DecisionLink, DecisionOutcome } from "@/components/decisions/decision-cells";
-import { pct } from "@/components/format";
+import { pct, utc } from "@/components/format";
 import { AgreementChart } from "./agreement-chart";
+import { getShadowDisagreementGroups, type TDisagreementGroup } from "@/lib/console/get-shadow-disagreement-groups";
 import { getShadowView } from "@/lib/console/get-shadow-view";
 import { firstShadowedOperation } from "@/lib/console/first-shadowed-operation";
 import { listScopes } from "@/lib/console/list-scopes";
-import { RANGES, RANGE_KEYS, firstParam, parseRange } from "@/lib/console/ranges";
+import { RANGES, RANGE_KEYS, firstParam, parseRange, type TRangeKey } from "@/lib/console/ranges";
 
 export const dynamic = "force-dynamic";
 
@@ -21,6 +22,7 @@ export default async function ShadowPage({ searchParams }: { searchParams: Promi
   const range = parseRange(sp.range, "24h");
   if (!operation) return <p className="panel muted p-3 text-sm">No operation exists yet.</p>;
   const view = await getShadowView(operation, range);
+  const groups = await getShadowDisagreementGroups(operation, view.from, view.to);
   const href = (o: string, r: string) => `/shadow?operation=${encodeURIComponent(o)}&range=${r}`;
   return (
     <div className="flex flex-col gap-4" data-testid="shadow">
@@ -79,10 +81,12 @@ export default async function ShadowPage({ searchParams }: { searchParams: Promi
         </div>
       </section>
 
-      <section className="panel" aria-label="Disagreements">
-        <h2 className="panel-title">
-          Disagreements <span className="muted font-normal">· newest 100, as the paper&apos;s Table 9</span>
-        </h2>
+      <DisagreementGroups groups={groups} range={range} />
+
+      <details className="panel" aria-label="Disagreements">
+        <summary className="panel-title cursor-pointer">
+          Each disagreement <span className="muted font-normal">· newest 100, with outcome and whether the shadow avoided a degraded provider</span>
+        </summary>
         <DataTable
           columns={[
             "Time",
@@ -124,7 +128,35 @@ export default async function ShadowPage({ searchParams }: { searchParams: Promi
           half-open, or this decision&apos;s own provider call failed, or its business outcome failed at the provider-call stage. Avoided: the actual provider
           was degraded and the shadow picked a different provider whose breaker was closed at that time.
         </p>
-      </section>
+      </details>
     </div>
+  );
+}
+
+/** The disagreements grouped by region and provider pair, largest first: what the shadow version would change, in a few lines. */
+function DisagreementGroups({ groups, range }: { groups: TDisagreementGroup[]; range: TRangeKey }) {
+  const disagreed = groups.reduce((s, g) => s + g.count, 0);
+  return (
+    <section className="panel" aria-label="Disagreements by region and provider pair">
+      <h2 className="panel-title">
+        Disagreements by region and provider pair <span className="muted font-normal">· last {RANGES[range].label}, largest first</span>
+      </h2>
+      <DataTable
+        columns={["Region", "Live version picked", "Shadow would pick", "Decisions", "Share of disagreements", "Last"]}
+        empty="No disagreement in this range."
+        testId="disagreement-groups"
+      >
+        {groups.map((g) => (
+          <tr key={`${g.region}:${g.actual}:${g.shadow}`} data-testid="disagreement-group">
+            <td className="mono">{g.region}</td>
+            <td className="mono">{g.actual ?? "none"}</td>
+            <td className="mono">{g.shadow ?? "none"}</td>
+            <td className="mono">{g.count.toLocaleString("en-US")}</td>
+            <td className="mono">{pct(disagreed > 0 ? g.count / disagreed : null)}</td>
+            <td className="mono">{utc(g.lastAt)}</td>
+          </tr>
+        ))}
+      </DataTable>
+    </section>
   );
 }
