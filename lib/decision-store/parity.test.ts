@@ -99,6 +99,8 @@ beforeAll(async () => {
   db = await createTestDatabase();
   process.env.DATABASE_URL = db.url;
   pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  // The database is dropped with force at the end: a client still closing then is told so, which is not a failure.
+  pool.on("error", () => {});
   dir = await mkdtemp(path.join(tmpdir(), "sy-parity-"));
   // A real decide answer is the template of every record.
   const dp = await startStandaloneDataPlane({ databaseUrl: db.url, settings: { ...dataPlaneSettings({}, process.cwd()), spoolDir: path.join(dir, "spool") } });
