@@ -3,7 +3,7 @@ import { createPrisma } from "../lib/db/client";
 import { resolveDatabaseUrl } from "../lib/db/database-url";
 import { applyMigrations, formatCliError } from "../lib/db/migrate";
 import { createAdmin } from "../lib/controlplane/create-admin";
-import { ControlPlaneError } from "../lib/errors/api-errors";
+import { ContractError } from "../lib/errors/api-errors";
 
 // `npm run user:create-admin -- --email a@b.c --password '…' [--name 'A B']`: creates an admin
 // account in DATABASE_URL (or the embedded database). The password may come from
@@ -23,7 +23,7 @@ async function main(): Promise<number> {
     console.log(`created admin ${user.email} (${user.id})`);
     return 0;
   } catch (err) {
-    if (!(err instanceof ControlPlaneError)) throw err;
+    if (!(err instanceof ContractError)) throw err;
     console.error(`user:create-admin: ${err.message}${err.fields.map((f) => `\n  ${f.path}: ${f.message}`).join("")}`);
     return 1;
   } finally {

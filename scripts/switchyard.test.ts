@@ -13,7 +13,7 @@ import { activateFactorList } from "../lib/controlplane/activate-factor-list";
 import { approveFactorList } from "../lib/controlplane/approve-factor-list";
 import { createFactorListDraft } from "../lib/controlplane/create-factor-list-draft";
 import { submitFactorList } from "../lib/controlplane/submit-factor-list";
-import { ControlPlaneError, parseInput } from "../lib/errors/api-errors";
+import { ContractError, parseInput } from "../lib/errors/api-errors";
 import { applyBundle } from "../lib/catalog/apply-bundle";
 import { bundleToYaml, parseBundle } from "../lib/catalog/bundle";
 import { createOperation } from "../lib/catalog/create-operation";
@@ -44,8 +44,7 @@ function serve(): Promise<string> {
       };
       answer().then(
         ({ status, body }) => res.writeHead(status).end(body),
-        (err: unknown) =>
-          res.writeHead(err instanceof ControlPlaneError ? err.status : 500).end(JSON.stringify(err instanceof ControlPlaneError ? err.toBody() : {})),
+        (err: unknown) => res.writeHead(err instanceof ContractError ? err.status : 500).end(JSON.stringify(err instanceof ContractError ? err.toBody() : {})),
       );
     });
   });

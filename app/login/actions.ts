@@ -8,7 +8,7 @@ import { safeNextPath } from "@/lib/auth/current-user";
 import { isHttps } from "@/lib/auth/same-origin";
 import { SESSION_COOKIE, sessionCookieOptions } from "@/lib/auth/session";
 import { signInAsDemoUser, signInWithPassword, type TSignIn } from "@/lib/auth/sign-in";
-import { ControlPlaneError, busy, isTransactionStartTimeout } from "@/lib/errors/api-errors";
+import { ContractError, busy, isTransactionStartTimeout } from "@/lib/errors/api-errors";
 import { signOut } from "@/lib/auth/sign-out";
 
 // Server actions: Next itself refuses an action whose Origin does not match the host, which
@@ -23,7 +23,7 @@ async function attempt(signIn: () => Promise<TSignIn>): Promise<TSignIn | { wait
     return await signIn();
   } catch (caught) {
     const err = isTransactionStartTimeout(caught) ? busy() : caught;
-    if (err instanceof ControlPlaneError && err.retryAfterSeconds !== undefined) return { waitSeconds: err.retryAfterSeconds };
+    if (err instanceof ContractError && err.retryAfterSeconds !== undefined) return { waitSeconds: err.retryAfterSeconds };
     throw err;
   }
 }

@@ -2,7 +2,7 @@ import { expect, type APIRequestContext } from "@playwright/test";
 import { createAdmin } from "../../lib/controlplane/create-admin";
 import type { TRole } from "../../lib/auth/permissions";
 import { createPrisma } from "../../lib/db/client";
-import { ControlPlaneError } from "../../lib/errors/api-errors";
+import { ContractError } from "../../lib/errors/api-errors";
 
 /**
  * The e2e server runs on a DATABASE_URL, so it is not in demo mode and no account exists. As an
@@ -37,7 +37,7 @@ export async function ensureAccounts(request: APIRequestContext): Promise<void> 
   try {
     await createAdmin(prisma, { email: emailOf("admin"), password: passwordOf(), name: "E2E Admin" });
   } catch (err) {
-    if (!(err instanceof ControlPlaneError && err.code === "email_taken")) throw err;
+    if (!(err instanceof ContractError && err.code === "email_taken")) throw err;
     return;
   } finally {
     await prisma.$disconnect();

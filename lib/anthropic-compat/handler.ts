@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import { HttpError, readJsonBody, sendJson, registerEndpoint, type TRoute, type TRouteHandler } from "../edge";
+import { ContractError, readJsonBody, sendJson, registerEndpoint, type TRoute, type TRouteHandler } from "../edge";
 import type { TGatewayContext } from "../gateway";
 import { parseModelAliases, resolveModel, type TModelTarget, answerHeaders, executeEventSink, header, refuseAuthenticated, runExecute } from "../openai-compat";
 import { anthropicError, toAnthropicError, toExecuteBody, toMessage, unsupportedField, ZMessagesRequest, type TAnthropicError } from "./translate";
@@ -66,7 +66,7 @@ function messagesHandler(ctx: TGatewayLike["context"], aliases: ReadonlyMap<stri
     try {
       raw = await readJsonBody(req, MAX_BODY_BYTES);
     } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
+      if (!(err instanceof ContractError)) throw err;
       return refuse(req, res, err.status, toAnthropicError(err.status, err.toBody()));
     }
     const parsed = ZMessagesRequest.safeParse(raw);

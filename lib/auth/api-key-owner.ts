@@ -1,9 +1,10 @@
 import type { PrismaClient } from "../db";
+import type { TErrorCode } from "../http";
 import { isDemoMode } from "./demo-mode";
 import { rolesGrant, type TPermission, type TRole } from "./permissions";
 
 export type TKeyOwner = { userId: string; email: string; roles: TRole[] };
-export type TKeyOwnerResult = { ok: true; owner: TKeyOwner } | { ok: false; status: 401 | 403; code: string; reason: string };
+export type TKeyOwnerResult = { ok: true; owner: TKeyOwner } | { ok: false; status: 401 | 403; code: TErrorCode; reason: string };
 
 /**
  * A control-plane call made with an API key acts for the person who created the key, with at

@@ -5,7 +5,7 @@ import { createTestDatabase, type TTestDatabase } from "../../test/support/datab
 import { createApiKey } from "../controlplane/create-api-key";
 import { listApiKeys } from "../controlplane/list-api-keys";
 import { revokeApiKey } from "../controlplane/revoke-api-key";
-import { ControlPlaneError } from "../errors/api-errors";
+import { ContractError } from "../errors/api-errors";
 import { makeUser, seedCatalog } from "../../test/support/controlplane-fixtures";
 import { CACHE_TTL_MS, REFRESH_AFTER_MS, forgetApiKey, verifyApiKey } from "./verify-api-key";
 
@@ -92,7 +92,7 @@ describe("API keys", () => {
     forgetApiKey();
 
     const again = await revokeApiKey(prisma, admin.actor, apiKey.id, null).catch((e: unknown) => e);
-    expect(again).toBeInstanceOf(ControlPlaneError);
+    expect(again).toBeInstanceOf(ContractError);
   });
 
   it("reads a key once for concurrent calls, and re-reads it in the background while it is in use", async () => {

@@ -12,4 +12,4 @@ export { isSameOrigin, publicOrigin } from "./same-origin";
 export { readCookie, resolveSession, SESSION_COOKIE, type TUserPrincipal } from "./session";
 export { sha256Hex } from "./tokens";
 export { forgetApiKey, type TApiKeyVerification, verifyApiKey } from "./verify-api-key";
-export { errorResponse, withPermission } from "./with-permission";
+export { refusal, withPermission } from "./with-permission";

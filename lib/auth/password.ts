@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { hash, verify } from "@node-rs/argon2";
-import { ControlPlaneError } from "../errors";
+import { ContractError } from "../errors";
 import { processSlot } from "../runtime";
 
 /** OWASP's minimum for argon2id is m=19 MiB, t=2, p=1; this is a little above it. */
@@ -25,7 +25,8 @@ const MAX_WAITING = 64;
 /** Holds one of the argon2 slots while fn runs, waiting in line for one when all are taken. */
 export async function withPasswordSlot<T>(fn: () => Promise<T>): Promise<T> {
   if (slots.running >= MAX_RUNNING) {
-    if (slots.waiting.length >= MAX_WAITING) throw new ControlPlaneError(429, "sign_in_busy", "too many sign-ins at once; try again in a moment", [], 1);
+    if (slots.waiting.length >= MAX_WAITING)
+      throw new ContractError("sign_in_busy", "too many sign-ins at once; try again in a moment", [], { retryAfterSeconds: 1 });
     await new Promise<void>((resolve) => slots.waiting.push(resolve));
   } else slots.running += 1;
   try {

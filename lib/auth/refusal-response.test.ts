@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ControlPlaneError } from "../errors/api-errors";
+import { ContractError } from "../errors/api-errors";
 import { refusalResponse } from "./with-permission";
 
 describe("refusalResponse", () => {
@@ -12,9 +12,9 @@ describe("refusalResponse", () => {
   });
 
   it("carries a throttle's wait as Retry-After, whole seconds, at least 1", async () => {
-    const res = refusalResponse(new ControlPlaneError(429, "throttled", "wait", [], 2.2))!;
+    const res = refusalResponse(new ContractError("throttled", "wait", [], { retryAfterSeconds: 2.2 }))!;
     expect([res.status, res.headers.get("retry-after")]).toEqual([429, "3"]);
-    expect(refusalResponse(new ControlPlaneError(422, "invalid", "bad"))!.headers.get("retry-after")).toBeNull();
+    expect(refusalResponse(new ContractError("invalid", "bad"))!.headers.get("retry-after")).toBeNull();
   });
 
   it("leaves other errors to the caller", () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
-import { ControlPlaneError } from "../errors/api-errors";
+import { ContractError } from "../errors/api-errors";
 import { createSharedBackoff } from "./shared-sign-in-backoff";
 import { ACCOUNT_BACKOFF, ADDRESS_BACKOFF, createSignInThrottle, type TSignInThrottle } from "./sign-in-throttle";
 
@@ -35,9 +35,9 @@ async function failOn(throttle: TSignInThrottle, account: string, ip: string): P
     await throttle.settled();
     return 0;
   } catch (err) {
-    expect(err).toBeInstanceOf(ControlPlaneError);
-    expect((err as ControlPlaneError).status).toBe(429);
-    return (err as ControlPlaneError).retryAfterSeconds!;
+    expect(err).toBeInstanceOf(ContractError);
+    expect((err as ContractError).status).toBe(429);
+    return (err as ContractError).retryAfterSeconds!;
   }
 }
 

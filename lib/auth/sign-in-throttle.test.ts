@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ControlPlaneError } from "../errors/api-errors";
+import { ContractError } from "../errors/api-errors";
 import { ACCOUNT_BACKOFF, ADDRESS_BACKOFF, addressKey, backoffMs, createSignInThrottle, type TSignInThrottle } from "./sign-in-throttle";
 
 function clock(start = 1_000_000) {
@@ -13,8 +13,8 @@ function tryFail(throttle: TSignInThrottle, account: string, ip: string): number
     throttle.begin(account, ip).failed();
     return 0;
   } catch (err) {
-    expect(err).toBeInstanceOf(ControlPlaneError);
-    const e = err as ControlPlaneError;
+    expect(err).toBeInstanceOf(ContractError);
+    const e = err as ContractError;
     expect([e.status, e.code]).toEqual([429, "throttled"]);
     return e.retryAfterSeconds!;
   }
@@ -95,7 +95,7 @@ describe("sign-in throttle", () => {
         throttle.begin("victim@example.com", ip).abandoned();
         return 0;
       } catch (err) {
-        return (err as ControlPlaneError).retryAfterSeconds! * 1000;
+        return (err as ContractError).retryAfterSeconds! * 1000;
       }
     };
     while (c.now() < end) {

@@ -1,5 +1,5 @@
 import { isIPv6 } from "node:net";
-import { ControlPlaneError } from "../errors";
+import { ContractError } from "../errors";
 import { processSlot } from "../runtime";
 import type { PrismaClient } from "../db";
 import { createSharedBackoff, type TSharedBackoff, type TSharedBackoffView } from "./shared-sign-in-backoff";
@@ -167,9 +167,9 @@ function sharedWait(policy: TBackoff, entry: TSharedBackoffView["address"], now:
   return Math.max(0, entry.lastAt + backoffMs(policy, entry.failures) - now);
 }
 
-function refusal(waitMs: number): ControlPlaneError {
+function refusal(waitMs: number): ContractError {
   const seconds = Math.ceil(waitMs / 1000);
-  return new ControlPlaneError(429, "throttled", `too many failed sign-ins; try again in ${seconds} s`, [], seconds);
+  return new ContractError("throttled", `too many failed sign-ins; try again in ${seconds} s`, [], { retryAfterSeconds: seconds });
 }
 
 /**

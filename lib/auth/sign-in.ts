@@ -81,7 +81,7 @@ async function throttled(throttle: TSignInThrottle, account: string, meta: TMeta
 
 /**
  * Email + password; every failure looks the same to the caller (no account enumeration), the
- * audit log says which it was. The throttle answers first (ControlPlaneError 429 with
+ * audit log says which it was. The throttle answers first (ContractError 429 with
  * retryAfterSeconds), before the database or argon2 is touched.
  */
 export async function signInWithPassword(

@@ -5,7 +5,7 @@ import type { TApiKeyScope } from "./api-key-scopes";
 import type { TPermission } from "./permissions";
 import { registerHandler } from "./route-registry";
 import { verifyApiKey } from "./verify-api-key";
-import { errorResponse, refusalResponse, withPermission, type TRouteContext } from "./with-permission";
+import { refusal, refusalResponse, withPermission, type TRouteContext } from "./with-permission";
 
 /**
  * A control-plane route that a script may also call with an API key holding `scope` (the CLI's
@@ -22,14 +22,9 @@ export function withPermissionOrApiKey(permission: TPermission, scope: TApiKeySc
     if (!auth?.toLowerCase().startsWith("bearer ")) return sessionRoute(req, nextCtx);
     const prisma = getPrisma();
     const verified = await verifyApiKey(prisma, auth.slice(7).trim(), scope);
-    if (!verified.ok)
-      return errorResponse(
-        verified.status,
-        verified.status === 401 ? "unauthenticated" : verified.status === 403 ? "forbidden" : "auth_unavailable",
-        verified.reason,
-      );
+    if (!verified.ok) return refusal(verified.status === 401 ? "unauthenticated" : verified.status === 403 ? "forbidden" : "auth_unavailable", verified.reason);
     const owned = await resolveKeyOwner(prisma, verified.principal.apiKeyId, permission);
-    if (!owned.ok) return errorResponse(owned.status, owned.code, owned.reason);
+    if (!owned.ok) return refusal(owned.code, owned.reason);
     const actor = { userId: owned.owner.userId, label: `api_key:${verified.principal.prefix}`, ip: clientIpOf(req.headers) };
     const principal: TRouteContext["principal"] = {
       kind: "user",

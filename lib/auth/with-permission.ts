@@ -1,6 +1,6 @@
 import { type PrismaClient, getPrisma } from "../db";
 import type { TActor } from "../audit";
-import { ContractError, errorResponse as contractResponse, malformed, type TFieldError } from "../http";
+import { ContractError, errorResponse, malformed, type TErrorCode, type TFieldError, type TStatusOf } from "../http";
 import { busy, isTransactionStartTimeout } from "../errors";
 import { clientIpOf } from "./client-ip";
 import { rolesGrant, type TPermission } from "./permissions";
@@ -20,15 +20,20 @@ type TNextContext = { params: Promise<Record<string, string | string[] | undefin
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** A refusal in the error contract's shape (docs/errors.md). */
-export function errorResponse(status: number, code: string, message: string, fields?: TFieldError[], retryAfterSeconds?: number): Response {
-  return contractResponse(new ContractError(status, code, message, fields, retryAfterSeconds));
+/** A refusal in the error contract's shape (docs/errors.md), its status from its code. */
+export function refusal<C extends TErrorCode>(
+  code: C,
+  message: string,
+  fields?: TFieldError[],
+  opts?: { retryAfterSeconds?: number; status?: TStatusOf<C> },
+): Response {
+  return errorResponse(new ContractError(code, message, fields, opts));
 }
 
 /** A refusal as the API answers it; a transaction that could not start in time is a 503 to retry, not a 500. */
 export function refusalResponse(err: unknown): Response | null {
   const e = isTransactionStartTimeout(err) ? busy() : err;
-  return e instanceof ContractError ? contractResponse(e) : null;
+  return e instanceof ContractError ? errorResponse(e) : null;
 }
 
 export function actorOf(principal: TUserPrincipal, headers: Headers): TActor {
@@ -50,21 +55,21 @@ async function flatParams(ctx: TNextContext | undefined): Promise<Record<string,
 export function withPermission(permission: TPermission, handler: (ctx: TRouteContext) => Promise<Response>) {
   const route = async (req: Request, nextCtx: TNextContext): Promise<Response> => {
     if (!SAFE_METHODS.has(req.method) && !isSameOrigin(req.headers)) {
-      return errorResponse(403, "cross_origin", "state-changing requests must carry this site's Origin header");
+      return refusal("cross_origin", "state-changing requests must carry this site's Origin header");
     }
     const prisma = getPrisma();
     const principal = await resolveSession(prisma, readCookie(req.headers.get("cookie"), SESSION_COOKIE));
-    if (!principal) return errorResponse(401, "unauthenticated", "sign in first");
+    if (!principal) return refusal("unauthenticated", "sign in first");
     if (!rolesGrant(principal.roles, permission)) {
-      return errorResponse(403, "forbidden", `your roles (${principal.roles.join(", ") || "none"}) do not grant ${permission}`);
+      return refusal("forbidden", `your roles (${principal.roles.join(", ") || "none"}) do not grant ${permission}`);
     }
     try {
       return await handler({ req, prisma, principal, actor: actorOf(principal, req.headers), params: await flatParams(nextCtx) });
     } catch (err) {
       const refused = refusalResponse(err);
       if (refused) return refused;
-      const refusal = malformedIdRefusal(err, await flatParams(nextCtx));
-      if (refusal) return refusal;
+      const idRefusal = malformedIdRefusal(err, await flatParams(nextCtx));
+      if (idRefusal) return idRefusal;
       throw err;
     }
   };
@@ -96,7 +101,7 @@ function malformedIdRefusal(err: unknown, params: Record<string, string>): Respo
   if (!bad) return null;
   const [name, value] = bad;
   const shown = value.length > 60 ? `${value.slice(0, 60)}…` : value;
-  return errorResponse(404, "not_found", `nothing has ${name} ${JSON.stringify(shown)}: ${name} must be an id (a UUID)`, [
+  return refusal("not_found", `nothing has ${name} ${JSON.stringify(shown)}: ${name} must be an id (a UUID)`, [
     { path: name, message: "must be an id (a UUID)" },
   ]);
 }

@@ -1,7 +1,7 @@
 import { parseFactorList, type TFactorList } from "../../router-core/index";
 import type { Prisma, PrismaClient, Provider, ProviderAdapter } from "../db";
 import { type TActor, canonicalJson } from "../audit";
-import { ControlPlaneError, invalid, type TFieldError } from "../errors";
+import { ContractError, invalid, type TFieldError } from "../errors";
 import { createFactorListDraft, submitFactorList } from "../controlplane";
 import { adapterOf, limitsOf, operationOf, providerOf } from "./catalog-rows";
 import { operationComplianceReasons, providerComplianceReasons } from "./catalog-helpers";
@@ -34,7 +34,7 @@ export type TBundleChange = {
   detail: string;
   /** A change that clears a credential or zeroes a cost says so. */
   warnings?: string[];
-  refusal?: { status: ControlPlaneError["status"]; code: string; fields: TFieldError[] };
+  refusal?: { status: ContractError["status"]; code: ContractError["code"]; fields: TFieldError[] };
 };
 
 export type TApplyResult = { dryRun: boolean; changes: TBundleChange[]; summary: string };
@@ -285,12 +285,11 @@ class RollBack extends Error {
 }
 
 /** The bundle's refusal: the first refused change's status and code, every refused change in the message and fields. */
-function refusalOf(changes: TBundleChange[]): ControlPlaneError {
+function refusalOf(changes: TBundleChange[]): ContractError {
   const refused = changes.filter((c) => c.effect === "refused");
   const first = refused[0]!.refusal!;
   const message = `the bundle was not applied and nothing was written: ${refused.map((c) => `${c.target}: ${c.detail}`).join("; ")}`;
-  return new ControlPlaneError(
-    first.status,
+  return new ContractError(
     first.code,
     message,
     refused.flatMap((c) => c.refusal!.fields),
@@ -318,7 +317,7 @@ async function step(tx: Prisma.TransactionClient, change: TBundleChange | undefi
     await write();
     await tx.$executeRawUnsafe("release savepoint bundle_change");
   } catch (err) {
-    if (!(err instanceof ControlPlaneError)) throw err;
+    if (!(err instanceof ContractError)) throw err;
     await tx.$executeRawUnsafe("rollback to savepoint bundle_change");
     change.effect = "refused";
     change.detail = err.message;

@@ -1,6 +1,6 @@
 import type { Prisma, PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError, invalid, notFound, parseInput } from "../errors";
+import { ContractError, invalid, notFound, parseInput } from "../errors";
 import { notifyComplianceApproved } from "../notify";
 import { adapterOf } from "./catalog-rows";
 import { changeSummary, lockOperation, lockProvider, writeOperation, writeProvider } from "./catalog-helpers";
@@ -12,7 +12,7 @@ async function lockChange(tx: Prisma.TransactionClient, id: string) {
   await tx.$queryRaw`select id from catalog_change where id = ${id}::uuid for update`;
   const change = await tx.catalogChange.findUnique({ where: { id } });
   if (!change) throw notFound("catalogue change", id);
-  if (change.status !== "pending") throw new ControlPlaneError(409, "invalid_state", `the change is ${change.status}, not pending`);
+  if (change.status !== "pending") throw new ContractError("invalid_state", `the change is ${change.status}, not pending`);
   return change;
 }
 
@@ -25,13 +25,12 @@ async function lockChange(tx: Prisma.TransactionClient, id: string) {
 export async function approveCatalogChange(prisma: PrismaClient, actor: TActor, id: string, comment: string) {
   return prisma.$transaction(async (tx) => {
     const change = await lockChange(tx, id);
-    if (!actor.userId) throw new ControlPlaneError(403, "forbidden", "only a signed-in user can approve");
+    if (!actor.userId) throw new ContractError("forbidden", "only a signed-in user can approve");
     if (change.requestedById === actor.userId)
-      throw new ControlPlaneError(403, "four_eyes", "you asked for this change; someone else in the compliance role must approve it");
+      throw new ContractError("four_eyes", "you asked for this change; someone else in the compliance role must approve it");
     const stale = (version: number) => {
       if (change.baseVersion !== null && change.baseVersion !== version) {
-        throw new ControlPlaneError(
-          409,
+        throw new ContractError(
           "stale_change",
           `${change.targetType} ${change.targetKey} changed since this was requested (version ${change.baseVersion} → ${version}); ask for it again`,
         );

@@ -1,7 +1,7 @@
 import { stringify } from "yaml";
 import { z } from "zod";
 import { decodeYamlText, locateYamlPath } from "../../router-core/index";
-import { ControlPlaneError, invalid, type TFieldError } from "../errors";
+import { ContractError, invalid, type TFieldError } from "../errors";
 import { patchOf, ZAdapter, ZCatalogKey, ZGatewayLimits, ZOperation, ZProvider } from "./schemas";
 import { ZBundleChannel } from "./bundle-notifications";
 
@@ -61,8 +61,7 @@ export function parseBundle(text: string): TBundle {
   const decoded = decodeYamlText(text);
   if (!decoded.ok) {
     const fields = decoded.errors.map((e) => ({ path: "", message: e.message.replace(/^factor list/, "the bundle") }));
-    throw new ControlPlaneError(
-      400,
+    throw new ContractError(
       "malformed",
       fields.length === 1 && /^the bundle/.test(fields[0]!.message) ? fields[0]!.message : "the bundle is not valid YAML or JSON",
       fields,

@@ -1,6 +1,6 @@
 import { type CatalogChange, type Prisma, type Provider, notifyConfigChange } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError, invalid, notFound } from "../errors";
+import { ContractError, invalid, notFound } from "../errors";
 import { operationData, operationOf, providerData, providerOf, sameRequirements, sameSet } from "./catalog-rows";
 import { describePolicies, policiesNamingProvider, policiesOfOperation } from "./policies-naming";
 import type { TAdapter, TOperation, TProvider } from "./schemas";
@@ -49,8 +49,7 @@ const list = (xs: readonly string[]) => (xs.length > 0 ? `[${xs.join(", ")}]` : 
 export async function refuseIfNamed(tx: TTx, key: string, doing: "disable" | "rename" | "delete"): Promise<void> {
   const refs = await policiesNamingProvider(tx, key);
   if (refs.length === 0) return;
-  throw new ControlPlaneError(
-    409,
+  throw new ContractError(
     "provider_in_use",
     `cannot ${doing} provider ${key}: ${refs.length === 1 ? "the policy" : "the policies"} ${describePolicies(refs)} ${refs.length === 1 ? "names" : "name"} it; activate versions without it first`,
     [{ path: doing === "rename" ? "key" : doing === "disable" ? "enabled" : "key", message: `named by ${describePolicies(refs)}` }],
@@ -60,7 +59,7 @@ export async function refuseIfNamed(tx: TTx, key: string, doing: "disable" | "re
 export async function refuseIfOperationLive(tx: TTx, key: string, doing: string): Promise<void> {
   const refs = await policiesOfOperation(tx, key);
   if (refs.length === 0) return;
-  throw new ControlPlaneError(409, "operation_in_use", `cannot ${doing} operation ${key}: ${describePolicies(refs)} routes it`, [
+  throw new ContractError("operation_in_use", `cannot ${doing} operation ${key}: ${describePolicies(refs)} routes it`, [
     { path: "enabled", message: `live policies: ${describePolicies(refs)}` },
   ]);
 }

@@ -1,6 +1,6 @@
 import { type PrismaClient, notifyConfigChange } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError } from "../errors";
+import { ContractError } from "../errors";
 import { operationData } from "./catalog-rows";
 import type { TOperation } from "./schemas";
 
@@ -11,7 +11,7 @@ import type { TOperation } from "./schemas";
 export async function createOperation(prisma: PrismaClient, actor: TActor, input: TOperation) {
   return prisma.$transaction(async (tx) => {
     if (await tx.operation.findUnique({ where: { key: input.key }, select: { key: true } })) {
-      throw new ControlPlaneError(409, "already_exists", `operation ${input.key} already exists`, [
+      throw new ContractError("already_exists", `operation ${input.key} already exists`, [
         { path: "key", message: `an operation ${input.key} already exists` },
       ]);
     }

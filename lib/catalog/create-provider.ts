@@ -1,6 +1,6 @@
 import { type PrismaClient, notifyConfigChange } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError, invalid } from "../errors";
+import { ContractError, invalid } from "../errors";
 import { providerData } from "./catalog-rows";
 import type { TProvider } from "./schemas";
 import { credentialRefErrors } from "./security-review";
@@ -17,9 +17,7 @@ export async function createProvider(prisma: PrismaClient, actor: TActor, input:
   if (refused.length > 0) throw invalid(refused, "the credential reference is outside the secrets namespace");
   return prisma.$transaction(async (tx) => {
     if (await tx.provider.findUnique({ where: { key: input.key }, select: { key: true } })) {
-      throw new ControlPlaneError(409, "already_exists", `provider ${input.key} already exists`, [
-        { path: "key", message: `a provider ${input.key} already exists` },
-      ]);
+      throw new ContractError("already_exists", `provider ${input.key} already exists`, [{ path: "key", message: `a provider ${input.key} already exists` }]);
     }
     const row = await tx.provider.create({ data: providerData(input) });
     await appendAudit(tx, actor, { action: "catalog.provider.create", targetType: "provider", targetId: row.key, after: { ...input, version: row.version } });

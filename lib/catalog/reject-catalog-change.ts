@@ -1,6 +1,6 @@
 import type { PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError, invalid, notFound } from "../errors";
+import { ContractError, invalid, notFound } from "../errors";
 import { changeSummary } from "./catalog-helpers";
 
 /** Compliance rejects a held change, with a comment saying why; nothing applies. */
@@ -10,7 +10,7 @@ export async function rejectCatalogChange(prisma: PrismaClient, actor: TActor, i
     await tx.$queryRaw`select id from catalog_change where id = ${id}::uuid for update`;
     const change = await tx.catalogChange.findUnique({ where: { id } });
     if (!change) throw notFound("catalogue change", id);
-    if (change.status !== "pending") throw new ControlPlaneError(409, "invalid_state", `the change is ${change.status}, not pending`);
+    if (change.status !== "pending") throw new ContractError("invalid_state", `the change is ${change.status}, not pending`);
     const after = await tx.catalogChange.update({
       where: { id },
       data: { status: "rejected", decidedById: actor.userId, decidedBy: actor.label, decidedAt: new Date(), comment },

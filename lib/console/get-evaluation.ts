@@ -1,5 +1,5 @@
 import "server-only";
-import { ControlPlaneError } from "@/lib/errors";
+import { ContractError } from "@/lib/errors";
 import { getReplay } from "@/lib/replay";
 import { DEFAULT_SEED, evaluationKey, evaluationView, queueEvaluation } from "./evaluation-jobs";
 import { LISTING_1_SOURCE, loadEvaluationSource } from "./evaluation-sources";
@@ -15,8 +15,7 @@ import type { TEvaluationView } from "./evaluation-types";
  */
 export async function getEvaluation(sourceKey: string, opts: { canRun: boolean }): Promise<TEvaluationView> {
   const loaded = await loadEvaluationSource(sourceKey);
-  if (!loaded)
-    throw new ControlPlaneError(404, "not_found", `no factor-list version ${sourceKey}`, [{ path: "version", message: `unknown version "${sourceKey}"` }]);
+  if (!loaded) throw new ContractError("not_found", `no factor-list version ${sourceKey}`, [{ path: "version", message: `unknown version "${sourceKey}"` }]);
   if (opts.canRun && loaded.source.key === LISTING_1_SOURCE.key && "factorList" in loaded && getReplay(evaluationKey(LISTING_1_SOURCE.key)).latest === null) {
     queueEvaluation(loaded.source, loaded.factorList, DEFAULT_SEED, "reference run (first view)");
   }

@@ -1,5 +1,5 @@
 import "server-only";
-import { ControlPlaneError } from "@/lib/errors";
+import { ContractError } from "@/lib/errors";
 import { getFactorListVersion, reviewStanding, weakeningsAgainstActive } from "@/lib/controlplane";
 import { getPrisma } from "@/lib/db";
 import type { TViewer } from "./get-viewer";
@@ -19,7 +19,7 @@ export async function getVersionDetail(id: string, viewer: TViewer) {
   try {
     data = await getFactorListVersion(prisma, id);
   } catch (err) {
-    if (err instanceof ControlPlaneError && err.status === 404) return null;
+    if (err instanceof ContractError && err.status === 404) return null;
     throw err;
   }
   const { version: v, diff } = data;

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { ControlPlaneError, invalid, parseInput } from "@/lib/errors";
+import { ContractError, invalid, parseInput } from "@/lib/errors";
 import { ReplayBusyError } from "@/lib/replay";
 import { evaluationView, queueEvaluation } from "./evaluation-jobs";
 import { loadEvaluationSource } from "./evaluation-sources";
@@ -26,7 +26,7 @@ export async function requestEvaluation(input: unknown, requestedBy: string): Pr
     const { started } = queueEvaluation(loaded.source, loaded.factorList, req.seed, requestedBy);
     return { view: evaluationView(loaded.source), started };
   } catch (err) {
-    if (err instanceof ReplayBusyError) throw new ControlPlaneError(409, "busy", err.message);
+    if (err instanceof ReplayBusyError) throw new ContractError("busy", err.message, undefined, { status: 409 });
     throw err;
   }
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { ControlPlaneError, invalid, parseInput } from "@/lib/errors";
+import { ContractError, invalid, parseInput } from "@/lib/errors";
 import { getPrisma } from "@/lib/db";
 import { loadRecordedTraffic, fingerprintOf, getReplay, ReplayBusyError, startReplay } from "@/lib/replay";
 import { parseFactorList } from "@/router-core/policy/codec";
@@ -115,7 +115,7 @@ export async function requestWhatIf(input: unknown, requestedBy: string): Promis
   try {
     startReplay(t.key, t.fingerprint, { kind: "what-if", factorList: t.factorList, recorded, seed: 1, active: t.active ?? undefined }, requestedBy, 1);
   } catch (err) {
-    if (err instanceof ReplayBusyError) throw new ControlPlaneError(409, "busy", err.message);
+    if (err instanceof ReplayBusyError) throw new ContractError("busy", err.message, undefined, { status: 409 });
     throw err;
   }
   notes.delete(t.key);

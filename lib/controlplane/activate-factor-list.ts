@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type PrismaClient, notifyConfigChange } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError, invalid } from "../errors";
+import { ContractError, invalid } from "../errors";
 import { notifyPolicyActivated } from "../notify";
 import { authorsOf, diffAgainstActive, liveApprovals, lockVersion, requireStatus, versionSummary, weakeningsAgainstActive } from "./factor-list-helpers";
 import { movePolicyPointer } from "./policy-pointer";
@@ -22,14 +22,13 @@ export async function activateFactorList(prisma: PrismaClient, actor: TActor, id
     requireStatus(before, ["approved", "shadow"], "activate");
     if (actor.userId && (await authorsOf(tx, before)).has(actor.userId)) {
       // Otherwise an author who is also an approver could put their own change live once others approved it.
-      throw new ControlPlaneError(403, "four_eyes", "you wrote or edited this version; someone else must activate it");
+      throw new ContractError("four_eyes", "you wrote or edited this version; someone else must activate it");
     }
     const diff = await diffAgainstActive(tx, before);
     if (diff.complianceRelevant && !(await liveApprovals(tx, id)).compliance) {
       // The active version moved since approval and this version now changes gates or
       // regional rules relative to it: it needs compliance's review before it can go live.
-      throw new ControlPlaneError(
-        409,
+      throw new ContractError(
         "needs_compliance_approval",
         "compared with the active version this changes gates or regional rules, which needs a compliance approval",
       );

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Prisma, PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError } from "../errors";
+import { ContractError } from "../errors";
 import { notifyComplianceApproved } from "../notify";
 import { authorsOf, diffAgainstActive, liveApprovals, lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
 
@@ -24,12 +24,12 @@ export async function approveFactorList(prisma: PrismaClient, actor: TActor, id:
   return prisma.$transaction(async (tx) => {
     const before = await lockVersion(tx, id);
     requireStatus(before, ["in_review"], "approve");
-    if (!actor.userId) throw new ControlPlaneError(403, "forbidden", "only a signed-in user can approve");
+    if (!actor.userId) throw new ContractError("forbidden", "only a signed-in user can approve");
     if ((await authorsOf(tx, before)).has(actor.userId)) {
-      throw new ControlPlaneError(403, "four_eyes", "you wrote or edited this version; someone else must approve it");
+      throw new ContractError("four_eyes", "you wrote or edited this version; someone else must approve it");
     }
     const existing = await tx.factorListReview.findFirst({ where: { versionId: id, reviewerId: actor.userId, revokedAt: null } });
-    if (existing) throw new ControlPlaneError(409, "already_reviewed", `you already reviewed this version (as ${existing.capacity})`);
+    if (existing) throw new ContractError("already_reviewed", `you already reviewed this version (as ${existing.capacity})`);
     await tx.factorListReview.create({ data: { versionId: id, reviewerId: actor.userId, decision: "approved", capacity, comment } });
 
     const diff = await diffAgainstActive(tx, before);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
 import { hashPassword, verifyPassword, withPasswordSlot, ZNewPassword, refuseWeakPassword } from "../auth";
-import { ControlPlaneError, invalid, notFound } from "../errors";
+import { ContractError, invalid, notFound } from "../errors";
 
 export const ZChangeOwnPasswordBody = z.strictObject({
   currentPassword: z.string().min(1, "type your current password").max(1000),
@@ -21,12 +21,13 @@ export async function changeOwnPassword(
   body: z.output<typeof ZChangeOwnPasswordBody>,
   now = new Date(),
 ) {
-  if (!actor.userId) throw new ControlPlaneError(403, "forbidden", "only a signed-in person has a password to change");
+  if (!actor.userId) throw new ContractError("forbidden", "only a signed-in person has a password to change");
   const user = await prisma.user.findUnique({ where: { id: actor.userId }, select: { id: true, email: true, name: true, passwordHash: true } });
   if (!user) throw notFound("user", actor.userId);
   const current = user.passwordHash;
   const ok = current !== null && (await withPasswordSlot(() => verifyPassword(current, body.currentPassword)));
-  if (!ok) throw new ControlPlaneError(403, "invalid_credentials", "the current password is wrong", [{ path: "currentPassword", message: "wrong password" }]);
+  if (!ok)
+    throw new ContractError("invalid_credentials", "the current password is wrong", [{ path: "currentPassword", message: "wrong password" }], { status: 403 });
   if (body.newPassword === body.currentPassword) throw invalid([{ path: "newPassword", message: "choose a password different from the current one" }]);
   refuseWeakPassword(body.newPassword, { email: user.email, name: user.name }, "newPassword");
   const passwordHash = await withPasswordSlot(() => hashPassword(body.newPassword));

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError, notFound } from "../errors";
+import { ContractError, notFound } from "../errors";
 import { lockUserRoles, refuseOwnRoles } from "./user-role-helpers";
 
 export const ZDecideRoleGrantBody = z.strictObject({ reason: z.string().max(2000).optional() });
@@ -21,10 +21,10 @@ export async function confirmRoleGrant(
     await lockUserRoles(tx);
     const grant = await tx.roleGrant.findUnique({ where: { id: grantId } });
     if (!grant) throw notFound("role grant", grantId);
-    if (grant.status !== "pending") throw new ControlPlaneError(409, "grant_not_pending", `this grant is ${grant.status}, not pending`);
+    if (grant.status !== "pending") throw new ContractError("grant_not_pending", `this grant is ${grant.status}, not pending`);
     refuseOwnRoles(actor, grant.userId);
     if (!actor.userId || actor.userId === grant.requestedById) {
-      throw new ControlPlaneError(403, "four_eyes", "you asked for this grant; another admin must confirm it");
+      throw new ContractError("four_eyes", "you asked for this grant; another admin must confirm it");
     }
     const before = await tx.user.findUniqueOrThrow({ where: { id: grant.userId }, omit: { passwordHash: true } });
     const user = await tx.user.update({

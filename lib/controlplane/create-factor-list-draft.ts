@@ -1,6 +1,6 @@
 import type { Prisma, PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError, isUniqueViolation } from "../errors";
+import { ContractError, isUniqueViolation } from "../errors";
 import { nextVersionNumber, versionSummary } from "./factor-list-helpers";
 import { validateFactorList, type TFactorListSource } from "./factor-list-input";
 
@@ -31,7 +31,7 @@ export async function createFactorListDraft(prisma: PrismaClient, actor: TActor,
       return created;
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ControlPlaneError(409, "conflict", "another version of this operation was created at the same moment; retry");
+    if (isUniqueViolation(err)) throw new ContractError("conflict", "another version of this operation was created at the same moment; retry");
     throw err;
   }
 }

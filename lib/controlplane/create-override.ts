@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { TFactorList } from "../../router-core/index";
 import { type Prisma, type PrismaClient, notifyConfigChange } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError, invalid, type TFieldError } from "../errors";
+import { ContractError, invalid, type TFieldError } from "../errors";
 import { notifyOverride } from "../notify";
 import { DEFAULT_PIN_MAX_EXPIRY_HOURS, type TOverrideLimits } from "./override-limits";
 
@@ -119,7 +119,7 @@ export async function createOverride(prisma: PrismaClient, actor: TActor, body: 
         OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
       },
     });
-    if (clash) throw new ControlPlaneError(409, "override_exists", `an active ${body.kind} for this scope already exists (${clash.id}); end it first`);
+    if (clash) throw new ContractError("override_exists", `an active ${body.kind} for this scope already exists (${clash.id}); end it first`);
 
     const created = await tx.override.create({
       data: { kind: body.kind, operationKey, region, providerKey, reason: body.reason, createdById: actor.userId, createdAt: now, expiresAt: expires },

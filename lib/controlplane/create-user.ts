@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
 import { hashPassword, ZNewPassword, refuseWeakPassword, ROLES } from "../auth";
-import { ControlPlaneError, isUniqueViolation } from "../errors";
+import { ContractError, isUniqueViolation } from "../errors";
 import { countAdmins, lockUserRoles, splitGrant } from "./user-role-helpers";
 
 export const ZCreateUserBody = z.strictObject({
@@ -55,7 +55,7 @@ export async function createUser(prisma: PrismaClient, actor: TActor, body: z.ou
       return { user, pendingGrant: pending ? grant : null };
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ControlPlaneError(409, "email_taken", `a user with email ${body.email} already exists`);
+    if (isUniqueViolation(err)) throw new ContractError("email_taken", `a user with email ${body.email} already exists`);
     throw err;
   }
 }

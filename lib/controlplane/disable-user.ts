@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError, notFound } from "../errors";
+import { ContractError, notFound } from "../errors";
 import { countAdmins, lockUserRoles } from "./user-role-helpers";
 
 export const ZDisableUserBody = z.strictObject({ reason: z.string().max(2000).optional() });
@@ -14,14 +14,14 @@ export const ZDisableUserBody = z.strictObject({ reason: z.string().max(2000).op
  * page list them, for an admin to rotate. Not oneself, and not the last admin.
  */
 export async function disableUser(prisma: PrismaClient, actor: TActor, id: string, body: z.output<typeof ZDisableUserBody>, now = new Date()) {
-  if (actor.userId === id) throw new ControlPlaneError(403, "own_account", "nobody disables their own account: ask another admin");
+  if (actor.userId === id) throw new ContractError("own_account", "nobody disables their own account: ask another admin");
   return prisma.$transaction(async (tx) => {
     await lockUserRoles(tx);
     const user = await tx.user.findUnique({ where: { id }, select: { id: true, email: true, roles: true, disabledAt: true, demo: true } });
     if (!user) throw notFound("user", id);
-    if (user.disabledAt) throw new ControlPlaneError(409, "invalid_state", `${user.email} is already disabled`);
+    if (user.disabledAt) throw new ContractError("invalid_state", `${user.email} is already disabled`);
     if (user.roles.includes("admin") && !user.demo && (await countAdmins(tx)) <= 1) {
-      throw new ControlPlaneError(409, "last_admin", "this is the last admin; make someone else admin first");
+      throw new ContractError("last_admin", "this is the last admin; make someone else admin first");
     }
     await tx.user.update({ where: { id }, data: { disabledAt: now } });
     const sessions = await tx.session.updateMany({ where: { userId: id, revokedAt: null, expiresAt: { gt: now } }, data: { revokedAt: now } });

@@ -1,6 +1,6 @@
 import type { PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError, notFound } from "../errors";
+import { ContractError, notFound } from "../errors";
 import { lockUserRoles } from "./user-role-helpers";
 
 /**
@@ -12,7 +12,7 @@ export async function enableUser(prisma: PrismaClient, actor: TActor, id: string
     await lockUserRoles(tx);
     const user = await tx.user.findUnique({ where: { id }, select: { email: true, disabledAt: true } });
     if (!user) throw notFound("user", id);
-    if (!user.disabledAt) throw new ControlPlaneError(409, "invalid_state", `${user.email} is not disabled`);
+    if (!user.disabledAt) throw new ContractError("invalid_state", `${user.email} is not disabled`);
     await tx.user.update({ where: { id }, data: { disabledAt: null } });
     await appendAudit(
       tx,

@@ -1,6 +1,6 @@
 import { complianceWeakenings, diffFactorLists, type TComplianceWeakening, type TFactorList, type TPolicyDiff } from "../../router-core/index";
 import type { FactorListVersion, Prisma } from "../db";
-import { ControlPlaneError, notFound } from "../errors";
+import { ContractError, notFound } from "../errors";
 
 /**
  * Locks one version row for the rest of the transaction, so two reviewers or an editor and a
@@ -28,8 +28,7 @@ export async function authorsOf(tx: Prisma.TransactionClient, version: Pick<Fact
 
 export function requireStatus(version: FactorListVersion, allowed: readonly FactorListVersion["status"][], doing: string): void {
   if (!allowed.includes(version.status)) {
-    throw new ControlPlaneError(
-      409,
+    throw new ContractError(
       "invalid_state",
       `cannot ${doing} version ${version.version} of ${version.operationKey}: it is ${version.status} (needs ${allowed.join(" or ")})`,
     );

@@ -7,7 +7,7 @@ import { approveFactorList } from "./approve-factor-list";
 import { readFileSync } from "node:fs";
 import { createFactorListDraft } from "./create-factor-list-draft";
 import { endShadow } from "./end-shadow";
-import { ControlPlaneError } from "../errors/api-errors";
+import { ContractError } from "../errors/api-errors";
 import { getFactorListVersion } from "./get-factor-list-version";
 import { rejectFactorList } from "./reject-factor-list";
 import { rollbackFactorList } from "./rollback-factor-list";
@@ -273,7 +273,7 @@ describe("concurrent activation", () => {
       const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
       expect(won).toHaveLength(1);
       expect(lost).toHaveLength(1);
-      expect((lost[0]!.reason as ControlPlaneError).status).toBe(409);
+      expect((lost[0]!.reason as ContractError).status).toBe(409);
       const { pointer, active } = await activeVersionOf();
       expect(active).toHaveLength(1);
       expect(pointer).toBe(active[0]!.id);

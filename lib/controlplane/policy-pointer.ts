@@ -1,5 +1,5 @@
 import type { Prisma } from "../db";
-import { ControlPlaneError, isUniqueViolation } from "../errors";
+import { ContractError, isUniqueViolation } from "../errors";
 
 export type TPointerChange = { activeVersionId?: string | null; shadowVersionId?: string | null };
 
@@ -30,5 +30,5 @@ export async function movePolicyPointer(tx: Prisma.TransactionClient, operationK
 }
 
 function conflict(operationKey: string) {
-  return new ControlPlaneError(409, "policy_conflict", `the policy of ${operationKey} changed while you were acting on it; reload and try again`);
+  return new ContractError("policy_conflict", `the policy of ${operationKey} changed while you were acting on it; reload and try again`);
 }

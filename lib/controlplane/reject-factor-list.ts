@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError } from "../errors";
+import { ContractError } from "../errors";
 import { lockVersion, requireStatus, versionSummary } from "./factor-list-helpers";
 
 export const ZRejectBody = z.strictObject({ comment: z.string().trim().min(1, "say why the version is rejected").max(2000) });
@@ -11,7 +11,7 @@ export async function rejectFactorList(prisma: PrismaClient, actor: TActor, id: 
   return prisma.$transaction(async (tx) => {
     const before = await lockVersion(tx, id);
     requireStatus(before, ["in_review"], "reject");
-    if (!actor.userId) throw new ControlPlaneError(403, "forbidden", "only a signed-in user can reject");
+    if (!actor.userId) throw new ContractError("forbidden", "only a signed-in user can reject");
     await tx.factorListReview.create({ data: { versionId: id, reviewerId: actor.userId, decision: "rejected", capacity, comment } });
     const after = await tx.factorListVersion.update({ where: { id }, data: { status: "rejected" } });
     await appendAudit(tx, actor, {

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
 import type { ZDecideRoleGrantBody } from "./confirm-role-grant";
-import { ControlPlaneError, notFound } from "../errors";
+import { ContractError, notFound } from "../errors";
 import { lockUserRoles } from "./user-role-helpers";
 
 /** An admin turns a pending grant down (the one who asked may withdraw it); the user's roles stay as they are. */
@@ -17,7 +17,7 @@ export async function rejectRoleGrant(
     await lockUserRoles(tx);
     const grant = await tx.roleGrant.findUnique({ where: { id: grantId } });
     if (!grant) throw notFound("role grant", grantId);
-    if (grant.status !== "pending") throw new ControlPlaneError(409, "grant_not_pending", `this grant is ${grant.status}, not pending`);
+    if (grant.status !== "pending") throw new ContractError("grant_not_pending", `this grant is ${grant.status}, not pending`);
     const decided = await tx.roleGrant.update({ where: { id: grantId }, data: { status: "rejected", decidedById: actor.userId, decidedAt: now } });
     await appendAudit(
       tx,

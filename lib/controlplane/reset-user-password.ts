@@ -2,14 +2,13 @@ import { z } from "zod";
 import type { PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
 import { hashPassword, withPasswordSlot, ZNewPassword, refuseWeakPassword, type TRole } from "../auth";
-import { ControlPlaneError, notFound } from "../errors";
+import { ContractError, notFound } from "../errors";
 import { PRIVILEGED_ROLES, lockUserRoles } from "./user-role-helpers";
 
 function refusePrivileged(user: { email: string; roles: TRole[] }): void {
   const privileged = user.roles.filter((r) => PRIVILEGED_ROLES.includes(r));
   if (privileged.length === 0) return;
-  throw new ControlPlaneError(
-    403,
+  throw new ContractError(
     "privileged_reset",
     `${user.email} holds ${privileged.join(", ")}: take those roles away first (a second admin confirms giving them back), so no admin can act as a reviewer`,
   );
@@ -28,7 +27,7 @@ export const ZResetPasswordBody = z.strictObject({
  * roles away first applies at once; giving them back takes a second admin (role grants).
  */
 export async function resetUserPassword(prisma: PrismaClient, actor: TActor, id: string, body: z.output<typeof ZResetPasswordBody>, now = new Date()) {
-  if (actor.userId === id) throw new ControlPlaneError(403, "own_account", "change your own password with your current one, not by a reset");
+  if (actor.userId === id) throw new ContractError("own_account", "change your own password with your current one, not by a reset");
   const user = await prisma.user.findUnique({ where: { id }, select: { id: true, email: true, name: true, roles: true } });
   if (!user) throw notFound("user", id);
   refusePrivileged(user);

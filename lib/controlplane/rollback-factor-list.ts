@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type Prisma, type PrismaClient, notifyConfigChange } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError, isUniqueViolation, notFound } from "../errors";
+import { ContractError, isUniqueViolation, notFound } from "../errors";
 import { notifyPolicyActivated } from "../notify";
 import { nextVersionNumber, versionSummary } from "./factor-list-helpers";
 import { movePolicyPointer } from "./policy-pointer";
@@ -23,8 +23,8 @@ export async function rollbackFactorList(prisma: PrismaClient, actor: TActor, ta
       const target = await tx.factorListVersion.findUnique({ where: { id: targetId } });
       if (!target) throw notFound("factor-list version", targetId);
       if (!target.activatedAt)
-        throw new ControlPlaneError(409, "never_active", `version ${target.version} was never active; only previously active versions can be rolled back to`);
-      if (target.status === "active") throw new ControlPlaneError(409, "already_active", `version ${target.version} is the active version`);
+        throw new ContractError("never_active", `version ${target.version} was never active; only previously active versions can be rolled back to`);
+      if (target.status === "active") throw new ContractError("already_active", `version ${target.version} is the active version`);
       const created = await tx.factorListVersion.create({
         data: {
           operationKey: target.operationKey,
@@ -62,7 +62,7 @@ export async function rollbackFactorList(prisma: PrismaClient, actor: TActor, ta
       return after;
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ControlPlaneError(409, "conflict", "another change to this operation's versions happened at the same moment; retry");
+    if (isUniqueViolation(err)) throw new ContractError("conflict", "another change to this operation's versions happened at the same moment; retry");
     throw err;
   }
 }

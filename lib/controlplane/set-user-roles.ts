@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
 import { ROLES } from "../auth";
-import { ControlPlaneError, notFound } from "../errors";
+import { ContractError, notFound } from "../errors";
 import { countAdmins, lockUserRoles, refuseOwnRoles, splitGrant } from "./user-role-helpers";
 
 export const ZSetUserRolesBody = z.strictObject({
@@ -27,7 +27,7 @@ export async function setUserRoles(prisma: PrismaClient, actor: TActor, id: stri
     const singleAdmin = admins < 2;
     const split = splitGrant(before.roles, body.roles, !singleAdmin);
     if (before.roles.includes("admin") && !split.now.includes("admin") && admins <= 1 && !before.demo) {
-      throw new ControlPlaneError(409, "last_admin", "this is the last admin; make someone else admin first");
+      throw new ContractError("last_admin", "this is the last admin; make someone else admin first");
     }
     // A later change for the same user replaces a grant still waiting: the newest request is the one to confirm.
     const superseded = await tx.roleGrant.updateMany({

@@ -1,7 +1,7 @@
 import type { Prisma } from "../db";
 import type { TActor } from "../audit";
 import { isDemoMode, type TRole } from "../auth";
-import { ControlPlaneError } from "../errors";
+import { ContractError } from "../errors";
 
 /**
  * Roles that put policy live or hand out roles: with two or more admins, granting one takes a
@@ -21,7 +21,7 @@ export function countAdmins(tx: Prisma.TransactionClient): Promise<number> {
 
 export function refuseOwnRoles(actor: TActor, userId: string): void {
   if (actor.userId !== null && actor.userId === userId) {
-    throw new ControlPlaneError(403, "own_roles", "nobody changes their own roles: ask another admin");
+    throw new ContractError("own_roles", "nobody changes their own roles: ask another admin");
   }
 }
 

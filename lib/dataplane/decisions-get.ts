@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { z } from "zod";
-import { operationDenied, type TAuthenticator, HttpError, malformed, sendJson, registerEndpoint, ZErrorBody, type TRouteHandler } from "../edge";
+import { operationDenied, type TAuthenticator, ContractError, malformed, sendJson, registerEndpoint, ZErrorBody, type TRouteHandler } from "../edge";
 import { isUuid } from "./decision-id";
 import { readDecisionRecord } from "./decision-log/lookup";
 import type { TDecisionReadStore } from "./decision-log/store";
@@ -84,12 +84,12 @@ export function createGetDecisionHandler(pool: pg.Pool, authenticate: TAuthentic
       [record, outcomes] = await Promise.all([readDecisionRecord(pool, id, reads), readOutcomes(pool, id)]);
     } catch (err) {
       if ((err as { severity?: unknown }).severity === undefined) {
-        throw new HttpError(503, "database_unavailable", "the decision log is unreachable right now; decide keeps answering and spools records");
+        throw new ContractError("database_unavailable", "the decision log is unreachable right now; decide keeps answering and spools records");
       }
       throw err;
     }
     // A decision of an operation the key may not use is answered as absent: a 403 would confirm it exists.
-    if (!record || operationDenied(auth.principal, String(record.operation))) throw new HttpError(404, "decision_not_found", `no decision ${id}`, "id");
+    if (!record || operationDenied(auth.principal, String(record.operation))) throw new ContractError("decision_not_found", `no decision ${id}`, "id");
     sendJson(res, 200, { ...record, outcomes });
   };
 }

@@ -1,4 +1,4 @@
-import { isDemoMode, errorResponse } from "../auth";
+import { isDemoMode, refusal } from "../auth";
 
 /**
  * Chaos exists only in demo mode (embedded database on loopback, simulated traffic). Outside it
@@ -6,6 +6,6 @@ import { isDemoMode, errorResponse } from "../auth";
  * not running, and a production console must not offer them.
  */
 export function demoOnly(handler: () => Promise<Response>): Promise<Response> {
-  if (!isDemoMode()) return Promise.resolve(errorResponse(404, "not_demo_mode", "fault injection exists only in demo mode (npm start without DATABASE_URL)"));
+  if (!isDemoMode()) return Promise.resolve(refusal("not_demo_mode", "fault injection exists only in demo mode (npm start without DATABASE_URL)"));
   return handler();
 }

@@ -1,6 +1,6 @@
 import type { PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError } from "../errors";
+import { ContractError } from "../errors";
 import { defaultMagnitude, type TInjectFault } from "./fault-model";
 import { toFault, type TFaultRow } from "./to-fault";
 
@@ -11,13 +11,9 @@ import { toFault, type TFaultRow } from "./to-fault";
 export async function injectFault(prisma: PrismaClient, actor: TActor, input: TInjectFault, now = new Date()): Promise<TFaultRow> {
   return prisma.$transaction(async (tx) => {
     const provider = await tx.provider.findUnique({ where: { key: input.provider } });
-    if (!provider) throw new ControlPlaneError(404, "unknown_provider", `no provider "${input.provider}"`);
+    if (!provider) throw new ContractError("unknown_provider", `no provider "${input.provider}"`);
     if (!provider.supportedRegions.includes(input.region)) {
-      throw new ControlPlaneError(
-        422,
-        "region_not_served",
-        `${input.provider} does not serve ${input.region} (it serves ${provider.supportedRegions.join(", ")})`,
-      );
+      throw new ContractError("region_not_served", `${input.provider} does not serve ${input.region} (it serves ${provider.supportedRegions.join(", ")})`);
     }
     const row = await tx.demoFault.create({
       data: {

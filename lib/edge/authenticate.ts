@@ -1,6 +1,6 @@
 import { hash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { errorBody, type TErrorBody } from "../http";
+import { errorBody, type TErrorBody, type TErrorCode } from "../http";
 import { type TApiKeyScope, verifyApiKey, type TApiKeyVerification } from "../auth";
 import type { PrismaClient } from "../db";
 import { createRateLimiter, rateLimitSettingsFromEnv, type TRateLimitSettings } from "./rate-limit";
@@ -40,7 +40,7 @@ export type TAuthOptions = {
 const digest = (s: string): Buffer => hash("sha256", s, "buffer");
 
 /** Error codes and extra headers of a refused call, by status. */
-const DENIED: Record<401 | 403 | 503, { code: string; headers?: Record<string, string> }> = {
+const DENIED: Record<401 | 403 | 503, { code: TErrorCode; headers?: Record<string, string> }> = {
   401: { code: "unauthenticated", headers: { "www-authenticate": 'Bearer realm="switchyard"' } },
   403: { code: "forbidden" },
   503: { code: "auth_unavailable", headers: { "retry-after": "1" } },

@@ -3,16 +3,16 @@ import net from "node:net";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { HttpError, readJsonBody } from "./http";
+import { ContractError, readJsonBody } from "./http";
 import { createFastPath } from "./router";
 
-/** Echoes the parsed body, or the HttpError's status, code and field; `/big` takes up to 8 MB, `/` 64 bytes. */
+/** Echoes the parsed body, or the ContractError's status, code and field; `/big` takes up to 8 MB, `/` 64 bytes. */
 const server = http.createServer(async (req, res) => {
   try {
     const value = await readJsonBody(req, req.url === "/big" ? 8 * 1024 ** 2 : 64);
     res.end(JSON.stringify({ value }));
   } catch (err) {
-    const e = err as HttpError;
+    const e = err as ContractError;
     res.statusCode = e.status ?? 500;
     // The code, then each field's path and the first words of its message (docs/errors.md).
     const fields = e.fields?.map((f) => `${f.path}: ${f.message.split(" ").slice(0, 3).join(" ")}`);

@@ -1,20 +1,9 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { ContractError, errorBody, invalid, malformed, type TFieldError } from "../http";
+import { ContractError, errorBody, invalid, malformed } from "../http";
 import { countKeys, findDuplicateKey, JsonScan, MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from "./json-guard";
 
-export { errorBody, fromZod, malformed, type TErrorBody, type TFieldError } from "../http";
-
-/**
- * A data-plane refusal (docs/errors.md). `fields` may be one field's path: it is named with the
- * refusal's message.
- */
-export class HttpError extends ContractError {
-  constructor(status: number, code: string, message: string, fields?: string | readonly TFieldError[], retryAfterSeconds?: number) {
-    super(status, code, message, typeof fields === "string" ? [{ path: fields, message }] : fields, retryAfterSeconds);
-    this.name = "HttpError";
-  }
-}
+export { ContractError, errorBody, fromZod, malformed, type TErrorBody, type TFieldError } from "../http";
 
 /** 422 `invalid`: the body is well formed but names an operation this instance does not route. */
 export function unknownOperation(operation: string, known: readonly string[]): ContractError {
@@ -143,22 +132,22 @@ function consumeBody(req: IncomingMessage, keepBytes: number, declaredBytes?: nu
 export async function readJsonBody(req: IncomingMessage, maxBytes: number, maxDepth = MAX_JSON_DEPTH, maxMembers = MAX_JSON_MEMBERS): Promise<unknown> {
   const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json") {
-    throw new HttpError(415, "unsupported_media_type", `content-type must be application/json, got ${type || "none"}`, "content-type");
+    throw new ContractError("unsupported_media_type", `content-type must be application/json, got ${type || "none"}`, "content-type");
   }
   const declared = Number(req.headers["content-length"] ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes) {
     await consumeBody(req, 0);
-    throw new HttpError(413, "payload_too_large", `body is ${declared} bytes; the limit is ${maxBytes}`);
+    throw new ContractError("payload_too_large", `body is ${declared} bytes; the limit is ${maxBytes}`);
   }
   const scan = new JsonScan(maxDepth, maxMembers);
   const { chunks, size } = await consumeBody(req, maxBytes, Number.isFinite(declared) ? declared : undefined, scan);
-  if (size > maxBytes) throw new HttpError(413, "payload_too_large", `body exceeds the limit of ${maxBytes} bytes`);
+  if (size > maxBytes) throw new ContractError("payload_too_large", `body exceeds the limit of ${maxBytes} bytes`);
   if (scan.tooDeep)
     throw malformed(
       [{ path: "", message: `nests objects and arrays more than ${maxDepth} levels deep (the limit)` }],
       `body nests objects and arrays more than ${maxDepth} levels deep (the limit)`,
     );
-  if (scan.tooMany) throw new HttpError(413, "too_many_members", `body has more than ${maxMembers} keys and array elements (the limit)`);
+  if (scan.tooMany) throw new ContractError("too_many_members", `body has more than ${maxMembers} keys and array elements (the limit)`);
   let text: string;
   try {
     text = utf8.decode(Buffer.concat(chunks));

@@ -2,7 +2,7 @@ import http from "node:http";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HttpError, sendJson } from "./http";
+import { ContractError, sendJson } from "./http";
 import { createFastPath } from "./router";
 
 const fast = createFastPath([
@@ -13,10 +13,10 @@ const fast = createFastPath([
     method: "GET",
     path: "/api/v1/throws",
     handler: () => {
-      throw new HttpError(418, "teapot", "thrown");
+      throw new ContractError("teapot", "thrown");
     },
   },
-  { method: "GET", path: "/api/v1/rejects", handler: async () => Promise.reject(new HttpError(409, "conflict", "rejected")) },
+  { method: "GET", path: "/api/v1/rejects", handler: async () => Promise.reject(new ContractError("conflict", "rejected")) },
 ]);
 const server = http.createServer((req, res) => {
   if (!fast(req, res)) sendJson(res, 299, { route: "next" });

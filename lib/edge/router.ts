@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, sendError } from "./http";
+import { ContractError, sendError } from "./http";
 
 export type TRouteHandler = (req: IncomingMessage, res: ServerResponse, params: Record<string, string>) => Promise<void> | void;
 
@@ -68,8 +68,8 @@ export function createFastPath(routes: TRoute[]): (req: IncomingMessage, res: Se
     sendError(
       res,
       pathMatched
-        ? new HttpError(405, "method_not_allowed", `${req.method} is not allowed on ${pathname}`)
-        : new HttpError(404, "not_found", `no data-plane endpoint at ${pathname}`),
+        ? new ContractError("method_not_allowed", `${req.method} is not allowed on ${pathname}`)
+        : new ContractError("not_found", `no data-plane endpoint at ${pathname}`),
     );
     return true;
   };

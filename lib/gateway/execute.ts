@@ -1,4 +1,5 @@
 import { errorBody } from "../http";
+import type { TStop } from "./next-attempt";
 import type { DecisionLogBusyError, TExecutedCall } from "../dataplane";
 import { TemplateInputError } from "./adapters/template";
 import { AttemptError, callProvider, NotCalledError } from "./call-provider";
@@ -46,7 +47,7 @@ export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TId
   const reports: TExecutedCall[] = [];
   const decisionId = p.decision.decisionId;
   let called = 0;
-  let stop: { code: string; message: string } | null = null;
+  let stop: TStop | null = null;
   let lastRetryAfter: number | null = null;
 
   for (const provider of p.order) {
@@ -153,13 +154,7 @@ function providerRejected(p: TPrepared, provider: string, err: AttemptError, att
 }
 
 /** No provider answered: 504 past the deadline, else 503, with when to try again. */
-function exhausted(
-  p: TPrepared,
-  stop: { code: string; message: string } | null,
-  called: number,
-  lastRetryAfter: number | null,
-  attempts: TAttempt[],
-): TExecution {
+function exhausted(p: TPrepared, stop: TStop | null, called: number, lastRetryAfter: number | null, attempts: TAttempt[]): TExecution {
   const why =
     stop ??
     (called === 0

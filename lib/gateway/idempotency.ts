@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { HttpError } from "../edge";
+import { ContractError } from "../edge";
 import { isConnectionError } from "../dataplane";
 
 /** A stored answer: what the caller got, replayed verbatim for a repeat. */
@@ -19,9 +19,8 @@ export type TIdempotencyLease = {
 type TStoredRow = TStoredAnswer & { request?: string };
 
 /** The key was used for another request: refused, as the IETF Idempotency-Key draft and Stripe do, instead of replaying another request's answer. */
-function keyReused(operation: string): HttpError {
-  return new HttpError(
-    422,
+function keyReused(operation: string): ContractError {
+  return new ContractError(
     "idempotency_key_reused",
     `this Idempotency-Key (or requestId) was used within the idempotency window for a different ${operation} request; send a new key for a new request`,
     "idempotency-key",

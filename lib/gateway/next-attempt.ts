@@ -1,4 +1,5 @@
 import { quotaOutcome } from "../../router-core/index";
+import type { TErrorCode } from "../http";
 import { noteRouted } from "../dataplane";
 import { fullJitterDelay } from "./backoff";
 import type { TGatewayContext } from "./context";
@@ -6,7 +7,7 @@ import type { TPrepared } from "./prepare";
 import type { RetryBudget } from "./retry-budget";
 import type { TAttempt } from "./schema";
 
-export type TStop = { code: string; message: string };
+export type TStop = { code: TErrorCode; message: string };
 
 /**
  * Whether the execution may call `provider` after `called` attempts, shared by the JSON and the

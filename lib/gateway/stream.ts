@@ -1,4 +1,5 @@
 import { errorBody } from "../http";
+import type { TStop } from "./next-attempt";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { classifyStatus, classifyTransportError, malformedBody, parseRateLimit } from "./classify";
 import { buildUpstream, NotCalledError, redact } from "./call-provider";
@@ -76,7 +77,7 @@ export async function runStream(ctx: TGatewayContext, p: TPrepared, res: ServerR
   const budget = ctx.retryBudget(p.operation, p.limits);
   budget.request();
   const run: TStreamRun = { ctx, p, res, decisionId: p.decision.decisionId, attempts: [], reports: [], called: 0, clientGone: false, abortUpstream: null };
-  let stop: { code: string; message: string } | null = null;
+  let stop: TStop | null = null;
   // A caller that hangs up mid-stream must not keep the provider generating (and billing) for nobody.
   res.on("close", () => {
     if (res.writableFinished) return;

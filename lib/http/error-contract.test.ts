@@ -33,7 +33,7 @@ describe("error contract", () => {
   });
 
   it("answers with the status, no-store and Retry-After in whole seconds, at least 1", async () => {
-    const res = errorResponse(new ContractError(429, "throttled", "wait", [], 0.2));
+    const res = errorResponse(new ContractError("throttled", "wait", [], { retryAfterSeconds: 0.2 }));
     expect([res.status, res.headers.get("retry-after"), res.headers.get("cache-control")]).toEqual([429, "1", "no-store"]);
     expect(await res.json()).toEqual({ error: { code: "throttled", message: "wait" } });
     expect(errorResponse(malformed([])).headers.get("retry-after")).toBeNull();

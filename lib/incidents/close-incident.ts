@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError, notFound } from "../errors";
+import { ContractError, notFound } from "../errors";
 import { enqueueNotification } from "../notify/index";
 import { toRecord } from "./rows";
 import { incidentUrl } from "./track-incidents";
@@ -21,7 +21,7 @@ export async function closeIncident(prisma: PrismaClient, actor: TActor, id: str
       where: { id, endedAt: null },
       data: { endedAt: now, endReason: "operator", endedById: actor.userId, state: "resolved", updatedAt: now, lastFactAt: now },
     });
-    if (closed.count === 0) throw new ControlPlaneError(409, "already_resolved", `incident ${id} is already resolved (${before.endReason ?? ""})`);
+    if (closed.count === 0) throw new ContractError("already_resolved", `incident ${id} is already resolved (${before.endReason ?? ""})`);
     await tx.incidentFact.create({
       data: {
         incidentId: id,

@@ -1,6 +1,6 @@
 import type { NotificationChannel, Prisma, PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
-import { ControlPlaneError, invalid, isUniqueViolation, notFound } from "../errors";
+import { ContractError, invalid, isUniqueViolation, notFound } from "../errors";
 import { resolveCredential } from "../gateway";
 import { channelData, channelInputErrors, type TChannelInput } from "./channel-input";
 import type { TChannelKind } from "./messages";
@@ -50,8 +50,7 @@ export async function listChannels(prisma: PrismaClient): Promise<TChannelView[]
   return rows.map((r) => channelView(r));
 }
 
-const taken = (name: string) =>
-  new ControlPlaneError(409, "channel_exists", `a channel named ${name} already exists`, [{ path: "name", message: "already taken" }]);
+const taken = (name: string) => new ContractError("channel_exists", `a channel named ${name} already exists`, [{ path: "name", message: "already taken" }]);
 
 /** Writes a channel inside the caller's transaction (the console's actions and the bundle's apply share it). */
 export async function putChannel(tx: Prisma.TransactionClient, actor: TActor, input: TChannelInput, id: string | null): Promise<NotificationChannel> {

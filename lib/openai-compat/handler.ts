@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { z } from "zod";
-import { authenticateRequest, operationDenied, HttpError, sendJson, registerEndpoint, type TRoute, type TRouteHandler } from "../edge";
+import { authenticateRequest, operationDenied, ContractError, sendJson, registerEndpoint, type TRoute, type TRouteHandler } from "../edge";
 import { type TGatewayContext, createSseParser } from "../gateway";
 import { CapturedResponse, executeRequest } from "./bridge";
 import { listModels, parseModelAliases, resolveModel, type TModelTarget } from "./models";
@@ -155,7 +155,7 @@ function chatHandler(ctx: TGatewayLike["context"], aliases: ReadonlyMap<string, 
         res.destroy();
         return;
       }
-      if (err instanceof HttpError) {
+      if (err instanceof ContractError) {
         sendOpenAiError(res, err.status, toOpenAiError(err.status, err.toBody()));
         return;
       }

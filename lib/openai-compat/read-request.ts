@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
-import { HttpError, readJsonBody } from "../edge";
+import { ContractError, readJsonBody } from "../edge";
 import { refuseAuthenticated } from "./run-execute";
 import { openAiError, toOpenAiError, type TOpenAiError, type TParamError } from "./translate";
 
@@ -26,7 +26,7 @@ export async function readOpenAiRequest<S extends z.ZodType>(
   try {
     raw = await readJsonBody(req, MAX_BODY_BYTES);
   } catch (err) {
-    if (!(err instanceof HttpError)) throw err;
+    if (!(err instanceof ContractError)) throw err;
     await refuseOpenAi(req, res, err.status, toOpenAiError(err.status, err.toBody()));
     return null;
   }

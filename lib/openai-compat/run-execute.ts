@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { authenticateRequest, HttpError, sendJson, type TRouteHandler } from "../edge";
+import { authenticateRequest, ContractError, sendJson, type TRouteHandler } from "../edge";
 import { createSseParser } from "../gateway";
 import { CapturedResponse, executeRequest, type TCaptureSink } from "./bridge";
 
@@ -59,7 +59,7 @@ export async function runExecute(
       res.destroy();
       return null;
     }
-    if (err instanceof HttpError) return { status: err.status, body: err.toBody(), headers: {} };
+    if (err instanceof ContractError) return { status: err.status, body: err.toBody(), headers: {} };
     throw err;
   }
   if (captured.isStream) return null;

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { PrismaClient } from "../db";
 import { isSameOrigin, SESSION_COOKIE, readCookie, resolveSession } from "../auth";
 import { sendJson } from "../edge";
-import { errorBody } from "../http";
+import { errorBody, type TErrorCode } from "../http";
 
 /**
  * The server's check on every request it hands to Next, before Next renders anything. Next
@@ -79,7 +79,7 @@ function loginRedirect(req: IncomingMessage): string {
  * connection closes: closing a socket with unread data makes the kernel reset it, and the reset
  * can destroy the answer before the client reads it.
  */
-function refuseBody(req: IncomingMessage, res: ServerResponse, status: number, code: string, message: string): void {
+function refuseBody(req: IncomingMessage, res: ServerResponse, status: number, code: TErrorCode, message: string): void {
   const payload = JSON.stringify(errorBody(code, message));
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import type { PrismaClient } from "../../lib/db/generated/client";
-import { ControlPlaneError } from "../../lib/errors/api-errors";
+import { ContractError } from "../../lib/errors/api-errors";
 import type { TActor } from "../../lib/audit/actor";
 import type { TRole } from "../../lib/auth/permissions";
 import { createSession } from "../../lib/auth/session";
@@ -36,12 +36,12 @@ export const WEIGHTS_YAML = () =>
 /** Listing 1 without the metric-freshness gate: a gate change, which needs compliance too. */
 export const GATES_YAML = () => demoSmsPolicyYaml().replace("  - metric_fresh_or_safe_default\n", "");
 
-/** Awaits a call that must be refused and returns its ControlPlaneError. */
-export async function refusal(p: Promise<unknown>): Promise<ControlPlaneError> {
+/** Awaits a call that must be refused and returns its ContractError. */
+export async function refusal(p: Promise<unknown>): Promise<ContractError> {
   const err = await p.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(ControlPlaneError);
-  return err as ControlPlaneError;
+  expect(err).toBeInstanceOf(ContractError);
+  return err as ContractError;
 }

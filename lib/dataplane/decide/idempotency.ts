@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
 import { createInsertionOrderedMap } from "../../runtime";
 import type { TCandidateList, TExistingDecision } from "../decision-log/rows";
-import { HttpError } from "../../edge";
+import { ContractError } from "../../edge";
 
 /**
  * Per-instance memory of recent decide answers by (operation, requestId): a retry on the same
@@ -55,8 +55,7 @@ export function assertSameRequest(answer: TCachedAnswer, request: TRequestIdenti
   const made = answer.request;
   if (made.region === request.region && (made.attributesDigest === undefined || made.attributesDigest === request.attributesDigest)) return;
   const what = made.region !== request.region ? `region ${JSON.stringify(made.region)}` : "other attributes";
-  throw new HttpError(
-    422,
+  throw new ContractError(
     "idempotency_key_reused",
     `requestId ${JSON.stringify(requestId)} was used within the idempotency window for a different request (${what}); send a new requestId for a new request`,
     "requestId",

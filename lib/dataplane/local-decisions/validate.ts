@@ -1,13 +1,13 @@
 import type { TFactorList, TProviderInfo } from "../../../router-core/index";
 import { operationDenied, type TPrincipal } from "../../edge";
-import { errorBody, type TErrorBody } from "../../http";
+import { errorBody, type TErrorBody, type TErrorCode } from "../../http";
 import type { RoutingState } from "../routing-state";
 import type { TLocalDecision } from "./handler";
 
 /** Policy versions remembered per operation, so a report made on the previous version still validates against it. */
 const VERSIONS_KEPT = 16;
 
-export type TLocalRefusal = { code: string; error: TErrorBody["error"] };
+export type TLocalRefusal = { code: TErrorCode; error: TErrorBody["error"] };
 
 /**
  * What a client may report as a decision it made itself: an operation its key may route, a
@@ -52,7 +52,7 @@ export function createLocalDecisionValidator(state: RoutingState) {
     return null;
   }
 
-  const refuse = (code: string, path: string, message: string): TLocalRefusal => ({ code, error: errorBody(code, message, [{ path, message }]).error });
+  const refuse = (code: TErrorCode, path: string, message: string): TLocalRefusal => ({ code, error: errorBody(code, message, [{ path, message }]).error });
 
   /**
    * The refusal of item `index`, its field named by its path in the batch (`list`: the body's array);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TRouterState } from "../../../router-core/index";
-import { authenticateRequest, operationDenied, type TPrincipal, HttpError, sendJson, registerEndpoint, ZErrorBody, type TRoute } from "../../edge";
+import { authenticateRequest, operationDenied, type TPrincipal, ContractError, sendJson, registerEndpoint, ZErrorBody, type TRoute } from "../../edge";
 import type { RoutingState } from "../routing-state";
 import { diffSnapshots, snapshotParts, type TSnapshotParts } from "./delta";
 import type { TRoutingSnapshot } from "./snapshot-types";
@@ -153,7 +153,7 @@ export function createSnapshotFeed(opts: TSnapshotFeedOptions) {
     const rawWait = query.get("waitMs") ?? "0";
     const waitMs = Number(rawWait);
     if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_WAIT_MS)
-      throw new HttpError(400, "malformed", `waitMs must be an integer from 0 to ${MAX_WAIT_MS}`, "waitMs");
+      throw new ContractError("malformed", `waitMs must be an integer from 0 to ${MAX_WAIT_MS}`, "waitMs");
     ensureRunning();
     if (since !== version || waitMs === 0) {
       answer(res, auth.principal, since, delta);

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { uuidV7At, uuidV7Time } from "../decision-id";
-import { errorBody, fromZod, HttpError } from "../../edge";
+import { errorBody, fromZod, ContractError } from "../../edge";
 import { invalid } from "../../http";
 import { SpoolFullError } from "../spool";
 import type { RoutingState } from "../routing-state";
@@ -160,11 +160,11 @@ function applyOutcome(opts: TOutcomeServiceOptions, p: TPendingOutcome): void {
 }
 
 async function spoolOutcomes(opts: TOutcomeServiceOptions, items: TPendingOutcome[], cause: unknown): Promise<void> {
-  if (!opts.spool) throw new HttpError(503, "database_unavailable", `outcomes cannot be stored: ${(cause as Error).message}`);
+  if (!opts.spool) throw new ContractError("database_unavailable", `outcomes cannot be stored: ${(cause as Error).message}`);
   try {
     await opts.spool.append(items);
   } catch (err) {
-    if (err instanceof SpoolFullError) throw new HttpError(503, "spool_full", `Postgres is unreachable and ${err.message}`);
+    if (err instanceof SpoolFullError) throw new ContractError("spool_full", `Postgres is unreachable and ${err.message}`);
     throw err;
   }
 }
@@ -363,7 +363,7 @@ async function handleOutcomeBody(body: unknown, ingest: (raw: readonly unknown[]
   if (isBatch) {
     const list = (body as { outcomes: unknown }).outcomes;
     if (Array.isArray(list) && list.length > MAX_OUTCOME_BATCH) {
-      throw new HttpError(413, "batch_too_large", `outcomes holds ${list.length} items; the limit is ${MAX_OUTCOME_BATCH}`, "outcomes");
+      throw new ContractError("batch_too_large", `outcomes holds ${list.length} items; the limit is ${MAX_OUTCOME_BATCH}`, "outcomes");
     }
     const envelope = ZOutcomeBatch.safeParse(body);
     if (!envelope.success) {
@@ -379,8 +379,8 @@ async function handleOutcomeBody(body: unknown, ingest: (raw: readonly unknown[]
     return { status: 200, body: response };
   }
   const [result] = await ingest([body]);
-  if (!result) throw new HttpError(500, "internal", "no result for the outcome");
-  if (result.error) throw new HttpError(result.status, result.error.code, result.error.message, result.error.fields);
+  if (!result) throw new ContractError("internal", "no result for the outcome");
+  if (result.error) throw new ContractError(result.error.code, result.error.message, result.error.fields);
   return { status: result.status, body: { status: result.status, result: result.result, decisionId: result.decisionId } };
 }
 

@@ -5,7 +5,7 @@ import { safeNextPath } from "@/lib/auth/current-user";
 import { isHttps, isSameOrigin } from "@/lib/auth/same-origin";
 import { SESSION_COOKIE, readCookie, sessionSetCookie } from "@/lib/auth/session";
 import { signInAsDemoUser, signInWithPassword } from "@/lib/auth/sign-in";
-import { errorResponse, refusalResponse } from "@/lib/auth/with-permission";
+import { refusal, refusalResponse } from "@/lib/auth/with-permission";
 import { errorResponse as contractResponse, fromZod } from "@/lib/http/error-contract";
 
 /** Where the client means to go next; answered back only as a path on this site (safeNextPath). */
@@ -19,7 +19,7 @@ const ZLoginBody = z.union([
 /** JSON sign-in for scripts and e2e set-up; the login page uses the equivalent server actions. */
 export async function POST(req: Request): Promise<Response> {
   // Login CSRF: a foreign page must not sign a victim into the attacker's account.
-  if (!isSameOrigin(req.headers)) return errorResponse(403, "cross_origin", "sign-in must come from this site");
+  if (!isSameOrigin(req.headers)) return refusal("cross_origin", "sign-in must come from this site");
   const parsed = ZLoginBody.safeParse(await req.json().catch(() => null));
   if (!parsed.success) return contractResponse(fromZod(parsed.error, 400, "give email and password (or demoEmail in demo mode)"));
   const meta = { ip: clientIpOf(req.headers), userAgent: req.headers.get("user-agent"), previousToken: readCookie(req.headers.get("cookie"), SESSION_COOKIE) };
@@ -36,7 +36,7 @@ export async function POST(req: Request): Promise<Response> {
     if (refused) return refused;
     throw err;
   }
-  if (!session) return errorResponse(401, "invalid_credentials", "wrong email or password");
+  if (!session) return refusal("invalid_credentials", "wrong email or password");
   return Response.json(
     { expiresAt: session.expiresAt, next: safeNextPath(parsed.data.next) },
     { headers: { "set-cookie": sessionSetCookie(session.token, session.expiresAt, isHttps(req.headers, req.url)) } },
