@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
-import { rollupDeltasOf } from "../dataplane/decision-log/rollup";
-import type { TDecisionRow } from "../dataplane/decision-log/rows";
+import { rollupDeltasOf, type TDecisionRow } from "../dataplane";
 
 /**
  * The cross-instance idempotency claim when decisions are not in Postgres: one row per
