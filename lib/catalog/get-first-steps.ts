@@ -14,7 +14,9 @@ export async function getFirstSteps(prisma: PrismaClient): Promise<{ steps: TFir
     prisma.factorListVersion.count(),
     prisma.operationPolicy.findFirst({ where: { activeVersionId: { not: null } }, select: { operationKey: true } }),
     prisma.apiKey.count({ where: { revokedAt: null, scopes: { has: "decide" } } }),
-    prisma.$queryRaw<{ one: number }[]>`select 1 as one from decision limit 1`,
+    // The rollup, not the decision table: every logged decision is counted there, whichever store
+    // keeps the rows (lib/decision-store), and the same statement writes both in Postgres mode.
+    prisma.$queryRaw<{ one: number }[]>`select 1 as one from decision_rollup limit 1`,
   ]);
   const steps: TFirstStep[] = [
     {
