@@ -101,7 +101,9 @@ export function createNotifySender(env: TEnv = process.env) {
         return { status: res.status, error, durationMs: took(), retryAfterMs: retryAfter(res.headers["retry-after"], Date.now()) };
       } catch (err) {
         const e = err as { message?: string; code?: string };
-        return { status: null, error: `${e.code ? `${e.code}: ` : ""}${e.message ?? String(err)}`.slice(0, 500), durationMs: took(), retryAfterMs: null };
+        const message = e.message ?? String(err);
+        const error = e.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+        return { status: null, error: error.slice(0, 500), durationMs: took(), retryAfterMs: null };
       }
     },
     close: () => client.close(),
