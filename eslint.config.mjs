@@ -132,6 +132,9 @@ const boundaries = [
   restrict(["lib/runtime/**"], [NO_TOOLING, NO_APP, NO_UI, RUNTIME_LEAF], TESTS),
   restrict(["components/**"], [NO_TOOLING, NO_APP, LIB_TYPES_ONLY]),
   restrict(["app/**"], [NO_TOOLING, ...NO_PRISMA]),
+  // The product's command-line entry points use lib and router-core like the server does; e2e.ts is
+  // the browser-test runner (it starts throwaway clusters and scans output for secrets), so it is tooling.
+  restrict(["scripts/**"], [NO_TOOLING, NO_APP, { ...NO_UI, message: "scripts/ never imports components/." }], [...TESTS, "scripts/e2e.ts"]),
   ...[1, 2, 3, 4].map((depth) => restrict([`router-core/${"*/".repeat(depth - 1)}*.{ts,tsx}`], [NO_TOOLING, CORE_PACKAGES, coreEscape(depth)])),
   {
     // A page or route handler never queries Prisma itself, even through getPrisma(): the query belongs in lib/.

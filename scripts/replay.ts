@@ -10,6 +10,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { parseFactorList } from "../router-core/policy/codec";
 import type { TFactorList } from "../router-core/policy/schema";
@@ -28,7 +29,6 @@ import {
   failbackRow,
   formatFailbackTable,
   REPLAY_PROVIDERS,
-  REPLAY_REGIONS,
   latencyTradeoffNote,
   listing1,
   resultCsv,
@@ -42,7 +42,6 @@ import {
   type TRunResult,
   type TScenarioId,
 } from "../router-core/replay";
-import { writeBenchResult } from "../bench/lib/bench-results";
 import { runReplayJobs, type TReplayJob } from "./replay-jobs";
 
 const DEFAULT_SENSITIVITY_SCENARIOS: readonly TScenarioId[] = ["latency"];
@@ -76,7 +75,7 @@ function progress(done: number, total: number, label: string): void {
   if (done === total && process.stderr.isTTY) process.stderr.write("\n");
 }
 
-type TReplayOptions = {
+export type TReplayOptions = {
   values: {
     scenarios?: string;
     policies?: string;
@@ -96,7 +95,7 @@ type TReplayOptions = {
   out: string;
 };
 type TSensitivity = ReturnType<typeof sensitivityRows> | null;
-type TReplayOutcome = {
+export type TReplayOutcome = {
   cells: TResultCell[];
   runs: Map<string, TRunResult>;
   sensitivity: TSensitivity;
@@ -106,7 +105,7 @@ type TReplayOutcome = {
   elapsedMs: number;
 };
 
-function readOptions(): TReplayOptions {
+export function readOptions(): TReplayOptions {
   const { values } = parseArgs({
     options: {
       scenarios: { type: "string" },
@@ -154,7 +153,7 @@ function replayJobs(o: TReplayOptions): TReplayJob[] {
 }
 
 /** Runs the jobs on worker threads and sorts the results into the main grid and the sensitivity rows. */
-async function runReplay(o: TReplayOptions): Promise<TReplayOutcome> {
+export async function runReplay(o: TReplayOptions): Promise<TReplayOutcome> {
   const started = performance.now();
   const jobs = replayJobs(o);
   const wanted = o.values.threads === undefined ? availableParallelism() : Number(o.values.threads);
@@ -196,7 +195,7 @@ async function runReplay(o: TReplayOptions): Promise<TReplayOutcome> {
 }
 
 /** CSV, JSON and per-minute traces under --out. */
-function writeOutputFiles(o: TReplayOptions, r: TReplayOutcome): void {
+export function writeOutputFiles(o: TReplayOptions, r: TReplayOutcome): void {
   const { out } = o;
   mkdirSync(join(out, "trace"), { recursive: true });
   writeFileSync(join(out, "results.csv"), resultCsv(r.cells));
@@ -219,7 +218,7 @@ function writeOutputFiles(o: TReplayOptions, r: TReplayOutcome): void {
 }
 
 /** Tables 14 and 15 and the notes on stdout; returns the notes for the result file. */
-function printTables(o: TReplayOptions, r: TReplayOutcome): string[] {
+export function printTables(o: TReplayOptions, r: TReplayOutcome): string[] {
   const print = (s: string) => process.stdout.write(`${s}\n`);
   print(
     `Table 14 (synthetic replay, seed ${o.seed}, ${REPLAY_TRAFFIC.minutes * REPLAY_TRAFFIC.requestsPerMinute} requests per scenario and policy): success rate / degraded minutes`,
@@ -261,91 +260,18 @@ function printTables(o: TReplayOptions, r: TReplayOutcome): string[] {
   return notes.filter((n): n is string => n !== null);
 }
 
-/** Table 14 and 15 as bench-results/replay.json, for BENCHMARKS.md. */
-function writeReplayResult(o: TReplayOptions, r: TReplayOutcome, notes: string[]): void {
-  const { values, seed } = o;
-  const pct = (x: number) => Math.round(x * 10_000) / 100;
-  const r1 = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
-  const flag = (name: string, v: string | undefined) => (v === undefined ? "" : ` --${name} ${v}`);
-  writeBenchResult({
-    name: "replay",
-    title: "Replay evaluation (Tables 14 and 15)",
-    command: `npm run replay --${flag("scenarios", values.scenarios)}${flag("policies", values.policies)} --seed ${seed}${flag("factor-list", values["factor-list"])}${values["no-sensitivity"] ? " --no-sensitivity" : ""}${values["no-failback"] ? " --no-failback" : ""}${flag("sensitivity-scenarios", values["sensitivity-scenarios"])}`,
-    parameters: {
-      seed,
-      scenarios: o.scenarios,
-      policies: o.policies,
-      requestsPerScenario: REPLAY_TRAFFIC.minutes * REPLAY_TRAFFIC.requestsPerMinute,
-      sensitivityScenarios: o.sensitivityScenarios,
-      failbackRates: o.failback ? FAILBACK_RATES.map((f) => f.label) : [],
-      threads: r.threads,
-      factorList: values["factor-list"] ?? "listing1",
-    },
-    figures: [
-      { label: "runs", value: r.done, unit: "runs" },
-      { label: "wall time", value: Math.round(r.elapsedMs) / 1000, unit: "s" },
-    ],
-    tables: [
-      {
-        title: "Table 14: success rate (%) and degraded minutes per scenario and policy",
-        columns: ["scenario", "policy", "success %", "degraded min", "p95 ms", "switches", "oscillations", "shift-away min"],
-        rows: r.cells.map((c) => [
-          c.scenarioLabel,
-          c.policy,
-          pct(c.metrics.successRate),
-          c.metrics.degradedMinutes,
-          r1(c.metrics.p95Ms),
-          c.metrics.switches,
-          c.metrics.oscillations,
-          r1(c.metrics.shiftAwayMinutes),
-        ]),
-      },
-      ...(r.sensitivity
-        ? [
-            {
-              title: `Table 15: factor list on ${o.sensitivityScenarios.join(", ")}, indices relative to the baseline variant = 100`,
-              columns: ["variant", "parameter", "completion idx", "failed idx", "p95 idx", "switches", "oscillations", "shift-away min"],
-              rows: r.sensitivity.map((x) => [
-                x.id,
-                x.parameter,
-                r1(x.completionIdx),
-                r1(x.failedIdx),
-                r1(x.p95Idx),
-                x.switches,
-                x.oscillations,
-                r1(x.shiftAwayMinutes),
-              ]),
-            },
-          ]
-        : []),
-      ...(r.failback.length > 0
-        ? [
-            {
-              title: `Time to failback at lower volumes: minutes from the end of the degradation until A's planned share is back at ${FAILBACK_SHARE * 100}% ("never": not within the ${FAILBACK_MINUTES}-minute run; "—": A never left the region)`,
-              columns: ["scenario", "total rate", ...REPLAY_REGIONS.flatMap((g) => [`${g} rate/s`, `${g} min`]), "success %"],
-              rows: r.failback.map((f) => [
-                f.label,
-                f.rate,
-                ...f.regions.flatMap((g) => [g.perSecond, g.displaced ? (g.failbackMinutes ?? "never") : "—"]),
-                pct(f.successRate),
-              ]),
-            },
-          ]
-        : []),
-    ],
-    notes,
-  });
-}
-
 async function main(): Promise<void> {
   const o = readOptions();
   const r = await runReplay(o);
   writeOutputFiles(o, r);
-  const notes = printTables(o, r);
-  writeReplayResult(o, r, notes);
+  printTables(o, r);
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
-  process.exit(1);
-});
+// `npm run bench:replay` imports this module to record the same run in bench-results/: only the
+// command line runs main().
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  main().catch((e: unknown) => {
+    process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  });
+}

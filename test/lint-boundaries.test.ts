@@ -127,6 +127,12 @@ const VIOLATIONS: { what: string; filePath: string; code: string; message: RegEx
     message: /Import lib\/edge through its public index/,
   },
   {
+    what: "a script importing bench/",
+    filePath: "scripts/probe.ts",
+    code: `import { writeBenchResult } from "../bench/lib/bench-results";\nexport const x = writeBenchResult;\n`,
+    message: /never imports bench\/ or test\//,
+  },
+  {
     what: "product code importing bench/",
     filePath: "lib/console/probe.ts",
     code: `import { quantile } from "@/bench/lib/bench-results";\nexport const x = quantile;\n`,
