@@ -153,7 +153,7 @@ export function eventFacts(e: TNotificationInput): TEventFacts {
         kind: e.kind,
         groupKey: `compliance:${e.changeId}`,
         incidentId: null,
-        operation: e.targetType === "operation" ? e.targetKey : null,
+        operation: e.targetType === "operation" || e.targetType === "factor_list" ? e.targetKey : null,
         region: null,
         provider: e.targetType === "provider" ? e.targetKey : null,
         severity: "info",
