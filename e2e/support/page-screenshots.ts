@@ -32,6 +32,7 @@ const SHOTS: TShot[] = [
   { name: "evaluation", path: "/evaluation", role: "viewer", ready: "evaluation" },
   { name: "audit", path: "/audit", role: "viewer", ready: "audit-table" },
   { name: "access", path: "/governance/access", role: "admin", ready: "users-table" },
+  { name: "notifications", path: "/notifications", role: "admin", ready: "notifications" },
 ];
 
 export default async function pageScreenshots(config: FullConfig): Promise<void> {
