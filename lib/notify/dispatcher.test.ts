@@ -191,6 +191,21 @@ describe("notification dispatcher", () => {
     expect(new Date(gaveUp!.finishedAt!).getTime() - new Date(gaveUp!.createdAt).getTime()).toBeLessThanOrEqual(60_000);
   });
 
+  it("forgets finished deliveries, their attempts and events after the retention time, never a pending one", async () => {
+    await channel("webhook");
+    const c = clock();
+    await emit(incident("incident.opened"), c.date());
+    await dispatcher(c).runOnce();
+    receiver.setStatus(503);
+    await emit(incident("incident.opened", { incidentId: "inc-pending" }), c.date());
+    c.advance(31 * 86_400_000);
+    // A new dispatcher sweeps on its first round; the 503 keeps the second delivery pending.
+    await dispatcher(c, { giveUpAfterMs: 40 * 86_400_000 }).runOnce();
+    const left = await prisma.notificationDelivery.findMany({ select: { status: true, groupKey: true } });
+    expect(left).toEqual([{ status: "pending", groupKey: "incident:inc-pending" }]);
+    expect(await prisma.notificationEvent.count()).toBe(1);
+  });
+
   it("three dispatchers on one database deliver each notification once, not three times", async () => {
     await channel("webhook");
     const clients = [createPrisma(db.url), createPrisma(db.url), createPrisma(db.url)];

@@ -134,6 +134,22 @@ export function retryable(r: TSendResult): boolean {
   return r.status === 408 || r.status === 425 || r.status === 429 || r.status >= 500;
 }
 
+/** Finished deliveries, their attempts and the events no delivery names any more, older than `before` (a bounded batch per call). */
+async function deleteFinished(prisma: PrismaClient, before: Date): Promise<void> {
+  const gone = await prisma.notificationDelivery.findMany({
+    where: { status: { not: "pending" }, finishedAt: { lt: before } },
+    select: { id: true },
+    take: 5000,
+  });
+  const ids = gone.map((g) => g.id);
+  await prisma.notificationAttempt.deleteMany({ where: { deliveryId: { in: ids } } });
+  await prisma.notificationDelivery.deleteMany({ where: { id: { in: ids } } });
+  await prisma.$executeRawUnsafe(
+    "delete from notification_event e where e.created_at < $1::timestamptz and not exists (select 1 from notification_delivery d where d.event_id = e.id)",
+    before,
+  );
+}
+
 export function createNotificationDispatcher(opts: TDispatcherOptions) {
   const s: TDispatcherSettings = { ...DEFAULT_DISPATCHER_SETTINGS, ...opts.settings };
   const now = opts.now ?? Date.now;
@@ -206,16 +222,7 @@ export function createNotificationDispatcher(opts: TDispatcherOptions) {
   async function sweep(): Promise<void> {
     if (now() - lastSweep < 3_600_000) return;
     lastSweep = now();
-    const before = new Date(now() - s.retentionMs);
-    const old = { status: { not: "pending" }, finishedAt: { lt: before } };
-    const gone = await opts.prisma.notificationDelivery.findMany({ where: old, select: { id: true }, take: 5000 });
-    const ids = gone.map((g) => g.id);
-    await opts.prisma.notificationAttempt.deleteMany({ where: { deliveryId: { in: ids } } });
-    await opts.prisma.notificationDelivery.deleteMany({ where: { id: { in: ids } } });
-    await opts.prisma.$executeRawUnsafe(
-      "delete from notification_event e where e.created_at < $1::timestamptz and not exists (select 1 from notification_delivery d where d.event_id = e.id)",
-      before,
-    );
+    await deleteFinished(opts.prisma, new Date(now() - s.retentionMs));
   }
 
   /** One round: claim what is due, send it, record each attempt. Returns how many were attempted. */
