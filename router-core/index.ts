@@ -150,7 +150,7 @@ export { ROUTING_DEFAULTS, controllerConfigFor } from "./control";
 export type { TFallbackCandidate, TFallbackContext, TFallbackDecision } from "./control";
 export { isFallbackPolicy, resolveFallback } from "./control";
 
-// replay/: the paper's section 8 evaluation (scenarios, baseline policies, factor-list policy, metrics)
+// replay/: the paper's section 8 (docs/references.md) evaluation (scenarios, baseline policies, factor-list policy, metrics)
 export {
   BASELINE_FAILURE_P,
   BASELINE_P95_MS,

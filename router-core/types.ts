@@ -25,7 +25,7 @@ export type TQuotaView = {
   resetAt: number | null;
   /**
    * Upper bound in [0, 1] on the provider's selection probability while it recovers from quota
-   * exhaustion (control/quota-tracker.ts `quotaRamp`, seeds/003 section 5); absent means 1.
+   * exhaustion (control/quota-tracker.ts `quotaRamp`, the token-gateway article (docs/references.md) section 5); absent means 1.
    * Selection caps the provider's renormalised share at it and spreads the rest over the other
    * eligible providers; 0 fails the quota gate.
    */

@@ -1,5 +1,5 @@
 /**
- * `npm run replay`: the paper's section 8 evaluation (Tables 14 and 15) on router-core.
+ * `npm run replay`: the paper's section 8 (docs/references.md) evaluation (Tables 14 and 15) on router-core.
  *
  *   npm run replay -- [--scenarios outage,latency,...] [--policies static,failover,breaker,factor_list]
  *                     [--seed 42] [--factor-list draft.yaml] [--no-sensitivity]

@@ -12,7 +12,7 @@ function baselineText(e: TPriceEvidence): string {
 }
 
 /**
- * The numbers a price strategy weighed (seeds/003 algorithms 1 and 2), one row per eligible
+ * The numbers a price strategy weighed (the token-gateway article (docs/references.md) algorithms 1 and 2), one row per eligible
  * provider: each factor of the weight, and the probability the weights gave after normalising
  * (the formula is in the selection explanation above it).
  */

@@ -6,7 +6,7 @@ import { ms, num, pct } from "../format";
 type TSelection = { scenario: TScenarioId; policy: TPolicyId };
 
 /**
- * The paper's Table 14 for one evaluation: every scenario × policy with the six metrics, the
+ * The paper's Table 14 (docs/references.md) for one evaluation: every scenario × policy with the six metrics, the
  * paper's success and degraded minutes beside ours, and whether the factor list meets the
  * paper's target. A row's button shows its per-minute charts.
  */
@@ -89,7 +89,7 @@ export function Table14({ result, selected, onSelect }: { result: TEvaluationSum
   );
 }
 
-/** The paper's Table 15: the factor list's parameter variations, indices relative to the baseline = 100. */
+/** The paper's Table 15 (docs/references.md): the factor list's parameter variations, indices relative to the baseline = 100. */
 export function Table15({ result }: { result: TEvaluationSummary }) {
   return (
     <DataTable

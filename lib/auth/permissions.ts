@@ -58,7 +58,7 @@ const READ: readonly TPermission[] = [
 ];
 
 /**
- * Separation of duties (paper section 5): authors write policy, approvers and compliance
+ * Separation of duties (the paper's section 5, docs/references.md): authors write policy, approvers and compliance
  * review and put it live, on-call overrides automation during incidents, admins manage
  * people and keys but cannot approve or activate routing policy themselves.
  */

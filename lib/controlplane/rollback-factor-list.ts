@@ -15,7 +15,7 @@ export const ZRollbackBody = z.strictObject({
  * Re-activates an earlier version's document as a new version, so history only grows and
  * the version that routes is always the newest activation. Only versions that were active
  * before can be rolled back to: their content was reviewed and ran in production, which is
- * why this skips review (an incident procedure, paper section 5).
+ * why this skips review (an incident procedure, the paper's section 5 (docs/references.md)).
  */
 export async function rollbackFactorList(prisma: PrismaClient, actor: TActor, targetId: string, body: z.output<typeof ZRollbackBody>) {
   try {

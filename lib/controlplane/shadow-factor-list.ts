@@ -6,7 +6,7 @@ import type { TPointerBody } from "./activate-factor-list";
 
 /**
  * Runs an approved version in shadow: evaluated beside the active one on live requests
- * without routing traffic (paper section 5.1). A version already in shadow goes back to
+ * without routing traffic (the paper's section 5.1, docs/references.md). A version already in shadow goes back to
  * approved, so it can be shadowed or activated again later.
  */
 export async function shadowFactorList(prisma: PrismaClient, actor: TActor, id: string, body: TPointerBody = {}) {

@@ -3,7 +3,7 @@ import { createInsertionOrderedMap } from "../runtime";
 
 /**
  * The last successful answer per (operation, input), kept for the operation's cache_ttl_seconds,
- * for seeds/003's "degrade to cache" when no provider is eligible. Only operations that set a TTL
+ * for the token-gateway article's "degrade to cache" when no provider is eligible. Only operations that set a TTL
  * are cached (a stale OTP or payment answer would be wrong; a stale summary may be fine). Bounded
  * by entry count, oldest first out (a refreshed entry counts from its refresh).
  */

@@ -1,7 +1,7 @@
 import type { TOperationLimits } from "./config";
 
 /**
- * Budget guards (seeds/001 pitfall 7: cost blindness during outages). Per operation: spend in
+ * Budget guards (the LLM-routing article (docs/references.md) pitfall 7: cost blindness during outages). Per operation: spend in
  * the current minute and UTC day against the caps, and how long the operation has been served
  * by a provider other than its primary. Spend is this instance's own plus the other instances'
  * as of the last sync (spend-sync.ts, about every second), so the caps hold for the cluster; the

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { AttemptError, type TRateLimitHint } from "./types";
 
 /**
- * Error classes (seeds/001 "classify errors", seeds/003): 429 is rate_limit, 5xx and 408 are
+ * Error classes (the LLM-routing article (docs/references.md) "classify errors", the token-gateway article (docs/references.md)): 429 is rate_limit, 5xx and 408 are
  * transient, any other 4xx is permanent (the caller's request is wrong; another provider would
  * refuse it too). Each maps onto the data plane's outcome errorClass so metrics and breakers see
  * it: http_4xx does not count against the provider.

@@ -5,7 +5,7 @@ import type { TAnswer } from "./answer";
 import { createJobQueue, type JobQueue, type TJobRun, type TJobView } from "./jobs";
 
 /**
- * seeds/003's "degrade to queue", shared by every instance through `execute_job`: any instance
+ * the token-gateway article's "degrade to queue", shared by every instance through `execute_job`: any instance
  * answers a poll, and any instance runs a due job. A job is claimed with FOR UPDATE SKIP LOCKED
  * under a lease its runner renews; a job whose lease lapsed (its instance died) is claimed again
  * by another. Its answer is stored once: a completion from a runner that lost the lease is

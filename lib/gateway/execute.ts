@@ -38,7 +38,7 @@ export function chargeCall(ctx: TGatewayContext, p: TPrepared, provider: string,
  * rate limit the next eligible provider by score, while the total deadline, the operation's
  * max attempts and the retry budget allow, with full-jitter backoff between attempts. A
  * permanent failure (4xx) is returned at once with the provider's status. A provider is never
- * called twice in one execution: a repeat could execute the request twice (seeds/003).
+ * called twice in one execution: a repeat could execute the request twice (the token-gateway article (docs/references.md)).
  */
 export async function runAttempts(ctx: TGatewayContext, p: TPrepared, lease: TIdempotencyLease | null): Promise<TExecution> {
   const budget = ctx.retryBudget(p.operation, p.limits);

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { TAnswer } from "./answer";
 
 /**
- * seeds/003's "degrade to queue" in one instance's memory: a request no provider can take now
+ * the token-gateway article's "degrade to queue" in one instance's memory: a request no provider can take now
  * waits here, in arrival order, and is executed again when the fallback's retry-after passes.
  * The gateway queues in Postgres (durable-jobs.ts); this queue holds jobs only while Postgres is
  * unreachable, and hands them over (takeQueued) once it is back.

@@ -243,7 +243,7 @@ function ready(r: TRouted, order: string[]): TPrepareResult {
 }
 
 /**
- * Nothing eligible (or a budget guard refused): seeds/003 section 3's degradation, per the factor
+ * Nothing eligible (or a budget guard refused): the token-gateway article (docs/references.md) section 3's degradation, per the factor
  * list's fallback policy. A cached answer first where the operation allows one, then the queue
  * (202 with position and poll URL) or a friendly 503 with Retry-After.
  */

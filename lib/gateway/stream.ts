@@ -67,7 +67,7 @@ function pump(res: IncomingMessage, idleMs: () => number, onChunk: (s: string) =
 
 /**
  * Streaming execution (SSE). Until the first piece of output reaches the client the attempt may
- * still fail over like a JSON one (seeds/001 pitfall 4: fail over before the first byte); after
+ * still fail over like a JSON one (the LLM-routing article (docs/references.md) pitfall 4: fail over before the first byte); after
  * it, a failure ends the stream with an explicit `event: error`, since the caller already holds
  * part of one provider's answer. Events: `start` {decisionId, provider, attempts}, `delta`
  * {text}, then `done` {finishReason, usage, attempts, ttfbMs, costEstimate} or `error`.

@@ -1,6 +1,6 @@
 import type { TOutcomeErrorClass } from "../dataplane";
 
-/** How the gateway treats a failed attempt (seeds/001 and seeds/003). */
+/** How the gateway treats a failed attempt (the LLM-routing and token-gateway articles (docs/references.md)). */
 export type TGatewayErrorClass = "transient" | "rate_limit" | "permanent";
 
 export type TChatMessage = { role: "user" | "assistant"; content: string };

@@ -24,7 +24,7 @@ import {
 } from "../../router-core/replay";
 
 /**
- * The console's evaluation (paper section 8, Tables 14 and 15): the same runs as `npm run
+ * The console's evaluation (the paper's section 8 (docs/references.md), Tables 14 and 15): the same runs as `npm run
  * replay`, with a chosen factor list as the factor-list policy. Pure and synchronous: the
  * server runs it on a worker thread (evaluation-runner.ts), never on its request thread.
  */
@@ -38,7 +38,7 @@ export type TEvaluationCell = {
   policy: TPolicyId;
   policyLabel: string;
   metrics: TRunMetrics;
-  /** The paper's Table 14 figures for this scenario and policy. */
+  /** The paper's Table 14 (docs/references.md) figures for this scenario and policy. */
   paper: { success: number; degradedMinutes: number };
   /** Factor-list rows only: whether the paper's factor-list target is met. */
   meetsTarget: boolean | null;

@@ -12,7 +12,7 @@ function feed(breaker: ReturnType<typeof createCircuitBreaker>, s: TCircuitBreak
 }
 
 describe("config", () => {
-  it("defaults to seeds/003's thresholds", () => {
+  it("defaults to the token-gateway article's thresholds (docs/references.md)", () => {
     expect(createCircuitBreaker().config).toEqual({
       consecutive_failures: 5,
       failure_rate_threshold: 0.3,

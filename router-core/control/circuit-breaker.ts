@@ -3,7 +3,7 @@ import { expectArray, expectNullableNumber, expectNumber, expectObject, expectOn
 import { checkNumber, checkTime, closed, open } from "./options";
 
 /**
- * Circuit breaker per provider (or per provider and region), after seeds/003's state machine:
+ * Circuit breaker per provider (or per provider and region), after the token-gateway article's state machine:
  * closed → open on N consecutive failures or a failure rate over a window; open → half_open
  * after the open time; half_open → closed after enough probe successes, → open on any probe
  * failure. Open time grows with repeated openings up to a cap, as Envoy's outlier ejection does,

@@ -83,7 +83,7 @@ export const CONTROLLER_EVENT_TYPES = [
   "recovery_detected",
   /**
    * A recovering provider's planned share rose above the probe floor so its evidence can prove
-   * the recovery (paper Table 12's action at recovery_detected). provider: the recovering one.
+   * the recovery (the action at recovery_detected in the paper's Table 12, docs/references.md). provider: the recovering one.
    */
   "probe_exploration_increase",
   /** The recovery cooldown began; the event's detail carries its end. provider: the recovering one. */

@@ -25,8 +25,8 @@ import { checkNumber, checkTime, closed, open } from "./options";
 import type { TRegainGap } from "./controller-types";
 
 /**
- * The traffic-share controller for one (operation, region): the only place shares move (DESIGN.md
- * "Core semantics", paper 4.6, 4.10, 4.11). Each tick:
+ * The traffic-share controller for one (operation, region): the only place shares move (the
+ * dampening and recovery controls of the paper's sections 4.6, 4.10 and 4.11, docs/references.md). Each tick:
  *
  * 1. Exclusion. A hard gate excludes at decide time, per request: decide spreads an ineligible
  *    provider's share over the eligible ones, so no real request reaches it from that moment on.
@@ -35,13 +35,13 @@ import type { TRegainGap } from "./controller-types";
  *      compliance, credentials, kill, freshness under `exclude`, or the breaker together with one
  *      of those) loses its planned share at once, spread over the eligible providers in
  *      proportion to their shares (`hard_exclusion`). Those signals are unambiguous and do not
- *      heal by themselves, so they are not rate-limited (paper 4.11).
+ *      heal by themselves, so they are not rate-limited (the paper's section 4.11, docs/references.md).
  *    - A provider excluded only by its circuit breaker (failed gates exactly
  *      `circuit_breaker_closed`) keeps a planned share: it is treated like a provider traffic was
  *      moved away from, its planned share falls at the capped rate (step 4) and stops at the
  *      probe floor (`circuit_open_shift_to_secondary`, capped when the cap binds). A breaker
  *      heals by itself: when it half-opens, the gate passes for its probe slots and that floor
- *      is what carries the probe calls (paper Table 12: "circuit state and traffic caps limit
+ *      is what carries the probe calls (the paper's Table 12 (docs/references.md): "circuit state and traffic caps limit
  *      further movement … probe traffic later detects recovery, a half-open state validates
  *      health"). Served traffic still drops at once: the planned share is not the served one
  *      while the breaker is open.
@@ -62,8 +62,8 @@ import type { TRegainGap } from "./controller-types";
  *    is an ineligible leader.
  * 3. Target. The leader gets everything except a probe floor of `primary_probe_share` on each
  *    provider traffic was moved away from that is eligible or excluded only by its breaker, so
- *    the controller keeps observing it; that is what lets recovery be detected at all (paper
- *    4.10, Table 6). A former primary in its cooldown gets its recovery probe share instead.
+ *    the controller keeps observing it; that is what lets recovery be detected at all (the
+ *    paper's section 4.10 and Table 6, docs/references.md). A former primary in its cooldown gets its recovery probe share instead.
  * 4. Movement. Shares move toward the target by at most `max_traffic_shift_per_minute`,
  *    pro-rated by the time since the previous tick and never more than the cap over any 60 s
  *    (the moves of the last minute are kept in the state), counted as the total share that

@@ -3,7 +3,7 @@ import type { TBreakerView, TQuotaView } from "../types";
 import { checkNumber, checkTime, open } from "./options";
 
 /**
- * What a decision answers when every provider failed a hard gate (paper 4.11, Table 7): never a
+ * What a decision answers when every provider failed a hard gate (the paper's section 4.11 (docs/references.md), Table 7): never a
  * forced pick. The `use_secondary_then_*` policies reach this point only after ordinary
  * selection found no eligible secondary either, so they reduce to their terminal action.
  *

@@ -18,7 +18,7 @@ const T = Date.UTC(2026, 5, 14, 11, 59, 0);
 
 const consume = (s: TQuotaState, now: number, n: number) => consumeQuota(s, now, n);
 
-describe("quota table (seeds/003 section 5)", () => {
+describe("quota table (the token-gateway article's section 5, docs/references.md)", () => {
   it("tracks used, remaining and reset per minute and per day", () => {
     let s = createQuotaState("A", { per_minute: 1000, per_day: 50_000 }, T);
     s = consume(s, T + 10 * SEC, 342);

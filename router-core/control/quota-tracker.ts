@@ -3,7 +3,7 @@ import { expectNullableNumber, expectNumber, expectObject, expectString } from "
 import { checkNumber, checkTime, closed, open } from "./options";
 
 /**
- * The quota tracking table of seeds/003 section 5, one row per provider: per-minute and per-day
+ * The quota tracking table of the token-gateway article (docs/references.md) section 5, one row per provider: per-minute and per-day
  * limits, used, remaining, reset time. A 429 with Retry-After marks the provider exhausted until
  * then, whatever the counters say, because the provider's own accounting is the one that counts.
  *
@@ -20,7 +20,7 @@ import { checkNumber, checkTime, closed, open } from "./options";
  * `recovering`, `shareCeiling` rises linearly from `preallocation_fraction` to 1, and the
  * consumer of the shares (decide, between controller ticks) caps the provider's share by it and
  * renormalises the rest. Without the ceiling, a provider the quota gate excluded would get its
- * whole pre-exhaustion share back at the instant of the reset, which is the spike seeds/003 warns
+ * whole pre-exhaustion share back at the instant of the reset, which is the spike the token-gateway article (docs/references.md) warns
  * about; the controller's own shift cap only acts at its next tick.
  */
 

@@ -46,7 +46,7 @@ type TRouted = {
 };
 
 /**
- * One routing decision (DESIGN.md "A decision, in order"): overrides, hard gates, soft
+ * One routing decision, in this order: overrides, hard gates, soft
  * guardrails, selection by the strategy, fallback when nothing is eligible, and the full record.
  * Pure: the same inputs, clock reading and random stream give the same record. Exactly one
  * random draw is taken per call, shadow or not, so a shadow policy never perturbs the active

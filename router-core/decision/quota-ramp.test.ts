@@ -8,7 +8,7 @@ import type { TProviderInfo, TQuotaView, TRouterState } from "../types";
 import { metricSnapshot } from "../gates/gate-input.fixture";
 import { decide } from "./decide";
 
-/** decide() honouring TQuotaView.shareCeiling, the recovery ramp of seeds/003 section 5. */
+/** decide() honouring TQuotaView.shareCeiling, the recovery ramp of the token-gateway article (docs/references.md) section 5. */
 
 const NOW = Date.UTC(2026, 5, 15, 0, 0);
 

@@ -6,10 +6,10 @@
  *                                shares for (operation, region), renormalised over the eligible
  * - initial_share_primary:       weighted_score without usable shares: all traffic to the first
  *                                eligible provider in static priority order
- * - price_weighted:              seeds/003 algorithm 1 (BasePrice / Price)
- * - price_latency_penalty:       seeds/003 algorithm 2 (price weight × clamped p99 penalty)
- * - weighted_round_robin:        seeds/003 algorithm 3, interleaved by weight
- * - priority_failover:           first eligible provider in static priority order (seeds/001)
+ * - price_weighted:              the token-gateway article (docs/references.md) algorithm 1 (BasePrice / Price)
+ * - price_latency_penalty:       the token-gateway article (docs/references.md) algorithm 2 (price weight × clamped p99 penalty)
+ * - weighted_round_robin:        the token-gateway article (docs/references.md) algorithm 3, interleaved by weight
+ * - priority_failover:           first eligible provider in static priority order (the LLM-routing article (docs/references.md))
  * - least_bad_guardrail:         every provider passing the hard gates broke a soft guardrail;
  *                                the one with the smallest relative excess was chosen
  * - pinned:                      an unexpired operator pin, and the pinned provider passed the pin gates

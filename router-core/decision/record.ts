@@ -58,7 +58,7 @@ export type TShadowResult = {
 };
 
 /**
- * Why a price strategy weighted the eligible providers as it did (seeds/003 algorithms 1 and 2):
+ * Why a price strategy weighted the eligible providers as it did (the token-gateway article (docs/references.md) algorithms 1 and 2):
  * Weight = BasePrice / Price, times for price_latency_penalty clamp(1 − (p99 − baseline) /
  * baseline, floor, 1). The probability each got is the candidate record's selectionProbability.
  */

@@ -1,5 +1,5 @@
 /**
- * context_window_fits: a per-request hard gate for LLM providers (seeds/001 pitfall 2). A
+ * context_window_fits: a per-request hard gate for LLM providers (the LLM-routing article (docs/references.md) pitfall 2). A
  * request whose estimated tokens (prompt plus the completion it asks for) exceed the model's
  * context window would be truncated or refused, so the provider is ineligible for that request
  * rather than a failed call. The factor list's gate vocabulary describes the provider, not the

@@ -7,7 +7,7 @@ const FAIL_NO_DATA = constantOutcome(failOutcome("metric_fresh_or_safe_default",
 /**
  * Staleness only excludes under stale_policy "exclude". Under safe_default and penalty the gate
  * passes and the scoring step applies the policy, because excluding every provider whose
- * telemetry pipeline lags would turn a metrics outage into a routing outage (paper 4.4).
+ * telemetry pipeline lags would turn a metrics outage into a routing outage (the paper's section 4.4, docs/references.md).
  */
 export const metricFreshOrSafeDefault: TGateFn = ({ stale, metricAgeSeconds, maxMetricAgeSeconds, stalePolicy, metrics, now }) => {
   if (!stale) return PASS_FRESH;

@@ -19,7 +19,7 @@ export const GATES: Readonly<Record<TGateName, TGateFn>> = Object.freeze({
 });
 
 /**
- * Evaluated whatever the factor list says: an operator's kill must always win (paper section 5,
+ * Evaluated whatever the factor list says: an operator's kill must always win (the paper's section 5 (docs/references.md),
  * operational controls), so not_killed cannot be configured away.
  */
 export const ALWAYS_ON_GATES: readonly TGateName[] = ["not_killed"];

@@ -1,6 +1,6 @@
 import { createHistogram, HISTOGRAM_BUCKETS, mergeHistogramInto, recordLatency, type TLatencyHistogram } from "./histogram";
 
-/** Where a failed business outcome failed (paper 4.9). */
+/** Where a failed business outcome failed (the paper's section 4.9, docs/references.md). */
 export const FAILURE_STAGES = ["before_provider", "provider_call", "user_action", "downstream_app", "unknown"] as const;
 export type TFailureStage = (typeof FAILURE_STAGES)[number];
 

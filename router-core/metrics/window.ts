@@ -20,7 +20,7 @@ export function inWindow(b: TMetricBucket, now: number, windowMinutes: number): 
  * Completion rate counts only provider-attributable failures: completions / (completions +
  * provider_call failures). Failures at before_provider, user_action and downstream_app say
  * nothing about the provider and are left out of numerator and denominator. `unknown` is left
- * out too: counting it would let user abandonment or app bugs move traffic (paper 4.9), while
+ * out too: counting it would let user abandonment or app bugs move traffic (the paper's section 4.9, docs/references.md), while
  * an unattributed provider fault still shows up in the call failure rate and latency. When no
  * attributable business outcome exists, the call success rate stands in for completion.
  * The sample count is the number of provider calls, the unit every other signal is measured in.

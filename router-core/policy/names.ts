@@ -36,7 +36,7 @@ export const SCORE_NAMES = Object.keys(SCORE_DIRECTIONS) as TScoreName[];
 export const STRATEGY_NAMES = ["weighted_score", "price_weighted", "price_latency_penalty", "weighted_round_robin", "priority_failover"] as const;
 export type TStrategyName = (typeof STRATEGY_NAMES)[number];
 
-/** What a decision does when no provider is eligible (paper 4.11, Table 7). */
+/** What a decision does when no provider is eligible (the paper's section 4.11 (docs/references.md), Table 7). */
 export const FALLBACK_ACTIONS = ["queue", "degraded_message", "probe_only", "escalate"] as const;
 export type TFallbackAction = (typeof FALLBACK_ACTIONS)[number];
 

@@ -70,7 +70,7 @@ export const ZSafety = z.strictObject({
   require_reason_code: z.boolean({ error: "require_reason_code must be a boolean" }).default(true),
 });
 
-/** Defaults follow seeds/003 (5 consecutive failures or > 30% in 5 min) and Envoy's capped backoff. */
+/** Defaults follow the token-gateway article (docs/references.md) (5 consecutive failures or > 30% in 5 min) and Envoy's capped backoff. */
 export const ZCircuitBreaker = z
   .strictObject({
     consecutive_failures: boundedNumber("consecutive_failures", closed(1), null, true).default(5),
@@ -100,7 +100,7 @@ export const ZCircuitBreaker = z
     }
   });
 
-/** Regional rules are owned by compliance (paper section 5): changing them needs their approval. */
+/** Regional rules are owned by compliance (the paper's section 5, docs/references.md): changing them needs their approval. */
 export const ZRegionRule = z.strictObject({
   /** Only these providers may serve the region; omitted = any provider that supports it. */
   providers: z.array(nonEmptyString("provider")).optional(),

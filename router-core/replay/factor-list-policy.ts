@@ -172,8 +172,8 @@ function createReplayRouter(
 
 /*
  * This replay is one router instance: it counts its outcomes in delta buckets and the shared
- * store merges them, as instances flush deltas to Postgres (DESIGN.md "Scale past one
- * machine"). A bucket is delivered once it is complete and older than the telemetry delay, so
+ * store merges them, as instances flush deltas to Postgres so that several instances share one
+ * view of the metrics. A bucket is delivered once it is complete and older than the telemetry delay, so
  * the router sees exactly the metrics a delayed pipeline would show it.
  */
 function deltaFor(r: TReplayRouter, provider: number, region: number, at: number): TMetricBucket {

@@ -75,7 +75,7 @@ export function formatTable15(rows: readonly TSensitivityRow[]): string {
 }
 
 /**
- * The latency-spike trade-off (paper 8.2): the factor list leaves a slow-but-working primary,
+ * The latency-spike trade-off (the paper's section 8.2, docs/references.md): the factor list leaves a slow-but-working primary,
  * which buys latency and costs whatever success difference the secondary has; with
  * latency-heavy weights it moves on smaller latency differences. Stated from this run's numbers.
  */

@@ -2,7 +2,7 @@ import type { ProviderModel, TCondition } from "./model";
 import type { TTrafficSpec } from "./traffic";
 
 /**
- * The six scenarios of issue 4 (paper section 8): 60 minutes × 600 requests, providers A
+ * The six scenarios of issue 4 (the paper's section 8, docs/references.md): 60 minutes × 600 requests, providers A
  * (primary), B, C of equal cost, regions EU 50% / NA 30% / APAC 20%, baseline success 99.5%,
  * baseline p95 380 / 420 / 500 ms. A degrades from minute 20 to 40 unless stated. These
  * definitions are fixed: results are only comparable if nobody tunes them.

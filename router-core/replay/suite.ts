@@ -46,7 +46,7 @@ export function listing1(): TFactorList {
   return parsed.value;
 }
 
-/** The paper's Table 14 targets for the factor list: success rate and degraded minutes. */
+/** The paper's Table 14 (docs/references.md) targets for the factor list: success rate and degraded minutes. */
 export const PAPER_TABLE_14: Readonly<Record<TScenarioId, Readonly<Record<TPolicyId, { success: number; degradedMinutes: number }>>>> = {
   outage: { static: p(66.3, 20), failover: p(82.7, 10), breaker: p(92.7, 4), factor_list: p(96.0, 4) },
   latency: { static: p(99.4, 20), failover: p(99.3, 14), breaker: p(99.5, 20), factor_list: p(98.8, 2) },

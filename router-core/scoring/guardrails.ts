@@ -14,7 +14,7 @@ export type TGuardrailCheck = {
 
 const PASSED: TGuardrailCheck = Object.freeze({ passed: true, violations: Object.freeze([]) as unknown as string[], excess: 0 });
 
-/** Soft limits (paper 4.11): checked after the hard gates and before selection. */
+/** Soft limits (the paper's section 4.11, docs/references.md): checked after the hard gates and before selection. */
 export function checkGuardrails(g: TGuardrails, p95Ms: number | null, cost: number, confidence: number): TGuardrailCheck {
   let violations: string[] | null = null;
   let excess = 0;

@@ -2,7 +2,7 @@ import type { TScoreName } from "../policy/names";
 import type { TMetricSnapshot } from "../types";
 
 /**
- * Raw metrics → bounded 0–100 indices where higher is always better (paper 4.8), so weighted
+ * Raw metrics → bounded 0–100 indices where higher is always better (the paper's section 4.8, docs/references.md), so weighted
  * contributions add up without mixing units:
  *
  * - completion_rate_5m:      100 × clamp(1 − L(1 − completion rate, n) / FAILURE_RATE_AT_ZERO, 0, 1)
@@ -10,7 +10,7 @@ import type { TMetricSnapshot } from "../types";
  * - error_rate_5m:           100 × clamp(1 − L(provider-call failure rate, n) / FAILURE_RATE_AT_ZERO, 0, 1)
  * - p95_latency_5m:          100 × best p95 / own p95, best = lowest p95 among candidates passing the gates
  * - p99_latency_5m:          same with p99
- * - cost_per_request:        100 × cheapest cost / own cost (0 cost → 100); the price-weighted ratio of seeds/003
+ * - cost_per_request:        100 × cheapest cost / own cost (0 cost → 100); the price-weighted ratio of the token-gateway article (docs/references.md)
  * - recent_incident_penalty: 100 / (1 + incidents in the window): one incident halves it, two leave a third
  * - confidence_from_sample:  100 × confidence (sqrt of samples / min_sample_size, capped at 1)
  *

@@ -88,7 +88,7 @@ describe("guardrails", () => {
   });
 });
 
-describe("seeds/003 formulas", () => {
+describe("the token-gateway article's formulas (docs/references.md)", () => {
   const work = (cost: number) => ({ info: { costPerRequest: cost } }) as TCandidateWork;
 
   it("price_weighted: BasePrice / Price with the cheapest as base", () => {

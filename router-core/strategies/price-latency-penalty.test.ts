@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { candidate, input, probabilities } from "./candidate.fixture";
 import { latencyPenalty, priceLatencyPenaltyStrategy } from "./price-latency-penalty";
 
-describe("price_latency_penalty (seeds/003 algorithm 2)", () => {
+describe("price_latency_penalty (the token-gateway article's algorithm 2, docs/references.md)", () => {
   // Weight_i = (BasePrice / Price_i) × clamp(1 − (p99_i − p99_baseline) / p99_baseline, 0.3, 1.0)
   const eligible = () => [candidate("a", { cost: 0.02, p99Ms: 600 }), candidate("b", { cost: 0.01, p99Ms: 1000 }), candidate("c", { cost: 0.04, p99Ms: 400 })];
 

@@ -2,10 +2,10 @@ import type { TPriceEvidence } from "../decision/record";
 import { basePrice, priceWeights } from "./price-weighted";
 import { drawWeighted, type RoutingStrategy } from "./strategy";
 
-/** seeds/003's floor: a slow provider keeps 30% of its price weight so it is never starved. */
+/** the token-gateway article's floor: a slow provider keeps 30% of its price weight so it is never starved. */
 const PENALTY_FLOOR = 0.3;
 
-/** clamp(1 − (p99 − p99_baseline) / p99_baseline, 0.3, 1.0), exactly as seeds/003 writes it. */
+/** clamp(1 − (p99 − p99_baseline) / p99_baseline, 0.3, 1.0), exactly as the token-gateway article (docs/references.md) writes it. */
 export function latencyPenalty(p99Ms: number | null, p99BaselineMs: number): number {
   // No p99 yet means no evidence of slowness; sample-size confidence is handled elsewhere.
   if (p99Ms === null || !(p99BaselineMs > 0)) return 1;
@@ -14,7 +14,7 @@ export function latencyPenalty(p99Ms: number | null, p99BaselineMs: number): num
 }
 
 /**
- * seeds/003 algorithm 2: Weight_i = (BasePrice / Price_i) × clamp(1 − (p99_i − p99_baseline) /
+ * the token-gateway article (docs/references.md) algorithm 2: Weight_i = (BasePrice / Price_i) × clamp(1 − (p99_i − p99_baseline) /
  * p99_baseline, 0.3, 1.0). p99_baseline is the factor list's p99_baseline_ms, or else the
  * lowest p99 among the eligible providers.
  */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { candidate, input, probabilities } from "./candidate.fixture";
 import { priceWeights, priceWeightedStrategy } from "./price-weighted";
 
-describe("price_weighted (seeds/003 algorithm 1)", () => {
+describe("price_weighted (the token-gateway article's algorithm 1, docs/references.md)", () => {
   // Prices 0.02, 0.01, 0.04: BasePrice = 0.01, weights 0.5, 1, 0.25, sum 1.75.
   const eligible = () => [candidate("a", { cost: 0.02 }), candidate("b", { cost: 0.01 }), candidate("c", { cost: 0.04 })];
 

@@ -2,7 +2,7 @@ import { drawWeighted, type RoutingStrategy } from "./strategy";
 import type { TCandidateWork, TPriceEvidence } from "../decision/record";
 
 /**
- * seeds/003 algorithm 1: Weight_i = BasePrice / CurrentPrice_i, probability = weight / sum.
+ * the token-gateway article (docs/references.md) algorithm 1: Weight_i = BasePrice / CurrentPrice_i, probability = weight / sum.
  * BasePrice is the cheapest eligible price, so the cheapest provider has weight 1. Free
  * providers (price 0) have the limit weight: they share the traffic and priced ones get none.
  */
@@ -10,7 +10,7 @@ export function priceWeights(eligible: readonly TCandidateWork[], base = basePri
   return eligible.map((c) => (base <= 0 ? (c.info.costPerRequest <= 0 ? 1 : 0) : base / c.info.costPerRequest));
 }
 
-/** The cheapest eligible price (seeds/003's BasePrice). */
+/** The cheapest eligible price (the token-gateway article's BasePrice). */
 export function basePrice(eligible: readonly TCandidateWork[]): number {
   let base = Infinity;
   for (const c of eligible) if (c.info.costPerRequest < base) base = c.info.costPerRequest;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { candidate, input, probabilities } from "./candidate.fixture";
 import { priorityFailoverStrategy } from "./priority-failover";
 
-describe("priority_failover (seeds/001)", () => {
+describe("priority_failover (the LLM-routing article's fallback chain, docs/references.md)", () => {
   it("always takes the first eligible provider in priority order, whatever the draw or shares", () => {
     for (const u of [0, 0.5, 0.999]) {
       const e = [candidate("b"), candidate("c")];

@@ -1,6 +1,6 @@
 import { selectFirst, type RoutingStrategy } from "./strategy";
 
-/** seeds/001's ordered fallback chain: the first eligible provider in static priority order. */
+/** the LLM-routing article's ordered fallback chain: the first eligible provider in static priority order. */
 export const priorityFailoverStrategy: RoutingStrategy = {
   name: "priority_failover",
   select({ eligible, u, probabilities }) {

@@ -11,7 +11,7 @@ import { weightedRoundRobinStrategy } from "./weighted-round-robin";
  */
 const K = 4;
 
-describe("weighted_round_robin (seeds/003 algorithm 3)", () => {
+describe("weighted_round_robin (the token-gateway article's algorithm 3, docs/references.md)", () => {
   it("writes the renormalised weights as probabilities", () => {
     const e = [candidate("a"), candidate("b"), candidate("c")];
     expect(weightedRoundRobinStrategy.select(input(e, { shares: { a: 2, b: 1, c: 1 }, sequence: 1 })).reasonCode).toBe("weighted_round_robin");

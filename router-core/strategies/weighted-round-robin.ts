@@ -3,7 +3,7 @@ import { drawWeighted, scratchWeights, shareOf, type RoutingStrategy } from "./s
 const GOLDEN = (Math.sqrt(5) - 1) / 2;
 
 /**
- * seeds/003 algorithm 3. Weights are the controller's shares (equal when there are none). The
+ * the token-gateway article (docs/references.md) algorithm 3. Weights are the controller's shares (equal when there are none). The
  * n-th request takes position frac(n × golden ratio) on the cumulative weights: consecutive
  * positions are spread evenly, so each provider's count tracks its weight within a few requests
  * without a stored cursor per provider. Without a sequence number the decision's draw is used.

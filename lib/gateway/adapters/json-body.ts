@@ -1,6 +1,6 @@
 import { malformedBody } from "../classify";
 
-/** Parses an upstream body; a body that is not JSON is a transient failure (seeds/001: malformed upstream JSON). */
+/** Parses an upstream body; a body that is not JSON is a transient failure (the LLM-routing article (docs/references.md): malformed upstream JSON). */
 export function parseJsonBody(buf: Buffer, status: number): unknown {
   if (buf.length === 0) return null;
   try {
