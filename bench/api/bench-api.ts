@@ -43,7 +43,15 @@ import {
 // against an existing database as it is (bench:scale: decide with millions of rows in the log).
 // The figures go to bench-results/<--result-name, default api>.json.
 
-type TOptions = { duration: number; connections: number; durability: "sync" | "async"; existing: string | undefined; resultName: string; closedOnly: boolean };
+type TOptions = {
+  duration: number;
+  connections: number;
+  durability: "sync" | "async";
+  existing: string | undefined;
+  resultName: string;
+  closedOnly: boolean;
+  cpuProfileDir: string | null;
+};
 /** What the run started, for the cleanup in main's finally. */
 type TResources = {
   cluster: TEmbeddedDatabase | null;
@@ -79,6 +87,8 @@ function readOptions(): TOptions {
       "result-name": { type: "string", default: "api" },
       // Only the closed loop (no reference, fixed rates or outcomes), writing no result: quick A/B runs of a change.
       "closed-only": { type: "boolean", default: false },
+      // The server under --cpu-prof: its profile goes to .data/profiles/ (summarise with bench/api/profile-summary.ts).
+      "cpu-prof": { type: "boolean", default: false },
     },
   });
   return {
@@ -88,6 +98,7 @@ function readOptions(): TOptions {
     existing: values["use-database"],
     resultName: values["result-name"]!,
     closedOnly: values["closed-only"] === true,
+    cpuProfileDir: values["cpu-prof"] === true ? path.resolve(".data", "profiles") : null,
   };
 }
 
@@ -509,7 +520,7 @@ async function runBench(opts: TOptions, res: TResources): Promise<void> {
 
   const benchStartedAt = new Date();
   const spoolDir = path.resolve(".data", `spool-bench-${process.pid}`);
-  const started = await startServer(databaseUrl, spoolDir, opts.durability);
+  const started = await startServer(databaseUrl, spoolDir, opts.durability, opts.cpuProfileDir);
   res.child = started.child;
   const decide = await runDecideClosed(ctx, started.child, started.port);
   const fixedRuns = await runFixedRates(ctx, started.child, started.port, perSecondOf(decide.result));
@@ -523,6 +534,7 @@ async function runBench(opts: TOptions, res: TResources): Promise<void> {
   const outcomes = await runOutcomes(ctx, started.port, outcomesStartedAt);
   await stopChild(started.child);
   res.child = null;
+  if (opts.cpuProfileDir) console.log(`cpu profile      ${path.relative(process.cwd(), opts.cpuProfileDir)}/ (npx tsx bench/api/profile-summary.ts <file>)`);
 
   const check = await checkRows(databaseUrl, benchStartedAt, outcomesStartedAt);
   await rm(spoolDir, { recursive: true, force: true });

@@ -11,9 +11,21 @@ import { non2xxCount, runLoadInChild } from "../lib/closed-loop-load";
 export const API_KEY = `sy_bench_${randomBytes(16).toString("hex")}`;
 export const AUTH = { "content-type": "application/json", authorization: `Bearer ${API_KEY}` };
 
-export async function startServer(databaseUrl: string, spoolDir: string, durability: string): Promise<{ child: ChildProcess; port: number }> {
+/**
+ * `cpuProfileDir`: run the server under `--cpu-prof`, its .cpuprofile written there when it exits
+ * (bench/api/profile-summary.ts attributes it to the decide path's stages).
+ */
+export async function startServer(
+  databaseUrl: string,
+  spoolDir: string,
+  durability: string,
+  cpuProfileDir: string | null = null,
+): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const nodeArgs = [
+    ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean),
+    ...(cpuProfileDir ? ["--cpu-prof", "--cpu-prof-dir", cpuProfileDir] : []),
+  ];
   const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", path.resolve("server.ts")], {
     stdio: ["ignore", process.env.BENCH_SERVER_STDOUT ? "inherit" : "ignore", "inherit"],
     env: {
