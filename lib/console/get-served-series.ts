@@ -1,6 +1,7 @@
 import "server-only";
 import { getPrisma } from "@/lib/db";
 import { countDecisions } from "@/lib/dataplane";
+import { consoleClickHouseReads, consoleDecisionCounter } from "@/lib/decision-store";
 import { prismaQueryable } from "./prisma-queryable";
 import { RANGES, type TRangeKey } from "./ranges";
 import type { TServedSeries } from "./types";
@@ -14,15 +15,25 @@ async function countServed(
   bucketSeconds: number,
 ): Promise<{ b: number; provider: string | null; n: number }[]> {
   if (bucketSeconds % 60 === 0) {
-    const counts = await countDecisions(prismaQueryable(), {
-      operation,
-      region,
-      from,
-      to: now,
-      bounds: "(]",
-      bucketMs: bucketSeconds * 1000,
-      by: ["provider"],
-    });
+    const counts = await countDecisions(
+      prismaQueryable(),
+      {
+        operation,
+        region,
+        from,
+        to: now,
+        bounds: "(]",
+        bucketMs: bucketSeconds * 1000,
+        by: ["provider"],
+      },
+      consoleDecisionCounter(),
+    );
+    return counts.map((c) => ({ b: c.t, provider: c.provider ?? null, n: c.n }));
+  }
+  const clickHouse = consoleClickHouseReads();
+  if (clickHouse) {
+    const q = { operation, region, from, to: now, bounds: "(]", bucketMs: bucketSeconds * 1000, by: ["provider"] } as const;
+    const counts = await clickHouse.count(q, [{ from, to: now, fromIncluded: false, toIncluded: true }]);
     return counts.map((c) => ({ b: c.t, provider: c.provider ?? null, n: c.n }));
   }
   // Sub-minute buckets (the 15 min and 1 h charts) need the rows; their ranges are short.

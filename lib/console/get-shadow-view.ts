@@ -1,6 +1,7 @@
 import "server-only";
 import { getPrisma, Prisma } from "@/lib/db";
-import { countDecisions } from "@/lib/dataplane";
+import { countDecisions, type TDecisionCount } from "@/lib/dataplane";
+import { consoleClickHouseReads, consoleDecisionCounter } from "@/lib/decision-store";
 import { prismaQueryable } from "./prisma-queryable";
 import { RANGES, type TRangeKey } from "./ranges";
 
@@ -59,6 +60,18 @@ const BROKEN = new Set(["open", "half_open"]);
 
 type TBucket = { t: number; compared: number; agreed: number };
 
+/** Shadowed decisions per bucket from counts by shadow outcome. */
+function bucketsOf(counts: readonly TDecisionCount[]): TBucket[] {
+  const byT = new Map<number, TBucket>();
+  for (const c of counts) {
+    const b = byT.get(c.t) ?? { t: c.t, compared: 0, agreed: 0 };
+    b.compared += c.n;
+    if (c.shadow === "agree") b.agreed += c.n;
+    byT.set(c.t, b);
+  }
+  return [...byT.values()].sort((a, b) => a.t - b.t);
+}
+
 /**
  * Shadowed decisions and agreements per bucket. Whole-minute buckets (24 h, 7 d) come from the
  * decision log's per-minute rollup, aligned to the epoch, so the page reads the range's minutes
@@ -70,23 +83,19 @@ type TBucket = { t: number; compared: number; agreed: number };
  */
 async function agreementBuckets(operation: string, from: number, to: number, bucketSeconds: number): Promise<TBucket[]> {
   if (bucketSeconds % 60 === 0) {
-    const counts = await countDecisions(prismaQueryable(), {
-      operation,
-      from,
-      to,
-      bounds: "[]",
-      bucketMs: bucketSeconds * 1000,
-      by: ["shadow"],
-      shadowed: true,
-    });
-    const byT = new Map<number, TBucket>();
-    for (const c of counts) {
-      const b = byT.get(c.t) ?? { t: c.t, compared: 0, agreed: 0 };
-      b.compared += c.n;
-      if (c.shadow === "agree") b.agreed += c.n;
-      byT.set(c.t, b);
-    }
-    return [...byT.values()].sort((a, b) => a.t - b.t);
+    const counts = await countDecisions(
+      prismaQueryable(),
+      { operation, from, to, bounds: "[]", bucketMs: bucketSeconds * 1000, by: ["shadow"], shadowed: true },
+      consoleDecisionCounter(),
+    );
+    return bucketsOf(counts);
+  }
+  const clickHouse = consoleClickHouseReads();
+  if (clickHouse) {
+    // The same buckets as below: from the range's start, each [t, t + bucket), up to `to` included.
+    const q = { operation, from, to, bounds: "[]", bucketMs: bucketSeconds * 1000, by: ["shadow"], shadowed: true } as const;
+    const counts = await clickHouse.count(q, [{ from, to, fromIncluded: true, toIncluded: true }], from);
+    return bucketsOf(counts);
   }
   const rows = await getPrisma().$queryRaw<{ t: Date; compared: bigint; agreed: bigint }[]>`
     select b.t, s.compared, s.agreed

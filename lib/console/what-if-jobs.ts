@@ -1,4 +1,5 @@
 import "server-only";
+import { consoleDecisionCounter } from "@/lib/decision-store";
 import { z } from "zod";
 import { ContractError, invalid, parseInput } from "@/lib/errors";
 import { getPrisma } from "@/lib/db";
@@ -105,7 +106,7 @@ export async function requestWhatIf(input: unknown, requestedBy: string): Promis
   if (!t.ok || getReplay(t.key).latest?.fingerprint === t.fingerprint) return view(t);
   let recorded;
   try {
-    recorded = await loadRecordedTraffic(prismaQueryable(), t.operation, t.from, t.to, t.factorList.providers);
+    recorded = await loadRecordedTraffic(prismaQueryable(), t.operation, t.from, t.to, t.factorList.providers, consoleDecisionCounter());
   } catch (err) {
     // No decisions in the range: nothing to replay, which the page says as it is.
     if (!(err instanceof RangeError)) throw err;

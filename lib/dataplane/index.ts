@@ -3,7 +3,14 @@
 export { type DataPlane, startDataPlane } from "./dataplane";
 export { decisionBody } from "./decide/body";
 export { decisionIdAt, uuidV7At, uuidV7Time } from "./decision-id";
-export { countDecisions, type TCountQueryable } from "./decision-log/counts";
+export {
+  countDecisions,
+  type TCountQueryable,
+  type TDecisionCount,
+  type TDecisionCountQuery,
+  type TRawDecisionCounter,
+  type TRawRange,
+} from "./decision-log/counts";
 export { addRollupDeltas, rollupDeltasOf } from "./decision-log/rollup";
 export { decisionRowOf, IDEMPOTENCY_WINDOW_MS, type TDecisionRow, type TDecisionWrite, type TExistingDecision } from "./decision-log/rows";
 export { type TDecisionStoreHandle, type TOpenDecisionStore, type TStoredDecision } from "./decision-log/store";

@@ -1,7 +1,7 @@
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from "@clickhouse/client";
 import type pg from "pg";
 import { readProcessSlot, writeProcessSlot } from "../runtime";
-import { type TDecisionStoreHandle, type TOpenDecisionStore, IDEMPOTENCY_WINDOW_MS } from "../dataplane";
+import { type TDecisionStoreHandle, type TOpenDecisionStore, type TRawDecisionCounter, IDEMPOTENCY_WINDOW_MS } from "../dataplane";
 import { createClickHouseLogStore, REPLAYED_CHUNK_TABLE_DDL } from "./clickhouse/log-store";
 import { createClickHouseReads, type ClickHouseReads } from "./clickhouse/reads";
 import { ensureClickHouseSchema } from "./clickhouse/schema";
@@ -69,4 +69,10 @@ export function consoleClickHouseReads(env: Readonly<Record<string, string | und
   const reads = createClickHouseReads(clickHouseClient(s));
   writeProcessSlot("decisionStore", { key, reads });
   return reads;
+}
+
+/** The console's counter of decision rows in ClickHouse mode (the raw part of lib/dataplane's countDecisions), or undefined in Postgres mode. */
+export function consoleDecisionCounter(env: Readonly<Record<string, string | undefined>> = process.env): TRawDecisionCounter | undefined {
+  const reads = consoleClickHouseReads(env);
+  return reads ? (q, ranges) => reads.count(q, ranges) : undefined;
 }

@@ -1,5 +1,5 @@
 import { createHistogram, histogramQuantile, HISTOGRAM_BUCKETS, type TLatencyHistogram } from "../../router-core/metrics/histogram";
-import { countDecisions } from "../dataplane";
+import { countDecisions, type TRawDecisionCounter } from "../dataplane";
 import type { TRecordedCell, TRecordedTraffic } from "./what-if";
 
 /** Anything with pg's query signature (a Pool or a Client). */
@@ -31,19 +31,25 @@ export async function loadRecordedTraffic(
   from: Date,
   to: Date,
   extraProviders: readonly string[] = [],
+  /** ClickHouse mode: the decision rows are counted there (lib/decision-store). */
+  raw?: TRawDecisionCounter,
 ): Promise<TRecordedTraffic> {
   if (!(to.getTime() > from.getTime())) throw new RangeError(`--to must be after --from, got ${from.toISOString()} .. ${to.toISOString()}`);
   const startMs = Math.floor(from.getTime() / MINUTE_MS) * MINUTE_MS;
   const minutes = Math.ceil((to.getTime() - startMs) / MINUTE_MS);
   // Per minute from the decision log's rollup (the partial minutes at the ends from its rows): exact, whatever the range holds.
-  const counted = await countDecisions(db, {
-    operation,
-    from: from.getTime(),
-    to: to.getTime(),
-    bounds: "[)",
-    bucketMs: MINUTE_MS,
-    by: ["region", "provider"],
-  });
+  const counted = await countDecisions(
+    db,
+    {
+      operation,
+      from: from.getTime(),
+      to: to.getTime(),
+      bounds: "[)",
+      bucketMs: MINUTE_MS,
+      by: ["region", "provider"],
+    },
+    raw,
+  );
   const decisions = { rows: counted.map((c): TDecisionRow => ({ minute_ms: String(c.t), region: c.region!, selected_provider: c.provider ?? null, n: c.n })) };
   const buckets = await db.query<TBucketRow>(
     `SELECT provider_key, region, (extract(epoch FROM bucket_start) * 1000)::bigint AS start_ms, calls, call_failures,

@@ -35,6 +35,15 @@ export type TDecisionCount = {
 
 const MINUTE_MS = 60_000;
 
+/** A time range of decision rows to count; each end included or not. */
+export type TRawRange = { from: number; to: number; fromIncluded: boolean; toIncluded: boolean };
+
+/**
+ * Counts decision rows kept in another store (lib/decision-store: ClickHouse) over ranges, by the
+ * query's buckets (aligned to the epoch) and dimensions, as the raw parts of the plan below do.
+ */
+export type TRawDecisionCounter = (q: TDecisionCountQuery, ranges: readonly TRawRange[]) => Promise<TDecisionCount[]>;
+
 /** Each dimension as decision_rollup stores it and as it is computed from a decision row. */
 const DIMENSIONS: Record<TCountDimension, { rollup: string; raw: string }> = {
   region: { rollup: "region", raw: "region" },
@@ -97,15 +106,54 @@ function plan(q: TDecisionCountQuery): TPlan {
  * counting the decision rows would, but reading the per-minute rollup for every whole minute:
  * the cost follows the range's minutes and dimensions, not how many decisions they hold.
  */
-export async function countDecisions(db: TCountQueryable, q: TDecisionCountQuery): Promise<TDecisionCount[]> {
+export async function countDecisions(db: TCountQueryable, q: TDecisionCountQuery, raw?: TRawDecisionCounter): Promise<TDecisionCount[]> {
   if (!Number.isInteger(q.bucketMs / MINUTE_MS) || q.bucketMs <= 0) throw new RangeError(`bucketMs must be a whole number of minutes, got ${q.bucketMs}`);
+  if (raw) return countWithRawStore(db, q, raw);
   const { sql, params } = plan(q);
   const { rows } = await db.query<Record<string, unknown>>(sql, params);
-  return rows.map((r) => {
-    const out: TDecisionCount = { t: Number(r.t), n: Number(r.n) };
-    q.by.forEach((d, i) => {
-      (out as Record<string, unknown>)[d] = r[`d${i}`];
-    });
-    return out;
+  return rows.map((r) => countOf(q, r));
+}
+
+function countOf(q: TDecisionCountQuery, r: Record<string, unknown>): TDecisionCount {
+  const out: TDecisionCount = { t: Number(r.t), n: Number(r.n) };
+  q.by.forEach((d, i) => {
+    (out as Record<string, unknown>)[d] = r[`d${i}`];
   });
+  return out;
+}
+
+/**
+ * The same count when the rows are in another store: the whole minutes from decision_rollup here,
+ * the partial minutes at the ends from `raw`, summed per bucket and dimensions.
+ */
+async function countWithRawStore(db: TCountQueryable, q: TDecisionCountQuery, raw: TRawDecisionCounter): Promise<TDecisionCount[]> {
+  const fullFrom = Math.floor(q.from / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
+  const fullTo = Math.floor(q.to / MINUTE_MS) * MINUTE_MS;
+  const fromIncluded = q.bounds[0] === "[";
+  const toIncluded = q.bounds[1] === "]";
+  if (fullTo <= fullFrom) return raw(q, [{ from: q.from, to: q.to, fromIncluded, toIncluded }]);
+  const dims = q.by.map((d, i) => `, ${DIMENSIONS[d].rollup} as d${i}`).join("");
+  const groupBy = q.by.map((_, i) => `, ${i + 2}`).join("");
+  const params: unknown[] = [q.operation, `${q.bucketMs / 1000} seconds`, new Date(fullFrom), new Date(fullTo)];
+  if (q.region !== undefined) params.push(q.region);
+  const [rolled, edges] = await Promise.all([
+    db.query<Record<string, unknown>>(
+      `select (extract(epoch from date_bin($2::interval, minute, timestamptz 'epoch')) * 1000)::bigint as t${dims}, sum(count)::bigint as n
+         from decision_rollup where operation = $1 and minute >= $3 and minute < $4${q.region === undefined ? "" : " and region = $5"}${q.shadowed ? " and shadow <> 'none'" : ""}
+        group by 1${groupBy}`,
+      params,
+    ),
+    raw(q, [
+      { from: q.from, to: fullFrom, fromIncluded, toIncluded: false },
+      { from: fullTo, to: q.to, fromIncluded: true, toIncluded },
+    ]),
+  ]);
+  const sums = new Map<string, TDecisionCount>();
+  for (const c of [...rolled.rows.map((r) => countOf(q, r)), ...edges]) {
+    const key = JSON.stringify([c.t, ...q.by.map((d) => c[d])]);
+    const found = sums.get(key);
+    if (found) found.n += c.n;
+    else sums.set(key, { ...c });
+  }
+  return [...sums.values()].sort((a, b) => a.t - b.t);
 }

@@ -24,6 +24,7 @@ export function clickHouseRow(r: TDecisionRow): Record<string, unknown> {
     instance_id: r.instanceId,
     api_key_id: r.apiKeyId ?? null,
     offered_providers: r.offeredProviders ?? null,
+    source: r.source ?? "server",
     record: r.body,
   };
 }

@@ -44,6 +44,7 @@ export function decisionTableDdl(r: TRetention): string {
   instance_id LowCardinality(String),
   api_key_id Nullable(String),
   offered_providers Nullable(String),
+  source LowCardinality(String) DEFAULT 'server',
   record String CODEC(ZSTD(3)),
   routine Bool MATERIALIZED ${ROUTINE},
   INDEX id_bloom id TYPE bloom_filter(0.01) GRANULARITY 1
@@ -65,6 +66,8 @@ const tiersComment = (r: TRetention) => `switchyard retention ${r.fullDays}/${r.
  */
 export async function ensureClickHouseSchema(client: ClickHouseClient, r: TRetention): Promise<void> {
   await client.command({ query: decisionTableDdl(r) });
+  // Added after the first release of this table: who made the decision (server, local, fail_static).
+  await client.command({ query: "ALTER TABLE decision ADD COLUMN IF NOT EXISTS source LowCardinality(String) DEFAULT 'server' AFTER offered_providers" });
   const rs = await client.query({ query: "SELECT comment FROM system.tables WHERE database = currentDatabase() AND name = 'decision'", format: "JSONEachRow" });
   const [table] = await rs.json<{ comment: string }>();
   if (table?.comment === tiersComment(r)) return;
