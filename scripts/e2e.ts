@@ -9,7 +9,7 @@ import { assertReachable, withDatabase } from "../lib/db/database-url";
 import { startThrowawayCluster } from "../test/support/throwaway-cluster";
 import { freePort } from "../test/support/free-port";
 import { buildIsStale } from "../lib/runtime/build-freshness";
-import { createSecretScanner, formatFindings, secretsFromEnv, type TSecret } from "../bench/security/secret-scan";
+import { createSecretScanner, formatFindings, secretsFromEnv, type TSecret } from "../test/support/secret-scan";
 import { waitForHealth } from "../test/support/wait-for-health";
 
 const require = createRequire(import.meta.url);

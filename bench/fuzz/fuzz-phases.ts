@@ -11,7 +11,7 @@ import { createPrisma } from "../../lib/db/client";
 import { freePort } from "../../test/support/free-port";
 import { waitForHealth } from "../../test/support/wait-for-health";
 import { startThrowawayCluster } from "../../test/support/throwaway-cluster";
-import { createSecretScanner, formatFindings } from "../security/secret-scan";
+import { createSecretScanner, formatFindings } from "../../test/support/secret-scan";
 import { controlEndpoints, controlIntendedWrites, controlMustRefuse, sendToControlRoute } from "./control-targets";
 import { dataPlaneEndpoints, sendToDataPlane } from "./dataplane-targets";
 import { formatBurstReport, formatHealthReport, formatSlowReport, runReuseBursts, startSideLoad } from "./fuzz-concurrent";

@@ -16,7 +16,7 @@ import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { startStandaloneDataPlane } from "../../test/support/standalone-dataplane";
 import { dataPlaneSettings } from "../../lib/dataplane/settings";
 import { loadControlRoutes, STATE_CHANGING, type TControlRoute } from "../fuzz/control-routes";
-import { createSecretScanner, formatFindings, secretsFromEnv } from "./secret-scan";
+import { createSecretScanner, formatFindings, secretsFromEnv } from "../../test/support/secret-scan";
 
 const ORIGIN = "http://switchyard.test";
 const HOST = new URL(ORIGIN).host;
