@@ -1,5 +1,6 @@
 import "server-only";
 import { getPrisma } from "@/lib/db";
+import { consoleClickHouseReads } from "@/lib/decision-store";
 
 export type TDisagreementGroup = { region: string; actual: string | null; shadow: string | null; count: number; lastAt: number };
 
@@ -13,6 +14,8 @@ const GROUP_LIMIT = 50;
  * (clients deciding locally send a full record for each).
  */
 export async function getShadowDisagreementGroups(operation: string, from: number, to: number): Promise<TDisagreementGroup[]> {
+  const clickHouse = consoleClickHouseReads();
+  if (clickHouse) return clickHouse.disagreementGroups(operation, from, to, GROUP_LIMIT);
   const rows = await getPrisma().$queryRaw<{ region: string; actual: string | null; shadow: string | null; n: bigint; last_at: Date }[]>`
     select region, selected_provider as actual, shadow_pick as shadow, count(*) as n, max(created_at) as last_at
     from decision

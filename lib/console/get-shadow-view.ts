@@ -60,6 +60,43 @@ const BROKEN = new Set(["open", "half_open"]);
 
 type TBucket = { t: number; compared: number; agreed: number };
 
+/** The columns of a listed disagreement that come from Postgres's outcome and breaker tables. */
+const ENRICHMENT = Prisma.sql`b.completed, b.failure_stage::text as failure_stage, c.status as call_status, c.error_class::text as call_error,
+             ab.to_state as actual_breaker, sb.to_state as shadow_breaker`;
+
+/** Each listed disagreement's latest business outcome, its selected provider's latest call, and both providers' breakers at the time. */
+const ENRICH_JOINS = Prisma.sql`
+      left join lateral (select completed, failure_stage from business_outcome where decision_id = d.id::text order by reported_at desc limit 1) b on true
+      left join lateral (select status, error_class from provider_call_outcome where decision_id = d.id::text and provider_key = d.selected_provider order by reported_at desc limit 1) c on true
+      left join lateral (select to_state from breaker_event where provider_key = d.selected_provider and (region is null or region = d.region) and at <= d.created_at order by at desc limit 1) ab on true
+      left join lateral (select to_state from breaker_event where provider_key = d.shadow_pick and (region is null or region = d.region) and at <= d.created_at order by at desc limit 1) sb on true`;
+
+/**
+ * The latest 100 disagreements with their outcomes and breakers. In ClickHouse mode the rows come
+ * from ClickHouse and are joined to Postgres's outcome and breaker tables as a list of values.
+ */
+async function disagreementRows(operation: string, from: number, to: number): Promise<TRawDisagreement[]> {
+  const clickHouse = consoleClickHouseReads();
+  if (!clickHouse) {
+    return getPrisma().$queryRaw<TRawDisagreement[]>(Prisma.sql`
+      select d.id::text as id, d.created_at, d.region, d.policy_version, d.shadow_version, d.selected_provider, d.shadow_pick, d.reason_code, ${ENRICHMENT}
+      from decision d ${ENRICH_JOINS}
+      where d.operation = ${operation} and d.created_at >= ${new Date(from)} and d.created_at <= ${new Date(to)} and d.shadow_agrees = false
+      order by d.created_at desc, d.id desc
+      limit 100`);
+  }
+  const found = await clickHouse.disagreements(operation, from, to, 100);
+  if (found.length === 0) return [];
+  const col = <K extends keyof (typeof found)[number]>(k: K) => found.map((r) => r[k]);
+  return getPrisma().$queryRaw<TRawDisagreement[]>(Prisma.sql`
+      select d.id::text as id, d.created_at, d.region, d.policy_version, d.shadow_version, d.selected_provider, d.shadow_pick, d.reason_code, ${ENRICHMENT}
+      from unnest(${col("id")}::uuid[], ${found.map((r) => new Date(r.at))}::timestamptz[], ${col("region")}::text[], ${col("policy_version")}::text[],
+                  ${col("shadow_version")}::text[], ${col("selected_provider")}::text[], ${col("shadow_pick")}::text[], ${col("reason_code")}::text[])
+        with ordinality as d(id, created_at, region, policy_version, shadow_version, selected_provider, shadow_pick, reason_code, n)
+      ${ENRICH_JOINS}
+      order by d.n`);
+}
+
 /** Shadowed decisions per bucket from counts by shadow outcome. */
 function bucketsOf(counts: readonly TDecisionCount[]): TBucket[] {
   const byT = new Map<number, TBucket>();
@@ -128,18 +165,7 @@ export async function getShadowView(operation: string, range: TRangeKey, now = D
   const [pointer, buckets, raw] = await Promise.all([
     prisma.operationPolicy.findUnique({ where: { operationKey: operation } }),
     agreementBuckets(operation, from, to, bucketSeconds),
-    prisma.$queryRaw<TRawDisagreement[]>(Prisma.sql`
-      select d.id::text as id, d.created_at, d.region, d.policy_version, d.shadow_version, d.selected_provider, d.shadow_pick, d.reason_code,
-             b.completed, b.failure_stage::text as failure_stage, c.status as call_status, c.error_class::text as call_error,
-             ab.to_state as actual_breaker, sb.to_state as shadow_breaker
-      from decision d
-      left join lateral (select completed, failure_stage from business_outcome where decision_id = d.id::text order by reported_at desc limit 1) b on true
-      left join lateral (select status, error_class from provider_call_outcome where decision_id = d.id::text and provider_key = d.selected_provider order by reported_at desc limit 1) c on true
-      left join lateral (select to_state from breaker_event where provider_key = d.selected_provider and (region is null or region = d.region) and at <= d.created_at order by at desc limit 1) ab on true
-      left join lateral (select to_state from breaker_event where provider_key = d.shadow_pick and (region is null or region = d.region) and at <= d.created_at order by at desc limit 1) sb on true
-      where d.operation = ${operation} and d.created_at >= ${new Date(from)} and d.created_at <= ${new Date(to)} and d.shadow_agrees = false
-      order by d.created_at desc
-      limit 100`),
+    disagreementRows(operation, from, to),
   ]);
   const shadow = pointer?.shadowVersionId
     ? await prisma.factorListVersion.findUnique({ where: { id: pointer.shadowVersionId }, select: { id: true, version: true } })

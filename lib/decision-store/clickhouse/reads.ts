@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from "@clickhouse/client";
-import { uuidV7Time, type TDecisionCount, type TDecisionCountQuery, type TRawRange, type TStoredDecision } from "../../dataplane";
+import { uuidV7Time, type TStoredDecision } from "../../dataplane";
+import { createClickHouseRangeReads, queryRows } from "./range-reads";
 
 /** Partition pruning for a lookup by UUIDv7: its embedded time ± this much clock skew (as in Postgres mode). */
 const SKEW_MS = 60_000;
@@ -74,24 +75,9 @@ export type TClickHouseListFilter = {
 
 const ms = (t: number) => new Date(t);
 
-/** Each count dimension as a column expression of the decision table, named as Postgres's raw counts name them (counts.ts). */
-const DIMENSIONS: Record<TDecisionCountQuery["by"][number], string> = {
-  region: "region",
-  provider: "selected_provider",
-  reasonCode: "reason_code",
-  policyVersion: "policy_version",
-  shadow: "multiIf(shadow_agrees IS NULL, 'none', shadow_agrees, 'agree', 'disagree')",
-  stale: "stale",
-  degraded: "degraded",
-  source: "source",
-};
-
 /** Decision reads against ClickHouse; every read is over FINAL, so a row a replay wrote twice counts once. */
 export function createClickHouseReads(client: ClickHouseClient) {
-  async function rows<T>(query: string, params: Record<string, unknown>): Promise<T[]> {
-    const rs = await client.query({ query, query_params: params, format: "JSONEachRow" });
-    return rs.json<T>();
-  }
+  const rows = <T>(query: string, params: Record<string, unknown>) => queryRows<T>(client, query, params);
 
   /** A `WHERE` on one id: its UUIDv7 time bounds the partitions and the key's time range. */
   function byId(id: string): { where: string; params: Record<string, unknown> } {
@@ -101,6 +87,8 @@ export function createClickHouseReads(client: ClickHouseClient) {
   }
 
   return {
+    ...createClickHouseRangeReads(client),
+
     /** One page, newest first by (at, id), `limit + 1` rows so the caller knows whether there is a next page. */
     async list(f: TClickHouseListFilter, limit: number): Promise<TClickHouseDecision[]> {
       const where = ["at >= {from:DateTime64(3)}", "at <= {to:DateTime64(3)}"];
@@ -142,40 +130,6 @@ export function createClickHouseReads(client: ClickHouseClient) {
       const { where, params } = byId(id);
       const raw = await rows<TRaw & { record: string }>(`SELECT ${COLUMNS}, record FROM decision FINAL WHERE ${where} LIMIT 1`, params);
       return raw[0] ? { ...toDecision(raw[0]), record: raw[0].record } : null;
-    },
-
-    /**
-     * Decision rows over `ranges`, per bucket of `q.bucketMs` from `origin` (the epoch unless
-     * given) and per dimension: the raw part of a count (lib/dataplane counts.ts), and the
-     * sub-minute charts' counts.
-     */
-    async count(q: TDecisionCountQuery, ranges: readonly TRawRange[], origin = 0): Promise<TDecisionCount[]> {
-      const params: Record<string, unknown> = { operation: q.operation, bucket: q.bucketMs, origin };
-      const within = ranges.map((r, i) => {
-        params[`f${i}`] = ms(r.from);
-        params[`t${i}`] = ms(r.to);
-        return `(at ${r.fromIncluded ? ">=" : ">"} {f${i}:DateTime64(3)} AND at ${r.toIncluded ? "<=" : "<"} {t${i}:DateTime64(3)})`;
-      });
-      const where = [`operation = {operation:String}`, `(${within.join(" OR ")})`];
-      if (q.region !== undefined) {
-        where.push("region = {region:String}");
-        params.region = q.region;
-      }
-      if (q.shadowed) where.push("shadow_agrees IS NOT NULL");
-      const dims = q.by.map((d, i) => `, ${DIMENSIONS[d]} AS d${i}`).join("");
-      const groupBy = q.by.map((_, i) => `, d${i}`).join("");
-      const raw = await rows<Record<string, unknown>>(
-        `SELECT toString({origin:Int64} + intDiv(toUnixTimestamp64Milli(at) - {origin:Int64}, {bucket:Int64}) * {bucket:Int64}) AS t${dims}, count() AS n
-           FROM decision FINAL WHERE ${where.join(" AND ")} GROUP BY t${groupBy} ORDER BY t`,
-        params,
-      );
-      return raw.map((r) => {
-        const out: TDecisionCount = { t: Number(r.t), n: Number(r.n) };
-        q.by.forEach((d, i) => {
-          (out as Record<string, unknown>)[d] = r[`d${i}`];
-        });
-        return out;
-      });
     },
 
     /** The decisions among `ids`, one query; the time bounds come from the ids' UUIDv7 times. */
