@@ -20,6 +20,8 @@ export async function startServer(
   spoolDir: string,
   durability: string,
   cpuProfileDir: string | null = null,
+  /** More environment for the server (bench:store's decision store). */
+  env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
   const nodeArgs = [
@@ -40,6 +42,7 @@ export async function startServer(
       SWITCHYARD_INSTANCE_ID: "bench-api",
       DECISION_DURABILITY: durability,
       SPOOL_DIR: spoolDir,
+      ...env,
     },
   });
   await waitForHealth(`http://127.0.0.1:${port}`, child, 120_000);

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,9 +8,7 @@ import pg from "pg";
 import { createScratchDatabase } from "../../lib/db/drift";
 import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../../lib/db/embedded";
 import { startClickHouseShim, type ClickHouseShim } from "../../test/support/clickhouse-shim";
-import { freePort } from "../../test/support/free-port";
-import { waitForHealth } from "../../test/support/wait-for-health";
-import { acknowledgedIds, API_KEY, load, type TClosedLoop } from "../api/decide-load";
+import { acknowledgedIds, load, startServer, type TClosedLoop } from "../api/decide-load";
 import { writeBenchResult, type TBenchFigure, type TBenchInvariant } from "../lib/bench-results";
 import { postgresServerPid, processTreeCpuSeconds, withCpuPerUnit } from "../lib/process-cpu";
 
@@ -33,28 +31,6 @@ type TRun = {
   sizes: TSizes;
 };
 type TSizes = { rows: number; bytes: number; postgresBytes: number; columns?: Array<[string, number]> };
-
-async function startServer(databaseUrl: string, spoolDir: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", path.resolve("server.ts")], {
-    stdio: ["ignore", "ignore", "inherit"],
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      SWITCHYARD_SEED_DEMO: "1",
-      SWITCHYARD_DATAPLANE_ONLY: "1",
-      SWITCHYARD_API_KEY: API_KEY,
-      SWITCHYARD_INSTANCE_ID: "bench-store",
-      SPOOL_DIR: spoolDir,
-      ...env,
-    },
-  });
-  await waitForHealth(`http://127.0.0.1:${port}`, child, 120_000);
-  return { child, port };
-}
 
 async function stop(child: ChildProcess): Promise<void> {
   const exited = new Promise((r) => child.once("exit", r));
@@ -106,7 +82,10 @@ async function runMode(mode: TMode, serverUrl: string, opts: { duration: number;
   try {
     if (mode === "clickhouse") shim = await startClickHouseShim({ path: path.join(dir, "engine") });
     const env: Record<string, string> = shim ? { SWITCHYARD_DECISION_STORE: "clickhouse", SWITCHYARD_CLICKHOUSE_URL: shim.url } : {};
-    const { child, port } = await startServer(scratch.url, path.join(dir, `spool-${mode}`), env);
+    const { child, port } = await startServer(scratch.url, path.join(dir, `spool-${mode}`), "sync", null, {
+      SWITCHYARD_INSTANCE_ID: "bench-store",
+      ...env,
+    });
     const pgPid = await postgresServerPid((sql) => pool.query<{ pid: number }>(sql));
     // Postgres's CPU while the server is up but nothing decides: its background work, which a
     // slower run would otherwise spread over fewer decides.

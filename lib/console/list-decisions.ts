@@ -1,24 +1,11 @@
 import "server-only";
 import { getPrisma, Prisma } from "@/lib/db";
+import type { TStoredDecision } from "@/lib/dataplane";
 import { consoleClickHouseReads, type ClickHouseReads, type TClickHouseListFilter } from "@/lib/decision-store/index";
 import { DEFAULT_WINDOW_MS, type TDecisionFilters } from "./decision-filters";
 
-export type TDecisionRow = {
-  id: string;
-  at: number;
-  operation: string;
-  region: string;
-  requestId: string;
-  policyVersion: string | null;
-  selected: string | null;
-  reasonCode: string;
-  shadowPick: string | null;
-  shadowAgrees: boolean | null;
-  scoreMargin: number | null;
-  stale: boolean;
-  metricAgeMs: number | null;
-  fallbackAction: string | null;
-  degraded: boolean;
+/** A row of the decision log's page: the stored columns the list shows, and its latest business outcome. */
+export type TDecisionRow = Omit<TStoredDecision, "durability" | "instanceId" | "apiKeyId" | "offeredProviders"> & {
   /** Business outcome when one came back: true completed, false failed, null not yet. */
   completed: boolean | null;
 };
