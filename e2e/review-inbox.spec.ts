@@ -60,7 +60,7 @@ test("compliance and the approver each find the version waiting, and the page mo
   await expect(page.getByTestId("need-compliance")).toContainText(`approved by ${emailOf("compliance")}`);
   await expect(page.getByTestId("need-approver")).toContainText("waiting");
   await expect(page.getByTestId("action-approve-compliance")).toHaveCount(0);
-  await expect(page.getByTestId("review-note")).toContainText("already reviewed");
+  await expect(page.getByTestId("review-note")).toContainText("it now waits for an approver");
   await page.screenshot({ path: `${OUT}/review-after-compliance-1440.png`, fullPage: true });
   await page.goto("/reviews");
   await expect(page.getByTestId(`inbox-version-${versionId}`)).toHaveCount(0);
@@ -131,6 +131,7 @@ test("on a phone, Kill and Pin are in view on the providers page without scrolli
   await as(page, "on_call");
   await page.goto("/providers");
   for (const id of ["kill-provider_A", "pin-provider_A"]) {
+    await expect(page.getByTestId(id)).toBeVisible();
     const box = await page.getByTestId(id).boundingBox();
     expect(box, id).not.toBeNull();
     expect(box!.x + box!.width, id).toBeLessThanOrEqual(390);

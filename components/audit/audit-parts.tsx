@@ -74,11 +74,17 @@ export function AuditFilters({ raw, facets }: { raw: TAuditFilters; facets: { ac
 function AuditRow({ e }: { e: TAuditEntry }) {
   return (
     <tr data-testid="audit-row">
-      <td className="mono muted">{e.seq}</td>
-      <td className="mono">{utc(e.at.getTime())}</td>
-      <td>{e.actor}</td>
-      <td className="mono">{e.action}</td>
-      <td className="mono" style={{ whiteSpace: "normal", wordBreak: "break-all", minWidth: 140, maxWidth: 260 }}>
+      <td className="mono muted" data-label="#">
+        {e.seq}
+      </td>
+      <td className="mono" data-label="Time">
+        {utc(e.at.getTime())}
+      </td>
+      <td data-label="Actor">{e.actor}</td>
+      <td className="mono" data-label="Action">
+        {e.action}
+      </td>
+      <td className="mono" style={{ whiteSpace: "normal", overflowWrap: "break-word", minWidth: 140 }} data-label="Target">
         {e.targetType}
         {e.targetId ? (
           <>
@@ -94,11 +100,19 @@ function AuditRow({ e }: { e: TAuditEntry }) {
           </>
         ) : null}
       </td>
-      <td style={{ whiteSpace: "normal", minWidth: 160 }}>{e.reason ?? <span className="muted">–</span>}</td>
-      <td className="mono text-xs" style={{ whiteSpace: "pre-wrap", wordBreak: "break-word", minWidth: 240, maxWidth: 560 }}>
+      <td style={{ whiteSpace: "normal", minWidth: 160 }} data-label="Reason">
+        {e.reason ?? <span className="muted">–</span>}
+      </td>
+      <td
+        className="mono text-xs"
+        style={{ whiteSpace: "pre-wrap", wordBreak: "break-word", minWidth: 240, maxWidth: 560 }}
+        data-label="Changed: before → after"
+      >
         <FieldChanges e={e} />
       </td>
-      <td className="mono muted">{e.ip ?? "–"}</td>
+      <td className="mono muted" data-label="IP">
+        {e.ip ?? "–"}
+      </td>
     </tr>
   );
 }
@@ -106,7 +120,7 @@ function AuditRow({ e }: { e: TAuditEntry }) {
 export function AuditTable({ page }: { page: TAuditEntry[] }) {
   return (
     <div className="overflow-x-auto">
-      <table className="dense" data-testid="audit-table">
+      <table className="dense stack-on-phone" data-testid="audit-table">
         <thead>
           <tr>
             <th>#</th>

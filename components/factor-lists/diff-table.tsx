@@ -43,12 +43,12 @@ function Value({ value, other, side }: { value: unknown; other: unknown; side: "
 /**
  * A structural diff, one row per changed field path, before and after side by side. The field
  * and kind share the first column and the two sides split the rest evenly, so the diff stays
- * readable in the editor's half-width panel. On a phone each row stacks (globals.css, .diff-table):
+ * readable in the editor's half-width panel. On a phone each row stacks (globals.css, .stack-on-phone):
  * three columns of a 390 px screen cut long gate names off in "This version".
  */
 export function DiffTable({ changes, against }: { changes: TPolicyChange[]; against: string }) {
   return (
-    <table className="dense diff-table w-full" data-testid="diff-table" style={{ tableLayout: "fixed" }}>
+    <table className="dense stack-on-phone w-full" data-testid="diff-table" style={{ tableLayout: "fixed" }}>
       <colgroup>
         <col style={{ width: "28%" }} />
         <col style={{ width: "36%" }} />

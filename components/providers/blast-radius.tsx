@@ -92,7 +92,8 @@ export function BlastRadius({ rows, sharesAt, emptyText }: { rows: TBlastRow[]; 
       <h3 className="panel-title">
         Blast radius <span className="muted font-normal">· current shares as of {utc(sharesAt)}</span>
       </h3>
-      <div className="table-scroll" style={{ maxHeight: 220, overflowY: "auto" }}>
+      {/* Focusable so keyboard users can scroll a long list (axe: scrollable-region-focusable). */}
+      <div className="table-scroll" style={{ maxHeight: 220, overflowY: "auto" }} tabIndex={0} role="region" aria-label="Blast radius by operation and region">
         <table className="dense">
           <thead>
             <tr>

@@ -54,12 +54,14 @@ export function standingOf(
   };
   const couldApprove = waitingOn.some((c) => permissions.includes(c === "approver" ? "factor_list.approve" : "factor_list.approve_compliance"));
   let note: string | null = null;
-  if (inReview && couldApprove && !may.approve && !may.approveCompliance) {
-    note = isAuthor
-      ? "You wrote or edited this version, so someone else must approve it."
-      : reviewedAs
-        ? `You already reviewed this version (as ${reviewedAs}); one person gives one review, so the rest must come from someone else.`
-        : null;
+  if (inReview && reviewedAs) {
+    const rest =
+      waitingOn.length > 0
+        ? `it now waits for ${waitingOn.map((c) => (c === "approver" ? "an approver" : "compliance")).join(" and ")}`
+        : "no approval is missing";
+    note = `You already reviewed this version (as ${reviewedAs}); ${rest}. One person gives one review, so the rest comes from someone else.`;
+  } else if (inReview && couldApprove && isAuthor) {
+    note = "You wrote or edited this version, so someone else must approve it.";
   } else if (["approved", "shadow"].includes(version.status) && isAuthor && permissions.includes("factor_list.activate")) {
     note = "You wrote or edited this version, so someone else must activate it.";
   }

@@ -3,10 +3,20 @@ import { isDemoMode } from "@/lib/auth/demo-mode";
 import { can, getViewer } from "@/lib/console/get-viewer";
 import { listChaosProviders } from "@/lib/console/list-chaos-providers";
 import { ChaosPanel } from "@/components/demo/chaos-panel";
+import { PageTitle } from "@/components/page-title";
 
 export const dynamic = "force-dynamic";
 
 export default async function ChaosPage() {
+  return (
+    <div className="flex flex-col gap-4">
+      <PageTitle>Chaos · fault injection</PageTitle>
+      <ChaosBody />
+    </div>
+  );
+}
+
+async function ChaosBody() {
   if (!isDemoMode()) {
     return (
       <p className="panel muted p-4 text-sm" data-testid="chaos-unavailable">
