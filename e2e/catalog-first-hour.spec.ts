@@ -195,7 +195,7 @@ test("first hour on an empty production database: own providers to a compliant d
   // Decide in EU routes only to the certified provider; the budget one fails the compliance gate, saying why.
   type TDecision = { selected: string | null; candidates: { provider: string; gates: { gate: string; passed: boolean; detail: string }[] }[] };
   const first = await eventually(async () => {
-    const r = await api.post("/api/v1/decide", { data: { operation: "SEND_SMS", region: "EU", requestId: "first-hour-0" } });
+    const r = await api.post("/api/v1/decide", { data: { operation: "SEND_SMS", region: "EU", requestId: "first-hour-0", explain: "full" } });
     return r.status() === 200 ? ((await r.json()) as TDecision) : null;
   }, "the activated policy to reach the data plane");
   const selected = [first.selected];

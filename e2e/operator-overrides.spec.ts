@@ -15,7 +15,7 @@ type TDecision = { selected: string | null; reasonCode: string; candidates: { pr
 async function decide(request: APIRequestContext, tag: string): Promise<TDecision> {
   const res = await request.post("/api/v1/decide", {
     headers: auth,
-    data: { operation: OPERATION, region: REGION, requestId: `e2e-ops-${tag}-${Date.now()}-${Math.random()}` },
+    data: { operation: OPERATION, region: REGION, requestId: `e2e-ops-${tag}-${Date.now()}-${Math.random()}`, explain: "full" },
   });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()) as TDecision;

@@ -21,7 +21,7 @@ type TAnswer = TDecisionRecord & { decisionId: string };
 async function decide(request: APIRequestContext, n: number): Promise<TAnswer> {
   const res = await request.post("/api/v1/decide", {
     headers: auth(),
-    data: { operation: OPERATION, region: REGION, requestId: `price-evidence-${Date.now()}-${n}` },
+    data: { operation: OPERATION, region: REGION, requestId: `price-evidence-${Date.now()}-${n}`, explain: "full" },
   });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()) as TAnswer;

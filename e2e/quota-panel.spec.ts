@@ -21,7 +21,7 @@ type TDecision = { selected: string | null; candidates: { provider: string; gate
 async function decide(request: APIRequestContext, n: number): Promise<TDecision> {
   const res = await request.post("/api/v1/decide", {
     headers: auth(),
-    data: { operation: "SEND_SMS", region: "EU", requestId: `quota-panel-${Date.now()}-${n}` },
+    data: { operation: "SEND_SMS", region: "EU", requestId: `quota-panel-${Date.now()}-${n}`, explain: "full" },
   });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()) as TDecision;

@@ -30,7 +30,7 @@ test("a shadow version's agreement and disagreements show on the Shadow page", a
   const yaml = await (await page.request.get(`/api/control/factor-lists/${activeId}/yaml`)).text();
   const probe = await request.post("/api/v1/decide", {
     headers: auth,
-    data: { operation: OPERATION, region: REGION, requestId: `e2e-shadow-pick-${Date.now()}` },
+    data: { operation: OPERATION, region: REGION, requestId: `e2e-shadow-pick-${Date.now()}`, explain: "full" },
   });
   const candidates = ((await probe.json()) as { candidates: { provider: string; eligible: boolean; selectionProbability: number }[] }).candidates;
   const eligible = candidates.filter((c) => c.eligible).sort((a, b) => a.selectionProbability - b.selectionProbability);
@@ -65,7 +65,7 @@ test("a shadow version's agreement and disagreements show on the Shadow page", a
       async () => {
         const res = await request.post("/api/v1/decide", {
           headers: auth,
-          data: { operation: OPERATION, region: REGION, requestId: `e2e-shadow-probe-${Date.now()}-${Math.random()}` },
+          data: { operation: OPERATION, region: REGION, requestId: `e2e-shadow-probe-${Date.now()}-${Math.random()}`, explain: "full" },
         });
         return ((await res.json()) as { shadow: unknown }).shadow !== null;
       },

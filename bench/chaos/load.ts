@@ -25,7 +25,8 @@ type TDecideAnswer = {
   decisionId: string;
   selected: string | null;
   degraded?: boolean;
-  candidates: Array<{ provider: string; priority: number; eligible: boolean }>;
+  /** The failover order of the compact answer: the selected provider first. */
+  order: Array<{ provider: string }>;
 };
 
 export type TPhaseStats = {
@@ -49,12 +50,12 @@ const bump = (m: Record<string, number>, k: string) => void (m[k] = (m[k] ?? 0) 
 const statusKey = (r: THttpResult) => (r.ok ? String(r.status) : r.error);
 
 /**
- * Calls the selected provider; when it fails, the next eligible one in priority order, as a
+ * Calls the selected provider; when it fails, the next one in the decision's failover order, as a
  * service with use_secondary_then_queue would. Returns the provider_call outcome of each call.
  */
 async function callProviders(opts: TLoadOptions, d: TDecideAnswer): Promise<Array<Record<string, unknown>>> {
   const outcomes: Array<Record<string, unknown>> = [];
-  const fallbacks = d.candidates.filter((c) => c.eligible && c.provider !== d.selected).sort((a, b) => a.priority - b.priority);
+  const fallbacks = d.order.filter((c) => c.provider !== d.selected);
   for (const provider of [d.selected!, ...fallbacks.map((c) => c.provider)]) {
     const call = await request("POST", `${opts.providersUrl}/${encodeURIComponent(provider)}`, { body: "{}", timeoutMs: opts.timeoutMs });
     const success = call.ok && call.status === 200;

@@ -52,7 +52,7 @@ async function until(inst: AppInstance, apiKey: string, want: (d: TDecisionBody)
   let n = 0;
   for (;;) {
     const r = await request("POST", `${inst.url}/api/v1/decide`, {
-      body: `{"operation":"SEND_SMS","region":"EU","requestId":"${prefix}-${n++}"}`,
+      body: `{"operation":"SEND_SMS","region":"EU","requestId":"${prefix}-${n++}","explain":"full"}`,
       headers: { authorization: `Bearer ${apiKey}` },
     });
     if (r.ok && r.status === 200 && want(JSON.parse(r.body) as TDecisionBody)) return { ms: performance.now() - since, decides: n };

@@ -6,7 +6,9 @@ import type {
   TClientStats,
   TDecideRequest,
   TDecision,
+  TDecisionAnswer,
   TDecisionRecord,
+  TOrderEntry,
   TExecuteAnswer,
   TExecuteRequest,
   TOutcome,
@@ -56,7 +58,7 @@ export type TSwitchyardClientOptions = {
 };
 
 /** The routing the client last saw for (operation, region): what fail-static decides from. */
-type TLastSeen = { candidates: TCandidate[]; order: string[]; policyVersion: string | null; at: number };
+type TLastSeen = { weights: readonly TOrderEntry[]; order: string[]; policyVersion: string | null; at: number };
 
 /** A decision made in this process (fail-static or local evaluation), waiting to be logged by Switchyard. */
 export type TDecisionReport = {
@@ -91,11 +93,11 @@ type TOutcomeBatchResult = { results: Array<{ index: number; status: number }> }
 
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Eligible candidates by score (ties by share), as Switchyard's failover order has them. */
-function eligibleOrder(candidates: readonly TCandidate[], selected: string | null): string[] {
+/** Eligible candidates by score (ties by share), as Switchyard's failover order has them: a full record's order. */
+function eligibleOrder(candidates: readonly TCandidate[], selected: string | null): TOrderEntry[] {
   const eligible = candidates.filter((c) => c.eligible).sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity) || (b.share ?? 0) - (a.share ?? 0));
-  const order = eligible.map((c) => c.provider);
-  return selected === null ? order : [selected, ...order.filter((p) => p !== selected)];
+  const order = eligible.map((c) => ({ provider: c.provider, selectionProbability: c.selectionProbability }));
+  return selected === null ? order : [...order.filter((p) => p.provider === selected), ...order.filter((p) => p.provider !== selected)];
 }
 
 /**
@@ -191,17 +193,28 @@ export class SwitchyardClient {
     const requestId = req.requestId ?? randomUUID();
     const key = `${req.operation}@${req.region}`;
     try {
-      const { body } = await callJson<TDecisionRecord>(
+      const full = req.explain === "full";
+      const { body } = await callJson<TDecisionAnswer | TDecisionRecord>(
         this.http,
         "POST",
         "/api/v1/decide",
-        { operation: req.operation, region: req.region, requestId, ...(req.attributes ? { attributes: req.attributes } : {}) },
+        {
+          operation: req.operation,
+          region: req.region,
+          requestId,
+          ...(req.attributes ? { attributes: req.attributes } : {}),
+          ...(full ? { explain: "full" } : {}),
+        },
         { timeoutMs: req.timeoutMs },
       );
-      const candidates = Array.isArray(body.candidates) ? body.candidates : [];
-      const order = eligibleOrder(candidates, body.selected);
-      // A record whose candidates were all ineligible says nothing about whom to call: keep the previous.
-      if (order.length > 0) this.last.set(key, { candidates, order, policyVersion: body.policyVersion ?? null, at: this.now() });
+      // The compact answer carries the failover order; a full record, its candidates to derive it from.
+      const weights =
+        "order" in body && Array.isArray(body.order)
+          ? body.order
+          : eligibleOrder(Array.isArray((body as TDecisionRecord).candidates) ? (body as TDecisionRecord).candidates : [], body.selected);
+      const order = weights.map((w) => w.provider);
+      // A decision whose candidates were all ineligible says nothing about whom to call: keep the previous.
+      if (order.length > 0) this.last.set(key, { weights, order, policyVersion: body.policyVersion ?? null, at: this.now() });
       this.counters.decisions.switchyard++;
       return {
         decisionId: body.decisionId,
@@ -212,7 +225,7 @@ export class SwitchyardClient {
         order,
         failStatic: false,
         source: "switchyard",
-        record: body,
+        ...(full ? { record: body as TDecisionRecord } : {}),
       };
     } catch (err) {
       if (!(err instanceof SwitchyardUnavailableError) || !this.failStaticOn) throw err;
@@ -254,6 +267,7 @@ export class SwitchyardClient {
       stale: true,
       degraded: true,
       source: "fail_static",
+      shadowPick: null,
     });
     this.recordDecision({
       decisionId,
@@ -331,7 +345,7 @@ export class SwitchyardClient {
 
   /** A provider by the last decision's selection probabilities (its planned shares), else its order's first. */
   private pick(seen: TLastSeen): string {
-    const weighted = seen.candidates.filter((c) => c.eligible && c.selectionProbability > 0);
+    const weighted = seen.weights.filter((c) => c.selectionProbability > 0);
     const total = weighted.reduce((s, c) => s + c.selectionProbability, 0);
     if (total <= 0) return seen.order[0]!;
     let r = this.http.random() * total;

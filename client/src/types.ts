@@ -7,6 +7,8 @@ export type TDecideRequest = {
   attributes?: Record<string, string>;
   /** This call's timeout per attempt, ms; default the client's. */
   timeoutMs?: number;
+  /** "full": Switchyard answers with the whole decision record (TDecision.record); default the compact answer. */
+  explain?: "compact" | "full";
 };
 
 /** Where a decision came from. */
@@ -22,7 +24,25 @@ export type TCandidate = {
   [key: string]: unknown;
 };
 
-/** Switchyard's decision record, as decide answers it. */
+/** One provider of a decision's failover order, with the probability it had of being selected. */
+export type TOrderEntry = { provider: string; selectionProbability: number };
+
+/** decide's default answer: what a caller acts on (the full record is GET /api/v1/decisions/{id} or `explain: "full"`). */
+export type TDecisionAnswer = {
+  decisionId: string;
+  operation: string;
+  region: string;
+  requestId: string;
+  policyVersion: string | null;
+  selected: string | null;
+  reasonCode: string;
+  fallback: Record<string, unknown> | null;
+  degraded: boolean;
+  /** The selected provider, then the other eligible ones by score. */
+  order: TOrderEntry[];
+};
+
+/** Switchyard's full decision record, as decide answers it with `explain: "full"`. */
 export type TDecisionRecord = {
   decisionId: string;
   operation: string;
@@ -49,7 +69,7 @@ export type TDecision = {
   source: TDecisionSource;
   /** Why a fail-static decision was made (timeout, unreachable, overloaded…). */
   reason?: string;
-  /** Switchyard's full record (absent for fail-static decisions). */
+  /** Switchyard's full record, when asked for with `explain: "full"` (absent for fail-static decisions). */
   record?: TDecisionRecord;
 };
 

@@ -56,7 +56,18 @@ describe("@switchyard/client against server.ts", () => {
     expect(d).toMatchObject({ failStatic: false, source: "switchyard", operation: "SEND_SMS", region: "EU" });
     expect(d.selected).toMatch(/^provider_[ABC]$/);
     expect(d.order[0]).toBe(d.selected);
-    expect(d.record?.candidates.length).toBeGreaterThan(0);
+    // The compact answer by default: no record; with explain full, the record the order came from.
+    expect(d.record).toBeUndefined();
+    const explained = await c.decide({ operation: "SEND_SMS", region: "EU", explain: "full" });
+    expect(explained.record?.candidates.length).toBeGreaterThan(0);
+    expect(explained.order).toEqual(
+      explained
+        .record!.candidates.filter((x) => x.eligible)
+        .sort(
+          (a, b) => Number(b.provider === explained.selected) - Number(a.provider === explained.selected) || (b.score ?? -Infinity) - (a.score ?? -Infinity),
+        )
+        .map((x) => x.provider),
+    );
     c.reportOutcome({ type: "provider_call", decisionId: d.decisionId, provider: d.selected!, status: "success", latencyMs: 42, retryCount: 0 });
     await until("the outcome to be sent", () => c.stats().outcomes.sent === 1);
     expect(await outcomesFor([d.decisionId])).toBe(1);

@@ -78,7 +78,7 @@ async function decide(i: TInstance, region: string, requestId: string) {
   const res = await fetch(`${server.url}/api/v1/decide`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ operation: "SEND_SMS", region, requestId }),
+    body: JSON.stringify({ operation: "SEND_SMS", region, requestId, explain: "full" }),
   });
   expect(res.status).toBe(200);
   return (await res.json()) as any;

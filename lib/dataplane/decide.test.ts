@@ -44,8 +44,51 @@ async function rowCount(): Promise<number> {
 }
 
 describe("POST /api/v1/decide", () => {
-  it("answers with the decision record and a decisionId, after its row is committed", async () => {
-    const r = await post({ operation: "SEND_SMS", region: "EU", requestId: "happy-1" });
+  it("answers compactly by default: the provider, reason, policy version, fallback and failover order", async () => {
+    const r = await post({ operation: "SEND_SMS", region: "EU", requestId: "compact-1" });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("x-decision-durability")).toBe("committed");
+    expect(Object.keys(r.body)).toEqual([
+      "decisionId",
+      "operation",
+      "region",
+      "requestId",
+      "policyVersion",
+      "selected",
+      "reasonCode",
+      "fallback",
+      "degraded",
+      "order",
+    ]);
+    expect(r.body).toMatchObject({ operation: "SEND_SMS", region: "EU", requestId: "compact-1", policyVersion: "v1", fallback: null, degraded: false });
+    expect(r.headers.get("content-length")).toBe(String(Buffer.byteLength(r.text)));
+    // The order is the full record's eligible candidates, the selected one first, then by score.
+    const full = (await (await fetch(`${server.url}/api/v1/decisions/${r.body.decisionId}`)).json()) as Record<string, any>;
+    expect(full.selected).toBe(r.body.selected);
+    expect(full.reasonCode).toBe(r.body.reasonCode);
+    const eligible = (full.candidates as Array<{ provider: string; eligible: boolean; score: number | null; selectionProbability: number }>)
+      .filter((c) => c.eligible)
+      .sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity));
+    const expected = [...eligible.filter((c) => c.provider === full.selected), ...eligible.filter((c) => c.provider !== full.selected)];
+    expect(r.body.order).toEqual(expected.map((c) => ({ provider: c.provider, selectionProbability: c.selectionProbability })));
+    expect(r.body.order[0].provider).toBe(r.body.selected);
+    // A retry gets the same compact answer; with explain full, the full record of the same decision.
+    const again = await post({ operation: "SEND_SMS", region: "EU", requestId: "compact-1" });
+    expect(again.text).toBe(r.text);
+    const explained = await post({ operation: "SEND_SMS", region: "EU", requestId: "compact-1", explain: "full" });
+    expect(explained.body.decisionId).toBe(r.body.decisionId);
+    expect(explained.body.candidates).toEqual(full.candidates);
+  });
+
+  it("refuses an explain other than compact or full (400 malformed, naming the field)", async () => {
+    const r = await post({ operation: "SEND_SMS", region: "EU", requestId: "explain-bad", explain: "everything" });
+    expect(r.status).toBe(400);
+    expect(r.body.error.fields).toEqual([expect.objectContaining({ path: "explain" })]);
+    expect(await pool.query("select 1 from decision where request_id = 'explain-bad'").then((q) => q.rowCount)).toBe(0);
+  });
+
+  it("answers with the full decision record with explain full, after its row is committed", async () => {
+    const r = await post({ operation: "SEND_SMS", region: "EU", requestId: "happy-1", explain: "full" });
     expect(r.status).toBe(200);
     expect(r.headers.get("x-decision-durability")).toBe("committed");
     expect(r.body.decisionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -62,8 +105,8 @@ describe("POST /api/v1/decide", () => {
   });
 
   it("returns the same decision for the same requestId, and a different one for another", async () => {
-    const a = await post({ operation: "SEND_SMS", region: "NA", requestId: "idem-1" });
-    const b = await post({ operation: "SEND_SMS", region: "NA", requestId: "idem-1" });
+    const a = await post({ operation: "SEND_SMS", region: "NA", requestId: "idem-1", explain: "full" });
+    const b = await post({ operation: "SEND_SMS", region: "NA", requestId: "idem-1", explain: "full" });
     const c = await post({ operation: "SEND_SMS", region: "NA", requestId: "idem-2" });
     expect(b.body.decisionId).toBe(a.body.decisionId);
     // The replay is the first answer byte for byte (the cache keeps it without its candidate list and puts the list back).
@@ -161,7 +204,7 @@ describe("POST /api/v1/decide", () => {
     await pool.query("update operation_policy set shadow_version_id = $1 where operation_key = 'SEND_SMS'", [rows[0].id]);
     await server.dataPlane.reloadConfig();
     // NA: the demo catalogue requires gdpr for EU SMS, which provider_C (SOC 2 only) lacks.
-    const r = await post({ operation: "SEND_SMS", region: "NA", requestId: "shadow-1" });
+    const r = await post({ operation: "SEND_SMS", region: "NA", requestId: "shadow-1", explain: "full" });
     expect(r.body.shadow).toMatchObject({ policyVersion: "v2", selected: "provider_C" });
     expect(r.body.shadow.agrees).toBe(r.body.selected === "provider_C");
     const row = (await pool.query("select shadow_version, shadow_pick, shadow_agrees from decision where id = $1", [r.body.decisionId])).rows[0];
@@ -192,7 +235,7 @@ describe("POST /api/v1/decide", () => {
 
 describe("GET /api/v1/decisions/:id", () => {
   it("returns the record with its outcomes", async () => {
-    const d = await post({ operation: "SEND_SMS", region: "EU", requestId: "get-1" });
+    const d = await post({ operation: "SEND_SMS", region: "EU", requestId: "get-1", explain: "full" });
     await pool.query(
       `insert into provider_call_outcome (outcome_id, decision_id, operation_key, region, provider_key, status, error_class, latency_ms, retry_count, reported_at)
        values (gen_random_uuid(), $1, 'SEND_SMS', 'EU', $2, 'error', 'timeout', 812, 1, now())`,
@@ -226,7 +269,12 @@ describe("GET /api/v1/openapi.json", () => {
     expect(doc.openapi).toBe("3.1.0");
     const decide = doc.paths["/api/v1/decide"].post;
     expect(decide.requestBody.content["application/json"].schema.required).toEqual(["operation", "region", "requestId"]);
-    expect(decide.responses["200"].content["application/json"].schema.properties.decisionId.type).toBe("string");
+    // Both shapes: the compact answer (default) and the full record.
+    const shapes = decide.responses["200"].content["application/json"].schema.anyOf as Array<Record<string, any>>;
+    expect(shapes).toHaveLength(2);
+    expect(shapes.map((x) => Object.keys(x.properties).includes("order"))).toEqual([true, false]);
+    expect(shapes.map((x) => Object.keys(x.properties).includes("candidates"))).toEqual([false, true]);
+    expect(shapes.every((x) => x.properties.decisionId.type === "string")).toBe(true);
     expect(doc.paths["/api/v1/decisions/{id}"].get.parameters[0].name).toBe("id");
   });
 });

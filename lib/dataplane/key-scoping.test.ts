@@ -121,7 +121,7 @@ describe("outcomes from a key that shares the data plane", () => {
   });
 
   it("names only a provider the decision offered, at most a bounded number per provider, stored with the reporting key", async () => {
-    const d = await call(attacker.key, "POST", "/api/v1/decide", { operation: "SEND_SMS", region: "EU", requestId: randomUUID() });
+    const d = await call(attacker.key, "POST", "/api/v1/decide", { operation: "SEND_SMS", region: "EU", requestId: randomUUID(), explain: "full" });
     expect(d.status).toBe(200);
     const decisionId: string = d.body.decisionId;
     const offered = (d.body.candidates as Array<{ provider: string; eligible: boolean }>).filter((c) => c.eligible).map((c) => c.provider);

@@ -130,7 +130,8 @@ export const TENANCY_ATTACKS: readonly TAttack[] = [
       const reporter = await keyFor(ctx, "poisoner", ["decide", "outcomes"], []);
       const d = body(await decide(ctx, reporter.key, "SEND_EMAIL", "EU"));
       if (!d?.decisionId) return { observed: "no decision", ok: false };
-      const offered: string[] = (d.candidates as { provider: string; eligible: boolean }[]).filter((c) => c.eligible).map((c) => c.provider);
+      // The compact answer's failover order: the providers the decision offered.
+      const offered: string[] = (d.order as { provider: string }[]).map((c) => c.provider);
       const targets = [...offered, "llm_openai"];
       const outcomes = Array.from({ length: 1000 }, (_, i) => ({
         type: "provider_call",

@@ -71,6 +71,63 @@ export function decisionBody(decisionId: string, record: TDecisionRecord, extra:
   return { text: prefix + list.json + rest, parts: { before: prefix, list: list.bytes, after: rest }, stored: { text: `${prefix}null${rest}`, list } };
 }
 
+/**
+ * The failover order's JSON: the selected provider, then the other eligible candidates by score
+ * (ties by share), each with its selection probability (a client's fail-static pick weighs by it).
+ * Kept per candidate array and selection, like the list's text: most decisions reuse it.
+ */
+const orders = new WeakMap<readonly TCandidateRecord[], Map<string, string>>();
+
+function orderJson(candidates: readonly TCandidateRecord[], selected: string | null): string {
+  let bySelected = orders.get(candidates);
+  if (bySelected === undefined) {
+    bySelected = new Map();
+    orders.set(candidates, bySelected);
+  }
+  const key = selected ?? "";
+  let json = bySelected.get(key);
+  if (json === undefined) {
+    const eligible = candidates.filter((c) => c.eligible).sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity) || (b.share ?? 0) - (a.share ?? 0));
+    const first = eligible.filter((c) => c.provider === selected);
+    const ordered = [...first, ...eligible.filter((c) => c.provider !== selected)];
+    json = JSON.stringify(ordered.map((c) => ({ provider: c.provider, selectionProbability: c.selectionProbability })));
+    bySelected.set(key, json);
+  }
+  return json;
+}
+
+/** What the compact answer is made of: the record's fields a caller acts on. */
+export type TCompactSource = Pick<
+  TDecisionRecord,
+  "operation" | "region" | "requestId" | "policyVersion" | "selected" | "reasonCode" | "fallback" | "candidates"
+>;
+
+/**
+ * decide's default answer: what a caller acts on (the provider, the decision id, the reason code,
+ * the policy version, the fallback and the failover order), a tenth of the full record's size.
+ * The full record is logged as it always was; `explain: "full"` or GET /decisions/:id returns it.
+ */
+export function compactAnswer(decisionId: string, record: TCompactSource, degraded: boolean): string {
+  const head = JSON.stringify({
+    decisionId,
+    operation: record.operation,
+    region: record.region,
+    requestId: record.requestId,
+    policyVersion: record.policyVersion,
+    selected: record.selected,
+    reasonCode: record.reasonCode,
+    fallback: record.fallback,
+    degraded,
+  });
+  return `${head.slice(0, -1)},"order":${orderJson(record.candidates, record.selected)}}`;
+}
+
+/** The compact answer of a full answer's text (an idempotent replay, read back whole). */
+export function compactOfFull(full: string): string {
+  const r = JSON.parse(full) as TCompactSource & { decisionId: string; degraded?: boolean };
+  return compactAnswer(r.decisionId, r, r.degraded === true);
+}
+
 /** Every key of the record is written above: adding one to TDecisionRecord fails here until it is. */
 type TWritten =
   | "id"

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { z } from "zod";
 import { createClock, decide, type Random, type TDecisionRecord } from "../../../router-core/index";
 import {
   operationDenied,
@@ -27,25 +28,30 @@ import {
   type TCachedAnswer,
   type TRequestIdentity,
 } from "./idempotency";
-import { ZDecideRequest, ZDecideResponse } from "./schema";
-import { decisionBody, type TAnswerParts } from "./body";
+import { ZDecideCompactResponse, ZDecideRequest, ZDecideResponse } from "./schema";
+import { compactAnswer, compactOfFull, decisionBody, type TAnswerParts } from "./body";
 
 export const DECIDE_MAX_BODY_BYTES = 16 * 1024;
 
 registerEndpoint({
   method: "post",
   path: "/api/v1/decide",
-  summary: "Which provider to call for one request, with the full explanation",
+  summary: "Which provider to call for one request (the full explanation with explain: full)",
   description:
     "Evaluates the operation's active factor list (and its shadow version, if any) against cached telemetry. " +
     "Idempotent: the same (operation, requestId) from the same API key within 5 minutes returns the same decision (another key's " +
     "requestId is its own); the same (operation, requestId) with another region or other attributes is refused with 422 idempotency_key_reused. With sync durability " +
     "(the default) the answer comes after the decision is committed to the decision log (or fsynced to the local spool " +
-    "while Postgres is unreachable); header x-decision-durability says which.",
+    "while Postgres is unreachable); header x-decision-durability says which. " +
+    "The answer is compact by default (provider, decision id, reason code, policy version, fallback, failover order); " +
+    'with `explain: "full"` it is the whole decision record, the same as GET /api/v1/decisions/{id} returns. The log keeps the full record either way.',
   tags: ["decisions"],
   request: ZDecideRequest,
   responses: {
-    200: { description: "The decision record", schema: ZDecideResponse },
+    200: {
+      description: 'The compact answer (default), or the full decision record with explain: "full"',
+      schema: z.union([ZDecideCompactResponse, ZDecideResponse]),
+    },
     400: { description: "malformed: the body is not JSON or not the declared shape (names each field)", schema: ZErrorBody },
     401: { description: "Missing or invalid API key", schema: ZErrorBody },
     413: { description: "Body larger than 16 KiB", schema: ZErrorBody },
@@ -71,14 +77,21 @@ export type TDecideDeps = {
 
 const ANSWER_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } as const;
 
-/** An earlier decision for the same request, answered again as it was logged. */
-function sendReplay(res: ServerResponse, body: string): void {
+/** An earlier decision for the same request, answered again as it was logged (compact unless the full answer was asked for). */
+function sendReplay(res: ServerResponse, full: string, explainFull: boolean): void {
+  const body = explainFull ? full : compactOfFull(full);
   res.writeHead(200, { ...ANSWER_HEADERS, "content-length": Buffer.byteLength(body), "x-decision-durability": "replayed", "idempotent-replayed": "true" });
   res.end(body);
 }
 
+/** A fresh decision's compact answer: small enough that one write with the headers carries it. */
+function sendCompact(res: ServerResponse, body: string, durability: string): void {
+  res.writeHead(200, { ...ANSWER_HEADERS, "content-length": Buffer.byteLength(body), "x-decision-durability": durability });
+  res.end(body);
+}
+
 /**
- * A fresh decision's answer in three writes that leave as one (the response corks its socket
+ * A fresh decision's full answer in three writes that leave as one (the response corks its socket
  * until end()): the text before the candidate list, the list's bytes, encoded once per list, and
  * the text after it. Writing the whole text instead flattened and UTF-8-encoded about 4 KB per
  * decide, and allocated it on the heap every scavenge has to walk past.
@@ -112,6 +125,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     const parsed = ZDecideRequest.safeParse(raw);
     if (!parsed.success) throw fromZod(parsed.error);
     const input = parsed.data;
+    const explainFull = input.explain === "full";
     const refused = operationDenied(auth.principal, input.operation);
     if (refused && !refused.ok) {
       sendJson(res, refused.status, refused.body, refused.headers);
@@ -136,7 +150,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     if (cached) {
       const answer = await cached;
       assertSameRequest(answer, request, input.requestId);
-      sendReplay(res, answerText(answer));
+      sendReplay(res, answerText(answer), explainFull);
       return;
     }
 
@@ -184,11 +198,12 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     }
     if (written.status === "existing") {
       assertSameRequest(written.answer, request, input.requestId);
-      sendReplay(res, answerText(written.answer));
+      sendReplay(res, answerText(written.answer), explainFull);
       return;
     }
     countDecision(record.operation, record.region, record.selected, record.reasonCode);
     // The answer decide built, in its parts (answerText would rebuild the same text).
-    sendParts(res, parts, written.status);
+    if (explainFull) sendParts(res, parts, written.status);
+    else sendCompact(res, compactAnswer(decisionId, record, degraded), written.status);
   };
 }

@@ -8,6 +8,10 @@ export const ZDecideRequest = z.strictObject({
     .record(z.string().min(1).max(64), z.string().max(1024))
     .optional()
     .describe("Free-form attributes; `compliance` (comma-separated tags) and `providers` (comma-separated allow-list) are read by routing"),
+  explain: z
+    .enum(["compact", "full"])
+    .optional()
+    .describe("compact (the default): what a caller acts on; full: the whole decision record, as GET /api/v1/decisions/{id} returns it"),
 });
 export type TDecideRequest = z.infer<typeof ZDecideRequest>;
 
@@ -31,6 +35,26 @@ const ZCandidate = z
   })
   .loose();
 
+/** The default answer (explain compact): what a caller acts on; the full record is one GET /api/v1/decisions/{id} away. */
+export const ZDecideCompactResponse = z
+  .object({
+    decisionId: z.string().describe("UUIDv7; GET /api/v1/decisions/{id} returns the full record with its outcomes"),
+    operation: z.string(),
+    region: z.string(),
+    requestId: z.string(),
+    policyVersion: z.string().nullable(),
+    selected: z.string().nullable().describe("Provider to call; null when the fallback policy answers"),
+    reasonCode: z.string(),
+    fallback: z.object({}).loose().nullable(),
+    degraded: z.boolean().describe("True when answered from cached state while Postgres was unreachable"),
+    order: z
+      .array(z.object({ provider: z.string(), selectionProbability: z.number() }))
+      .describe("Failover order: the selected provider, then the other eligible ones by score, each with its selection probability"),
+  })
+  .loose();
+export type TDecideCompactResponse = z.infer<typeof ZDecideCompactResponse>;
+
+/** The full answer (explain full): the whole decision record. */
 export const ZDecideResponse = z
   .object({
     decisionId: z.string().describe("UUIDv7; GET /api/v1/decisions/{id} returns this record with its outcomes"),

@@ -70,7 +70,7 @@ async function decide(server: TStandaloneServer, requestId: string) {
   const res = await fetch(`${server.url}/api/v1/decide`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ operation: "SEND_SMS", region: "EU", requestId }),
+    body: JSON.stringify({ operation: "SEND_SMS", region: "EU", requestId, explain: "full" }),
   });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
 }

@@ -52,7 +52,12 @@ describe("a provider's call quota on three instances", () => {
     expect(admitted).toBeGreaterThanOrEqual(100 - 3 * 2 * 4);
     const health = await callInstance(cluster[1]!, KEY, "GET", "/api/v1/health");
     expect(health.body.dataplane.quotas).toMatchObject({ shared: true });
-    const last = await callInstance(cluster[2]!, KEY, "POST", "/api/v1/decide", { operation: "SEND_SMS", region: "EU", requestId: "quota-last" });
+    const last = await callInstance(cluster[2]!, KEY, "POST", "/api/v1/decide", {
+      operation: "SEND_SMS",
+      region: "EU",
+      requestId: "quota-last",
+      explain: "full",
+    });
     const gate = last.body.candidates
       .find((c: { provider: string }) => c.provider === "provider_A")
       .gates.find((g: { gate: string }) => g.gate === "quota_available");

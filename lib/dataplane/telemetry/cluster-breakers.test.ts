@@ -22,7 +22,8 @@ let isolated: TServerInstance;
 
 const api = (inst: TServerInstance, method: string, route: string, body?: unknown) => callInstance(inst, KEY, method, route, body);
 let seq = 0;
-const decide = (inst: TServerInstance) => api(inst, "POST", "/api/v1/decide", { operation: "SEND_SMS", region: "EU", requestId: `${inst.name}-${seq++}` });
+const decide = (inst: TServerInstance) =>
+  api(inst, "POST", "/api/v1/decide", { operation: "SEND_SMS", region: "EU", requestId: `${inst.name}-${seq++}`, explain: "full" });
 const openedAt = async (inst: TServerInstance) => gauge((await api(inst, "GET", "/api/v1/metrics")).body as string, OPENED) ?? 0;
 
 /**

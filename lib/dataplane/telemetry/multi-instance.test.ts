@@ -71,7 +71,7 @@ async function api(inst: TInstance, method: string, route: string, body?: unknow
 
 let seq = 0;
 const decide = (inst: TInstance, region = "EU") =>
-  api(inst, "POST", "/api/v1/decide", { operation: "SEND_SMS", region, requestId: `${inst.name}-${Date.now()}-${seq++}` });
+  api(inst, "POST", "/api/v1/decide", { operation: "SEND_SMS", region, requestId: `${inst.name}-${Date.now()}-${seq++}`, explain: "full" });
 
 async function shares(region: string): Promise<Record<string, number>> {
   const { rows } = await env.pool.query<{ provider_key: string; share: number }>(
