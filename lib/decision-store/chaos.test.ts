@@ -10,7 +10,8 @@ import { createTelemetryDatabase, waitFor } from "../../test/support/telemetry-f
 /**
  * ClickHouse mode under faults, on real server processes: ClickHouse's HTTP endpoint goes away
  * under load (CLICKHOUSE_OUTAGE_MS, 30 s for the issue's run, short by default) and one instance
- * is SIGKILLed while it writes. Every acknowledged decision must be in ClickHouse once.
+ * is SIGKILLed while it writes. Every acknowledged decision must be in ClickHouse once, and a
+ * committed one retried on another instance is answered with the same decision.
  */
 const KEY = "chaos-clickhouse-key";
 const OUTAGE_MS = Number(process.env.CLICKHOUSE_OUTAGE_MS ?? 3_000);
@@ -48,7 +49,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-type TAck = { id: string; durability: string };
+type TAck = { id: string; durability: string; instance: string; body: string };
 
 /** Closed-loop decides from `workers` callers over whichever instances are up, until stopped. */
 function load(instances: () => TServerInstance[], workers: number) {
@@ -61,16 +62,22 @@ function load(instances: () => TServerInstance[], workers: number) {
       const up = instances();
       const inst = up[seq % up.length]!;
       const requestId = `chaos-${w}-${seq++}`;
+      const body = JSON.stringify({ operation: "SEND_SMS", region: seq % 3 ? "EU" : "NA", requestId });
       try {
         const res = await fetch(`${inst.url}/api/v1/decide`, {
           method: "POST",
           headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` },
-          body: JSON.stringify({ operation: seq % 2 ? "SEND_SMS" : "SEND_EMAIL", region: seq % 3 ? "EU" : "NA", requestId }),
+          body,
         });
         const text = await res.text();
         if (res.status !== 200 && statuses.size < 5) statuses.set(res.status, text.slice(0, 300));
         if (res.status === 200)
-          acked.push({ id: (JSON.parse(text) as { decisionId: string }).decisionId, durability: res.headers.get("x-decision-durability")! });
+          acked.push({
+            id: (JSON.parse(text) as { decisionId: string }).decisionId,
+            durability: res.headers.get("x-decision-durability")!,
+            instance: inst.name,
+            body,
+          });
       } catch {
         // The killed instance: its callers see a reset, nothing acknowledged.
         await new Promise((r) => setTimeout(r, 5));
@@ -120,7 +127,11 @@ describe("ClickHouse mode under faults", () => {
     // Back with the same spool directory: it replays what the killed process left.
     b = await start("ch-b");
     const after = traffic.acked.length;
-    await waitFor(() => traffic.acked.length >= after + 50, 30_000, 50);
+    await waitFor(() => traffic.acked.length >= after + 20, 60_000, 50).catch(() => {
+      throw new Error(
+        `no decisions acknowledged after the outage: ${JSON.stringify([...traffic.statuses])}\n${a.output.join("").slice(-2000)}\n${b?.output.join("").slice(-2000)}`,
+      );
+    });
     await traffic.stop();
 
     const acked = traffic.acked;
@@ -143,5 +154,21 @@ describe("ClickHouse mode under faults", () => {
     expect(missing).toEqual([]);
     expect(s.rows).toBe(s.distinct);
     expect(new Set(acked.map((x) => x.id)).size).toBe(acked.length);
+
+    // Idempotency across instances: a committed decision retried on the other instance (the
+    // restarted one, whose in-process cache is empty) is answered with the same decision.
+    const retried = acked.filter((x) => x.durability === "committed" && x.instance === "ch-a").slice(0, 20);
+    expect(retried.length).toBeGreaterThan(0);
+    for (const x of retried) {
+      const res = await fetch(`${b.url}/api/v1/decide`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` },
+        body: x.body,
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-decision-durability")).toBe("replayed");
+      expect(((await res.json()) as { decisionId: string }).decisionId).toBe(x.id);
+    }
+    expect((await stored()).rows).toBe(s.rows);
   }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
-import { rollupDeltasOf, type TDecisionRow } from "../dataplane";
+import { addRollupDeltas, rollupDeltasOf, type TDecisionRow } from "../dataplane";
 
 /**
  * The cross-instance idempotency claim when decisions are not in Postgres: one row per
@@ -26,60 +26,24 @@ function keyHash(key: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
-const ROLLUP_KEY = "operation, region, minute, selected_provider, reason_code, policy_version, shadow, stale, degraded, source";
-
-/**
- * One statement, so one round trip and its own transaction: the claims, then decision_rollup's
- * cells for the rows that won their key (a cell per row, $6-$14; a row not to be counted has a
- * null minute), summed and upserted in key order as rollup.ts does. Returns the rows that lost.
- */
+/** The claims, in one statement; returns the rows that lost their key. */
 const CLAIM = `with input as (
-    select * from unnest($2::uuid[], $3::uuid[], $4::timestamptz[]) as t(key_hash, decision_id, created_at)
+    select * from unnest($1::uuid[], $2::uuid[], $3::timestamptz[]) as t(key_hash, decision_id, created_at)
   ), claimed as (
     insert into decision_idempotency_key as k (key_hash, decision_id, created_at)
     select * from input
     on conflict (key_hash) do update set decision_id = excluded.decision_id, created_at = excluded.created_at
-      where k.created_at < excluded.created_at - make_interval(secs => $5::float8 / 1000)
+      where k.created_at < excluded.created_at - make_interval(secs => $4::float8 / 1000)
     returning decision_id
-  ), cells as (
-    select * from unnest($3::uuid[], $1::text[], $6::text[], $7::int8[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bool[], $13::bool[], $14::text[])
-      as c(decision_id, operation, region, minute, selected_provider, reason_code, policy_version, shadow, stale, degraded, source)
-    where c.minute is not null and c.decision_id in (select decision_id from claimed)
-  ), rolled as (
-    insert into decision_rollup (${ROLLUP_KEY}, count)
-    select operation, region, to_timestamp(minute / 1000.0), selected_provider, reason_code, policy_version, shadow, stale, degraded, source, count(*)
-      from cells group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 order by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
-    on conflict (${ROLLUP_KEY}) do update set count = decision_rollup.count + excluded.count
   )
   select decision_id::text from input where decision_id not in (select decision_id from claimed)`;
 
 const HOLDERS = `select key_hash::text as key_hash, decision_id::text as decision_id from decision_idempotency_key where key_hash = any($1::uuid[])`;
 
-function claimParams(rows: readonly TDecisionRow[], windowMs: number): unknown[] {
-  const cells = rows.map((r) => rollupDeltasOf([r])[0] ?? null);
-  const cell = <K extends keyof NonNullable<(typeof cells)[number]>>(k: K) => cells.map((c) => (c === null ? null : c[k]));
-  return [
-    rows.map((r) => r.operation),
-    rows.map((r) => keyHash(keyOf(r))),
-    rows.map((r) => r.id),
-    rows.map((r) => new Date(r.createdAt).toISOString()),
-    windowMs,
-    rows.map((r) => r.region),
-    cell("minute"),
-    cell("selectedProvider"),
-    cell("reasonCode"),
-    cell("policyVersion"),
-    cell("shadow"),
-    cell("stale"),
-    cell("degraded"),
-    cell("source"),
-  ];
-}
-
 /**
- * Claims the batch's keys and counts the rows that won them in decision_rollup, atomically;
- * returns, for each row that lost, the id of the decision holding its key (another instance's,
- * an earlier batch's, or an earlier row of this batch).
+ * Claims the batch's keys and counts the rows that won them in decision_rollup (rollup.ts), in one
+ * transaction; returns, for each row that lost, the id of the decision holding its key (another
+ * instance's, an earlier batch's, or an earlier row of this batch).
  */
 export async function claimKeys(pool: pg.Pool, rows: readonly TDecisionRow[], windowMs: number): Promise<Map<string, string>> {
   const losers = new Map<string, string>();
@@ -92,15 +56,31 @@ export async function claimKeys(pool: pg.Pool, rows: readonly TDecisionRow[], wi
   }
   // In key order, so two instances' batches lock shared keys in the same order and wait rather than deadlock.
   const sorted = [...first.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
-  const lost = await pool.query<{ decision_id: string }>({ name: "decision_claim_keys", text: CLAIM, values: claimParams(sorted, windowMs) });
-  if (lost.rows.length > 0) {
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    const lost = await client.query<{ decision_id: string }>({
+      name: "decision_claim_keys",
+      text: CLAIM,
+      values: [sorted.map((r) => keyHash(keyOf(r))), sorted.map((r) => r.id), sorted.map((r) => new Date(r.createdAt).toISOString()), windowMs],
+    });
     const ids = new Set(lost.rows.map((r) => r.decision_id));
-    const mine = sorted.filter((r) => ids.has(r.id));
-    // A statement of its own: it sees claims committed while the insert waited on their row locks.
-    const held = await pool.query<{ key_hash: string; decision_id: string }>(HOLDERS, [mine.map((r) => keyHash(keyOf(r)))]);
-    const byKey = new Map(held.rows.map((h) => [h.key_hash, h.decision_id]));
-    for (const r of mine) losers.set(r.id, byKey.get(keyHash(keyOf(r)))!);
+    if (ids.size > 0) {
+      const mine = sorted.filter((r) => ids.has(r.id));
+      // A statement of its own: it sees claims committed while the insert waited on their row locks.
+      const held = await client.query<{ key_hash: string; decision_id: string }>(HOLDERS, [mine.map((r) => keyHash(keyOf(r)))]);
+      const byKey = new Map(held.rows.map((h) => [h.key_hash, h.decision_id]));
+      for (const r of mine) losers.set(r.id, byKey.get(keyHash(keyOf(r)))!);
+    }
+    // The winners' minutes, in the claim's transaction: counted once, whoever replays what.
+    await addRollupDeltas(client, rollupDeltasOf(sorted.filter((r) => !ids.has(r.id))));
+    await client.query("commit");
+  } catch (err) {
+    await client.query("rollback").catch(() => {});
+    client.release(true);
+    throw err;
   }
+  client.release();
   // Later rows of a key whose first row lost answer with the holder too.
   for (const [id, firstId] of losers) {
     const holder = losers.get(firstId);

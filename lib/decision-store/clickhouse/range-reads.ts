@@ -16,7 +16,7 @@ export type TShadowDisagreementRow = {
 export type TShadowDisagreementGroupRow = { region: string; actual: string | null; shadow: string | null; count: number; lastAt: number };
 
 /** Each count dimension as a column expression of the decision table, named as Postgres's raw counts name them (counts.ts). */
-const DIMENSIONS: Record<TDecisionCountQuery["by"][number], string> = {
+const DIMENSIONS: Readonly<Record<string, string>> = {
   region: "region",
   provider: "selected_provider",
   reasonCode: "reason_code",
@@ -25,6 +25,7 @@ const DIMENSIONS: Record<TDecisionCountQuery["by"][number], string> = {
   stale: "stale",
   degraded: "degraded",
   source: "source",
+  shadowPick: "shadow_pick",
 };
 
 const ms = (t: number) => new Date(t);
