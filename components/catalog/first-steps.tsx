@@ -14,12 +14,7 @@ export function FirstSteps({ steps, operation, origin }: { steps: TFirstStep[]; 
       <h2 className="pb-2 text-sm font-semibold">Set up Switchyard for your providers</h2>
       <ol className="flex flex-col gap-2 text-sm">
         {steps.map((s, i) => (
-          <li
-            key={s.key}
-            data-testid={`first-step-${s.key}`}
-            data-done={s.done ? "1" : "0"}
-            style={{ opacity: s.done ? 0.6 : 1, fontWeight: s.key === next ? 600 : 400 }}
-          >
+          <li key={s.key} data-testid={`first-step-${s.key}`} data-done={s.done ? "1" : "0"} style={{ fontWeight: s.key === next ? 600 : 400 }}>
             {s.done ? "✓" : `${i + 1}.`}{" "}
             <Link href={s.href} className="underline">
               {s.title}

@@ -102,7 +102,8 @@ export function OperationsPanel({ executable, others, now }: { executable: TGate
         Operations{" "}
         <span className="muted font-normal">· limits, budgets and the fallback policy that answers when nothing is eligible or a budget is breached</span>
       </h2>
-      <div className="overflow-x-auto">
+      {/* Focusable: a keyboard user scrolls the wide table with the arrow keys (axe: scrollable-region-focusable). */}
+      <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Operations table">
         <DataTable
           columns={[
             "Operation",

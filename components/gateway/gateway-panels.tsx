@@ -78,7 +78,7 @@ export function AdaptersPanel({ view }: { view: TGatewayView }) {
       <h2 className="panel-title">
         Provider adapters <span className="muted font-normal">· credentials by reference only; the value never leaves the server</span>
       </h2>
-      <div className="overflow-x-auto">
+      <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Provider adapters table">
         <DataTable
           columns={["Provider", "Kind", "Model", "Base URL host", "Credential", "Context window", "Price / 1k in · out", "Timeout", "Operations", "Status"]}
           empty="No provider_adapter row: execute mode cannot call any provider yet."

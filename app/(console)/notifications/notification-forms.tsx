@@ -149,7 +149,7 @@ export function ChannelForm({ value }: { value?: TChannelView }) {
         <label className="flex items-center gap-1 text-sm">
           <input type="checkbox" name="enabled" defaultChecked={value?.enabled ?? true} /> enabled
         </label>
-        <button type="submit" disabled={pending} className="rounded px-3 py-1 text-sm text-white" style={{ background: "var(--accent)" }}>
+        <button type="submit" disabled={pending} className="rounded px-3 py-1 text-sm" style={{ background: "var(--accent)", color: "var(--panel)" }}>
           {value ? "Save" : "Add channel"}
         </button>
       </div>
