@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createSimulatedClock, createSeededRandom, decide, parseFactorList, type TDecisionRecord, type TRouterState } from "../../../router-core/index";
-import { decisionBody, listId } from "./body";
+import { compactAnswer, compactOfFull, decisionBody, listId } from "./body";
 
 const NOW = 1_750_000_000_000;
 const parsed = parseFactorList({
@@ -102,5 +102,60 @@ describe("decisionBody", () => {
     // Another state with other metrics: another list, another id.
     const other = decisionBody("c", at(state({ shares: { a: 0.2, b: 0.7, c: 0.1 } }), NOW, 3), {});
     expect(other.stored.list.id).not.toBe(first.stored.list.id);
+  });
+});
+
+/** The compact answer spelled out: the order is the eligible candidates, the selected one first, then by score. */
+function expectedCompact(id: string, d: TDecisionRecord, degraded: boolean): string {
+  const eligible = d.candidates.filter((c) => c.eligible).sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity) || (b.share ?? 0) - (a.share ?? 0));
+  const order = [...eligible.filter((c) => c.provider === d.selected), ...eligible.filter((c) => c.provider !== d.selected)];
+  return JSON.stringify({
+    decisionId: id,
+    operation: d.operation,
+    region: d.region,
+    requestId: d.requestId,
+    policyVersion: d.policyVersion,
+    selected: d.selected,
+    reasonCode: d.reasonCode,
+    fallback: d.fallback,
+    degraded,
+    order: order.map((c) => ({ provider: c.provider, selectionProbability: c.selectionProbability })),
+  });
+}
+
+describe("compactAnswer", () => {
+  it("is the record's actionable fields and failover order, also when its text is reused across decisions on one list", () => {
+    const s = state();
+    // Many seeds on one routing state: one candidate array, different selections.
+    const decisions = Array.from({ length: 40 }, (_, k) => at(s, NOW + k, 10 + k));
+    expect(new Set(decisions.map((d) => d.candidates)).size).toBe(1);
+    expect(new Set(decisions.map((d) => d.selected)).size).toBeGreaterThan(1);
+    for (const [k, d] of decisions.entries()) {
+      for (const degraded of [false, true]) expect(compactAnswer(`id-${k}`, d, degraded)).toBe(expectedCompact(`id-${k}`, d, degraded));
+    }
+    // A requestId that needs escaping, and a decision with a fallback (nothing eligible).
+    const odd = decide(
+      { operation: "SEND_SMS", region: "EU", requestId: 'q"\\ü東京\n', decisionId: "x" },
+      s,
+      policy,
+      createSimulatedClock(NOW),
+      createSeededRandom(7),
+    );
+    expect(JSON.parse(compactAnswer("id-odd", odd, false)).requestId).toBe('q"\\ü東京\n');
+    expect(compactAnswer("id-odd", odd, false)).toBe(expectedCompact("id-odd", odd, false));
+    const down = at(
+      state({
+        breakers: { a: { state: "open", probeAvailable: false }, b: { state: "open", probeAvailable: false }, c: { state: "open", probeAvailable: false } },
+      }),
+      NOW,
+      3,
+    );
+    expect(down.fallback).not.toBeNull();
+    expect(compactAnswer("id-down", down, false)).toBe(expectedCompact("id-down", down, false));
+    // A replay's compact answer, from the full text the log holds, is the same text.
+    for (const d of [decisions[0]!, down]) {
+      const full = decisionBody("id-r", d, { degraded: false, stateAgeMs: 3 }).text;
+      expect(compactOfFull(full)).toBe(compactAnswer("id-r", d, false));
+    }
   });
 });

@@ -74,26 +74,11 @@ export function decisionBody(decisionId: string, record: TDecisionRecord, extra:
 /**
  * The failover order's JSON: the selected provider, then the other eligible candidates by score
  * (ties by share), each with its selection probability (a client's fail-static pick weighs by it).
- * Kept per candidate array and selection, like the list's text: most decisions reuse it.
  */
-const orders = new WeakMap<readonly TCandidateRecord[], Map<string, string>>();
-
 function orderJson(candidates: readonly TCandidateRecord[], selected: string | null): string {
-  let bySelected = orders.get(candidates);
-  if (bySelected === undefined) {
-    bySelected = new Map();
-    orders.set(candidates, bySelected);
-  }
-  const key = selected ?? "";
-  let json = bySelected.get(key);
-  if (json === undefined) {
-    const eligible = candidates.filter((c) => c.eligible).sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity) || (b.share ?? 0) - (a.share ?? 0));
-    const first = eligible.filter((c) => c.provider === selected);
-    const ordered = [...first, ...eligible.filter((c) => c.provider !== selected)];
-    json = JSON.stringify(ordered.map((c) => ({ provider: c.provider, selectionProbability: c.selectionProbability })));
-    bySelected.set(key, json);
-  }
-  return json;
+  const eligible = candidates.filter((c) => c.eligible).sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity) || (b.share ?? 0) - (a.share ?? 0));
+  const ordered = [...eligible.filter((c) => c.provider === selected), ...eligible.filter((c) => c.provider !== selected)];
+  return JSON.stringify(ordered.map((c) => ({ provider: c.provider, selectionProbability: c.selectionProbability })));
 }
 
 /** What the compact answer is made of: the record's fields a caller acts on. */
@@ -103,23 +88,50 @@ export type TCompactSource = Pick<
 >;
 
 /**
- * decide's default answer: what a caller acts on (the provider, the decision id, the reason code,
- * the policy version, the fallback and the failover order), a tenth of the full record's size.
- * The full record is logged as it always was; `explain: "full"` or GET /decisions/:id returns it.
+ * The compact answer after its request's own fields, by candidate list: consecutive decisions on
+ * an unchanged routing state share the array (see `lists`) and mostly the same selection, reason
+ * and policy version, so the order is sorted and the text serialised once for all of them. A
+ * decision with a fallback (rare, its object new each time) is serialised on its own.
  */
-export function compactAnswer(decisionId: string, record: TCompactSource, degraded: boolean): string {
-  const head = JSON.stringify({
-    decisionId,
-    operation: record.operation,
-    region: record.region,
-    requestId: record.requestId,
+const tails = new WeakMap<readonly TCandidateRecord[], Map<string, string>>();
+
+function tailText(record: TCompactSource, degraded: boolean): string {
+  const fields = JSON.stringify({
     policyVersion: record.policyVersion,
     selected: record.selected,
     reasonCode: record.reasonCode,
     fallback: record.fallback,
     degraded,
   });
-  return `${head.slice(0, -1)},"order":${orderJson(record.candidates, record.selected)}}`;
+  return `${fields.slice(1, -1)},"order":${orderJson(record.candidates, record.selected)}}`;
+}
+
+function compactTail(record: TCompactSource, degraded: boolean): string {
+  if (record.fallback !== null) return tailText(record, degraded);
+  let byKey = tails.get(record.candidates);
+  if (byKey === undefined) {
+    byKey = new Map();
+    tails.set(record.candidates, byKey);
+  }
+  const key = `${record.policyVersion}\u0000${record.selected}\u0000${record.reasonCode}\u0000${degraded}`;
+  let tail = byKey.get(key);
+  if (tail === undefined) {
+    tail = tailText(record, degraded);
+    byKey.set(key, tail);
+  }
+  return tail;
+}
+
+/**
+ * decide's default answer: what a caller acts on (the provider, the decision id, the reason code,
+ * the policy version, the fallback and the failover order), a tenth of the full record's size.
+ * The full record is logged as it always was; `explain: "full"` or GET /decisions/:id returns it.
+ * The keys are in a fixed order, the same text as JSON.stringify of { decisionId, operation,
+ * region, requestId, policyVersion, selected, reasonCode, fallback, degraded, order }.
+ */
+export function compactAnswer(decisionId: string, record: TCompactSource, degraded: boolean): string {
+  // decisionId is a UUID (nothing to escape); the request's own strings are.
+  return `{"decisionId":"${decisionId}","operation":${JSON.stringify(record.operation)},"region":${JSON.stringify(record.region)},"requestId":${JSON.stringify(record.requestId)},${compactTail(record, degraded)}`;
 }
 
 /** The compact answer of a full answer's text (an idempotent replay, read back whole). */

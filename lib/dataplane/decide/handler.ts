@@ -84,9 +84,22 @@ function sendReplay(res: ServerResponse, full: string, explainFull: boolean): vo
   res.end(body);
 }
 
-/** A fresh decision's compact answer: small enough that one write with the headers carries it. */
+/**
+ * A fresh decision's compact answer: small enough that one write with the headers carries it.
+ * The headers as a flat list: node stores them as they are, without an object to spread and a
+ * setHeader (name check, lower-casing) per header.
+ */
 function sendCompact(res: ServerResponse, body: string, durability: string): void {
-  res.writeHead(200, { ...ANSWER_HEADERS, "content-length": Buffer.byteLength(body), "x-decision-durability": durability });
+  res.writeHead(200, [
+    "content-type",
+    ANSWER_HEADERS["content-type"],
+    "cache-control",
+    ANSWER_HEADERS["cache-control"],
+    "content-length",
+    String(Buffer.byteLength(body)),
+    "x-decision-durability",
+    durability,
+  ]);
   res.end(body);
 }
 
