@@ -44,7 +44,7 @@ function isActive(pathname: string, href: string): boolean {
   return href === "/" ? pathname === "/" : pathname === href || pathname.startsWith(`${href}/`);
 }
 
-/** Top navigation; "g" then a letter jumps to a page, "t" toggles the theme. `reviewCount`: what waits for this person's review (the Reviews badge). */
+/** Top navigation; "g" then a letter jumps to a page, "t" toggles the theme. Badges: `reviewCount`, what waits for this person's review; `openIncidents`, open incidents. */
 export function Nav({ reviewCount = 0, openIncidents = 0 }: { reviewCount?: number; openIncidents?: number }) {
   const pathname = usePathname();
   const router = useRouter();
