@@ -11,6 +11,7 @@ import { getServedSeries } from "../../lib/console/get-served-series";
 import { getShadowView } from "../../lib/console/get-shadow-view";
 import { prismaQueryable } from "../../lib/console/prisma-queryable";
 import { loadRecordedTraffic } from "../../lib/replay/load-recorded";
+import { countDecisions } from "../../lib/dataplane/decision-log/counts";
 import { getShareSeries } from "../../lib/console/get-share-series";
 import { getShiftEvent } from "../../lib/console/get-shift-event";
 import { listDecisionFacets } from "../../lib/console/list-decision-facets";
@@ -146,6 +147,10 @@ async function decisionListCases(facts: TSeedFacts, cases: TCase[], notes: strin
   }
 }
 
+/** The decision counts loadRecordedTraffic reads, on their own (its metric buckets are another table). */
+const whatIfCounts = (now: number, ms: number) =>
+  countDecisions(prismaQueryable(), { operation: OP, from: now - ms, to: now, bounds: "[)", bucketMs: 60_000, by: ["region", "provider"] });
+
 /** Every console read model the pages call, in the order they are printed. */
 async function readModelCases(facts: TSeedFacts): Promise<{ cases: TCase[]; notes: string[] }> {
   const { now, sample } = facts;
@@ -168,9 +173,11 @@ async function readModelCases(facts: TSeedFacts): Promise<{ cases: TCase[]; note
     { name: "shadow view, 7 d", run: () => getShadowView(OP, "7d", now) },
     { name: "served shares, 24 h", run: () => getServedSeries(OP, REGION, "24h", now) },
     { name: "served shares, 7 d", run: () => getServedSeries(OP, REGION, "7d", now) },
-    // What the approval page's what-if loads before replaying (its longest range is 6 h; 7 d as the CLI may ask).
+    // What the approval page's what-if loads before replaying (its longest range is 6 h): all of it, and
+    // its decision counts alone (per minute, region and provider), also over 7 d as `replay:what-if` may ask.
     { name: "what-if recorded traffic, 6 h", run: () => loadRecordedTraffic(prismaQueryable(), OP, new Date(now - 6 * HOUR), new Date(now)) },
-    { name: "what-if recorded traffic, 7 d", run: () => loadRecordedTraffic(prismaQueryable(), OP, new Date(now - 168 * HOUR), new Date(now)) },
+    { name: "what-if decision counts, 6 h", run: () => whatIfCounts(now, 6 * HOUR) },
+    { name: "what-if decision counts, 7 d", run: () => whatIfCounts(now, 168 * HOUR) },
     { name: "decision-log filter menus", run: () => listDecisionFacets() },
   );
   const s = facts.shift;

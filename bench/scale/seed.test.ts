@@ -60,12 +60,12 @@ describe("seedScale", () => {
       with raw as (
         select date_bin('1 minute', created_at, timestamptz 'epoch') as minute, operation, region, coalesce(selected_provider, '') as p, reason_code,
                coalesce(policy_version, '') as v, case when shadow_agrees is null then 'none' when shadow_agrees then 'agree' else 'disagree' end as s,
-               stale, degraded, source, count(*) as n
-          from decision group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+               stale, degraded, source, coalesce(shadow_pick, '') as sp, count(*) as n
+          from decision group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
       select (select count(*) from decision_rollup) as cells, (select sum(count) from decision_rollup) as decisions,
              (select count(*) from raw full join decision_rollup r
-                 on (r.minute, r.operation, r.region, r.selected_provider, r.reason_code, r.policy_version, r.shadow, r.stale, r.degraded, r.source)
-                  = (raw.minute, raw.operation, raw.region, raw.p, raw.reason_code, raw.v, raw.s, raw.stale, raw.degraded, raw.source)
+                 on (r.minute, r.operation, r.region, r.selected_provider, r.reason_code, r.policy_version, r.shadow, r.stale, r.degraded, r.source, r.shadow_pick)
+                  = (raw.minute, raw.operation, raw.region, raw.p, raw.reason_code, raw.v, raw.s, raw.stale, raw.degraded, raw.source, raw.sp)
                where r.count is distinct from raw.n) as mismatched`);
     expect(rows[0]!.decisions).toBe("4000");
     expect(Number(rows[0]!.cells)).toBeGreaterThan(100);

@@ -13,6 +13,8 @@ export type TLocalCountKey = {
   stale: boolean;
   degraded: boolean;
   source: "local" | "fail_static";
+  /** The shadow policy's pick, when one was evaluated and picked a provider. */
+  shadowPick: string | null;
 };
 
 export type TLocalCount = TLocalCountKey & { count: number };
@@ -33,7 +35,8 @@ const sameCell = (c: TCell, minute: number, k: Omit<TLocalCountKey, "minute">) =
   c.stale === k.stale &&
   c.degraded === k.degraded &&
   c.policyVersion === k.policyVersion &&
-  c.source === k.source;
+  c.source === k.source &&
+  c.shadowPick === k.shadowPick;
 
 /** POST /api/v1/decisions/counts: idempotent per (clientInstance, minute, batchId), so a resent report is not counted twice. */
 export type TLocalCountReport = { clientInstance: string; batchId: string; counts: TLocalCount[] };
@@ -72,7 +75,7 @@ export class LocalDecisionCounts {
         return;
       }
     }
-    const key = `${minute}\u001f${k.operation}\u001f${k.region}\u001f${k.selected ?? ""}\u001f${k.reasonCode}\u001f${k.policyVersion ?? ""}\u001f${k.shadow}\u001f${k.stale ? 1 : 0}${k.degraded ? 1 : 0}\u001f${k.source}`;
+    const key = `${minute}\u001f${k.operation}\u001f${k.region}\u001f${k.selected ?? ""}\u001f${k.reasonCode}\u001f${k.policyVersion ?? ""}\u001f${k.shadow}\u001f${k.stale ? 1 : 0}${k.degraded ? 1 : 0}\u001f${k.source}\u001f${k.shadowPick ?? ""}`;
     this.made++;
     let cell = this.cells.get(key);
     if (cell) cell.count++;

@@ -44,7 +44,7 @@ type TRecordLike = TDecisionRecord & {
   stale?: boolean;
   override?: string;
   fallback?: unknown;
-  shadow?: { agrees?: boolean } | null;
+  shadow?: { agrees?: boolean; selected?: string | null } | null;
 };
 
 /** Worth a full record every time: anything but a normal pick on fresh state that a shadow policy (if any) agrees with. */
@@ -197,6 +197,7 @@ export class LocalRouter {
       stale: record.stale === true,
       degraded,
       source: "local",
+      shadowPick: record.shadow?.selected ?? null,
     });
     const routine = isRoutine(record, degraded);
     const report = {

@@ -11,6 +11,7 @@ const key = {
   stale: false,
   degraded: false,
   source: "local",
+  shadowPick: null,
 } as const;
 const T = Date.UTC(2026, 11, 4, 12, 0, 0);
 

@@ -6,6 +6,7 @@ import { maintainPartitions } from "../dataplane/decision-log/partitions";
 import { insertDecisions, replayDecisions, type TDecisionRow } from "../dataplane/decision-log/rows";
 import { loadRecordedTraffic } from "../replay/load-recorded";
 import { getServedSeries } from "./get-served-series";
+import { getShadowDisagreementGroups } from "./get-shadow-disagreement-groups";
 import { getShadowView } from "./get-shadow-view";
 import { RANGES, type TRangeKey } from "./ranges";
 
@@ -58,7 +59,7 @@ function makeRows(n: number): TDecisionRow[] {
       shadowVersion: shadow === null ? null : "v3",
       selectedProvider: selected,
       reasonCode: selected === null ? "no_eligible_provider" : pick(["share_weighted", "probe"]),
-      shadowPick: shadow === null ? null : "provider_B",
+      shadowPick: shadow === null ? null : shadow ? selected : pick(["provider_A", "provider_B", "provider_C", null]),
       shadowAgrees: shadow,
       scoreMargin: null,
       stale: rnd() < 0.1,
@@ -140,19 +141,11 @@ describe("range read models from decision_rollup equal the same models counted f
               (select count(*)::int from (select distinct id from decision) d) as distinct_rows`,
     );
     expect(r[0]).toEqual({ raw: rows.length, rolled: rows.length, distinct_rows: rows.length });
-    const { rows: diff } = await pool.query(
-      `(select date_bin('1 minute', created_at, timestamptz 'epoch') as m, operation, region, coalesce(selected_provider, '') as p, reason_code, coalesce(policy_version, '') as v,
-               case when shadow_agrees is null then 'none' when shadow_agrees then 'agree' else 'disagree' end as s, stale, degraded, source, count(*)::bigint as n
-          from decision group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
-        except
-        select minute, operation, region, selected_provider, reason_code, policy_version, shadow, stale, degraded, source, count from decision_rollup)
-       union all
-       (select minute, operation, region, selected_provider, reason_code, policy_version, shadow, stale, degraded, source, count from decision_rollup
-        except
-        select date_bin('1 minute', created_at, timestamptz 'epoch'), operation, region, coalesce(selected_provider, ''), reason_code, coalesce(policy_version, ''),
-               case when shadow_agrees is null then 'none' when shadow_agrees then 'agree' else 'disagree' end, stale, degraded, source, count(*)::bigint
-          from decision group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)`,
-    );
+    const fromRows = `select date_bin('1 minute', created_at, timestamptz 'epoch'), operation, region, coalesce(selected_provider, ''), reason_code,
+        coalesce(policy_version, ''), case when shadow_agrees is null then 'none' when shadow_agrees then 'agree' else 'disagree' end,
+        stale, degraded, source, coalesce(shadow_pick, ''), count(*)::bigint from decision group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11`;
+    const rolled = `select minute, operation, region, selected_provider, reason_code, policy_version, shadow, stale, degraded, source, shadow_pick, count from decision_rollup`;
+    const { rows: diff } = await pool.query(`(${fromRows} except ${rolled}) union all (${rolled} except ${fromRows})`);
     expect(diff).toEqual([]);
   });
 
@@ -180,6 +173,19 @@ describe("range read models from decision_rollup equal the same models counted f
     expect(raw.length).toBeGreaterThan(3);
     expect(view.series).toEqual(raw.map((r) => ({ t: Number(r.t), compared: r.compared, agreed: r.agreed, rate: r.agreed / r.compared })));
     expect(view.totals.compared).toBe(raw.reduce((s, r) => s + r.compared, 0));
+  });
+
+  it.each(["24h", "7d"] as const)("shadow disagreements by region and provider pair, with the last one's time, %s", async (range) => {
+    const from = NOW - RANGES[range].ms;
+    const groups = await getShadowDisagreementGroups("SEND_SMS", from, NOW);
+    const { rows: raw } = await pool.query<{ region: string; actual: string | null; shadow: string | null; n: number; last_at: Date }>(
+      `select region, selected_provider as actual, shadow_pick as shadow, count(*)::int as n, max(created_at) as last_at from decision
+        where operation = 'SEND_SMS' and created_at >= $1 and created_at <= $2 and shadow_agrees = false
+        group by 1, 2, 3 order by n desc, region, actual, shadow limit 50`,
+      [new Date(from), new Date(NOW)],
+    );
+    expect(raw.length).toBeGreaterThan(5);
+    expect(groups).toEqual(raw.map((r) => ({ region: r.region, actual: r.actual, shadow: r.shadow, count: r.n, lastAt: r.last_at.getTime() })));
   });
 
   it("what-if's recorded traffic per minute, region and provider", async () => {

@@ -5,6 +5,8 @@ export { decisionBody } from "./decide/body";
 export { decisionIdAt, uuidV7At, uuidV7Time } from "./decision-id";
 export {
   countDecisions,
+  countDisagreementGroups,
+  type TDisagreementGroupCount,
   type TCountQueryable,
   type TDecisionCount,
   type TDecisionCountQuery,

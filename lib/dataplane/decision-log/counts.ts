@@ -2,7 +2,7 @@
 export type TCountQueryable = { query<R>(sql: string, params: unknown[]): Promise<{ rows: R[] }> };
 
 /** The rollup's dimensions a count may be broken down by. */
-export type TCountDimension = "region" | "provider" | "reasonCode" | "policyVersion" | "shadow" | "stale" | "degraded" | "source";
+export type TCountDimension = "region" | "provider" | "reasonCode" | "policyVersion" | "shadow" | "shadowPick" | "stale" | "degraded" | "source";
 
 export type TDecisionCountQuery = {
   operation: string;
@@ -27,6 +27,7 @@ export type TDecisionCount = {
   reasonCode?: string;
   policyVersion?: string | null;
   shadow?: "agree" | "disagree" | "none";
+  shadowPick?: string | null;
   stale?: boolean;
   degraded?: boolean;
   source?: string;
@@ -51,6 +52,7 @@ const DIMENSIONS: Record<TCountDimension, { rollup: string; raw: string }> = {
   reasonCode: { rollup: "reason_code", raw: "reason_code" },
   policyVersion: { rollup: "nullif(policy_version, '')", raw: "policy_version" },
   shadow: { rollup: "shadow", raw: "case when shadow_agrees is null then 'none' when shadow_agrees then 'agree' else 'disagree' end" },
+  shadowPick: { rollup: "nullif(shadow_pick, '')", raw: "shadow_pick" },
   stale: { rollup: "stale", raw: "stale" },
   degraded: { rollup: "degraded", raw: "degraded" },
   source: { rollup: "source", raw: "source" },
@@ -156,4 +158,47 @@ async function countWithRawStore(db: TCountQueryable, q: TDecisionCountQuery, ra
     else sums.set(key, { ...c });
   }
   return [...sums.values()].sort((a, b) => a.t - b.t);
+}
+
+export type TDisagreementGroupCount = { region: string; actual: string | null; shadow: string | null; count: number; lastAt: number };
+
+/**
+ * Disagreements (the shadow policy picked another provider) of one operation in [from, to], by
+ * region and provider pair, largest first, each with its last decision's time: counted from the
+ * rollup's whole minutes and the rows of the partial minutes at the ends, the last time read from
+ * the rows of the group's last minute only.
+ */
+export async function countDisagreementGroups(
+  db: TCountQueryable,
+  q: { operation: string; from: number; to: number; limit: number },
+): Promise<TDisagreementGroupCount[]> {
+  const fullFrom = Math.floor(q.from / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
+  const fullTo = Math.floor(q.to / MINUTE_MS) * MINUTE_MS;
+  const whole = fullTo > fullFrom;
+  const params: unknown[] = [q.operation, new Date(q.from), new Date(q.to), new Date(whole ? fullFrom : q.to), new Date(whole ? fullTo : q.to), q.limit];
+  const raw = (
+    cond: string,
+  ) => `select region, selected_provider as actual, shadow_pick as shadow, count(*) as n, null::timestamptz as last_minute, max(created_at) as last_at
+      from decision where operation = $1 and ${cond} and shadow_agrees = false group by 1, 2, 3`;
+  const parts = whole
+    ? [
+        `select region, nullif(selected_provider, '') as actual, nullif(shadow_pick, '') as shadow, sum(count) as n, max(minute) as last_minute, null::timestamptz as last_at
+           from decision_rollup where operation = $1 and minute >= $4 and minute < $5 and shadow = 'disagree' group by 1, 2, 3`,
+        raw("created_at >= $2 and created_at < $4"),
+        raw("created_at >= $5 and created_at <= $3"),
+      ]
+    : [raw("created_at >= $2 and created_at <= $3")];
+  const { rows } = await db.query<{ region: string; actual: string | null; shadow: string | null; n: string; last_at: Date }>(
+    `with parts as (${parts.join(" union all ")}),
+     groups as (
+       select region, actual, shadow, sum(n) as n, max(last_minute) as last_minute, max(last_at) as last_at from parts
+        group by 1, 2, 3 order by 4 desc, 1, 2, 3 limit $6)
+     select g.region, g.actual, g.shadow, g.n::bigint as n,
+            greatest(g.last_at, (select max(d.created_at) from decision d
+               where d.operation = $1 and d.created_at >= g.last_minute and d.created_at < g.last_minute + interval '1 minute' and d.shadow_agrees = false
+                 and d.region = g.region and d.selected_provider is not distinct from g.actual and d.shadow_pick is not distinct from g.shadow)) as last_at
+       from groups g order by g.n desc, g.region, g.actual, g.shadow`,
+    params,
+  );
+  return rows.map((r) => ({ region: r.region, actual: r.actual, shadow: r.shadow, count: Number(r.n), lastAt: new Date(r.last_at).getTime() }));
 }

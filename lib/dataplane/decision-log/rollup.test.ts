@@ -33,7 +33,7 @@ function row(i: number, over: Partial<TDecisionRow> = {}): TDecisionRow {
     shadowVersion: null,
     selectedProvider: i % 4 === 0 ? null : "provider_A",
     reasonCode: "share_weighted",
-    shadowPick: null,
+    shadowPick: i % 5 === 0 ? "provider_B" : null,
     shadowAgrees: i % 5 === 0 ? false : null,
     scoreMargin: null,
     stale: false,
@@ -51,7 +51,7 @@ function row(i: number, over: Partial<TDecisionRow> = {}): TDecisionRow {
 /** decision_rollup as cells, in rollupDeltasOf's shape, sorted. */
 async function cells(): Promise<TRollupDelta[]> {
   const { rows } = await pool.query<Record<string, unknown>>(
-    `select (extract(epoch from minute) * 1000)::bigint as minute, operation, region, selected_provider, reason_code, policy_version, shadow, stale, degraded, source, count
+    `select (extract(epoch from minute) * 1000)::bigint as minute, operation, region, selected_provider, reason_code, policy_version, shadow, stale, degraded, source, shadow_pick, count
        from decision_rollup`,
   );
   return sortCells(
@@ -66,6 +66,7 @@ async function cells(): Promise<TRollupDelta[]> {
       stale: r.stale as boolean,
       degraded: r.degraded as boolean,
       source: r.source as TRollupDelta["source"],
+      shadowPick: r.shadow_pick as string,
       count: Number(r.count),
     })),
   );

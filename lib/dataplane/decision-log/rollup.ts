@@ -17,13 +17,15 @@ export type TRollupDelta = {
   stale: boolean;
   degraded: boolean;
   source: TDecisionSource;
+  /** The shadow policy's pick, '' when none. */
+  shadowPick: string;
   count: number;
 };
 
 const MINUTE_MS = 60_000;
 
 const keyOf = (d: Omit<TRollupDelta, "count">) =>
-  [d.operation, d.region, d.minute, d.selectedProvider, d.reasonCode, d.policyVersion, d.shadow, d.stale, d.degraded, d.source].join("\u001f");
+  [d.operation, d.region, d.minute, d.selectedProvider, d.reasonCode, d.policyVersion, d.shadow, d.stale, d.degraded, d.source, d.shadowPick].join("\u001f");
 
 /**
  * The rollup cells of decision rows, summed: what the Postgres insert adds in SQL for the rows it
@@ -45,6 +47,7 @@ export function rollupDeltasOf(rows: readonly TDecisionRow[]): TRollupDelta[] {
       stale: r.stale,
       degraded: r.degraded,
       source: r.source ?? "server",
+      shadowPick: r.shadowPick ?? "",
     } as const;
     const key = keyOf(cell);
     const found = cells.get(key);
@@ -55,7 +58,7 @@ export function rollupDeltasOf(rows: readonly TDecisionRow[]): TRollupDelta[] {
 }
 
 /** decision_rollup's key, in the order its cells are upserted (two writers then lock them in the same order). */
-const KEY = "operation, region, minute, selected_provider, reason_code, policy_version, shadow, stale, degraded, source";
+const KEY = "operation, region, minute, selected_provider, reason_code, policy_version, shadow, stale, degraded, source, shadow_pick";
 
 /**
  * Adds deltas to decision_rollup, on the caller's connection and so in its transaction. Equal
@@ -67,11 +70,11 @@ export async function addRollupDeltas(client: pg.ClientBase, deltas: readonly TR
   const col = <K extends keyof TRollupDelta>(k: K) => deltas.map((d) => d[k]);
   await client.query(
     `insert into decision_rollup (${KEY}, count)
-     select operation, region, to_timestamp(minute / 1000.0), selected_provider, reason_code, policy_version, shadow, stale, degraded, source, sum(n)
-       from unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::bool[], $10::text[], $11::int8[])
-         as t(operation, region, minute, selected_provider, reason_code, policy_version, shadow, stale, degraded, source, n)
-      group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
-      order by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+     select operation, region, to_timestamp(minute / 1000.0), selected_provider, reason_code, policy_version, shadow, stale, degraded, source, shadow_pick, sum(n)
+       from unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::bool[], $10::text[], $11::text[], $12::int8[])
+         as t(operation, region, minute, selected_provider, reason_code, policy_version, shadow, stale, degraded, source, shadow_pick, n)
+      group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
+      order by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
      on conflict (${KEY}) do update set count = decision_rollup.count + excluded.count`,
     [
       col("operation"),
@@ -84,6 +87,7 @@ export async function addRollupDeltas(client: pg.ClientBase, deltas: readonly TR
       col("stale"),
       col("degraded"),
       col("source"),
+      col("shadowPick"),
       col("count"),
     ],
   );

@@ -231,7 +231,7 @@ const INSERT_DEDUPED = `select input_id, id, body from decision_log_insert_rolle
   ${after(0)}::bigint, ${after(1)}::timestamptz, ${after(2)}::timestamptz, ${after(3)}::uuid[], ${after(4)}::date[], ${after(5)}::text[])`;
 
 /** decision_rollup's key, in the order its rows are upserted (two writers then lock them in the same order). */
-const ROLLUP_KEY = "operation, region, minute, selected_provider, reason_code, policy_version, shadow, stale, degraded, source";
+const ROLLUP_KEY = "operation, region, minute, selected_provider, reason_code, policy_version, shadow, stale, degraded, source, shadow_pick";
 
 /**
  * Replay of spooled rows: the primary key makes a second replay of the same segment a no-op, and
@@ -245,11 +245,11 @@ const INSERT_REPLAY = `with t as (select * from unnest(${COLUMN_PARAMS}) as t(${
   insert into decision_rollup (${ROLLUP_KEY}, count)
   select t.operation, t.region, date_bin('1 minute', t.created_at, timestamptz 'epoch') as m, coalesce(t.selected_provider, ''), t.reason_code,
          coalesce(t.policy_version, ''), case when t.shadow_agrees is null then 'none' when t.shadow_agrees then 'agree' else 'disagree' end,
-         t.stale, t.degraded, t.source, count(*)
+         t.stale, t.degraded, t.source, coalesce(t.shadow_pick, ''), count(*)
     from ins join t on t.id = ins.id
    where t.counted
-   group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
-   order by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+   group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
+   order by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
   on conflict (${ROLLUP_KEY}) do update set count = decision_rollup.count + excluded.count`;
 
 let lastDayMs = NaN;

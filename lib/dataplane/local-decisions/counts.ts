@@ -30,6 +30,8 @@ const ZLocalCount = z.strictObject({
   reasonCode: z.enum([...REASON_CODES, "fail_static"]),
   policyVersion: z.string().max(200).nullable(),
   shadow: z.enum(["agree", "disagree", "none"]),
+  /** The shadow policy's pick (absent or null: none). */
+  shadowPick: z.string().min(1).max(200).nullable().optional(),
   stale: z.boolean(),
   degraded: z.boolean(),
   source: z.enum(["local", "fail_static"]),
@@ -70,13 +72,21 @@ registerEndpoint({
 type TValidator = ReturnType<typeof createLocalDecisionValidator>;
 
 /** The report's cells, or the refusal naming the first item that may not be counted. */
-function checkReport(report: TLocalCountReport, principal: TPrincipal, validate: TValidator, now: number): TRollupDelta[] {
+function checkReport(
+  report: TLocalCountReport,
+  principal: TPrincipal,
+  validate: TValidator,
+  knownProvider: (key: string) => boolean,
+  now: number,
+): TRollupDelta[] {
   let total = 0;
   const deltas = report.counts.map((c, i): TRollupDelta => {
     const refused = validate({ operation: c.operation, region: c.region, selected: c.selected, policyVersion: c.policyVersion }, i, principal, "counts", true);
     if (refused) throw invalid(refused.error.fields ?? [], refused.error.message);
     if (c.minute < now - MAX_AGE_MS || c.minute > now + MAX_AHEAD_MS)
       throw invalid([{ path: `counts.${i}.minute`, message: "the minute is more than 7 days ago or 5 minutes ahead" }]);
+    if (c.shadowPick != null && !knownProvider(c.shadowPick))
+      throw invalid([{ path: `counts.${i}.shadowPick`, message: `unknown provider "${c.shadowPick}"` }]);
     if (c.source === "fail_static" && c.reasonCode !== "fail_static")
       throw invalid([{ path: `counts.${i}.reasonCode`, message: "a fail_static decision's reason code is fail_static" }]);
     total += c.count;
@@ -91,6 +101,7 @@ function checkReport(report: TLocalCountReport, principal: TPrincipal, validate:
       stale: c.stale,
       degraded: c.degraded,
       source: c.source,
+      shadowPick: c.shadowPick ?? "",
       count: c.count,
     };
   });
@@ -139,6 +150,8 @@ async function countOnce(pool: pg.Pool, report: TLocalCountReport, principal: TP
 export function createLocalCountRoute(deps: {
   pool: pg.Pool;
   validate: TValidator;
+  /** Whether the catalogue has this provider (a shadow pick may be one the active policy does not name). */
+  knownProvider: (key: string) => boolean;
   now?: () => number;
   spendQuota?: (provider: string, at: number, calls: number) => void;
 }): TRoute {
@@ -154,7 +167,7 @@ export function createLocalCountRoute(deps: {
       }
       const parsed = ZLocalCountReport.safeParse(await readJsonBody(req, MAX_BODY_BYTES));
       if (!parsed.success) throw fromZod(parsed.error);
-      const deltas = checkReport(parsed.data, auth.principal, deps.validate, now());
+      const deltas = checkReport(parsed.data, auth.principal, deps.validate, deps.knownProvider, now());
       let counted: number;
       try {
         counted = await countOnce(deps.pool, parsed.data, auth.principal, deltas);

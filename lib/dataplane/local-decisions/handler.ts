@@ -205,7 +205,17 @@ export function createLocalDecisionRoutes(deps: {
     }
   }
 
-  const counts = deps.pool ? [createLocalCountRoute({ pool: deps.pool, validate, now, spendQuota: deps.spendQuota })] : [];
+  const counts = deps.pool
+    ? [
+        createLocalCountRoute({
+          pool: deps.pool,
+          knownProvider: (key) => deps.state.providers().some((p) => p.key === key),
+          validate,
+          now,
+          spendQuota: deps.spendQuota,
+        }),
+      ]
+    : [];
   return [
     ...counts,
     {
