@@ -1,0 +1,182 @@
+import { expect, test, type Page } from "@playwright/test";
+import { createPrisma } from "../lib/db/client";
+import { endFault } from "../lib/demo/end-fault";
+import { injectFault } from "../lib/demo/inject-fault";
+import { createSimulator, type Simulator } from "../lib/demo/simulator";
+import type { TOverview } from "../lib/console/types";
+import { ensureAccounts, originOf } from "./support/accounts";
+import { activateShortTimings, as, restoreFirstVersion } from "./support/short-timings";
+
+/**
+ * Issue #38: a chaos outage of provider_A on SEND_SMS·EU is one stored incident whose fields are
+ * the facts: cause the breaker opening on provider_A with its failures, start that opening, traffic
+ * to provider_B, recovered at the controller's recovery detection, failback done at the full
+ * failback, the same from the overview's 15 m, 1 h and 24 h ranges, in the fleet list, and two
+ * clicks from the overview. Short timings (as in demo-outage) make the failback finish in minutes.
+ */
+const OPERATION = "SEND_SMS";
+const REGION = "EU";
+
+const FAST_TIMINGS = `
+safety:
+  max_traffic_shift_per_minute: 1
+  primary_probe_share: 0.05
+  primary_recovery_cooldown_seconds: 10
+  require_reason_code: true
+circuit_breaker: {open_seconds: 3, max_open_seconds: 6, half_open_probes: 3, half_open_successes_to_close: 2}
+hysteresis_score_margin: 1
+`;
+
+const FAULT_CAUSES = ["breaker_open", "metric_threshold", "hard_exclusion", "quota_exhausted", "no_eligible_provider"];
+
+const prisma = createPrisma(process.env.E2E_DATABASE_URL ?? "postgres://unset");
+let sim: Simulator | null = null;
+
+test.afterAll(async ({ browser }) => {
+  await sim?.stop();
+  await restoreFirstVersion(browser, prisma, OPERATION, "e2e: restore Listing 1 after the incident chaos test");
+  await prisma.$disconnect();
+});
+
+const faultIncidents = (since: number) =>
+  prisma.incident.findMany({
+    where: { operationKey: OPERATION, region: REGION, causeKind: { in: FAULT_CAUSES }, OR: [{ endedAt: null }, { endedAt: { gte: new Date(since) } }] },
+    orderBy: { startedAt: "asc" },
+  });
+
+async function overview(page: Page, range: string): Promise<TOverview> {
+  const res = await page.request.get(`/api/console/overview?operation=${OPERATION}&region=${REGION}&range=${range}`);
+  expect(res.status(), await res.text()).toBe(200);
+  return (await res.json()) as TOverview;
+}
+
+async function shots(page: Page, name: string): Promise<void> {
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: `e2e/output/screenshots/${name}-${width}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+test("a chaos outage of provider_A in EU is one stored incident with the true cause, start, recovery and failback", async ({ page, request }) => {
+  test.setTimeout(480_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await ensureAccounts(request);
+  await activateShortTimings(page, { operation: OPERATION, timings: FAST_TIMINGS, note: "e2e: incident chaos timings" });
+  sim = createSimulator({ baseUrl: originOf(), apiKey: process.env.SWITCHYARD_API_KEY, rate: 40, operations: [{ key: OPERATION, weight: 1 }] });
+  sim.start();
+  await as(page, "on_call");
+
+  // provider_A leads EU before anything breaks.
+  const warm = new Date();
+  await expect
+    .poll(() => prisma.decision.count({ where: { operation: OPERATION, region: REGION, createdAt: { gt: warm }, selectedProvider: "provider_A" } }), {
+      timeout: 60_000,
+      intervals: [1_000],
+    })
+    .toBeGreaterThanOrEqual(40);
+
+  const fault = await injectFault(
+    prisma,
+    { userId: null, label: "e2e", ip: null },
+    { provider: "provider_A", region: REGION, kind: "outage", durationSeconds: 600 },
+  );
+  sim.inject(fault);
+
+  // The incident opens from the breaker's opening, which the tracker reads after the next tick.
+  await expect.poll(async () => (await faultIncidents(fault.startsAt)).length, { timeout: 90_000, intervals: [1_000] }).toBeGreaterThanOrEqual(1);
+  const opening = await prisma.breakerEvent.findFirstOrThrow({
+    where: { providerKey: "provider_A", region: REGION, toState: "open", at: { gte: new Date(fault.startsAt - 1_000) } },
+    orderBy: { at: "asc" },
+  });
+  let incident = (await faultIncidents(fault.startsAt))[0]!;
+  // A breaker event written a tick after the shift it caused takes the cause back: wait for that too.
+  await expect
+    .poll(async () => ((incident = (await faultIncidents(fault.startsAt))[0]!), incident.causeSource), { timeout: 30_000, intervals: [1_000] })
+    .toMatch(/^breaker_event:/);
+  expect(incident).toMatchObject({ causeKind: "breaker_open", providerKey: "provider_A", startedAt: opening.at, state: "open" });
+  expect(incident.causeDetail).toBe(opening.detail);
+  expect(incident.causeDetail).toMatch(/failure/);
+
+  // The incident page during the outage: cause, evidence, and a kill-switch preview that is right.
+  await page.goto(`/incidents/${incident.id}`);
+  await expect(page.getByTestId("incident-cause")).toContainText("Circuit breaker opened · provider_A");
+  await expect(page.getByTestId("breaker-failures")).toContainText(opening.detail);
+  await expect(page.getByTestId("incident-started")).toContainText(opening.at.toISOString().slice(0, 19).replace("T", " "));
+  await page.getByTestId("incident-kill-switch").click();
+  const dialog = page.getByRole("dialog");
+  await expect(dialog.getByTestId("override-region")).toHaveValue(REGION);
+  await expect(dialog.getByTestId("override-operation")).toHaveValue(OPERATION);
+  await expect(dialog.getByTestId("override-expiry").locator("option", { hasText: "no expiry" })).toHaveCount(0);
+  await expect(dialog.getByTestId("blast-summary")).not.toContainText("Losing traffic: none. Gaining: none.");
+  await expect(dialog.getByTestId(`blast-${OPERATION}-${REGION}-provider_A`)).toContainText(/gains|loses/);
+  await page.keyboard.press("Escape");
+
+  // Traffic moves to provider_B in steps; then the fault ends.
+  await expect
+    .poll(
+      async () =>
+        (await prisma.incidentStep.findMany({ where: { incidentId: incident.id, phase: "away" } })).some(
+          (s) => ((s.sharesTo as Record<string, number>).provider_B ?? 0) > 0.5,
+        ),
+      {
+        timeout: 120_000,
+        intervals: [2_000],
+      },
+    )
+    .toBe(true);
+  const ended = await endFault(prisma, { userId: null, label: "e2e", ip: null }, fault.id);
+  sim.endFault(fault.id, ended.endsAt);
+
+  // Recovery and failback belong to the same incident, which ends at the full failback.
+  await expect
+    .poll(async () => (await prisma.incident.findUniqueOrThrow({ where: { id: incident.id } })).failbackDoneAt, { timeout: 300_000, intervals: [2_000] })
+    .not.toBeNull();
+  incident = await prisma.incident.findUniqueOrThrow({ where: { id: incident.id } });
+  const detected = await prisma.shiftEvent.findFirstOrThrow({
+    where: { operationKey: OPERATION, region: REGION, type: "recovery_detected", providerKey: "provider_A", at: { gte: new Date(fault.startsAt) } },
+    orderBy: { at: "desc" },
+  });
+  const full = await prisma.shiftEvent.findFirstOrThrow({
+    where: { operationKey: OPERATION, region: REGION, type: "full_failback_completed", at: { gte: new Date(fault.startsAt) } },
+    orderBy: { at: "asc" },
+  });
+  expect(incident).toMatchObject({
+    state: "resolved",
+    endReason: "failback_done",
+    recoveredAt: detected.at,
+    failbackDoneAt: full.at,
+    endedAt: full.at,
+    startedAt: opening.at,
+  });
+  expect(await faultIncidents(fault.startsAt)).toHaveLength(1);
+  const steps = await prisma.incidentStep.findMany({ where: { incidentId: incident.id }, orderBy: { seq: "asc" } });
+  expect(steps.map((s) => s.phase)).toEqual(expect.arrayContaining(["away", "recovery", "failback"]));
+  // Compressed: fewer steps than the controller's ticks.
+  const ticks = steps.reduce((n, s) => n + s.ticks, 0);
+  expect(steps.length).toBeLessThan(ticks);
+
+  // The same incident whatever range the overview shows.
+  for (const range of ["15m", "1h", "24h"]) {
+    const o = await overview(page, range);
+    const spans = o.incidents.filter((i) => i.id === incident.id);
+    expect(spans, range).toHaveLength(1);
+    expect(spans[0]).toMatchObject({ start: opening.at.getTime(), end: full.at.getTime(), resolved: true, trigger: "breaker_open" });
+    expect(spans[0]!.gaining, range).toContain("provider_B");
+  }
+
+  // The fleet list, then from the overview to the answer in two clicks: the overview's incident, its page.
+  await page.goto("/incidents?state=all");
+  const row = page.getByTestId("incident-row").filter({ has: page.locator(`a[href="/incidents/${incident.id}"]`) });
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText("provider_A breaker open · SEND_SMS · EU");
+  await shots(page, "incident-list");
+  await page.goto(`/?operation=${OPERATION}&region=${REGION}&range=1h`);
+  await page.locator(`a[href="/incidents/${incident.id}"]`).first().click();
+  await expect(page).toHaveURL(new RegExp(`/incidents/${incident.id}$`));
+  await expect(page.getByTestId("incident-cause")).toContainText("provider_A");
+  await expect(page.getByTestId("incident-recovered")).toContainText(detected.at.toISOString().slice(0, 19).replace("T", " "));
+  await expect(page.getByTestId("incident-failback")).toContainText(full.at.toISOString().slice(0, 19).replace("T", " "));
+  await expect(page.getByTestId("incident-step").first()).toContainText("provider_A");
+  await shots(page, "incident-page");
+});
