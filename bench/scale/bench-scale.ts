@@ -8,6 +8,7 @@ import { getMoment } from "../../lib/console/get-moment";
 import { getOverview } from "../../lib/console/get-overview";
 import { getProvidersView } from "../../lib/console/get-providers-view";
 import { getServedSeries } from "../../lib/console/get-served-series";
+import { getShadowDisagreementGroups } from "../../lib/console/get-shadow-disagreement-groups";
 import { getShadowView } from "../../lib/console/get-shadow-view";
 import { prismaQueryable } from "../../lib/console/prisma-queryable";
 import { loadRecordedTraffic } from "../../lib/replay/load-recorded";
@@ -171,6 +172,8 @@ async function readModelCases(facts: TSeedFacts): Promise<{ cases: TCase[]; note
     { name: "shadow view, 1 h", run: () => getShadowView(OP, "1h", now) },
     { name: "shadow view, 24 h", run: () => getShadowView(OP, "24h", now) },
     { name: "shadow view, 7 d", run: () => getShadowView(OP, "7d", now) },
+    { name: "shadow disagreements by provider pair, 24 h", run: () => getShadowDisagreementGroups(OP, now - 24 * HOUR, now) },
+    { name: "shadow disagreements by provider pair, 7 d", run: () => getShadowDisagreementGroups(OP, now - 168 * HOUR, now) },
     { name: "served shares, 24 h", run: () => getServedSeries(OP, REGION, "24h", now) },
     { name: "served shares, 7 d", run: () => getServedSeries(OP, REGION, "7d", now) },
     // What the approval page's what-if loads before replaying (its longest range is 6 h): all of it, and

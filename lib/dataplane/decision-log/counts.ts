@@ -166,7 +166,7 @@ export type TDisagreementGroupCount = { region: string; actual: string | null; s
  * Disagreements (the shadow policy picked another provider) of one operation in [from, to], by
  * region and provider pair, largest first, each with its last decision's time: counted from the
  * rollup's whole minutes and the rows of the partial minutes at the ends, the last time read from
- * the rows of the group's last minute only.
+ * the rows of the groups' last minutes only.
  */
 export async function countDisagreementGroups(
   db: TCountQueryable,
@@ -192,12 +192,18 @@ export async function countDisagreementGroups(
     `with parts as (${parts.join(" union all ")}),
      groups as (
        select region, actual, shadow, sum(n) as n, max(last_minute) as last_minute, max(last_at) as last_at from parts
-        group by 1, 2, 3 order by 4 desc, 1, 2, 3 limit $6)
-     select g.region, g.actual, g.shadow, g.n::bigint as n,
-            greatest(g.last_at, (select max(d.created_at) from decision d
-               where d.operation = $1 and d.created_at >= g.last_minute and d.created_at < g.last_minute + interval '1 minute' and d.shadow_agrees = false
-                 and d.region = g.region and d.selected_provider is not distinct from g.actual and d.shadow_pick is not distinct from g.shadow)) as last_at
-       from groups g order by g.n desc, g.region, g.actual, g.shadow`,
+        group by 1, 2, 3 order by 4 desc, 1, 2, 3 limit $6),
+     -- One pass over the groups' last minutes (mostly the same one or two): a group's latest row
+     -- in any of them is its latest in the whole minutes, since none of its rows is in a later one.
+     latest as (
+       select d.region, d.selected_provider as actual, d.shadow_pick as shadow, max(d.created_at) as last_at
+         from (select distinct last_minute from groups where last_minute is not null) m
+         join decision d on d.operation = $1 and d.created_at >= m.last_minute and d.created_at < m.last_minute + interval '1 minute' and d.shadow_agrees = false
+        group by 1, 2, 3)
+     select g.region, g.actual, g.shadow, g.n::bigint as n, greatest(g.last_at, l.last_at) as last_at
+       from groups g
+       left join latest l on l.region = g.region and l.actual is not distinct from g.actual and l.shadow is not distinct from g.shadow
+      order by g.n desc, g.region, g.actual, g.shadow`,
     params,
   );
   return rows.map((r) => ({ region: r.region, actual: r.actual, shadow: r.shadow, count: Number(r.n), lastAt: new Date(r.last_at).getTime() }));
