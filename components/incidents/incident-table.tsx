@@ -59,30 +59,26 @@ export function IncidentTable({ page }: { page: TIncidentsPage }) {
         </h2>
         <Filters page={page} />
         <div className="table-scroll">
-          <DataTable
-            columns={["State", "Incident", "Started (UTC)", "Duration", "Cause", "Traffic"]}
-            empty="No incident matches: nothing has moved traffic away from a provider here."
-            testId="incident-table"
-          >
+          <DataTable columns={["State", "Incident"]} empty="No incident matches: nothing has moved traffic away from a provider here." testId="incident-table">
             {page.items.map((i) => (
               <tr key={i.id} data-testid="incident-row" data-state={i.state}>
-                <td>
+                <td style={{ width: 1 }}>
                   <span className="flex flex-col gap-0.5">
                     <StateBadge state={i.state} />
                     <SeverityBadge severity={i.severity} />
                   </span>
                 </td>
-                <td style={{ whiteSpace: "normal", minWidth: 220 }}>
-                  <Link href={`/incidents/${i.id}`} className="underline" data-testid="incident-link">
+                {/* One cell of lines rather than six columns: a phone shows all of it without scrolling sideways. */}
+                <td style={{ whiteSpace: "normal" }}>
+                  <Link href={`/incidents/${i.id}`} className="font-semibold underline" data-testid="incident-link">
                     {i.title}
                   </Link>
-                </td>
-                <td className="mono">{utc(i.startedAt)}</td>
-                <td className="mono">{duration((i.endedAt ?? page.now) - i.startedAt)}</td>
-                <td style={{ whiteSpace: "normal", minWidth: 200 }}>{i.causeDetail}</td>
-                <td style={{ whiteSpace: "normal", minWidth: 180 }} className="muted">
-                  {i.headline ?? "no traffic moved"}
-                  {i.steps > 1 ? ` · ${i.steps} steps` : ""}
+                  <div>{i.causeDetail}</div>
+                  <div className="muted">
+                    <span className="mono">{utc(i.startedAt)}</span> · {duration((i.endedAt ?? page.now) - i.startedAt)}
+                    {i.endedAt === null ? " so far" : ""} · {i.headline ?? "no traffic moved"}
+                    {i.steps > 1 ? ` · ${i.steps} steps` : ""}
+                  </div>
                 </td>
               </tr>
             ))}

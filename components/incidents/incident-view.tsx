@@ -111,6 +111,7 @@ function Evidence({ page }: { page: TIncidentPage }) {
 
 function sharesText(s: TShares): string {
   return Object.entries(s)
+    .filter(([, v]) => v > 0.0005)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([p, v]) => `${p} ${pct(v)}`)
     .join(", ");
@@ -121,21 +122,19 @@ function Steps({ steps }: { steps: TStepView[] }) {
     <section className="panel" aria-label="Traffic moved" data-testid="incident-steps">
       <h2 className="panel-title">How traffic moved</h2>
       <div className="table-scroll">
-        <DataTable
-          columns={["When (UTC)", "Phase", "Move", "Shares after"]}
-          empty="The controller has not moved traffic for this incident."
-          testId="steps-table"
-        >
+        <DataTable columns={["When (UTC)", "Move"]} empty="The controller has not moved traffic for this incident." testId="steps-table">
           {steps.map((s) => (
             <tr key={s.id} data-testid="incident-step">
-              <td className="mono">{utc(s.startedAt)}</td>
-              <td>{PHASE_LABEL[s.phase] ?? s.phase}</td>
-              <td style={{ whiteSpace: "normal", minWidth: 200 }}>
-                {s.summary}
-                {s.capped ? <span className="muted"> · capped</span> : null}
+              <td style={{ width: 1 }}>
+                <div className="mono">{utc(s.startedAt)}</div>
+                <div className="muted">{PHASE_LABEL[s.phase] ?? s.phase}</div>
               </td>
-              <td className="mono muted" style={{ whiteSpace: "normal" }}>
-                {sharesText(s.sharesTo)}
+              <td style={{ whiteSpace: "normal" }}>
+                <div>
+                  {s.summary}
+                  {s.capped ? <span className="muted"> · capped</span> : null}
+                </div>
+                <div className="mono muted text-xs">{sharesText(s.sharesTo)}</div>
               </td>
             </tr>
           ))}
@@ -208,7 +207,7 @@ function Timeline({ page }: { page: TIncidentPage }) {
 export function IncidentView({ page }: { page: TIncidentPage }) {
   const i = page.detail.incident;
   const alternatives = Object.keys(page.detail.sharesNow)
-    .filter((p) => p !== i.provider)
+    .filter((p) => p !== i.provider && (page.detail.sharesNow[p] ?? 0) > 0.0005)
     .sort((a, b) => (page.detail.sharesNow[b] ?? 0) - (page.detail.sharesNow[a] ?? 0))
     .slice(0, 2);
   return (

@@ -182,4 +182,25 @@ describe("applyFacts", () => {
     expect(later!.opened).toBe(false);
     expect(later!.changes).toEqual(["step:recovery", "recovered"]);
   });
+
+  it("keeps a policy activation as an incident only when traffic moved after it, until the moves settle", () => {
+    const activation = {
+      kind: "activation" as const,
+      seq: 1,
+      at: s(0),
+      operation: "SEND_SMS",
+      version: 2,
+      actor: "approver@example.com",
+      scopes: [{ operation: "SEND_SMS", region: "EU" }],
+    };
+    const [quiet] = applyFacts([], [activation], s(120), ids());
+    expect(quiet!.record).toMatchObject({ causeKind: "policy_activation", severity: "info", endReason: "settled" });
+    expect(quiet!.discard).toBe(true);
+    const rebalance = shift(s(5), "rebalance", "provider_B", { provider_A: 0.99, provider_B: 0.01 }, { provider_A: 0.9, provider_B: 0.1 });
+    const [moved] = applyFacts([], [activation, rebalance], s(30), ids());
+    expect(moved!.record.endedAt).toBeNull();
+    const [settled] = applyFacts([working(moved!.record, moved!.newSteps[0]!)], [], s(90), ids());
+    expect(settled!.record).toMatchObject({ endedAt: s(5), endReason: "settled" });
+    expect(settled!.discard).toBeUndefined();
+  });
 });

@@ -34,6 +34,8 @@ export type TWorkingIncident = {
   changes: string[];
   opened: boolean;
   resolved: boolean;
+  /** A policy activation that settled without moving traffic: no incident after all, removed. */
+  discard?: boolean;
 };
 
 export type TApplyOptions = { newId: () => string };
@@ -406,8 +408,10 @@ export function applyFacts(open: TWorkingIncident[], facts: readonly TFact[], no
   }
   for (const w of t.all) {
     if (w.record.endedAt === null && w.record.causeKind === "policy_activation" && now - w.record.lastFactAt >= ACTIVATION_SETTLE_MS) {
-      const settled = (w.newSteps.at(-1) ?? w.lastStep)?.endedAt ?? w.record.lastFactAt;
-      t.resolve(w, settled, "settled");
+      const last = w.newSteps.at(-1) ?? w.lastStep;
+      t.resolve(w, last?.endedAt ?? w.record.lastFactAt, "settled");
+      // An activation the controller did not follow with any move is no incident: nothing happened to traffic.
+      if (last === null) w.discard = true;
     }
   }
   return t.all.filter((w) => w.dirty);

@@ -66,6 +66,12 @@ export function notificationsOf(w: TWorkingIncident): ("incident.opened" | "inci
 }
 
 async function writeIncident(tx: Prisma.TransactionClient, w: TWorkingIncident, now: Date): Promise<void> {
+  if (w.discard) {
+    if (w.isNew) return;
+    await tx.incidentFact.deleteMany({ where: { incidentId: w.record.id } });
+    await tx.incident.delete({ where: { id: w.record.id } });
+    return;
+  }
   const data = recordData(w.record, now);
   if (w.isNew) await tx.incident.create({ data: { id: w.record.id, ...data } });
   else await tx.incident.update({ where: { id: w.record.id }, data });
@@ -89,7 +95,8 @@ async function writeIncident(tx: Prisma.TransactionClient, w: TWorkingIncident, 
 }
 
 async function notify(tx: Prisma.TransactionClient, w: TWorkingIncident, now: Date): Promise<number> {
-  if (now.getTime() - w.record.lastFactAt > NOTIFY_HORIZON_MS) return 0;
+  // An activation notifies as policy.activated already (lib/controlplane); its incident only groups the moves that follow.
+  if (w.discard || w.record.causeKind === "policy_activation" || now.getTime() - w.record.lastFactAt > NOTIFY_HORIZON_MS) return 0;
   const r = w.record;
   let sent = 0;
   for (const kind of notificationsOf(w)) {
