@@ -48,15 +48,11 @@ export type TDecisionDetail = {
  */
 export async function getDecision(id: string, near?: number): Promise<TDecisionDetail | null> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
-  const prisma = getPrisma();
   const clickHouse = consoleClickHouseReads();
   const logged = clickHouse ? await fromClickHouse(clickHouse, id) : await fromPostgres(id, near);
   if (!logged) return null;
   const { row, record } = logged;
-  const [calls, outcomes] = await Promise.all([
-    prisma.providerCallOutcome.findMany({ where: { decisionId: id }, orderBy: { reportedAt: "asc" } }),
-    prisma.businessOutcome.findMany({ where: { decisionId: id }, orderBy: { reportedAt: "asc" } }),
-  ]);
+  const { calls, outcomes } = clickHouse ? await outcomesFromClickHouse(clickHouse, id) : await outcomesFromPostgres(id);
   const callers = await callersOf([row.apiKeyId, ...calls.map((c) => c.apiKeyId), ...outcomes.map((o) => o.apiKeyId)]);
   const caller = (id: string | null) => (id === null ? null : callers.get(id)!);
   return {
@@ -72,6 +68,24 @@ export async function getDecision(id: string, near?: number): Promise<TDecisionD
     degraded: row.degraded,
     durability: row.durability,
     instanceId: row.instanceId,
+    calls: calls.map(({ apiKeyId, ...c }) => ({ ...c, reporter: caller(apiKeyId) })),
+    outcomes: outcomes.map(({ apiKeyId, ...o }) => ({ ...o, reporter: caller(apiKeyId) })),
+  };
+}
+
+/** A decision's outcomes before their reporters are resolved. */
+type TOutcomesOf = {
+  calls: (Omit<TCallOutcome, "reporter"> & { apiKeyId: string | null })[];
+  outcomes: (Omit<TBusinessOutcome, "reporter"> & { apiKeyId: string | null })[];
+};
+
+async function outcomesFromPostgres(id: string): Promise<TOutcomesOf> {
+  const prisma = getPrisma();
+  const [calls, outcomes] = await Promise.all([
+    prisma.providerCallOutcome.findMany({ where: { decisionId: id }, orderBy: { reportedAt: "asc" } }),
+    prisma.businessOutcome.findMany({ where: { decisionId: id }, orderBy: { reportedAt: "asc" } }),
+  ]);
+  return {
     calls: calls.map((c) => ({
       at: c.reportedAt.getTime(),
       provider: c.providerKey,
@@ -81,7 +95,7 @@ export async function getDecision(id: string, near?: number): Promise<TDecisionD
       latencyMs: c.latencyMs,
       retryCount: c.retryCount,
       detail: c.detail,
-      reporter: caller(c.apiKeyId),
+      apiKeyId: c.apiKeyId,
     })),
     outcomes: outcomes.map((o) => ({
       at: o.reportedAt.getTime(),
@@ -89,9 +103,24 @@ export async function getDecision(id: string, near?: number): Promise<TDecisionD
       completed: o.completed,
       failureStage: o.failureStage,
       withinSla: o.withinSla,
-      reporter: caller(o.apiKeyId),
+      apiKeyId: o.apiKeyId,
     })),
   };
+}
+
+/** ClickHouse mode keeps outcomes beside their decisions. */
+async function outcomesFromClickHouse(reads: ClickHouseReads, id: string): Promise<TOutcomesOf> {
+  const out: TOutcomesOf = { calls: [], outcomes: [] };
+  for (const o of await reads.outcomes.list(id)) {
+    if (o.kind === "call") {
+      const { kind: _call, ...call } = o;
+      out.calls.push(call);
+    } else {
+      const { kind: _business, ...business } = o;
+      out.outcomes.push(business);
+    }
+  }
+  return out;
 }
 
 /** The decision row the drilldown shows, and its record as decide answered it. */

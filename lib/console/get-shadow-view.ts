@@ -1,7 +1,7 @@
 import "server-only";
 import { getPrisma, Prisma } from "@/lib/db";
 import { countDecisions, type TDecisionCount } from "@/lib/dataplane";
-import { consoleClickHouseReads, consoleDecisionCounter } from "@/lib/decision-store";
+import { consoleClickHouseReads, consoleDecisionCounter, type TLatestOutcome } from "@/lib/decision-store";
 import { prismaQueryable } from "./prisma-queryable";
 import { RANGES, type TRangeKey } from "./ranges";
 
@@ -64,16 +64,20 @@ type TBucket = { t: number; compared: number; agreed: number };
 const ENRICHMENT = Prisma.sql`b.completed, b.failure_stage::text as failure_stage, c.status as call_status, c.error_class::text as call_error,
              ab.to_state as actual_breaker, sb.to_state as shadow_breaker`;
 
-/** Each listed disagreement's latest business outcome, its selected provider's latest call, and both providers' breakers at the time. */
-const ENRICH_JOINS = Prisma.sql`
-      left join lateral (select completed, failure_stage from business_outcome where decision_id = d.id::text order by reported_at desc limit 1) b on true
-      left join lateral (select status, error_class from provider_call_outcome where decision_id = d.id::text and provider_key = d.selected_provider order by reported_at desc limit 1) c on true
+/** Both providers' breakers at the time of each listed disagreement. */
+const BREAKER_JOINS = Prisma.sql`
       left join lateral (select to_state from breaker_event where provider_key = d.selected_provider and (region is null or region = d.region) and at <= d.created_at order by at desc limit 1) ab on true
       left join lateral (select to_state from breaker_event where provider_key = d.shadow_pick and (region is null or region = d.region) and at <= d.created_at order by at desc limit 1) sb on true`;
 
+/** Each listed disagreement's latest business outcome, its selected provider's latest call, and its breakers. */
+const ENRICH_JOINS = Prisma.sql`
+      left join lateral (select completed, failure_stage from business_outcome where decision_id = d.id::text order by reported_at desc limit 1) b on true
+      left join lateral (select status, error_class from provider_call_outcome where decision_id = d.id::text and provider_key = d.selected_provider order by reported_at desc limit 1) c on true
+      ${BREAKER_JOINS}`;
+
 /**
- * The latest 100 disagreements with their outcomes and breakers. In ClickHouse mode the rows come
- * from ClickHouse and are joined to Postgres's outcome and breaker tables as a list of values.
+ * The latest 100 disagreements with their outcomes and breakers. In ClickHouse mode the rows and
+ * their outcomes come from ClickHouse and are joined to Postgres's breaker history as a list of values.
  */
 async function disagreementRows(operation: string, from: number, to: number): Promise<TRawDisagreement[]> {
   const clickHouse = consoleClickHouseReads();
@@ -87,13 +91,18 @@ async function disagreementRows(operation: string, from: number, to: number): Pr
   }
   const found = await clickHouse.disagreements(operation, from, to, 100);
   if (found.length === 0) return [];
+  const latest = await clickHouse.outcomes.latest(found.map((r) => ({ id: r.id, provider: r.selected_provider })));
   const col = <K extends keyof (typeof found)[number]>(k: K) => found.map((r) => r[k]);
+  const out = <K extends keyof TLatestOutcome>(k: K) => found.map((r) => latest.get(r.id)?.[k] ?? null);
   return getPrisma().$queryRaw<TRawDisagreement[]>(Prisma.sql`
-      select d.id::text as id, d.created_at, d.region, d.policy_version, d.shadow_version, d.selected_provider, d.shadow_pick, d.reason_code, ${ENRICHMENT}
+      select d.id::text as id, d.created_at, d.region, d.policy_version, d.shadow_version, d.selected_provider, d.shadow_pick, d.reason_code,
+             d.completed, d.failure_stage, d.call_status, d.call_error, ab.to_state as actual_breaker, sb.to_state as shadow_breaker
       from unnest(${col("id")}::uuid[], ${found.map((r) => new Date(r.at))}::timestamptz[], ${col("region")}::text[], ${col("policy_version")}::text[],
-                  ${col("shadow_version")}::text[], ${col("selected_provider")}::text[], ${col("shadow_pick")}::text[], ${col("reason_code")}::text[])
-        with ordinality as d(id, created_at, region, policy_version, shadow_version, selected_provider, shadow_pick, reason_code, n)
-      ${ENRICH_JOINS}
+                  ${col("shadow_version")}::text[], ${col("selected_provider")}::text[], ${col("shadow_pick")}::text[], ${col("reason_code")}::text[],
+                  ${out("completed")}::boolean[], ${out("failureStage")}::text[], ${out("callStatus")}::text[], ${out("callError")}::text[])
+        with ordinality as d(id, created_at, region, policy_version, shadow_version, selected_provider, shadow_pick, reason_code,
+                             completed, failure_stage, call_status, call_error, n)
+      ${BREAKER_JOINS}
       order by d.n`);
 }
 

@@ -100,9 +100,8 @@ export async function listDecisions(f: TDecisionFilters, limit = 50, now = Date.
 }
 
 /**
- * The same page in ClickHouse mode: the rows from ClickHouse, their outcomes from Postgres (which
- * keeps outcomes). An outcome filter becomes the window's decided ids from Postgres, bounded the
- * same way as above.
+ * The same page in ClickHouse mode: the rows and their outcomes from ClickHouse, which keeps
+ * both; the outcome filter is bounded the same way as above.
  */
 async function listFromClickHouse(reads: ClickHouseReads, f: TDecisionFilters, from: number, to: number, limit: number): Promise<TDecisionPage> {
   const filter: TClickHouseListFilter = {
@@ -119,20 +118,11 @@ async function listFromClickHouse(reads: ClickHouseReads, f: TDecisionFilters, f
     const [ms, id] = f.after.split("_") as [string, string];
     filter.after = { at: Number(ms), id };
   }
-  if (f.outcome) {
-    const reportedFrom = new Date(from - OUTCOME_SKEW_MS);
-    const completed = f.outcome === "completed" ? Prisma.sql`and completed` : f.outcome === "failed" ? Prisma.sql`and not completed` : Prisma.empty;
-    const ids = await getPrisma().$queryRaw<{ decision_id: string }[]>`
-      select distinct decision_id from business_outcome where reported_at >= ${reportedFrom} ${completed}`;
-    const list = ids.map((r) => r.decision_id);
-    filter.ids = f.outcome === "pending" ? { except: list } : { only: list };
-  }
+  if (f.outcome) filter.outcome = { outcome: f.outcome as "completed" | "failed" | "pending", reportedFrom: from - OUTCOME_SKEW_MS };
   const rows = await reads.list(filter, limit);
   const shown = rows.slice(0, limit);
-  const latest = await getPrisma().$queryRaw<{ decision_id: string; completed: boolean }[]>`
-    select distinct on (decision_id) decision_id, completed from business_outcome
-     where decision_id = any(${shown.map((r) => r.id)}::text[]) order by decision_id, reported_at desc`;
-  const completedOf = new Map(latest.map((r) => [r.decision_id, r.completed]));
+  const latest = await reads.outcomes.latest(shown.map((r) => ({ id: r.id, provider: r.selected })));
+  const completedOf = new Map([...latest].map(([id, l]) => [id, l.completed]));
   const page = shown.map((r): TDecisionRow => ({
     id: r.id,
     at: r.at,

@@ -43,11 +43,30 @@ registerEndpoint({
   },
 });
 
+type TOutcomes = z.infer<typeof ZDecisionWithOutcomes>["outcomes"];
+
+/** ClickHouse mode: the outcomes from the store that keeps them beside their decisions. */
+async function readStoredOutcomes(store: NonNullable<TDecisionReadStore["outcomes"]>, id: string): Promise<TOutcomes> {
+  const out: TOutcomes = { providerCalls: [], business: [] };
+  for (const o of await store.list(id)) {
+    const reportedAt = new Date(o.at).toISOString();
+    if (o.kind === "call") {
+      const { provider, status, errorClass, httpStatus, latencyMs, retryCount } = o;
+      out.providerCalls.push({ provider, status, errorClass, httpStatus, latencyMs, retryCount, reportedAt });
+    } else {
+      const { provider, completed, failureStage, withinSla } = o;
+      out.business.push({ provider, completed, failureStage, withinSla, reportedAt });
+    }
+  }
+  return out;
+}
+
 /**
  * Outcomes live in the telemetry tables (provider_call_outcome, business_outcome), keyed by
- * decision_id; both are read in one round trip.
+ * decision_id; both are read in one round trip. `reads`: a store that keeps them itself.
  */
-async function readOutcomes(pool: pg.Pool, id: string): Promise<z.infer<typeof ZDecisionWithOutcomes>["outcomes"]> {
+async function readOutcomes(pool: pg.Pool, id: string, reads?: TDecisionReadStore): Promise<TOutcomes> {
+  if (reads?.outcomes) return readStoredOutcomes(reads.outcomes, id);
   const { rows } = await pool.query<{ kind: "call" | "business"; o: Record<string, unknown> }>(
     `select 'call' as kind, json_build_object('provider', provider_key, 'status', status, 'errorClass', error_class,
               'httpStatus', http_status, 'latencyMs', latency_ms, 'retryCount', retry_count, 'reportedAt', reported_at) as o, reported_at
@@ -68,7 +87,7 @@ async function readOutcomes(pool: pg.Pool, id: string): Promise<z.infer<typeof Z
   return { providerCalls, business };
 }
 
-/** `reads`: ClickHouse mode's decision store (the record is read there, outcomes from Postgres). */
+/** `reads`: ClickHouse mode's decision store (the record and its outcomes are read there). */
 export function createGetDecisionHandler(pool: pg.Pool, authenticate: TAuthenticator, reads?: TDecisionReadStore): TRouteHandler {
   return async (req, res, params) => {
     const auth = await authenticate(req, "read");
@@ -81,7 +100,7 @@ export function createGetDecisionHandler(pool: pg.Pool, authenticate: TAuthentic
     let record: Record<string, unknown> | null;
     let outcomes: Awaited<ReturnType<typeof readOutcomes>>;
     try {
-      [record, outcomes] = await Promise.all([readDecisionRecord(pool, id, reads), readOutcomes(pool, id)]);
+      [record, outcomes] = await Promise.all([readDecisionRecord(pool, id, reads), readOutcomes(pool, id, reads)]);
     } catch (err) {
       if ((err as { severity?: unknown }).severity === undefined) {
         throw new ContractError("database_unavailable", "the decision log is unreachable right now; decide keeps answering and spools records");

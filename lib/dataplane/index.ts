@@ -27,6 +27,6 @@ export { type RoutingState, type TActivePolicy } from "./routing-state";
 export { dataPlaneSettings } from "./settings";
 export { createSnapshotFeed } from "./snapshot/feed";
 export { bucketFromRow, type TBucketRow } from "./telemetry/metric-sync";
-export { isConnectionError } from "./telemetry/outcomes";
+export { isConnectionError, outcomeRows, type TPendingOutcome, type TStoredOutcome, type TStoredOutcomeCounts, type TOutcomeStore } from "./telemetry/outcomes";
 export { startTelemetry, type Telemetry, telemetryOptionsFromEnv } from "./telemetry/runtime";
 export { type TExecutedCall, type TOutcomeErrorClass } from "./telemetry/schemas";

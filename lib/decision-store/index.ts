@@ -10,6 +10,7 @@ import { decisionStoreSettings, type TDecisionStoreSettings } from "./settings";
 
 export { decisionStoreSettings, type TDecisionStoreSettings } from "./settings";
 export type { ClickHouseReads, TClickHouseDecision, TClickHouseListFilter } from "./clickhouse/reads";
+export type { TLatestOutcome } from "./clickhouse/outcomes";
 
 type TClickHouseSettings = Extract<TDecisionStoreSettings, { kind: "clickhouse" }>;
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { startClickHouseShim, type ClickHouseShim } from "../../test/support/clickhouse-shim";
 import { startStandaloneDataPlane } from "../../test/support/standalone-dataplane";
+import { seededOutcomes } from "../../test/support/stored-outcomes";
 import { getDecision } from "../console/get-decision";
 import { listDecisions, type TDecisionPage } from "../console/list-decisions";
 import type { TDecisionFilters } from "../console/decision-filters";
@@ -14,13 +15,15 @@ import { findDecisions, readDecisionRecord } from "../dataplane/decision-log/loo
 import { maintainPartitions } from "../dataplane/decision-log/partitions";
 import { insertDecisions, type TDecisionRow } from "../dataplane/decision-log/rows";
 import type { TDecisionStoreHandle } from "../dataplane/decision-log/store";
+import { insertOutcomes, type TPendingOutcome } from "../dataplane/telemetry/outcomes";
 import { dataPlaneSettings } from "../dataplane/settings";
 import { openClickHouseDecisionStore } from "./index";
 
-// Parity: the same decisions, logged through each store's own write path (the decision table's
-// batch insert; ClickHouse's claim + insert), give identical answers from every read model that
-// reads decision rows: the console's listing (each filter, every page) and drilldown, and the
-// data plane's lookups (outcome validation, GET /decisions/:id).
+// Parity: the same decisions and outcomes, logged through each store's own write path (the
+// decision table's batch insert and the outcome tables'; ClickHouse's claim + insert and its
+// outcome insert), give identical answers from every read model that reads decision rows or their
+// outcomes: the console's listing (each filter, every page) and drilldown, and the data plane's
+// lookups (outcome validation with its stored counts, GET /decisions/:id).
 
 let db: TTestDatabase;
 let pool: pg.Pool;
@@ -28,6 +31,7 @@ let dir: string;
 let shim: ClickHouseShim;
 let store: TDecisionStoreHandle;
 let rows: TDecisionRow[];
+let outcomes: TPendingOutcome[];
 const env = { ...process.env };
 const NOW = Date.now();
 
@@ -129,25 +133,14 @@ beforeAll(async () => {
   );
   for (let i = 0; i < rows.length; i += 100) await store.log.write(rows.slice(i, i + 100).map((row) => ({ row, stored: null })));
 
-  // Outcomes (Postgres keeps them in both modes): one, two (the later one counts) or none per decision.
-  const rnd = lcg(5);
-  const outcomes: [string, boolean, Date][] = [];
-  for (const r of rows) {
-    const k = rnd();
-    if (k < 0.3) outcomes.push([r.id, true, new Date(r.createdAt + 1_000)]);
-    else if (k < 0.5) outcomes.push([r.id, false, new Date(r.createdAt + 1_000)]);
-    else if (k < 0.6) outcomes.push([r.id, true, new Date(r.createdAt + 1_000)], [r.id, false, new Date(r.createdAt + 2_000)]);
+  // Outcomes through each store's own write path (ClickHouse mode keeps them beside the decisions).
+  outcomes = seededOutcomes(rows);
+  for (let i = 0; i < outcomes.length; i += 100) {
+    await insertOutcomes(pool, outcomes.slice(i, i + 100));
+    await store.reads.outcomes!.insert(outcomes.slice(i, i + 100));
   }
-  await pool.query(
-    `insert into business_outcome (outcome_id, decision_id, operation_key, region, provider_key, completed, within_sla, reported_at)
-     select gen_random_uuid(), d, 'SEND_SMS', 'EU', 'provider_A', c, true, t from unnest($1::text[], $2::bool[], $3::timestamptz[]) as u(d, c, t)`,
-    [outcomes.map((o) => o[0]), outcomes.map((o) => o[1]), outcomes.map((o) => o[2])],
-  );
-  await pool.query(
-    `insert into provider_call_outcome (outcome_id, decision_id, operation_key, region, provider_key, status, latency_ms, retry_count, reported_at)
-     select gen_random_uuid(), d, 'SEND_SMS', 'EU', 'provider_A', 'success', 120, 0, now() from unnest($1::text[]) as u(d)`,
-    [rows.filter((_, i) => i % 3 === 0).map((r) => r.id)],
-  );
+  // A chunk sent again (a retry after a lost answer, a spool segment replayed) stores nothing twice.
+  await store.reads.outcomes!.insert(outcomes.slice(0, 100));
 }, 120_000);
 
 afterAll(async () => {
@@ -204,13 +197,20 @@ describe("decision read models: Postgres and ClickHouse give the same answers", 
     if (f.reason !== "no_such_reason") expect(postgres.flatMap((p) => p.rows).length).toBeGreaterThan(0);
   });
 
-  it("the drilldown for a sample of decisions and an unknown id", async () => {
-    const ids = [...rows.filter((_, i) => i % 37 === 0).map((r) => r.id), uuidV7At(NOW)];
+  it("the drilldown, with its outcomes and their reporters, for a sample of decisions and an unknown id", async () => {
+    const ids = [...rows.filter((_, i) => i % 37 === 0 || i % 37 === 3).map((r) => r.id), uuidV7At(NOW)];
+    let calls = 0;
+    let business = 0;
     for (const id of ids) {
       const near = rows.find((r) => r.id === id)?.createdAt;
       const { postgres, clickhouse } = await both(() => getDecision(id, near));
       expect(clickhouse).toEqual(postgres);
+      calls += postgres?.calls.length ?? 0;
+      business += postgres?.outcomes.length ?? 0;
     }
+    // Not vacuous: the sample has both outcome kinds, reported by a key and by none.
+    expect(calls).toBeGreaterThan(0);
+    expect(business).toBeGreaterThan(0);
     readFromPostgres();
     expect((await getDecision(ids[0]!))?.record.id).toBe(ids[0]);
   });
@@ -223,5 +223,38 @@ describe("decision read models: Postgres and ClickHouse give the same answers", 
     expect(inPostgres.size).toBe(80);
     expect([...inPostgres.values()].some((d) => Object.keys(d.stored.calls).length > 0 && d.stored.business > 0)).toBe(true);
     for (const id of ids.slice(0, 10)) expect(await readDecisionRecord(pool, id, store.reads)).toEqual(await readDecisionRecord(pool, id));
+  });
+
+  it("the stored outcome counts the bound is checked against, and a resent chunk counted once", async () => {
+    const ids = rows.map((r) => r.id);
+    const counts = await store.reads.outcomes!.counts(ids);
+    const expected = new Map<string, { calls: Record<string, number>; business: number }>();
+    for (const o of outcomes) {
+      const c = expected.get(o.outcome.decisionId) ?? { calls: {}, business: 0 };
+      if (o.outcome.type === "provider_call") c.calls[o.outcome.provider] = (c.calls[o.outcome.provider] ?? 0) + 1;
+      else c.business++;
+      expected.set(o.outcome.decisionId, c);
+    }
+    expect(counts).toEqual(expected);
+  });
+
+  // Last: it adds an outcome that only ClickHouse holds.
+  it("ClickHouse mode reads outcomes from ClickHouse, not from Postgres's outcome tables", async () => {
+    const r = rows.find((x) => x.selectedProvider !== null)!;
+    const receivedAt = r.createdAt + 5_000;
+    const decision = { operation: r.operation, region: r.region, selected: r.selectedProvider, offered: [r.selectedProvider!] };
+    const only: TPendingOutcome = {
+      id: uuidV7At(receivedAt),
+      outcome: { type: "business", decisionId: r.id, completed: true, withinSla: true },
+      receivedAt,
+      decision,
+      applied: true,
+    };
+    const before = await both(() => getDecision(r.id, r.createdAt));
+    await store.reads.outcomes!.insert([only]);
+    const after = await both(() => getDecision(r.id, r.createdAt));
+    expect(after.postgres).toEqual(before.postgres);
+    expect(after.clickhouse!.outcomes.length).toBe(before.clickhouse!.outcomes.length + 1);
+    expect((await findDecisions(pool, [r.id], store.reads)).get(r.id)!.stored.business).toBe(before.clickhouse!.outcomes.length + 1);
   });
 });

@@ -40,7 +40,9 @@ export async function startClickHouseShim(opts: { path: string; port?: number })
   let port = opts.port ?? 0;
 
   async function listen(): Promise<void> {
-    const s = createServer((req, res) => void handle(session, req, res));
+    // Query parameters travel in the URL (an outcome batch's 1,000 decision ids): as long as
+    // ClickHouse's own http_max_uri_size (1 MiB) rather than Node's 16 KB default.
+    const s = createServer({ maxHeaderSize: 1 << 20 }, (req, res) => void handle(session, req, res));
     s.on("connection", (sock) => {
       sockets.add(sock);
       sock.on("close", () => sockets.delete(sock));

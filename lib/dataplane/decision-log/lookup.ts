@@ -23,24 +23,34 @@ const LOOKUP_COLUMNS = `select d.id, d.operation, d.region, d.selected_provider,
 /** Partition pruning window for a UUIDv7 id: its embedded timestamp ± one minute of clock skew. */
 const SKEW_MS = 60_000;
 
-/** Outcomes stored per decision (Postgres keeps them in ClickHouse mode too). */
+/** Outcomes stored per decision, for a store that does not keep them itself. */
 const OUTCOME_COUNTS = `select t.id,
     (select json_object_agg(c.provider_key, c.n) from (select provider_key, count(*)::int as n from provider_call_outcome o
        where o.decision_id = t.id group by provider_key) c) as calls,
     (select count(*)::int from business_outcome b where b.decision_id = t.id) as business
   from unnest($1::text[]) as t(id)`;
 
-/** findDecisions with another store (ClickHouse): the rows from it, their outcome counts from Postgres. */
+/** Outcomes stored per decision among `ids`: from the store that keeps them, else from Postgres. */
+async function outcomeCounts(pool: pg.Pool | pg.PoolClient, reads: TDecisionReadStore, ids: string[]) {
+  if (reads.outcomes) return reads.outcomes.counts(ids);
+  const counts = await pool.query<{ id: string; calls: Record<string, number> | null; business: number }>({
+    name: "decision_outcome_counts",
+    text: OUTCOME_COUNTS,
+    values: [ids],
+  });
+  return new Map(counts.rows.map((c) => [c.id, { calls: c.calls ?? {}, business: c.business }]));
+}
+
+/** findDecisions with another store (ClickHouse): the rows and their outcome counts from it. */
 async function findInStore(pool: pg.Pool | pg.PoolClient, reads: TDecisionReadStore, ids: string[]): Promise<Map<string, TDecisionRef>> {
   const rows = await reads.find(ids);
   const out = new Map<string, TDecisionRef>();
   if (rows.length === 0) return out;
-  const counts = await pool.query<{ id: string; calls: Record<string, number> | null; business: number }>({
-    name: "decision_outcome_counts",
-    text: OUTCOME_COUNTS,
-    values: [rows.map((r) => r.id)],
-  });
-  const byId = new Map(counts.rows.map((c) => [c.id, c]));
+  const byId = await outcomeCounts(
+    pool,
+    reads,
+    rows.map((r) => r.id),
+  );
   for (const r of rows) {
     const c = byId.get(r.id);
     out.set(r.id, {

@@ -1,3 +1,4 @@
+import type { TOutcomeStore, TStoredOutcome } from "../telemetry/outcomes";
 import type pg from "pg";
 import type { TDecisionRow, TDecisionWrite, TExistingDecision } from "./rows";
 
@@ -41,6 +42,8 @@ export type TStoredDecision = {
 export type TDecisionReadStore = {
   find(ids: readonly string[]): Promise<TStoredDecision[]>;
   get(id: string): Promise<(TStoredDecision & { record: string }) | null>;
+  /** Where this store keeps the decisions' outcomes; absent: in Postgres's outcome tables. */
+  outcomes?: TOutcomeStore & { list(decisionId: string): Promise<TStoredOutcome[]> };
 };
 
 /** A decision store other than the decision table, opened by the composition root on the data plane's pool. */

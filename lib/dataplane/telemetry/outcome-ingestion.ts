@@ -59,6 +59,7 @@ export function createOutcomeIngestion(opts: TOutcomeIngestionOptions) {
     pool,
     state,
     lookup: decisionLookup(pool, opts.decisionReads ?? null),
+    store: opts.decisionReads?.outcomes ?? null,
     metrics: opts.metrics,
     breakers: opts.breakers,
     spool,

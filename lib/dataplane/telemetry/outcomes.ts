@@ -65,6 +65,8 @@ export type TOutcomeServiceOptions = {
   lookup: TDecisionLookup;
   metrics: MetricSync;
   breakers: BreakerBank;
+  /** ClickHouse mode: where outcomes are stored (default: Postgres's outcome tables). */
+  store?: TOutcomeStore | null;
   /** Where outcomes go while Postgres is unreachable; without one the request fails with 503. */
   spool?: TOutcomeSpool | null;
   /**
@@ -158,6 +160,10 @@ function applyOutcome(opts: TOutcomeServiceOptions, p: TPendingOutcome): void {
     opts.metrics.recordOutcome(key, { at: p.receivedAt, completed: o.completed, ...(o.failureStage ? { failureStage: o.failureStage } : {}) });
   }
 }
+
+/** Into the configured store: Postgres's outcome tables, or ClickHouse mode's. */
+const storeInsert = (opts: TOutcomeServiceOptions, items: readonly TPendingOutcome[]): Promise<void> =>
+  opts.store ? opts.store.insert(items) : insertOutcomes(opts.pool, items);
 
 async function spoolOutcomes(opts: TOutcomeServiceOptions, items: TPendingOutcome[], cause: unknown): Promise<void> {
   if (!opts.spool) throw new ContractError("database_unavailable", `outcomes cannot be stored: ${(cause as Error).message}`);
@@ -407,7 +413,7 @@ async function replayOutcomes(
     else if (r.decision === null && admit(ctx, 0, r.outcome, decision, r.reporter ?? { apiKeyId: null, operations: null }) !== null) refused++;
     else ready.push({ ...r, decision });
   }
-  await insertOutcomes(opts.pool, ready);
+  await storeInsert(opts, ready);
   for (const r of ready) applyOutcome(opts, r);
   const graceMs = opts.unmatchedGraceMs ?? UNMATCHED_OUTCOME_GRACE_MS;
   const t = ctx.now();
@@ -428,7 +434,7 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
   const ctx: TOutcomeContext = {
     opts,
     now: opts.now ?? Date.now,
-    writer: createGroupCommit<TPendingOutcome>((items) => insertOutcomes(opts.pool, items), 5_000),
+    writer: createGroupCommit<TPendingOutcome>((items) => storeInsert(opts, items), 5_000),
     lookup: createGroupLookup<TDecisionRef>((ids) => opts.lookup(ids)),
     accepted: new Map(),
   };
@@ -480,10 +486,73 @@ export function createOutcomeService(opts: TOutcomeServiceOptions) {
 
 export type OutcomeService = ReturnType<typeof createOutcomeService>;
 
-/** Both outcome kinds in one statement: a group of outcomes commits or fails together. */
-export async function insertOutcomes(pool: pg.Pool, items: readonly TPendingOutcome[]): Promise<void> {
-  const calls: unknown[] = [];
-  const business: unknown[] = [];
+/** A provider-call outcome as stored: provider_call_outcome's columns (ClickHouse mode's outcome table takes the same). */
+export type TCallOutcomeRow = {
+  outcome_id: string;
+  decision_id: string;
+  api_key_id: string | null;
+  operation_key: string;
+  region: string;
+  provider_key: string;
+  status: string;
+  error_class: string | null;
+  http_status: number | null;
+  latency_ms: number;
+  retry_count: number;
+  ttfb_ms: number | null;
+  detail: string | null;
+  reported_at: string;
+};
+
+/** A business outcome as stored: business_outcome's columns. */
+export type TBusinessOutcomeRow = {
+  outcome_id: string;
+  decision_id: string;
+  api_key_id: string | null;
+  operation_key: string;
+  region: string;
+  provider_key: string | null;
+  completed: boolean;
+  failure_stage: string | null;
+  within_sla: boolean;
+  reported_at: string;
+};
+
+/** Outcomes stored for one decision: provider calls by provider, and business outcomes (the bounds admit() checks). */
+export type TStoredOutcomeCounts = { calls: Record<string, number>; business: number };
+
+/** One stored outcome as the drilldown and GET /decisions/:id read it; `at`: when it was reported, epoch ms. */
+export type TStoredOutcome =
+  | {
+      kind: "call";
+      at: number;
+      provider: string;
+      status: string;
+      errorClass: string | null;
+      httpStatus: number | null;
+      latencyMs: number;
+      retryCount: number;
+      detail: string | null;
+      apiKeyId: string | null;
+    }
+  | { kind: "business"; at: number; provider: string | null; completed: boolean; failureStage: string | null; withinSla: boolean; apiKeyId: string | null };
+
+/**
+ * Another store for outcomes than Postgres's two tables (ClickHouse mode keeps them beside their
+ * decisions). `insert` fails as the Postgres insert does: an error without a `severity` is an
+ * outage (the outcome spool takes the batch), one with it a refusal; inserting the same outcome
+ * ids again stores nothing twice.
+ */
+export type TOutcomeStore = {
+  insert(items: readonly TPendingOutcome[]): Promise<void>;
+  /** Stored outcomes per decision among `decisionIds` (absent: none). */
+  counts(decisionIds: readonly string[]): Promise<Map<string, TStoredOutcomeCounts>>;
+};
+
+/** Accepted outcomes as rows of the two outcome kinds; those without a matched decision are not stored (yet). */
+export function outcomeRows(items: readonly TPendingOutcome[]): { calls: TCallOutcomeRow[]; business: TBusinessOutcomeRow[] } {
+  const calls: TCallOutcomeRow[] = [];
+  const business: TBusinessOutcomeRow[] = [];
   for (const p of items) {
     const d = p.decision;
     if (!d) continue;
@@ -521,6 +590,12 @@ export async function insertOutcomes(pool: pg.Pool, items: readonly TPendingOutc
       });
     }
   }
+  return { calls, business };
+}
+
+/** Both outcome kinds in one statement: a group of outcomes commits or fails together. */
+export async function insertOutcomes(pool: pg.Pool, items: readonly TPendingOutcome[]): Promise<void> {
+  const { calls, business } = outcomeRows(items);
   if (calls.length === 0 && business.length === 0) return;
   // Named: prepared once per connection instead of parsed and planned for every batch. json, not
   // jsonb: the batch is read once, and building a jsonb value first costs Postgres more CPU per row.

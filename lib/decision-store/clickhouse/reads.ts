@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import { uuidV7Time, type TStoredDecision } from "../../dataplane";
+import { createClickHouseOutcomes, outcomeFilterSql, type TOutcomeFilter } from "./outcomes";
 import { createClickHouseRangeReads, queryRows } from "./range-reads";
 
 /** Partition pruning for a lookup by UUIDv7: its embedded time ± this much clock skew (as in Postgres mode). */
@@ -57,7 +58,7 @@ function toDecision(r: TRaw): TClickHouseDecision {
   };
 }
 
-/** The console's decision-log filters, as list-decisions.ts reads them, after the outcome filter was resolved to ids. */
+/** The console's decision-log filters, as list-decisions.ts reads them. */
 export type TClickHouseListFilter = {
   from: number;
   to: number;
@@ -69,13 +70,16 @@ export type TClickHouseListFilter = {
   stale?: "true" | "false";
   /** Keyset cursor: rows strictly before (at, id). */
   after?: { at: number; id: string };
-  /** Only these ids (an outcome filter), or all but these. */
-  ids?: { only: readonly string[] } | { except: readonly string[] };
+  /** Decisions by their business outcomes (the outcome table in the same ClickHouse). */
+  outcome?: TOutcomeFilter;
 };
 
 const ms = (t: number) => new Date(t);
 
-/** Decision reads against ClickHouse; every read is over FINAL, so a row a replay wrote twice counts once. */
+/**
+ * Decision reads against ClickHouse; every read is over FINAL, so a row a replay wrote twice
+ * counts once. `outcomes`: the decisions' outcomes, kept in the same ClickHouse.
+ */
 export function createClickHouseReads(client: ClickHouseClient) {
   const rows = <T>(query: string, params: Record<string, unknown>) => queryRows<T>(client, query, params);
 
@@ -88,6 +92,7 @@ export function createClickHouseReads(client: ClickHouseClient) {
 
   return {
     ...createClickHouseRangeReads(client),
+    outcomes: createClickHouseOutcomes(client),
 
     /** One page, newest first by (at, id), `limit + 1` rows so the caller knows whether there is a next page. */
     async list(f: TClickHouseListFilter, limit: number): Promise<TClickHouseDecision[]> {
@@ -109,12 +114,10 @@ export function createClickHouseReads(client: ClickHouseClient) {
         params.afterAt = ms(f.after.at);
         params.afterId = f.after.id;
       }
-      if (f.ids && "only" in f.ids) {
-        where.push("id IN {ids:Array(UUID)}");
-        params.ids = f.ids.only;
-      } else if (f.ids) {
-        where.push("id NOT IN {ids:Array(UUID)}");
-        params.ids = f.ids.except;
+      if (f.outcome) {
+        const o = outcomeFilterSql(f.outcome);
+        where.push(o.where);
+        Object.assign(params, o.params);
       }
       // ClickHouse orders UUIDs by their two 64-bit halves, low half first; the tie-break compares
       // them as text, which for UUIDv7 (and the Postgres listing) is time order.

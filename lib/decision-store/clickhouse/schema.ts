@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from "@clickhouse/client";
+import { outcomeTableDdl } from "./outcomes";
 
 /** The retention tiers a table is created with (settings.ts). */
 export type TRetention = { fullDays: number; keepDays: number; routineSampleBasisPoints: number };
@@ -61,11 +62,12 @@ SETTINGS non_replicated_deduplication_window = 10000`;
 const tiersComment = (r: TRetention) => `switchyard retention ${r.fullDays}/${r.keepDays}/${r.routineSampleBasisPoints}`;
 
 /**
- * Creates the table when missing and brings its TTL to the configured tiers when they changed
+ * Creates the tables (decisions, outcomes) when missing and brings its TTL to the configured tiers when they changed
  * (ClickHouse then re-evaluates the TTL of every part, so only a changed setting pays for it).
  */
 export async function ensureClickHouseSchema(client: ClickHouseClient, r: TRetention): Promise<void> {
   await client.command({ query: decisionTableDdl(r) });
+  await client.command({ query: outcomeTableDdl(r.keepDays) });
   // Added after the first release of this table: who made the decision (server, local, fail_static).
   await client.command({ query: "ALTER TABLE decision ADD COLUMN IF NOT EXISTS source LowCardinality(String) DEFAULT 'server' AFTER offered_providers" });
   const rs = await client.query({ query: "SELECT comment FROM system.tables WHERE database = currentDatabase() AND name = 'decision'", format: "JSONEachRow" });
@@ -73,5 +75,6 @@ export async function ensureClickHouseSchema(client: ClickHouseClient, r: TReten
   if (table?.comment === tiersComment(r)) return;
   const ttl = /TTL ([\s\S]*?)\nSETTINGS/.exec(decisionTableDdl(r))![1]!;
   await client.command({ query: `ALTER TABLE decision MODIFY TTL ${ttl}` });
+  await client.command({ query: `ALTER TABLE outcome MODIFY TTL toDateTime(reported_at) + INTERVAL ${r.keepDays} DAY DELETE` });
   await client.command({ query: `ALTER TABLE decision MODIFY COMMENT '${tiersComment(r)}'` });
 }
