@@ -11,7 +11,7 @@ const SKEW_MS = 60_000;
  * Both outcome kinds in one table (a `kind` column; each kind's own columns null in the other):
  * every read is by decision, and one table is one insert per batch. Immutable rows;
  * ReplacingMergeTree over a key that ends in the outcome id folds the copy a replayed spool
- * segment may add (readers of counts and lists use FINAL), and insert_deduplication_token drops
+ * segment may add (readers use FINAL or count distinct outcome ids), and insert_deduplication_token drops
  * a batch sent twice. Daily partitions by report time; the key leads with the decision id, which
  * every read names (drilldown, the bound's counts, the listing's latest outcome, the shadow
  * view), so each day's part answers from its primary index. The listing's outcome filter reads
@@ -185,10 +185,12 @@ export function createClickHouseOutcomes(client: ClickHouseClient) {
     async counts(decisionIds: readonly string[]): Promise<Map<string, TStoredOutcomeCounts>> {
       const out = new Map<string, TStoredOutcomeCounts>();
       if (decisionIds.length === 0) return out;
-      // UUIDs come back as text; an alias named like the column would replace it in WHERE too.
+      // Distinct outcome ids rather than FINAL: as exact for a row a replay wrote twice, without
+      // merging at read time. UUIDs come back as text; an alias named like the column would
+      // replace it in WHERE too.
       const raw = await rows<{ decision_id: string; kind: "call" | "business"; call_provider: string | null; n: string }>(
-        `SELECT decision_id, kind, if(kind = 'call', provider, NULL) AS call_provider, count() AS n
-           FROM outcome FINAL WHERE decision_id IN {ids:Array(UUID)} AND reported_at >= {lo:DateTime64(3)}
+        `SELECT decision_id, kind, if(kind = 'call', provider, NULL) AS call_provider, uniqExact(outcome_id) AS n
+           FROM outcome WHERE decision_id IN {ids:Array(UUID)} AND reported_at >= {lo:DateTime64(3)}
           GROUP BY decision_id, kind, call_provider`,
         { ids: decisionIds, lo: reportedFloor(decisionIds) },
       );
