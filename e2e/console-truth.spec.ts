@@ -171,7 +171,7 @@ test("served shares match the decision log during a pin and an outage; the outag
   // went live just before.
   expect(start).toBeGreaterThanOrEqual(fault.startsAt);
   expect(start).toBeLessThanOrEqual(firstOpen.at.getTime());
-  await expect(outage.locator("summary")).toContainText("circuit_open_shift_to_secondary provider_A");
+  await expect(outage.locator("summary")).toContainText("breaker_open provider_A");
   expect(firstOpen.at.getTime() - fault.startsAt).toBeLessThan(60_000);
   expect(end).toBeGreaterThanOrEqual(failback.at.getTime());
   await expect(outage.locator("summary")).toContainText(new Date(start).toISOString().slice(0, 19).replace("T", " "));
