@@ -92,7 +92,7 @@ async function main(): Promise<void> {
     );
     const postgresBytes = Number(rows[0]!.bytes);
 
-    await client.command({ query: outcomeTableDdl(365) });
+    await client.command({ query: outcomeTableDdl({ fullDays: 30, keepDays: 365, routineSampleBasisPoints: 100 }) });
     const store = createClickHouseOutcomes(client);
     for (let i = 0; i < items.length; i += 5_000) await store.insert(items.slice(i, i + 5_000));
     await client.command({ query: "OPTIMIZE TABLE outcome FINAL" });

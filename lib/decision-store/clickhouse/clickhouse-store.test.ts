@@ -9,6 +9,7 @@ import { startClickHouseShim, type ClickHouseShim } from "../../../test/support/
 import { uuidV7At } from "../../dataplane/decision-id";
 import type { TDecisionRow } from "../../dataplane/decision-log/rows";
 import type { TDecisionStoreHandle } from "../../dataplane/decision-log/store";
+import { isConnectionError, type TPendingOutcome } from "../../dataplane/telemetry/outcomes";
 import { openClickHouseDecisionStore } from "../index";
 
 // The ClickHouse store on a real engine (chdb behind ClickHouse's HTTP interface, through the
@@ -173,5 +174,66 @@ describe("ClickHouse decision store", () => {
         ).json<{ id: string }>()
       ).map((r) => r.id);
     expect(await ids()).toEqual([...kept, fresh].map((r) => r.id).sort());
+  });
+
+  it("thins outcomes after the full-record days with the decisions' sample and keeps every failure", async () => {
+    const outcomes = stores[0]!.reads.outcomes!;
+    const at = (daysAgo: number) => Date.now() - daysAgo * 86_400_000;
+    const decision = { operation: "OP_TTL", region: "EU", selected: "provider_A", offered: ["provider_A"] };
+    const pending = (daysAgo: number, outcome: TPendingOutcome["outcome"]): TPendingOutcome => ({
+      id: uuidV7At(at(daysAgo)),
+      outcome,
+      receivedAt: at(daysAgo),
+      decision,
+      applied: true,
+    });
+    const decisionId = (daysAgo: number) => uuidV7At(at(daysAgo) - 1_000);
+    const success = (d: number) =>
+      pending(d, { type: "provider_call", decisionId: decisionId(d), provider: "provider_A", status: "success", latencyMs: 90, retryCount: 0 });
+    const failedCall = (d: number) =>
+      pending(d, {
+        type: "provider_call",
+        decisionId: decisionId(d),
+        provider: "provider_A",
+        status: "failure",
+        errorClass: "timeout",
+        latencyMs: 90,
+        retryCount: 0,
+      });
+    const completed = (d: number) => pending(d, { type: "business", decisionId: decisionId(d), completed: true, withinSla: true });
+    const failedFlow = (d: number) =>
+      pending(d, { type: "business", decisionId: decisionId(d), completed: false, failureStage: "provider_call", withinSla: false });
+    const thinned = [success(40), completed(41)];
+    const kept = [failedCall(40), failedFlow(42), success(2), completed(3)];
+    const ancient = failedCall(400);
+    await outcomes.insert([...thinned, ...kept, ancient]);
+    await ch.command({ query: "OPTIMIZE TABLE outcome FINAL" });
+    const rs = await ch.query({ query: "SELECT outcome_id FROM outcome WHERE operation = 'OP_TTL'", format: "JSONEachRow" });
+    const ids = (await rs.json<{ outcome_id: string }>()).map((r) => r.outcome_id).sort();
+    expect(ids).toEqual(kept.map((o) => o.id).sort());
+  });
+
+  it("an outcome batch during a ClickHouse outage fails as an outage (the outcome spool takes it), and its resend is stored once", async () => {
+    const outcomes = stores[0]!.reads.outcomes!;
+    const decisionId = uuidV7At(Date.now() - 5_000);
+    const decision = { operation: "OP_OUTCOME", region: "EU", selected: "provider_A", offered: ["provider_A"] };
+    const batch: TPendingOutcome[] = [0, 1].map((i) => ({
+      id: uuidV7At(Date.now() + i),
+      outcome: { type: "provider_call", decisionId, provider: "provider_A", status: "success", latencyMs: 50, retryCount: i },
+      receivedAt: Date.now(),
+      decision,
+      applied: true,
+    }));
+    await shim.stop();
+    const err = await outcomes.insert(batch).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await shim.start();
+    expect(err).not.toBeNull();
+    expect(isConnectionError(err)).toBe(true);
+    await outcomes.insert(batch);
+    await outcomes.insert(batch);
+    expect((await outcomes.counts([decisionId])).get(decisionId)).toEqual({ calls: { provider_A: 2 }, business: 0 });
   });
 });

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import { outcomeRows, uuidV7Time, type TPendingOutcome, type TStoredOutcome, type TStoredOutcomeCounts } from "../../dataplane";
 import { classified } from "./errors";
+import type { TRetention } from "./schema";
 import { queryRows } from "./range-reads";
 import { batchToken } from "./rows";
 
@@ -15,11 +16,14 @@ const SKEW_MS = 60_000;
  * a batch sent twice. Daily partitions by report time; the key leads with the decision id, which
  * every read names (drilldown, the bound's counts, the listing's latest outcome, the shadow
  * view), so each day's part answers from its primary index. The listing's outcome filter reads
- * the business outcomes reported since the window's start, which the partitions bound. Kept
- * until CLICKHOUSE_KEEP_DAYS: a decision thinned to the sample leaves its outcomes, which are
- * small, rather than the TTL guessing which decisions were routine.
+ * the business outcomes reported since the window's start, which the partitions bound.
+ *
+ * Retention follows the decision table's tiers: after the full-record days, outcomes are thinned
+ * with the same hash of the decision id that keeps a routine decision in the sample (so a sampled
+ * decision keeps all its outcomes), and every failure (a failed call, a business flow that did
+ * not complete) is kept, since failures are what explain an incident.
  */
-export function outcomeTableDdl(keepDays: number): string {
+export function outcomeTableDdl(r: TRetention): string {
   return `CREATE TABLE IF NOT EXISTS outcome (
   decision_id UUID,
   outcome_id UUID,
@@ -43,8 +47,15 @@ export function outcomeTableDdl(keepDays: number): string {
 ENGINE = ReplacingMergeTree
 PARTITION BY toDate(reported_at)
 ORDER BY (decision_id, outcome_id)
-TTL toDateTime(reported_at) + INTERVAL ${keepDays} DAY DELETE
+TTL ${outcomeTtl(r)}
 SETTINGS non_replicated_deduplication_window = 10000`;
+}
+
+/** The outcome table's TTL for the retention tiers (applied again by ensureClickHouseSchema when they change). */
+export function outcomeTtl(r: TRetention): string {
+  return `toDateTime(reported_at) + INTERVAL ${r.fullDays} DAY DELETE WHERE cityHash64(decision_id) % 10000 >= ${r.routineSampleBasisPoints}
+      AND ifNull(status, 'success') = 'success' AND ifNull(completed, true),
+    toDateTime(reported_at) + INTERVAL ${r.keepDays} DAY DELETE`;
 }
 
 type TRawOutcome = {

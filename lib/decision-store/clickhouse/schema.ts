@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from "@clickhouse/client";
-import { outcomeTableDdl } from "./outcomes";
+import { outcomeTableDdl, outcomeTtl } from "./outcomes";
 
 /** The retention tiers a table is created with (settings.ts). */
 export type TRetention = { fullDays: number; keepDays: number; routineSampleBasisPoints: number };
@@ -67,7 +67,7 @@ const tiersComment = (r: TRetention) => `switchyard retention ${r.fullDays}/${r.
  */
 export async function ensureClickHouseSchema(client: ClickHouseClient, r: TRetention): Promise<void> {
   await client.command({ query: decisionTableDdl(r) });
-  await client.command({ query: outcomeTableDdl(r.keepDays) });
+  await client.command({ query: outcomeTableDdl(r) });
   // Added after the first release of this table: who made the decision (server, local, fail_static).
   await client.command({ query: "ALTER TABLE decision ADD COLUMN IF NOT EXISTS source LowCardinality(String) DEFAULT 'server' AFTER offered_providers" });
   const rs = await client.query({ query: "SELECT comment FROM system.tables WHERE database = currentDatabase() AND name = 'decision'", format: "JSONEachRow" });
@@ -75,6 +75,6 @@ export async function ensureClickHouseSchema(client: ClickHouseClient, r: TReten
   if (table?.comment === tiersComment(r)) return;
   const ttl = /TTL ([\s\S]*?)\nSETTINGS/.exec(decisionTableDdl(r))![1]!;
   await client.command({ query: `ALTER TABLE decision MODIFY TTL ${ttl}` });
-  await client.command({ query: `ALTER TABLE outcome MODIFY TTL toDateTime(reported_at) + INTERVAL ${r.keepDays} DAY DELETE` });
+  await client.command({ query: `ALTER TABLE outcome MODIFY TTL ${outcomeTtl(r)}` });
   await client.command({ query: `ALTER TABLE decision MODIFY COMMENT '${tiersComment(r)}'` });
 }
