@@ -196,9 +196,12 @@ export async function countDisagreementGroups(
      -- One pass over the groups' last minutes (mostly the same one or two): a group's latest row
      -- in any of them is its latest in the whole minutes, since none of its rows is in a later one.
      latest as (
-       select d.region, d.selected_provider as actual, d.shadow_pick as shadow, max(d.created_at) as last_at
+       select d.region, d.actual, d.shadow, max(d.last_at) as last_at
          from (select distinct last_minute from groups where last_minute is not null) m
-         join decision d on d.operation = $1 and d.created_at >= m.last_minute and d.created_at < m.last_minute + interval '1 minute' and d.shadow_agrees = false
+         cross join lateral (
+           select region, selected_provider as actual, shadow_pick as shadow, max(created_at) as last_at from decision
+            where operation = $1 and created_at >= m.last_minute and created_at < m.last_minute + interval '1 minute' and shadow_agrees = false
+            group by 1, 2, 3) d
         group by 1, 2, 3)
      select g.region, g.actual, g.shadow, g.n::bigint as n, greatest(g.last_at, l.last_at) as last_at
        from groups g
