@@ -10,8 +10,8 @@ import { createTelemetryDatabase, waitFor } from "../../test/support/telemetry-f
 /**
  * ClickHouse mode under faults, on real server processes: ClickHouse's HTTP endpoint goes away
  * under load (CLICKHOUSE_OUTAGE_MS, 30 s for the issue's run, short by default) and one instance
- * is SIGKILLed while it writes. Every acknowledged decision must be in ClickHouse once, and a
- * committed one retried on another instance is answered with the same decision.
+ * is SIGKILLed while it writes. Every acknowledged decision and outcome must be in ClickHouse
+ * once, and a committed decision retried on another instance is answered with the same decision.
  */
 const KEY = "chaos-clickhouse-key";
 const OUTAGE_MS = Number(process.env.CLICKHOUSE_OUTAGE_MS ?? 3_000);
@@ -51,9 +51,28 @@ afterAll(async () => {
 
 type TAck = { id: string; durability: string; instance: string; body: string };
 
+/** A provider-call outcome acknowledged (201 recorded, 202 spooled) for an acknowledged decision. */
+type TOutcomeAck = { decisionId: string; provider: string; status: number };
+
+/** Reports a successful call of the decision's provider to `inst`; the acknowledgement, or null. */
+async function reportOutcome(inst: TServerInstance, decisionId: string, provider: string): Promise<TOutcomeAck | null> {
+  try {
+    const res = await fetch(`${inst.url}/api/v1/outcomes`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` },
+      body: JSON.stringify({ type: "provider_call", decisionId, provider, status: "success", latencyMs: 12, retryCount: 0 }),
+    });
+    await res.text();
+    return res.status === 201 || res.status === 202 ? { decisionId, provider, status: res.status } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Closed-loop decides from `workers` callers over whichever instances are up, until stopped. */
 function load(instances: () => TServerInstance[], workers: number) {
   const acked: TAck[] = [];
+  const outcomes: TOutcomeAck[] = [];
   const statuses = new Map<number, string>();
   let stop = false;
   let seq = 0;
@@ -71,13 +90,14 @@ function load(instances: () => TServerInstance[], workers: number) {
         });
         const text = await res.text();
         if (res.status !== 200 && statuses.size < 5) statuses.set(res.status, text.slice(0, 300));
-        if (res.status === 200)
-          acked.push({
-            id: (JSON.parse(text) as { decisionId: string }).decisionId,
-            durability: res.headers.get("x-decision-durability")!,
-            instance: inst.name,
-            body,
-          });
+        if (res.status === 200) {
+          const answer = JSON.parse(text) as { decisionId: string; selected: string | null };
+          acked.push({ id: answer.decisionId, durability: res.headers.get("x-decision-durability")!, instance: inst.name, body });
+          // Every other decision's outcome goes to the other instance, as a load balancer may send it.
+          const to = up[(seq + (seq % 2)) % up.length]!;
+          const ack = answer.selected ? await reportOutcome(to, answer.decisionId, answer.selected) : null;
+          if (ack) outcomes.push(ack);
+        }
       } catch {
         // The killed instance: its callers see a reset, nothing acknowledged.
         await new Promise((r) => setTimeout(r, 5));
@@ -87,6 +107,7 @@ function load(instances: () => TServerInstance[], workers: number) {
   const done = Promise.all(Array.from({ length: workers }, (_, w) => worker(w)));
   return {
     acked,
+    outcomes,
     statuses,
     async stop() {
       stop = true;
@@ -101,10 +122,16 @@ async function stored(): Promise<{ rows: number; distinct: number; ids: Set<stri
   return { rows: all.length, distinct: new Set(all).size, ids: new Set(all) };
 }
 
+/** Stored provider-call outcomes per decision id. */
+async function storedOutcomes(): Promise<Map<string, number>> {
+  const rs = await ch.query({ query: "SELECT toString(decision_id) AS decision_id, count() AS n FROM outcome GROUP BY decision_id", format: "JSONEachRow" });
+  return new Map((await rs.json<{ decision_id: string; n: string }>()).map((r) => [r.decision_id, Number(r.n)]));
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("ClickHouse mode under faults", () => {
-  it("loses and duplicates no acknowledged decision through a ClickHouse outage and an instance SIGKILLed mid-batch", async () => {
+  it("loses and duplicates no acknowledged decision or outcome through a ClickHouse outage and an instance SIGKILLed mid-batch", async () => {
     const a = await start("ch-a");
     let b: TServerInstance | null = await start("ch-b");
     const up = () => (b ? [a, b] : [a]);
@@ -154,6 +181,27 @@ describe("ClickHouse mode under faults", () => {
     expect(missing).toEqual([]);
     expect(s.rows).toBe(s.distinct);
     expect(new Set(acked.map((x) => x.id)).size).toBe(acked.length);
+
+    // Outcomes: every acknowledged one (recorded, or spooled and replayed once its decision is
+    // back) stored exactly once, through the outage and the kill.
+    const reported = traffic.outcomes;
+    expect(reported.some((o) => o.status === 202)).toBe(true);
+    await waitFor(
+      async () => {
+        const o = await storedOutcomes();
+        return reported.every((x) => o.has(x.decisionId));
+      },
+      60_000,
+      250,
+    ).catch(() => {});
+    const o = await storedOutcomes();
+    const outcomesMissing = reported.filter((x) => !o.has(x.decisionId));
+    const outcomesTwice = [...o.values()].filter((n) => n > 1).length;
+    console.log(
+      `clickhouse chaos: ${reported.length} outcomes acknowledged (${reported.filter((x) => x.status === 202).length} spooled), ${outcomesMissing.length} missing, ${outcomesTwice} stored twice`,
+    );
+    expect(outcomesMissing).toEqual([]);
+    expect(outcomesTwice).toBe(0);
 
     // Idempotency across instances: a committed decision retried on the other instance (the
     // restarted one, whose in-process cache is empty) is answered with the same decision.
