@@ -124,7 +124,7 @@ function compactTail(record: TCompactSource, degraded: boolean): string {
 
 /**
  * decide's default answer: what a caller acts on (the provider, the decision id, the reason code,
- * the policy version, the fallback and the failover order), a tenth of the full record's size.
+ * the policy version, the fallback and the failover order), without the candidates' explanation.
  * The full record is logged as it always was; `explain: "full"` or GET /decisions/:id returns it.
  * The keys are in a fixed order, the same text as JSON.stringify of { decisionId, operation,
  * region, requestId, policyVersion, selected, reasonCode, fallback, degraded, order }.
