@@ -1,5 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { createPrisma } from "../lib/db/client";
+import { approveFactorList } from "../lib/controlplane/approve-factor-list";
 import { createFactorListDraft } from "../lib/controlplane/create-factor-list-draft";
 import { submitFactorList } from "../lib/controlplane/submit-factor-list";
 import { demoSmsPolicyYaml } from "../lib/demo/seed-demo";
@@ -137,4 +138,39 @@ test("on a phone, Kill and Pin are in view on the providers page without scrolli
     expect(box!.x + box!.width, id).toBeLessThanOrEqual(390);
   }
   await page.screenshot({ path: `${OUT}/providers-390.png`, fullPage: true });
+});
+
+test("activating a version that loosens compliance shows the impact and needs a confirmation and a reason", async ({ page }) => {
+  const url = process.env.E2E_DATABASE_URL!;
+  const db = createPrisma(url);
+  let id: string;
+  try {
+    const user = (role: TE2eRole) => db.user.findUniqueOrThrow({ where: { email: emailOf(role) } });
+    const actorOf = async (role: TE2eRole) => {
+      const u = await user(role);
+      return { userId: u.id, label: u.email, ip: null };
+    };
+    const yaml = demoSmsPolicyYaml().replace("  - compliance_allowed\n", "");
+    const draft = await createFactorListDraft(db, await actorOf("policy_author"), { yaml, changeNote: "e2e: drop the compliance gate" });
+    await submitFactorList(db, await actorOf("policy_author"), draft.id);
+    await approveFactorList(db, await actorOf("compliance"), draft.id, "compliance", "seen");
+    await approveFactorList(db, await actorOf("approver"), draft.id, "approver", "ok");
+    id = draft.id;
+  } finally {
+    await db.$disconnect();
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await as(page, "approver");
+  await page.goto(`/factor-lists/${id}`);
+  await expect(page.getByTestId("compliance-weakening")).toContainText("compliance_allowed gate is dropped");
+  await page.getByTestId("action-activate").click();
+  const dialog = page.getByTestId("confirm-dialog");
+  await expect(dialog.getByTestId("weakening-confirm")).toContainText("compliance_allowed");
+  await expect(dialog.getByTestId("confirm-button")).toBeDisabled();
+  await dialog.getByTestId("action-text").fill("compliance is enforced by the upstream gateway now");
+  await expect(dialog.getByTestId("confirm-button")).toBeDisabled();
+  await dialog.getByTestId("confirm-weakening").check();
+  await page.screenshot({ path: `${OUT}/activate-weakening-1440.png` });
+  await dialog.getByTestId("confirm-button").click();
+  await expect(page.getByTestId("version-status").first()).toHaveText("active");
 });
