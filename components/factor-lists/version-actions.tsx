@@ -137,7 +137,7 @@ export function VersionActions({
   may: TReviewStanding["may"];
   /** How activating this version loosens compliance: the activate dialog shows it and asks for a confirmation and a reason. */
   weakenings?: string[];
-  /** Why no approval is offered to someone who could otherwise give one. */
+  /** The standing in words: what the version still waits for after your review, or why your own change is not yours to approve. */
   note?: string | null;
   /** On the active version's page: the version live before it, which rollback re-activates (the same endpoint and checks as from its own page). */
   previousActive?: { id: string; version: number } | null;

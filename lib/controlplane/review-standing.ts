@@ -19,7 +19,7 @@ export type TReviewStanding = {
   isAuthor: boolean;
   reviewedAs: TCapacity | null;
   may: { approve: boolean; approveCompliance: boolean; reject: boolean; activate: boolean };
-  /** Why this person is offered no approval, in plain words; null when one is offered or none is asked of them. */
+  /** In plain words: after their review, what the version still waits for; on their own change, why it is not theirs to approve or activate. */
   note: string | null;
 };
 
