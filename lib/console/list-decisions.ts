@@ -118,7 +118,7 @@ async function listFromClickHouse(reads: ClickHouseReads, f: TDecisionFilters, f
     const [ms, id] = f.after.split("_") as [string, string];
     filter.after = { at: Number(ms), id };
   }
-  if (f.outcome) filter.outcome = { outcome: f.outcome as "completed" | "failed" | "pending", reportedFrom: from - OUTCOME_SKEW_MS };
+  if (f.outcome) filter.outcome = { outcome: f.outcome, reportedFrom: from - OUTCOME_SKEW_MS };
   const rows = await reads.list(filter, limit);
   const shown = rows.slice(0, limit);
   const latest = await reads.outcomes.latest(shown.map((r) => ({ id: r.id, provider: r.selected })));
