@@ -97,7 +97,8 @@ export async function measureCounted(opts: { url: string; apiKey: string; pool: 
         if (p.unserved > 0) seen[`${region} none`] = (seen[`${region} none`] ?? 0) + p.unserved;
       }
     }
-    const wanted = made.filter(isNonRoutine).map((d) => d.decisionId);
+    // Switchyard logs the decisions it made itself; the records to look for are the client's.
+    const wanted = made.filter((d) => d.source === "local" && isNonRoutine(d)).map((d) => d.decisionId);
     const { rows } = await opts.pool.query<{ n: number }>(`select count(*)::int as n from decision where id = any($1::uuid[])`, [wanted]);
     const { rows: sampled } = await opts.pool.query<{ n: number }>(
       `select count(*)::int as n from decision where source = 'local' and created_at >= $1 and (record->>'sampleRate')::float8 < 1`,
