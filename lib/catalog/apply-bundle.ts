@@ -14,6 +14,9 @@ import { updateOperation } from "./update-operation";
 import { updateProvider } from "./update-provider";
 import type { TBundle } from "./bundle";
 import { planNotifications, writeNotificationChannel } from "./bundle-notifications";
+import { planDeclarations, writeDeclarations } from "./bundle-declarations";
+import type { TDeclaredNames } from "../controlplane";
+import { operationNameErrors, providerNameErrors } from "./undeclared-names";
 import { resolveBundle, type TResolvedBundle, type TResolvedOperation, type TResolvedProvider } from "./resolve-bundle";
 import type { TOperation, TProvider } from "./schemas";
 import { adapterSecurityReasons, credentialRefErrors, otherReviewerExists, providerSecurityReasons } from "./security-review";
@@ -83,11 +86,15 @@ export async function planBundle(
   // Security-class changes wait only where someone else could approve them (as putAdapter decides).
   const reviewed = actor ? await otherReviewerExists(prisma, actor) : true;
 
-  const ctx: TPlanContext = { errors, changes, providerBy, adapterBy, held, reviewed };
+  // Regions and certifications first: the bundle may declare a name and use it.
+  const declarations = await planDeclarations(prisma, bundle, errors, { reviewed, held });
+  changes.push(...declarations.changes);
+  const ctx: TPlanContext = { errors, changes, providerBy, adapterBy, held, reviewed, declared: declarations.declared };
   resolved.providers.forEach((bp) => planProvider(ctx, bp));
 
   for (const bo of resolved.operations) {
     const next = operationOnly(bo);
+    errors.push(...operationNameErrors(ctx.declared, next, `operations[${bo.key}].`));
     const row = operationBy.get(bo.key);
     if (!row) changes.push({ target: `operation ${bo.key}`, path: `operations[${bo.key}]`, action: "create", effect: "applied", detail: bo.description });
     else {
@@ -154,12 +161,15 @@ type TPlanContext = {
   held: (type: string, key: string, payload: unknown) => boolean;
   /** Whether security-class changes wait: only where someone else could approve them. */
   reviewed: boolean;
+  /** Regions and certifications declared on the instance or by the bundle. */
+  declared: TDeclaredNames;
 };
 
 function planProvider(ctx: TPlanContext, bp: TResolvedProvider): void {
   const next = providerOnly(bp);
   const row = ctx.providerBy.get(bp.key);
   ctx.errors.push(...credentialRefErrors(next.credentialRef, `providers[${bp.key}].credentialRef`));
+  ctx.errors.push(...providerNameErrors(ctx.declared, next, `providers[${bp.key}].`));
   if (!row)
     ctx.changes.push({
       target: `provider ${bp.key}`,
@@ -255,6 +265,13 @@ export async function applyBundle(prisma: PrismaClient, actor: TActor, bundle: T
     const changes = await prisma.$transaction(
       async (tx) => {
         const { changes, factorLists, resolved } = await planBundle(tx, bundle, actor);
+        await writeDeclarations(joined(tx), actor, bundle, (target, write) =>
+          step(
+            tx,
+            changes.find((c) => c.target === target),
+            write,
+          ),
+        );
         await writeBundle(tx, actor, resolved, changes, factorLists);
         for (const c of bundle.notifications ?? []) {
           await step(

@@ -5,7 +5,8 @@ import { notifyComplianceApproved } from "../notify";
 import { adapterOf } from "./catalog-rows";
 import { changeSummary, lockOperation, lockProvider, writeOperation, writeProvider } from "./catalog-helpers";
 import { adapterInputErrors, writeAdapter } from "./put-adapter";
-import { ZAdapter, ZOperation, ZProvider } from "./schemas";
+import { writeRegion } from "./put-region";
+import { ZAdapter, ZOperation, ZProvider, ZRegionEntry } from "./schemas";
 import { credentialRefErrors } from "./security-review";
 
 async function lockChange(tx: Prisma.TransactionClient, id: string) {
@@ -52,6 +53,12 @@ export async function approveCatalogChange(prisma: PrismaClient, actor: TActor, 
       const refused = credentialRefErrors(next.credentialRef, "payload.credentialRef");
       if (refused.length > 0) throw invalid(refused, "the credential reference is outside the secrets namespace");
       await writeProvider(tx, actor, before, next, "catalog.provider.update", extra);
+    } else if (change.targetType === "region") {
+      await tx.$queryRaw`select name from region where name = ${change.targetKey} for update`;
+      const before = await tx.region.findUnique({ where: { name: change.targetKey } });
+      if (!before) throw notFound("region", change.targetKey);
+      stale(before.version);
+      await writeRegion(tx, actor, before, parseInput(ZRegionEntry, change.payload), extra);
     } else {
       const before = await lockOperation(tx, change.targetKey);
       stale(before.version);

@@ -4,6 +4,7 @@ import { decodeYamlText, locateYamlPath } from "../../router-core/index";
 import { ContractError, invalid, type TFieldError } from "../errors";
 import { patchOf, ZAdapter, ZCatalogKey, ZGatewayLimits, ZOperation, ZProvider } from "./schemas";
 import { ZBundleChannel } from "./bundle-notifications";
+import { ZBundleCertification, ZBundleRegion } from "./bundle-declarations";
 
 /**
  * Configuration as code: one YAML (or JSON) document holding the catalogue and each operation's
@@ -32,6 +33,10 @@ export const ZBundleOperation = patchOf(ZOperation).extend({
 
 const ZBundleShape = {
   apiVersion: z.literal(BUNDLE_API_VERSION),
+  /** Declared regions and their compliance rule (`requires`), applied first; omitted: left as they are. */
+  regions: z.array(ZBundleRegion).max(200).optional(),
+  /** Declared certifications, applied first; omitted: left as they are. */
+  certifications: z.array(ZBundleCertification).max(200).optional(),
   providers: z.array(ZBundleProvider).max(500).default([]),
   operations: z.array(ZBundleOperation).max(500).default([]),
   /** Notification channels by name (lib/notify); omitted: left as they are. */
@@ -39,15 +44,33 @@ const ZBundleShape = {
 };
 
 export const ZBundle = z.strictObject(ZBundleShape).superRefine((b, ctx) => {
-  const dup = (items: { key: string }[], where: string) => {
+  const dup = (keys: string[], where: string, field: string) => {
     const seen = new Set<string>();
-    items.forEach((it, i) => {
-      if (seen.has(it.key)) ctx.addIssue({ code: "custom", path: [where, i, "key"], message: `${it.key} appears twice in the bundle` });
-      seen.add(it.key);
+    keys.forEach((key, i) => {
+      if (seen.has(key)) ctx.addIssue({ code: "custom", path: [where, i, field], message: `${key} appears twice in the bundle` });
+      seen.add(key);
     });
   };
-  dup(b.providers, "providers");
-  dup(b.operations, "operations");
+  dup(
+    b.providers.map((p) => p.key),
+    "providers",
+    "key",
+  );
+  dup(
+    b.operations.map((o) => o.key),
+    "operations",
+    "key",
+  );
+  dup(
+    (b.regions ?? []).map((r) => r.name),
+    "regions",
+    "name",
+  );
+  dup(
+    (b.certifications ?? []).map((c) => c.name),
+    "certifications",
+    "name",
+  );
 });
 export type TBundle = z.output<typeof ZBundle>;
 
@@ -84,12 +107,13 @@ export function parseBundle(text: string): TBundle {
   throw invalid([...fields.values()], "the bundle is invalid");
 }
 
-/** Items of providers and operations by their key, other list entries by index: `operations[SEND_SMS].gatewayLimits`. */
+/** Items by their key (regions and certifications by name), other list entries by index: `operations[SEND_SMS].gatewayLimits`. */
 function bundlePath(raw: unknown, path: readonly PropertyKey[]): string {
   const named = path.map((step, i) => {
     if (i !== 1 || typeof step !== "number") return step;
-    const item = (raw as Record<string, unknown[] | undefined>)[String(path[0])]?.[step] as { key?: unknown } | undefined;
-    return typeof item?.key === "string" && ZCatalogKey.safeParse(item.key).success ? { key: item.key } : step;
+    const item = (raw as Record<string, unknown[] | undefined>)[String(path[0])]?.[step] as { key?: unknown; name?: unknown } | undefined;
+    const key = item?.key ?? item?.name;
+    return typeof key === "string" && ZCatalogKey.safeParse(key).success ? { key } : step;
   });
   let out = "";
   for (const step of named)
@@ -104,6 +128,8 @@ function knownFields(path: readonly PropertyKey[]): string {
     "providers.adapter": ZAdapter.shape,
     operations: ZBundleOperation.shape,
     "operations.gatewayLimits": ZGatewayLimits.shape,
+    regions: ZBundleRegion.shape,
+    certifications: ZBundleCertification.shape,
   };
   const shape = shapes[path.filter((p) => typeof p === "string").join(".")];
   return shape ? Object.keys(shape).join(", ") : "see the schema";

@@ -3,7 +3,7 @@ import { type TActor, appendAudit } from "../audit";
 import { ContractError, invalid, notFound } from "../errors";
 import { operationData, operationOf, providerData, providerOf, sameRequirements, sameSet } from "./catalog-rows";
 import { describePolicies, policiesNamingProvider, policiesOfOperation } from "./policies-naming";
-import type { TAdapter, TOperation, TProvider } from "./schemas";
+import type { TAdapter, TOperation, TProvider, TRegionEntry } from "./schemas";
 
 type TTx = Prisma.TransactionClient;
 
@@ -140,9 +140,9 @@ export async function writeOperation(
 export async function holdForCompliance(
   tx: TTx,
   actor: TActor,
-  target: { type: "provider" | "operation" | "adapter"; key: string; version: number | null },
+  target: { type: "provider" | "operation" | "adapter" | "region"; key: string; version: number | null },
   action: "create" | "update",
-  payload: TProvider | TOperation | TAdapter,
+  payload: TProvider | TOperation | TAdapter | TRegionEntry,
   reasons: string[],
   before: unknown = null,
 ): Promise<CatalogChange> {

@@ -3,6 +3,7 @@ import { type TActor, appendAudit } from "../audit";
 import { ContractError } from "../errors";
 import { operationData } from "./catalog-rows";
 import type { TOperation } from "./schemas";
+import { refuseUndeclared } from "./undeclared-names";
 
 /**
  * Adds an operation with its regional requirements. Applies at once: nothing routes it until
@@ -15,6 +16,7 @@ export async function createOperation(prisma: PrismaClient, actor: TActor, input
         { path: "key", message: `an operation ${input.key} already exists` },
       ]);
     }
+    await refuseUndeclared(tx, { operation: input });
     const row = await tx.operation.create({ data: operationData(input) });
     await appendAudit(tx, actor, { action: "catalog.operation.create", targetType: "operation", targetId: row.key, after: { ...input, version: row.version } });
     await notifyConfigChange(tx, { kind: "catalog" });

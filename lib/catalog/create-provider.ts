@@ -4,6 +4,7 @@ import { ContractError, invalid } from "../errors";
 import { providerData } from "./catalog-rows";
 import type { TProvider } from "./schemas";
 import { credentialRefErrors } from "./security-review";
+import { refuseUndeclared } from "./undeclared-names";
 
 /**
  * Adds a provider. Applies at once, certifications and regions included: a new provider routes
@@ -19,6 +20,7 @@ export async function createProvider(prisma: PrismaClient, actor: TActor, input:
     if (await tx.provider.findUnique({ where: { key: input.key }, select: { key: true } })) {
       throw new ContractError("already_exists", `provider ${input.key} already exists`, [{ path: "key", message: `a provider ${input.key} already exists` }]);
     }
+    await refuseUndeclared(tx, { provider: input });
     const row = await tx.provider.create({ data: providerData(input) });
     await appendAudit(tx, actor, { action: "catalog.provider.create", targetType: "provider", targetId: row.key, after: { ...input, version: row.version } });
     await notifyConfigChange(tx, { kind: "catalog" });

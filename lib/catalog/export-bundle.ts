@@ -3,6 +3,7 @@ import type { PrismaClient } from "../db";
 import { adapterOf, limitsOf, operationOf, providerOf } from "./catalog-rows";
 import { BUNDLE_API_VERSION, type TBundle } from "./bundle";
 import { exportNotifications } from "./bundle-notifications";
+import { exportDeclarations } from "./bundle-declarations";
 
 /**
  * The running configuration as a bundle: every provider with its adapter, every operation with
@@ -28,8 +29,12 @@ export async function exportBundle(prisma: PrismaClient): Promise<TBundle> {
     active.map((v) => [v.operationKey, factorListInFieldOrder(v.document as unknown as TFactorList) as unknown as Record<string, unknown>]),
   );
   const notifications = await exportNotifications(prisma);
+  const { regions, certifications } = await exportDeclarations(prisma);
   return {
     apiVersion: BUNDLE_API_VERSION,
+    // Declared names first, as apply writes them, by name.
+    certifications,
+    regions,
     providers: providers.map((p) => {
       const a = adapterBy.get(p.key);
       return { ...providerOf(p), ...(a ? { adapter: adapterOf(a) } : {}) };

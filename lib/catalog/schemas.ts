@@ -27,6 +27,19 @@ export const ZRegionName = z.string().regex(/^[A-Z][A-Z0-9_-]{0,31}$/, "a region
 
 export const ZCertification = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, "a certification is lower case letters, digits and _ (e.g. gdpr, soc2, pci_dss)");
 
+/** A declared region and its compliance rule: what every provider serving any operation there must hold. */
+export const ZRegionEntry = z.strictObject({
+  name: ZRegionName,
+  requires: z.array(ZCertification).max(64).refine(uniq, "certifications must not repeat").default([]),
+});
+export type TRegionEntry = z.output<typeof ZRegionEntry>;
+
+export const ZCertificationEntry = z.strictObject({
+  name: ZCertification,
+  description: z.string().max(500).default(""),
+});
+export type TCertificationEntry = z.output<typeof ZCertificationEntry>;
+
 export const ZCredentialRef = z.string().max(300).regex(CREDENTIAL_REF_PATTERN, "must be a reference (env:NAME or file:/path), never the secret itself");
 
 const money = (what: string) => z.number().min(0, `${what} cannot be negative`).max(1_000_000, `${what} is at most 1,000,000`);

@@ -5,6 +5,7 @@ import { operationOf } from "./catalog-rows";
 import { changeSummary, holdForCompliance, lockOperation, operationComplianceReasons, refuseIfOperationLive, writeOperation } from "./catalog-helpers";
 import { stripUndefined } from "./update-provider";
 import { ZOperation, type TOperationPatch } from "./schemas";
+import { refuseUndeclared } from "./undeclared-names";
 
 /**
  * Edits an operation. A change to its regional requirements waits for compliance approval (as a
@@ -16,6 +17,7 @@ export async function updateOperation(prisma: PrismaClient, actor: TActor, key: 
     const current = operationOf(before);
     const next = parseInput(ZOperation, { ...current, ...stripUndefined(patch), key });
     if (canonicalJson(next) === canonicalJson(current)) return { status: "unchanged" as const, operation: current, version: before.version };
+    await refuseUndeclared(tx, { operation: next });
     if (current.enabled && !next.enabled) await refuseIfOperationLive(tx, key, "disable");
     const reasons = operationComplianceReasons(current, next);
     if (reasons.length > 0) {

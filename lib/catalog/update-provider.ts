@@ -5,6 +5,7 @@ import { providerOf } from "./catalog-rows";
 import { changeSummary, holdForCompliance, lockProvider, providerComplianceReasons, refuseIfNamed, writeProvider } from "./catalog-helpers";
 import { ZProvider, type TProviderPatch } from "./schemas";
 import { credentialRefErrors, otherReviewerExists, providerSecurityReasons } from "./security-review";
+import { refuseUndeclared } from "./undeclared-names";
 
 /**
  * Edits a provider (disabling and renaming included). A change to its certifications or regions,
@@ -28,6 +29,7 @@ export async function updateProvider(prisma: PrismaClient, actor: TActor, key: s
     const current = providerOf(before);
     const next = parseInput(ZProvider, { ...current, ...stripUndefined(patch) });
     if (canonicalJson(next) === canonicalJson(current)) return { status: "unchanged" as const, provider: current, version: before.version };
+    await refuseUndeclared(tx, { provider: next });
     if (opts.requireQuotaReason && !opts.reason?.trim() && canonicalJson(next.quotas) !== canonicalJson(current.quotas)) {
       throw invalid([{ path: "quotaReason", message: "say why the quotas change" }], "a quota change needs a reason");
     }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { factorListToYaml, parseFactorList, type TFactorList } from "../../router-core/index";
 import type { Prisma } from "../db";
 import { invalid, type TFieldError } from "../errors";
+import { loadDeclaredNames, undeclaredInRequirements } from "./declared-names";
 
 /** A factor list arrives as YAML text (the paper's Listing 1 format) or as a JSON object. */
 export const ZFactorListSource = z
@@ -39,6 +40,12 @@ export async function validateFactorList(tx: Prisma.TransactionClient, source: T
       if (!known.has(p)) errors.push({ path: `regions.${region}.providers[${i}]`, message: `unknown provider "${p}"` });
     });
   }
+  const rules = Object.fromEntries(Object.entries(fl.regions).map(([region, rule]) => [region, rule.required_compliance]));
+  errors.push(
+    ...undeclaredInRequirements(await loadDeclaredNames(tx), rules, (region, i) =>
+      i === undefined ? `regions.${region}` : `regions.${region}.required_compliance[${i}]`,
+    ),
+  );
   if (errors.length > 0) throw invalid(errors, "the factor list is invalid");
   return { value: fl, yaml: source.yaml ?? factorListToYaml(fl) };
 }

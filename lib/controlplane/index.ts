@@ -7,6 +7,7 @@ export { ensureAdminFromEnv } from "./create-admin";
 export { ZCreateApiKeyBody } from "./create-api-key";
 export { createFactorListDraft } from "./create-factor-list-draft";
 export { ZCreateUserBody } from "./create-user";
+export { loadDeclaredNames, undeclaredCertifications, undeclaredInRequirements, undeclaredRegions, withDeclared, type TDeclaredNames } from "./declared-names";
 export { ZDisableUserBody } from "./disable-user";
 export { endExpiredOverrides } from "./end-expired-overrides";
 export { weakeningsAgainstActive } from "./factor-list-helpers";

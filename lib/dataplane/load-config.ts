@@ -41,7 +41,7 @@ const lastRequirements = new WeakMap<RoutingState, Map<string, string>>();
  * unreachable, leaving the state as it was (decide keeps routing on it).
  */
 export async function loadConfig(prisma: PrismaClient, state: RoutingState, now: number = Date.now()): Promise<TConfigLoadResult> {
-  const [pointers, providerRows, operationRows, overrideRows] = await Promise.all([
+  const [pointers, providerRows, operationRows, overrideRows, regionRows] = await Promise.all([
     prisma.operationPolicy.findMany({
       select: {
         operationKey: true,
@@ -55,6 +55,7 @@ export async function loadConfig(prisma: PrismaClient, state: RoutingState, now:
       where: { endedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date(now) } }] },
       orderBy: { createdAt: "asc" },
     }),
+    prisma.region.findMany({ where: { requires: { isEmpty: false } }, select: { name: true, requires: true } }),
   ]);
   const versionIds = pointers.flatMap((p) => [p.activeVersionId, p.shadowVersionId]).filter((id): id is string => id !== null);
   const versions = versionIds.length
@@ -64,8 +65,10 @@ export async function loadConfig(prisma: PrismaClient, state: RoutingState, now:
 
   const errors: TConfigLoadResult["errors"] = [];
   // The catalogue's per-region certification requirements join each policy's region rules, so
-  // the compliance gate enforces them whatever the factor list says.
-  const requirements = new Map(operationRows.map((o) => [o.key, (o.regionRequirements ?? {}) as TRegionRequirements]));
+  // the compliance gate enforces them whatever the factor list says: a declared region's own rule
+  // for every operation, plus the operation's. Rules only add up; none can lift another.
+  const regionRules = Object.fromEntries(regionRows.map((r) => [r.name, r.requires]));
+  const requirements = new Map(operationRows.map((o) => [o.key, unionRequirements(regionRules, (o.regionRequirements ?? {}) as TRegionRequirements)]));
   const parse = (operation: string, id: string | null) => {
     if (!id) return null;
     const row = byId.get(id);
@@ -138,4 +141,11 @@ function callQuotas(rows: ReadonlyArray<{ key: string; enabled: boolean; quotas:
 
 function sameCatalogue(a: readonly TProviderInfo[], b: readonly TProviderInfo[]): boolean {
   return a.length === b.length && JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Per region, the certifications either set of rules requires (sorted, so the compile cache key is stable). */
+function unionRequirements(a: TRegionRequirements, b: TRegionRequirements): TRegionRequirements {
+  const out: Record<string, string[]> = {};
+  for (const region of new Set([...Object.keys(a), ...Object.keys(b)])) out[region] = [...new Set([...(a[region] ?? []), ...(b[region] ?? [])])].sort();
+  return out;
 }

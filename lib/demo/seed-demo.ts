@@ -321,6 +321,19 @@ export async function seedDemo(prisma: PrismaClient): Promise<boolean> {
   return seeded || email || shadow || llm;
 }
 
+/** The regions and certifications the demo catalogue names, declared as every install's must be. */
+const DEMO_REGIONS = ["APAC", "EU", "LATAM", "NA"] as const;
+const DEMO_CERTIFICATIONS = [
+  { name: "gdpr", description: "EU General Data Protection Regulation" },
+  { name: "soc2", description: "SOC 2 Type II report" },
+  { name: "tcpa", description: "US Telephone Consumer Protection Act (SMS consent)" },
+] as const;
+
+async function seedDemoDeclarations(tx: TTx): Promise<void> {
+  await tx.certification.createMany({ data: [...DEMO_CERTIFICATIONS], skipDuplicates: true });
+  await tx.region.createMany({ data: DEMO_REGIONS.map((name) => ({ name })), skipDuplicates: true });
+}
+
 async function seedDemoCatalog(prisma: PrismaClient): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
     // Demo users are upserted on every demo-mode boot (also into databases seeded before they existed).
@@ -334,6 +347,7 @@ async function seedDemoCatalog(prisma: PrismaClient): Promise<boolean> {
       });
       return seedDemoPolicy(tx);
     }
+    await seedDemoDeclarations(tx);
     for (const p of DEMO_PROVIDERS) {
       await tx.provider.create({ data: { ...p, supportedRegions: [...p.supportedRegions], complianceTags: [...p.complianceTags] } });
     }

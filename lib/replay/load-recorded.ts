@@ -129,6 +129,10 @@ async function loadCatalog(db: TQueryable, operation: string): Promise<Pick<TRec
     for (const [region, tags] of Object.entries(raw))
       if (Array.isArray(tags)) regionRequirements[region] = tags.filter((t): t is string => typeof t === "string");
   }
+  // A declared region's rule applies to every operation there, as the data plane applies it.
+  const regions = await db.query<{ name: string; requires: string[] | null }>(`SELECT name, requires FROM region`, []);
+  for (const r of regions.rows)
+    if (r.requires && r.requires.length > 0) regionRequirements[r.name] = [...new Set([...(regionRequirements[r.name] ?? []), ...r.requires])].sort();
   return {
     catalog: providers.rows.map((p) => ({ key: p.key, regions: p.supported_regions, complianceTags: p.compliance_tags })),
     regionRequirements,
