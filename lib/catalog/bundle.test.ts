@@ -21,6 +21,8 @@ import { exportBundle } from "./export-bundle";
 import { putAdapter } from "./put-adapter";
 import { putGatewayLimits } from "./put-gateway-limits";
 import { approveCatalogChange } from "./approve-catalog-change";
+import { putCertification } from "./put-certification";
+import { putRegion } from "./put-region";
 import { ZAdapter, ZGatewayLimits, ZOperation, ZProvider } from "./schemas";
 
 type TInstance = {
@@ -89,6 +91,8 @@ beforeAll(async () => {
   source = await instance();
   target = await instance();
   const admin = source.users.admin.actor;
+  for (const name of ["gdpr", "soc2"]) await putCertification(source.prisma, admin, { name, description: "" });
+  for (const name of ["EU", "NA"]) await putRegion(source.prisma, admin, { name, requires: [] });
   await createProvider(
     source.prisma,
     admin,
@@ -149,6 +153,10 @@ describe("configuration bundle", () => {
 
     const dry = await applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: true });
     expect(dry.changes.map((c) => `${c.action} ${c.target}`)).toEqual([
+      "create certification gdpr",
+      "create certification soc2",
+      "create region EU",
+      "create region NA",
       "create provider sms_budget",
       "create provider sms_certified",
       "request adapter sms_certified",
@@ -159,7 +167,7 @@ describe("configuration bundle", () => {
     expect(await target.prisma.provider.count()).toBe(0);
 
     const applied = await applyBundle(target.prisma, target.users.admin.actor, bundle, { dryRun: false });
-    expect(applied.summary).toBe("6 changes: 4 applied, 1 waiting for compliance, 1 factor lists in review");
+    expect(applied.summary).toBe("10 changes: 8 applied, 1 waiting for compliance, 1 factor lists in review");
     // Where the credential and the messages go is reviewed by someone else before it applies.
     expect(await target.prisma.providerAdapter.count()).toBe(0);
     // Applying never bypasses review: the factor list waits in review, nothing routes yet.
@@ -228,7 +236,7 @@ describe("configuration bundle", () => {
     bundle.providers.push(parseInput(ZProvider, { key: "messagebird", displayName: "MessageBird", regions: ["EU"] }));
     bundle.providers.find((p) => p.key === "sms_budget")!.enabled = false;
     // A change compliance would hold is part of the bundle too: refused with it, not held alone.
-    bundle.providers.find((p) => p.key === "sms_certified")!.regions = ["EU", "NA", "APAC"];
+    bundle.providers.find((p) => p.key === "sms_certified")!.regions = ["EU"];
     const count = () => Promise.all([target.prisma.provider.count(), target.prisma.auditEntry.count(), target.prisma.catalogChange.count()]);
     const before = await count();
 
@@ -356,5 +364,83 @@ operations:
     expect((await refusal(Promise.resolve().then(() => parseBundle(deep)))).code).toBe("malformed");
     const dup = "apiVersion: switchyard/v1\napiVersion: switchyard/v1\n";
     expect((await refusal(Promise.resolve().then(() => parseBundle(dup)))).code).toBe("malformed");
+  });
+  it("a bundle may declare a region and use it; one naming an undeclared region or certification writes nothing", async () => {
+    const count = () => Promise.all([target.prisma.provider.count(), target.prisma.region.count(), target.prisma.auditEntry.count()]);
+    const before = await count();
+    const misspelt = `apiVersion: switchyard/v1
+providers:
+  - key: sinch
+    displayName: Sinch
+    regions: [EU, EUR, MARS]
+    certifications: [gpdr]
+`;
+    for (const dryRun of [true, false]) {
+      const refused = await refusal(applyBundle(target.prisma, target.users.admin.actor, parseBundle(misspelt), { dryRun }));
+      expect([refused.status, refused.code]).toEqual([422, "invalid"]);
+      expect(refused.fields.map((f) => f.path)).toEqual(["providers[sinch].regions[1]", "providers[sinch].regions[2]", "providers[sinch].certifications[0]"]);
+      expect(refused.fields[0]!.message).toBe('unknown region "EUR"; known regions: EU, NA');
+      expect(refused.fields[2]!.message).toBe('unknown certification "gpdr"; known certifications: gdpr, soc2');
+    }
+    expect(await count()).toEqual(before);
+
+    const declared = `apiVersion: switchyard/v1
+certifications:
+  - {name: pci_dss, description: Payment Card Industry Data Security Standard}
+regions:
+  - {name: APAC, requires: [pci_dss]}
+providers:
+  - key: sinch
+    displayName: Sinch
+    regions: [EU, APAC]
+    certifications: [gdpr, pci_dss]
+`;
+    const dry = await applyBundle(target.prisma, target.users.admin.actor, parseBundle(declared), { dryRun: true });
+    expect(dry.changes.map((c) => `${c.action} ${c.target} ${c.effect}`)).toEqual([
+      "create certification pci_dss applied",
+      "create region APAC applied",
+      "create provider sinch applied",
+    ]);
+    expect(await count()).toEqual(before);
+    await applyBundle(target.prisma, target.users.admin.actor, parseBundle(declared), { dryRun: false });
+    expect((await target.prisma.region.findUniqueOrThrow({ where: { name: "APAC" } })).requires).toEqual(["pci_dss"]);
+    expect((await target.prisma.provider.findUniqueOrThrow({ where: { key: "sinch" } })).supportedRegions).toEqual(["EU", "APAC"]);
+    const actions = await target.prisma.auditEntry.findMany({
+      where: { targetType: { in: ["region", "certification"] } },
+      select: { action: true, targetId: true },
+    });
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        { action: "catalog.certification.create", targetId: "pci_dss" },
+        { action: "catalog.region.create", targetId: "APAC" },
+      ]),
+    );
+    // Exported by name, declared names first, and applying the export again changes nothing.
+    const exported = await exportBundle(target.prisma);
+    expect(exported.regions!.map((r) => r.name)).toEqual(["APAC", "EU", "NA"]);
+    expect(exported.certifications!.map((c) => c.name)).toEqual(["gdpr", "pci_dss", "soc2"]);
+    expect((await applyBundle(target.prisma, target.users.admin.actor, exported, { dryRun: true })).summary).toBe("no changes");
+  });
+
+  it("a region's rule applies to every operation there; dropping a requirement waits for compliance", async () => {
+    const strict = parseBundle("apiVersion: switchyard/v1\nregions:\n  - {name: NA, requires: [gdpr]}\n");
+    const applied = await applyBundle(target.prisma, target.users.admin.actor, strict, { dryRun: false });
+    expect(applied.changes.map((c) => [c.target, c.action, c.effect])).toEqual([["region NA", "update", "applied"]]);
+    const na = await decide(target, "NA", "region-rule-NA");
+    const budget = na.candidates.find((c: any) => c.provider === "sms_budget");
+    expect(budget.gates.filter((g: any) => !g.passed).map((g: any) => g.detail)).toEqual([
+      "provider lacks required compliance: gdpr (NA requires gdpr; provider holds soc2)",
+    ]);
+
+    const loose = parseBundle("apiVersion: switchyard/v1\nregions:\n  - {name: NA, requires: []}\n");
+    const held = await applyBundle(target.prisma, target.users.admin.actor, loose, { dryRun: false });
+    expect(held.changes.map((c) => [c.target, c.action, c.effect])).toEqual([["region NA", "request", "pending"]]);
+    expect((await target.prisma.region.findUniqueOrThrow({ where: { name: "NA" } })).requires).toEqual(["gdpr"]);
+    const change = await target.prisma.catalogChange.findFirstOrThrow({ where: { status: "pending", targetType: "region" } });
+    expect((await refusal(approveCatalogChange(target.prisma, target.users.admin.actor, change.id, ""))).code).toMatch(/forbidden|four_eyes/);
+    await approveCatalogChange(target.prisma, target.users.compliance.actor, change.id, "NA needs no gdpr");
+    expect((await target.prisma.region.findUniqueOrThrow({ where: { name: "NA" } })).requires).toEqual([]);
+    const audit = await target.prisma.auditEntry.findFirstOrThrow({ where: { action: "catalog.region.update", targetId: "NA" }, orderBy: { seq: "desc" } });
+    expect(audit.before).toMatchObject({ requires: ["gdpr"] });
   });
 });

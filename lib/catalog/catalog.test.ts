@@ -13,6 +13,7 @@ import { getCatalog } from "./get-catalog";
 import { baseUrlProblem } from "./outbound-safety";
 import { putAdapter } from "./put-adapter";
 import { putGatewayLimits } from "./put-gateway-limits";
+import { putRegion } from "./put-region";
 import { rejectCatalogChange } from "./reject-catalog-change";
 import { ZAdapter, ZGatewayLimits, ZOperation, ZProvider } from "./schemas";
 import { updateOperation } from "./update-operation";
@@ -231,5 +232,59 @@ describe("changes that move compliance wait for a compliance reviewer", () => {
     expect(catalog.providers.find((p) => p.key === "without_cred")?.credentialState).toBe("missing");
     expect(JSON.stringify(catalog)).not.toContain("super-secret-token-value");
     delete process.env.SWITCHYARD_SECRET_SY_TEST_SMS;
+  });
+});
+
+describe("regions and certifications are declared", () => {
+  const KNOWN_REGIONS = "known regions: APAC, EU, LATAM, NA";
+  const KNOWN_CERTS = "known certifications: gdpr, soc2, tcpa";
+
+  it("a provider naming MARS, EUR or gpdr is refused, naming the field and listing the known values; nothing is written", async () => {
+    const before = await prisma.auditEntry.count();
+    const mars = await refusal(createProvider(prisma, admin.actor, parseInput(ZProvider, { key: "sinch", displayName: "Sinch", regions: ["EU", "MARS"] })));
+    expect([mars.status, mars.code, mars.fields]).toEqual([422, "invalid", [{ path: "regions[1]", message: `unknown region "MARS"; ${KNOWN_REGIONS}` }]]);
+    expect(mars.message).toBe(`unknown region "MARS"; ${KNOWN_REGIONS}`);
+    const gpdr = await refusal(
+      createProvider(prisma, admin.actor, parseInput(ZProvider, { key: "sinch", displayName: "Sinch", regions: ["EU"], certifications: ["gpdr"] })),
+    );
+    expect(gpdr.fields).toEqual([{ path: "certifications[0]", message: `unknown certification "gpdr"; ${KNOWN_CERTS}` }]);
+    expect(await prisma.provider.findUnique({ where: { key: "sinch" } })).toBeNull();
+
+    const pending = await prisma.catalogChange.count();
+    const eur = await refusal(updateProvider(prisma, admin.actor, "provider_C", { regions: ["EU", "EUR"] }));
+    expect(eur.fields).toEqual([{ path: "regions[1]", message: `unknown region "EUR"; ${KNOWN_REGIONS}` }]);
+    // Refused before anything is held for compliance.
+    expect(await prisma.catalogChange.count()).toBe(pending);
+    expect(await prisma.auditEntry.count()).toBe(before);
+  });
+
+  it("an operation's requirements and a factor list's region rules name declared regions and certifications only", async () => {
+    const op = await refusal(
+      createOperation(prisma, admin.actor, parseInput(ZOperation, { key: "SEND_PUSH", regionRequirements: { EUR: ["gdpr"], EU: ["gpdr"] } })),
+    );
+    expect(op.fields.map((f) => f.path)).toEqual(["regionRequirements.EUR", "regionRequirements.EU[0]"]);
+    const author = await makeUser(prisma, ["policy_author"]);
+    const yaml = "operation: SEND_SMS\nproviders: [provider_A]\nregions:\n  EUX: {required_compliance: [gdpr]}\n  EU: {required_compliance: [gpdr]}\n";
+    const fl = await refusal(createFactorListDraft(prisma, author.actor, { yaml }));
+    expect([fl.status, fl.code]).toEqual([422, "invalid"]);
+    expect(fl.fields).toEqual([
+      { path: "regions.EUX", message: `unknown region "EUX"; ${KNOWN_REGIONS}` },
+      { path: "regions.EU.required_compliance[0]", message: `unknown certification "gpdr"; ${KNOWN_CERTS}` },
+    ]);
+  });
+
+  it("a declared region may then be used; a region requiring an undeclared certification is refused", async () => {
+    const bad = await refusal(putRegion(prisma, admin.actor, { name: "MENA", requires: ["gpdr"] }));
+    expect(bad.fields).toEqual([{ path: "requires[0]", message: `unknown certification "gpdr"; ${KNOWN_CERTS}` }]);
+    expect(await prisma.region.findUnique({ where: { name: "MENA" } })).toBeNull();
+    expect((await putRegion(prisma, admin.actor, { name: "MENA", requires: ["gdpr"] })).status).toBe("applied");
+    const r = await createProvider(
+      prisma,
+      admin.actor,
+      parseInput(ZProvider, { key: "unifonic", displayName: "Unifonic", regions: ["MENA"], certifications: ["gdpr"] }),
+    );
+    expect(r.status).toBe("applied");
+    const audit = await prisma.auditEntry.findFirstOrThrow({ where: { action: "catalog.region.create", targetId: "MENA" } });
+    expect(audit.after).toMatchObject({ name: "MENA", requires: ["gdpr"], version: 1 });
   });
 });

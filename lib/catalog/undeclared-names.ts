@@ -22,5 +22,7 @@ export function operationNameErrors(declared: TDeclaredNames, o: Pick<TOperation
 export async function refuseUndeclared(tx: Prisma.TransactionClient, item: { provider: TProvider } | { operation: TOperation }): Promise<void> {
   const declared = await loadDeclaredNames(tx);
   const errors = "provider" in item ? providerNameErrors(declared, item.provider) : operationNameErrors(declared, item.operation);
-  if (errors.length > 0) throw invalid(errors, `${errors.map((e) => e.message).join("; ")}`);
+  // One field: its message (with the known values) is the refusal's; more: each field says its own.
+  if (errors.length > 0)
+    throw invalid(errors, errors.length === 1 ? errors[0]!.message : `${errors.length} undeclared regions or certifications: ${errors[0]!.message}; …`);
 }
