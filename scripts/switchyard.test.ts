@@ -19,6 +19,7 @@ import { bundleToYaml, parseBundle } from "../lib/catalog/bundle";
 import { createOperation } from "../lib/catalog/create-operation";
 import { createProvider } from "../lib/catalog/create-provider";
 import { exportBundle } from "../lib/catalog/export-bundle";
+import { putRegion } from "../lib/catalog/put-region";
 import { ZOperation, ZProvider } from "../lib/catalog/schemas";
 
 let db: TTestDatabase;
@@ -72,6 +73,7 @@ beforeAll(async () => {
     await makeUser(prisma, ["approver"]),
     await makeUser(prisma, ["compliance"]),
   ];
+  await putRegion(prisma, admin, { name: "EU", requires: [] });
   await createProvider(prisma, admin, parseInput(ZProvider, { key: "vonage", displayName: "Vonage", regions: ["EU"] }));
   await createOperation(prisma, admin, parseInput(ZOperation, { key: "SEND_SMS" }));
   const draft = await createFactorListDraft(prisma, author.actor, {

@@ -11,7 +11,13 @@ type THandler = (req: Request, ctx: { params: Promise<Record<string, string>> })
 let db: TTestDatabase;
 let prisma: PrismaClient;
 let adminCookie: string;
-let routes: { providers: { POST: THandler }; provider: { PATCH: THandler }; apply: { POST: THandler }; exportRoute: { GET: THandler } };
+let routes: {
+  providers: { POST: THandler };
+  provider: { PATCH: THandler };
+  apply: { POST: THandler };
+  exportRoute: { GET: THandler };
+  region: { PUT: THandler };
+};
 let controlKey: string;
 let decideKey: string;
 
@@ -29,6 +35,7 @@ beforeAll(async () => {
     provider: await import("@/app/api/control/catalog/providers/[key]/route"),
     apply: await import("@/app/api/control/apply/route"),
     exportRoute: await import("@/app/api/control/export/route"),
+    region: await import("@/app/api/control/catalog/regions/[name]/route"),
   } as unknown as typeof routes;
 });
 
@@ -117,5 +124,28 @@ describe("catalogue routes", () => {
     expect(wrongScope.status).toBe(403);
     const unknown = await call(routes.exportRoute.GET, "GET", "/api/control/export", { headers: { authorization: "Bearer sy_00000000_nope" } });
     expect(unknown.status).toBe(401);
+  });
+
+  it("PUT /catalog/regions/{name} declares a region; a provider naming an undeclared one is 422 listing the known ones", async () => {
+    asAdmin.cookie = adminCookie;
+    const body = JSON.stringify({ key: "mena_sms", displayName: "MENA SMS", regions: ["MENA"] });
+    const before = await call(routes.providers.POST, "POST", "/api/control/catalog/providers", { headers: asAdmin, body });
+    expect(before.status).toBe(422);
+    expect(await before.json()).toMatchObject({
+      error: { code: "invalid", fields: [{ path: "regions[0]", message: 'unknown region "MENA"; known regions: APAC, EU, LATAM, NA' }] },
+    });
+    const bad = await call(routes.region.PUT, "PUT", "/api/control/catalog/regions/MENA", {
+      headers: asAdmin,
+      body: '{"requires": ["gpdr"]}',
+      params: { name: "MENA" },
+    });
+    expect([bad.status, ((await bad.json()) as { error: { fields: { path: string }[] } }).error.fields.map((f) => f.path)]).toEqual([422, ["requires[0]"]]);
+    const put = await call(routes.region.PUT, "PUT", "/api/control/catalog/regions/MENA", {
+      headers: asAdmin,
+      body: '{"requires": ["gdpr"]}',
+      params: { name: "MENA" },
+    });
+    expect([put.status, ((await put.json()) as { status: string }).status]).toEqual([200, "applied"]);
+    expect((await call(routes.providers.POST, "POST", "/api/control/catalog/providers", { headers: asAdmin, body })).status).toBe(201);
   });
 });

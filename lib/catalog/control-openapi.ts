@@ -10,7 +10,7 @@ import {
   ZFactorListSource,
 } from "../controlplane";
 import { ZBundle } from "./bundle";
-import { ZAdapter, ZGatewayLimits, ZOperation, ZOperationPatch, ZProvider, ZProviderPatch, ZReviewComment } from "./schemas";
+import { ZAdapter, ZCertificationEntry, ZGatewayLimits, ZOperation, ZOperationPatch, ZProvider, ZProviderPatch, ZRegionEntry, ZReviewComment } from "./schemas";
 
 /**
  * The control plane's OpenAPI document (/api/control/openapi.json), generated from the zod
@@ -142,6 +142,25 @@ const ENDPOINTS: TDoc[] = [
     summary: "The whole catalogue: providers (credential state, adapter, policies naming them), operations, changes waiting for compliance",
     permission: "catalog.read",
     ok: { status: 200, description: "catalogue" },
+  },
+  {
+    method: "put",
+    path: "/api/control/catalog/regions/{name}",
+    summary:
+      "Declare a region or change its compliance rule (requires: the certifications every provider serving any operation there must hold); 202 when dropping a requirement waits for compliance",
+    permission: "catalog.edit",
+    params: ["name"],
+    request: ZRegionEntry.omit({ name: true }),
+    ok: { status: 200, description: "applied or unchanged (202: pending)" },
+  },
+  {
+    method: "put",
+    path: "/api/control/catalog/certifications/{name}",
+    summary: "Declare a certification (or change its description); providers, regions and operations may name only declared ones",
+    permission: "catalog.edit",
+    params: ["name"],
+    request: ZCertificationEntry.omit({ name: true }),
+    ok: { status: 200, description: "applied or unchanged" },
   },
   {
     method: "get",

@@ -7,17 +7,20 @@ import { describePolicies, policiesNamingProvider, policiesOfOperation } from ".
 /**
  * The whole catalogue as the console and GET /api/control/catalog show it: providers with their
  * credential reference's state on this instance (never the value), adapters, operations with
- * their gateway limits and live policies, and the changes waiting for compliance.
+ * their gateway limits and live policies, the changes waiting for compliance, and the declared
+ * regions and certifications.
  */
 export async function getCatalog(prisma: PrismaClient) {
   const tx = prisma;
   {
-    const [providers, adapters, operations, limits, pending] = await Promise.all([
+    const [providers, adapters, operations, limits, pending, regions, certifications] = await Promise.all([
       tx.provider.findMany({ orderBy: { key: "asc" } }),
       tx.providerAdapter.findMany(),
       tx.operation.findMany({ orderBy: { key: "asc" } }),
       tx.gatewayOperation.findMany(),
       tx.catalogChange.findMany({ where: { status: "pending" }, orderBy: { requestedAt: "asc" } }),
+      tx.region.findMany({ orderBy: { name: "asc" } }),
+      tx.certification.findMany({ orderBy: { name: "asc" } }),
     ]);
     const adapterBy = new Map(adapters.map((a) => [a.providerKey, a]));
     const limitsBy = new Map(limits.map((l) => [l.operationKey, l]));
@@ -46,6 +49,9 @@ export async function getCatalog(prisma: PrismaClient) {
         }),
       ),
       pendingChanges: pending.map(changeSummary),
+      /** Declared regions with their compliance rule, and declared certifications, by name. */
+      regions: regions.map((r) => ({ name: r.name, requires: [...r.requires].sort(), version: r.version })),
+      certifications: certifications.map((c) => ({ name: c.name, description: c.description })),
     };
   }
 }

@@ -25,7 +25,7 @@ export function withDeclared(declared: TDeclaredNames, more: { regions?: readonl
 const MAX_LISTED = 40;
 
 function known(names: ReadonlySet<string>, kind: "regions" | "certifications"): string {
-  if (names.size === 0) return `no ${kind} are declared yet; declare one first (a bundle's ${kind} section or the catalogue page)`;
+  if (names.size === 0) return `no ${kind} are declared yet; declare one first (a bundle's ${kind} section, or PUT /api/control/catalog/${kind}/NAME)`;
   const sorted = [...names].sort();
   const shown = sorted.slice(0, MAX_LISTED).join(", ");
   return `known ${kind}: ${shown}${sorted.length > MAX_LISTED ? `, … (${sorted.length - MAX_LISTED} more)` : ""}`;
