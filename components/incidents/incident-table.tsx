@@ -77,7 +77,7 @@ export function IncidentTable({ page }: { page: TIncidentsPage }) {
                   <div className="muted">
                     <span className="mono">{utc(i.startedAt)}</span> · {duration((i.endedAt ?? page.now) - i.startedAt)}
                     {i.endedAt === null ? " so far" : ""} · {i.headline ?? "no traffic moved"}
-                    {i.steps > 1 ? ` · ${i.steps} steps` : ""}
+                    {i.steps > 1 ? ` · ${i.steps} phases` : ""}
                   </div>
                 </td>
               </tr>

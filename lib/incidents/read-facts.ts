@@ -31,7 +31,7 @@ function createScopes(rows: TShareRow[]) {
 
 type TShiftRow = {
   id: string;
-  at_ms: number;
+  at_ms: number | string;
   operation_key: string;
   region: string;
   type: string;
@@ -44,7 +44,7 @@ type TShiftRow = {
 };
 type TBreakerRow = {
   id: string;
-  at_ms: number;
+  at_ms: number | string;
   provider_key: string;
   region: string | null;
   from_state: string;
@@ -54,7 +54,7 @@ type TBreakerRow = {
 };
 type TAuditRow = {
   seq: number;
-  at_ms: number;
+  at_ms: number | string;
   actor: string;
   action: string;
   target_id: string | null;
@@ -128,22 +128,22 @@ export async function readFacts(tx: Prisma.TransactionClient, cursor: TCursor): 
     tx.$queryRaw<TShareRow[]>`select operation_key, region, provider_key, share from traffic_share`,
     tx.$queryRaw<TShiftRow[]>`
       select id::text, (extract(epoch from at) * 1000)::float8 as at_ms, operation_key, region, type, provider_key, shares_from, shares_to, capped, detail, evidence
-      from shift_event where id > ${cursor.shiftEventId} order by id limit ${FACT_BATCH}`,
+      from shift_event where id > ${cursor.shiftEventId} order by shift_event.id limit ${FACT_BATCH}`,
     tx.$queryRaw<TBreakerRow[]>`
       select id::text, (extract(epoch from at) * 1000)::float8 as at_ms, provider_key, region, from_state, to_state, reason, detail
-      from breaker_event where id > ${cursor.breakerEvent} order by id limit ${FACT_BATCH}`,
+      from breaker_event where id > ${cursor.breakerEvent} order by breaker_event.id limit ${FACT_BATCH}`,
     tx.$queryRaw<TAuditRow[]>`
       select seq, (extract(epoch from at) * 1000)::float8 as at_ms, actor, action, target_id, after, reason
       from audit_entry where seq > ${cursor.auditSeq} and seq <= ${auditHead}
         and action in ('override.create', 'override.end', 'factor_list.activate', 'factor_list.rollback') order by seq`,
   ]);
   const until = horizon(
-    { full: shifts.length === FACT_BATCH, last: shifts.at(-1)?.at_ms ?? null },
-    { full: breakers.length === FACT_BATCH, last: breakers.at(-1)?.at_ms ?? null },
+    { full: shifts.length === FACT_BATCH, last: shifts.length > 0 ? Number(shifts.at(-1)!.at_ms) : null },
+    { full: breakers.length === FACT_BATCH, last: breakers.length > 0 ? Number(breakers.at(-1)!.at_ms) : null },
   );
   const scopes = createScopes(shares);
-  const shiftTaken = takeWhile(shifts, (r) => r.at_ms <= until);
-  const breakerTaken = takeWhile(breakers, (r) => r.at_ms <= until);
+  const shiftTaken = takeWhile(shifts, (r) => Number(r.at_ms) <= until);
+  const breakerTaken = takeWhile(breakers, (r) => Number(r.at_ms) <= until);
   const facts: TFact[] = [
     ...shiftTaken.map((r): TShiftFact => ({
       kind: "shift",

@@ -133,4 +133,15 @@ describe("trackIncidents", () => {
     await trackIncidents(prisma, new Date(now));
     expect((await prisma.incident.findUniqueOrThrow({ where: { id: apac.id } })).state).toBe("resolved");
   });
+
+  it("reads each fact once when ids cross a digit boundary (ordered as numbers, not text)", async () => {
+    await shares([["SEND_SMS", "NA", "provider_A", 0.9]]);
+    await breakerEvent(200, "closed", "open", "NA");
+    for (let i = 0; i < 12; i++) await shiftEvent(202 + i, "circuit_open_shift_to_secondary", 0.9 - i * 0.05, 0.85 - i * 0.05, "NA");
+    await trackIncidents(prisma, new Date(now));
+    await trackIncidents(prisma, new Date(now));
+    const na = await prisma.incident.findFirstOrThrow({ where: { region: "NA" } });
+    const steps = await prisma.incidentStep.findMany({ where: { incidentId: na.id } });
+    expect(steps.map((x) => x.ticks)).toEqual([12]);
+  });
 });
