@@ -124,8 +124,27 @@ test("first hour on an empty production database: own providers to a compliant d
   await expect(page.getByTestId("first-decide-curl")).toContainText("/api/v1/decide");
   await page.screenshot({ path: "e2e/output/screenshots/first-hour-empty.png", fullPage: true });
 
-  // Two SMS providers through the console form; a refusal names its field first.
+  // Regions and certifications are declared first: providers may name only those.
   await page.goto(`${base}/catalog`);
+  const certification = page.getByTestId("certification-form");
+  for (const name of ["gdpr", "soc2"]) {
+    await certification.locator('input[name="name"]').fill(name);
+    await certification.getByRole("button", { name: "Save certification" }).click();
+    await expect(page.getByTestId("certifications-list")).toContainText(name);
+  }
+  const region = page.getByTestId("region-form");
+  for (const [name, requires] of [
+    ["EU", "gdpr"],
+    ["NA", ""],
+  ] as const) {
+    await region.locator('input[name="name"]').fill(name);
+    await region.locator('input[name="requires"]').fill(requires);
+    await region.getByRole("button", { name: "Save region" }).click();
+    await expect(page.getByTestId(`region-row-${name}`)).toBeVisible();
+  }
+  await expect(page.getByTestId("region-row-EU")).toContainText("gdpr");
+
+  // Two SMS providers through the console form; a refusal names its field first.
   const newProvider = page.getByTestId("provider-form-new");
   const fillProvider = async (p: { key: string; name: string; regions: string; certs: string; cost: string }) => {
     await newProvider.locator('input[name="key"]').fill(p.key);
@@ -137,6 +156,10 @@ test("first hour on an empty production database: own providers to a compliant d
   };
   await fillProvider({ key: "sms_certified", name: "Certified SMS", regions: "EU, na", certs: "gdpr, soc2", cost: "0.0079" });
   await expect(newProvider.getByTestId("field-error-regions")).toBeVisible();
+  await expect(page.getByTestId("provider-row-sms_certified")).toHaveCount(0);
+  // A misspelt region is refused with the known ones, not silently a new region.
+  await fillProvider({ key: "sms_certified", name: "Certified SMS", regions: "EU, MARS", certs: "gdpr, soc2", cost: "0.0079" });
+  await expect(newProvider.getByTestId("field-error-regions")).toContainText('unknown region "MARS"; known regions: EU, NA');
   await expect(page.getByTestId("provider-row-sms_certified")).toHaveCount(0);
   await fillProvider({ key: "sms_certified", name: "Certified SMS", regions: "EU, NA", certs: "gdpr, soc2", cost: "0.0079" });
   await expect(page.getByTestId("provider-row-sms_certified")).toBeVisible();

@@ -86,6 +86,7 @@ export const catalogFormInput = {
       regionRequirements: parseRequirements(text(form, "regionRequirements")),
       enabled: form.get("enabled") !== null,
     }),
+  region: (form: FormData) => ({ name: text(form, "name"), requires: list(form, "requires") }),
   adapter: (form: FormData) =>
     defined({
       kind: text(form, "kind"),

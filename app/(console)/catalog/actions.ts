@@ -8,8 +8,10 @@ import { createProvider } from "@/lib/catalog/create-provider";
 import { catalogFormInput } from "@/lib/catalog/form-input";
 import { putAdapter } from "@/lib/catalog/put-adapter";
 import { putGatewayLimits } from "@/lib/catalog/put-gateway-limits";
+import { putCertification } from "@/lib/catalog/put-certification";
+import { putRegion } from "@/lib/catalog/put-region";
 import { rejectCatalogChange } from "@/lib/catalog/reject-catalog-change";
-import { ZAdapter, ZGatewayLimits, ZOperation, ZOperationPatch, ZProvider, ZProviderPatch } from "@/lib/catalog/schemas";
+import { ZAdapter, ZCertificationEntry, ZGatewayLimits, ZOperation, ZOperationPatch, ZProvider, ZProviderPatch, ZRegionEntry } from "@/lib/catalog/schemas";
 import { updateOperation } from "@/lib/catalog/update-operation";
 import { updateProvider } from "@/lib/catalog/update-provider";
 import { parseInput } from "@/lib/errors/api-errors";
@@ -62,4 +64,14 @@ export const approveCatalogChangeAction = withActionPermission("catalog.approve_
 export const rejectCatalogChangeAction = withActionPermission("catalog.approve_compliance", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
   await rejectCatalogChange(prisma, actor, text(form, "id"), text(form, "comment"));
   return done({ status: "rejected" });
+});
+
+export const saveRegionAction = withActionPermission("catalog.edit", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
+  const r = await putRegion(prisma, actor, parseInput(ZRegionEntry, catalogFormInput.region(form)));
+  return done({ status: r.status as string });
+});
+
+export const saveCertificationAction = withActionPermission("catalog.edit", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
+  const r = await putCertification(prisma, actor, parseInput(ZCertificationEntry, { name: text(form, "name"), description: text(form, "description") }));
+  return done({ status: r.status as string });
 });

@@ -12,16 +12,18 @@ import {
   setProviderEnabledAction,
 } from "./actions";
 
-type TState = TActionResult<{ status: string }> | null;
+export type TState = TActionResult<{ status: string }> | null;
 
-const inputStyle = { borderColor: "var(--border)" };
+export const inputStyle = { borderColor: "var(--border)" };
 const ADAPTER_KINDS = ["http_json", "openai_chat", "anthropic_messages", "gemini_generate"] as const;
 const CRITICALITIES = ["low", "medium", "high", "critical"] as const;
 
 /** The refusal's messages for one field (and its sub-paths), shown under that field. */
+const under = (path: string, name: string) => path === name || path.startsWith(`${name}.`) || path.startsWith(`${name}[`);
+
 function FieldError({ state, name }: { state: TState; name: string }) {
   if (!state || state.ok) return null;
-  const mine = (state.error.fields ?? []).filter((f) => f.path === name || f.path.startsWith(`${name}.`));
+  const mine = (state.error.fields ?? []).filter((f) => under(f.path, name));
   if (mine.length === 0) return null;
   return (
     <span role="alert" className="text-xs" style={{ color: "var(--bad)" }} data-testid={`field-error-${name}`}>
@@ -31,9 +33,9 @@ function FieldError({ state, name }: { state: TState; name: string }) {
 }
 
 /** The refusal's message, and the messages of fields no input shows. */
-function FormProblem({ state, shown }: { state: TState; shown: string[] }) {
+export function FormProblem({ state, shown }: { state: TState; shown: string[] }) {
   if (!state || state.ok) return null;
-  const other = (state.error.fields ?? []).filter((f) => !shown.some((n) => f.path === n || f.path.startsWith(`${n}.`)));
+  const other = (state.error.fields ?? []).filter((f) => !shown.some((n) => under(f.path, n)));
   return (
     <div role="alert" className="text-xs" style={{ color: "var(--bad)" }} data-testid="form-problem">
       {state.error.message}
@@ -46,7 +48,7 @@ function FormProblem({ state, shown }: { state: TState; shown: string[] }) {
   );
 }
 
-function Outcome({ state }: { state: TState }) {
+export function Outcome({ state }: { state: TState }) {
   if (!state?.ok) return null;
   const text =
     state.value.status === "pending"
@@ -61,7 +63,7 @@ function Outcome({ state }: { state: TState }) {
   );
 }
 
-function Field({ label, name, state, children }: { label: string; name: string; state: TState; children: ReactNode }) {
+export function Field({ label, name, state, children }: { label: string; name: string; state: TState; children: ReactNode }) {
   return (
     <label className="flex flex-col gap-0.5 text-xs">
       <span className="muted">{label}</span>
@@ -71,7 +73,7 @@ function Field({ label, name, state, children }: { label: string; name: string; 
   );
 }
 
-function Submit({ pending, children }: { pending: boolean; children: ReactNode }) {
+export function Submit({ pending, children }: { pending: boolean; children: ReactNode }) {
   return (
     <button type="submit" disabled={pending} className="self-end rounded px-3 py-1 text-sm" style={{ background: "var(--accent)", color: "var(--panel)" }}>
       {children}

@@ -2,6 +2,7 @@ import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { DataTable } from "@/components/data-table";
 import { AdapterForm, ChangeDecision, GatewayLimitsForm, OperationForm, ProviderEnabledButton, ProviderForm } from "./catalog-forms";
+import { RegionsSection } from "./regions-section";
 import { FirstSteps } from "@/components/catalog/first-steps";
 import { getPrisma } from "@/lib/db/client";
 import { rolesGrant } from "@/lib/auth/permissions";
@@ -57,6 +58,7 @@ export default async function CatalogPage() {
           ))}
         </DataTable>
       </section>
+      <RegionsSection regions={catalog.regions} certifications={catalog.certifications} canEdit={canEdit} />
       <section className="panel">
         <h2 className="px-3 pt-3 pb-2 text-sm font-semibold">Providers</h2>
         {canEdit && <ProviderForm />}
