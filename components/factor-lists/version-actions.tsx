@@ -115,6 +115,32 @@ const ACTIONS: TAction[] = [
   },
 ];
 
+/** The actions this person may take on this version now, with "roll back to the previous version" on the active one. */
+function visibleActions({
+  status,
+  wasActive,
+  permissions,
+  may,
+  previousActive,
+}: {
+  status: string;
+  wasActive: boolean;
+  permissions: TPermission[];
+  may: TReviewStanding["may"];
+  previousActive: { id: string; version: number } | null;
+}): TAction[] {
+  const rollbackPrevious: TAction[] =
+    previousActive && status === "active" && permissions.includes("factor_list.rollback")
+      ? [{ ...ACTIONS.find((a) => a.key === "rollback")!, key: "rollback-previous", label: `Roll back to v${previousActive.version}…`, statuses: ["active"] }]
+      : [];
+  return [
+    ...ACTIONS.filter(
+      (a) => permissions.includes(a.permission) && a.statuses.includes(status) && (!a.onlyOnceActive || wasActive) && (!a.standing || may[a.standing]),
+    ),
+    ...rollbackPrevious,
+  ];
+}
+
 export function VersionActions({
   id,
   version,
@@ -149,16 +175,7 @@ export function VersionActions({
   const [error, setError] = useState<TControlError | null>(null);
   const [confirmed, setConfirmed] = useState(false);
   const close = useCallback(() => setOpen(null), []);
-  const rollbackPrevious: TAction[] =
-    previousActive && status === "active" && permissions.includes("factor_list.rollback")
-      ? [{ ...ACTIONS.find((a) => a.key === "rollback")!, key: "rollback-previous", label: `Roll back to v${previousActive.version}…`, statuses: ["active"] }]
-      : [];
-  const visible = [
-    ...ACTIONS.filter(
-      (a) => permissions.includes(a.permission) && a.statuses.includes(status) && (!a.onlyOnceActive || wasActive) && (!a.standing || may[a.standing]),
-    ),
-    ...rollbackPrevious,
-  ];
+  const visible = visibleActions({ status, wasActive, permissions, may, previousActive });
   const canEdit = permissions.includes("factor_list.edit") && ["draft", "in_review", "rejected"].includes(status);
 
   const weakens = (a: TAction) => a.key === "activate" && weakenings.length > 0;
@@ -220,40 +237,79 @@ export function VersionActions({
       ) : null}
       <ControlErrorView error={error} plain={error ? plainRefusal(error.code, error.status) : null} />
       {open?.text ? (
-        <ConfirmDialog
-          title={
-            open.key === "rollback-previous"
-              ? `${open.label.replace("…", "")} · replacing active v${version}`
-              : `${open.label.replace("…", "")} · version ${version}`
-          }
-          open
+        <ActionDialog
+          action={open}
+          version={version}
+          weakenings={weakens(open) ? weakenings : []}
+          text={text}
+          setText={setText}
+          confirmed={confirmed}
+          setConfirmed={setConfirmed}
+          busy={busy}
           onClose={close}
           onConfirm={() => void run(open)}
-          canSubmit={weakens(open) ? confirmed && text.trim().length > 0 : !open.text.required || text.trim().length > 0}
-          busy={busy}
-          confirmLabel={open.label.replace("…", "")}
-          danger={open.danger || weakens(open)}
-        >
-          {weakens(open) ? (
-            <div className="flex flex-col gap-1 text-sm" data-testid="weakening-confirm">
-              <p style={{ color: "var(--bad)" }}>This version loosens compliance against the live one:</p>
-              <ul className="list-disc pl-5">
-                {weakenings.map((w) => (
-                  <li key={w}>{w}</li>
-                ))}
-              </ul>
-              <label className="flex items-center gap-2">
-                <input type="checkbox" checked={confirmed} onChange={(e) => setConfirmed(e.target.checked)} data-testid="confirm-weakening" />I have read the
-                compliance impact and activate it anyway
-              </label>
-            </div>
-          ) : null}
-          <label className="flex flex-col gap-1 text-sm">
-            <span className="muted">{weakens(open) ? "Why compliance is loosened (required)" : open.text.label}</span>
-            <textarea className="field" rows={3} value={text} onChange={(e) => setText(e.target.value)} data-testid="action-text" />
-          </label>
-        </ConfirmDialog>
+        />
       ) : null}
     </div>
+  );
+}
+
+/** The dialog an action with a text field opens; a compliance-weakening activation also asks for a confirmation. */
+function ActionDialog({
+  action,
+  version,
+  weakenings,
+  text,
+  setText,
+  confirmed,
+  setConfirmed,
+  busy,
+  onClose,
+  onConfirm,
+}: {
+  action: TAction;
+  version: number;
+  /** Non-empty only when this action activates a version that loosens compliance. */
+  weakenings: string[];
+  text: string;
+  setText: (value: string) => void;
+  confirmed: boolean;
+  setConfirmed: (value: boolean) => void;
+  busy: boolean;
+  onClose: () => void;
+  onConfirm: () => void;
+}) {
+  const weakening = weakenings.length > 0;
+  const name = action.label.replace("…", "");
+  return (
+    <ConfirmDialog
+      title={action.key === "rollback-previous" ? `${name} · replacing active v${version}` : `${name} · version ${version}`}
+      open
+      onClose={onClose}
+      onConfirm={onConfirm}
+      canSubmit={weakening ? confirmed && text.trim().length > 0 : !action.text?.required || text.trim().length > 0}
+      busy={busy}
+      confirmLabel={name}
+      danger={action.danger || weakening}
+    >
+      {weakening ? (
+        <div className="flex flex-col gap-1 text-sm" data-testid="weakening-confirm">
+          <p style={{ color: "var(--bad)" }}>This version loosens compliance against the live one:</p>
+          <ul className="list-disc pl-5">
+            {weakenings.map((w) => (
+              <li key={w}>{w}</li>
+            ))}
+          </ul>
+          <label className="flex items-center gap-2">
+            <input type="checkbox" checked={confirmed} onChange={(e) => setConfirmed(e.target.checked)} data-testid="confirm-weakening" />I have read the
+            compliance impact and activate it anyway
+          </label>
+        </div>
+      ) : null}
+      <label className="flex flex-col gap-1 text-sm">
+        <span className="muted">{weakening ? "Why compliance is loosened (required)" : action.text?.label}</span>
+        <textarea className="field" rows={3} value={text} onChange={(e) => setText(e.target.value)} data-testid="action-text" />
+      </label>
+    </ConfirmDialog>
   );
 }
