@@ -265,13 +265,8 @@ export async function applyBundle(prisma: PrismaClient, actor: TActor, bundle: T
     const changes = await prisma.$transaction(
       async (tx) => {
         const { changes, factorLists, resolved } = await planBundle(tx, bundle, actor);
-        await writeDeclarations(joined(tx), actor, bundle, (target, write) =>
-          step(
-            tx,
-            changes.find((c) => c.target === target),
-            write,
-          ),
-        );
+        const planned = (target: string) => changes.find((c) => c.target === target);
+        await writeDeclarations(joined(tx), actor, bundle, (target, write) => step(tx, planned(target), write));
         await writeBundle(tx, actor, resolved, changes, factorLists);
         for (const c of bundle.notifications ?? []) {
           await step(

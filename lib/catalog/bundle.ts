@@ -51,26 +51,13 @@ export const ZBundle = z.strictObject(ZBundleShape).superRefine((b, ctx) => {
       seen.add(key);
     });
   };
-  dup(
-    b.providers.map((p) => p.key),
-    "providers",
-    "key",
-  );
-  dup(
-    b.operations.map((o) => o.key),
-    "operations",
-    "key",
-  );
-  dup(
-    (b.regions ?? []).map((r) => r.name),
-    "regions",
-    "name",
-  );
-  dup(
-    (b.certifications ?? []).map((c) => c.name),
-    "certifications",
-    "name",
-  );
+  const lists: [string, string, string[]][] = [
+    ["providers", "key", b.providers.map((p) => p.key)],
+    ["operations", "key", b.operations.map((o) => o.key)],
+    ["regions", "name", (b.regions ?? []).map((r) => r.name)],
+    ["certifications", "name", (b.certifications ?? []).map((c) => c.name)],
+  ];
+  for (const [where, field, keys] of lists) dup(keys, where, field);
 });
 export type TBundle = z.output<typeof ZBundle>;
 
