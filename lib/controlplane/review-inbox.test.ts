@@ -49,7 +49,11 @@ describe("review inbox and standing", () => {
     const v = await createFactorListDraft(prisma, people.author!.actor, { yaml: GATES_YAML(), changeNote: "drop the freshness gate" });
     await submitFactorList(prisma, people.author!.actor, v.id);
 
-    expect((await inboxOf("approver")).find((i) => i.id === v.id)).toMatchObject({ kind: "factor_list", yours: ["approver"], waitingOn: ["approver", "compliance"] });
+    expect((await inboxOf("approver")).find((i) => i.id === v.id)).toMatchObject({
+      kind: "factor_list",
+      yours: ["approver"],
+      waitingOn: ["approver", "compliance"],
+    });
     expect((await inboxOf("compliance")).find((i) => i.id === v.id)).toMatchObject({ yours: ["compliance"] });
     expect((await inboxOf("author")).find((i) => i.id === v.id)).toBeUndefined();
     expect(await inboxOf("viewer")).toEqual([]);
