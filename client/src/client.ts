@@ -129,8 +129,15 @@ export class SwitchyardClient {
     retries: 0,
   };
   private readonly counts: LocalDecisionCounts;
-  /** Reports of local decisions left out of the sample, by id, oldest first (skipRecord). */
+  /** Reports of local decisions left out of the sample, by id (skipRecord). */
   private readonly unrecorded = new Map<string, TDecisionReport>();
+  /**
+   * Their ids in the order skipped, from `unrecordedHead` (ids an outcome took are skipped when
+   * reached): the oldest is found by position, not as the map's first key, since a Map's iterator
+   * walks past every entry deleted since the table was last rebuilt (tens of thousands here).
+   */
+  private unrecordedIds: string[] = [];
+  private unrecordedHead = 0;
   private readonly maxUnrecorded: number;
   private flushing: Promise<void> | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -303,7 +310,17 @@ export class SwitchyardClient {
     this.counters.local.made++;
     this.counters.local.sampledOut++;
     this.unrecorded.set(report.decisionId, report);
-    if (this.unrecorded.size > this.maxUnrecorded) this.unrecorded.delete(this.unrecorded.keys().next().value!);
+    this.unrecordedIds.push(report.decisionId);
+    // Oldest first out; an id an outcome already took deletes nothing and the next is tried.
+    while (this.unrecorded.size > this.maxUnrecorded) this.unrecorded.delete(this.unrecordedIds[this.unrecordedHead++]!);
+    // Bounded: the ids passed are cut off, and those outcomes took are dropped once they pile up.
+    if (this.unrecordedHead > this.maxUnrecorded) {
+      this.unrecordedIds.splice(0, this.unrecordedHead);
+      this.unrecordedHead = 0;
+    } else if (this.unrecordedIds.length - this.unrecordedHead > 2 * this.maxUnrecorded + 16) {
+      this.unrecordedIds = this.unrecordedIds.slice(this.unrecordedHead).filter((id) => this.unrecorded.has(id));
+      this.unrecordedHead = 0;
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { SwitchyardClient } from "./client.js";
+import type { SwitchyardClient, TDecisionReport } from "./client.js";
 import { SwitchyardError } from "./errors.js";
 import { applySnapshotDelta } from "./snapshot-delta.js";
 import type { TCandidate, TDecideRequest, TDecision, TDecisionRecord, TRoutingSnapshot } from "./types.js";
@@ -55,6 +55,12 @@ function isRoutine(r: TRecordLike, degraded: boolean): boolean {
 }
 
 /**
+ * A region's router-core state, and the failover orders of the last candidates array router-core
+ * returned for it (by selected provider).
+ */
+type TRegionSlot = { state: unknown; candidates: readonly TCandidate[] | null; orders: Map<string, string[]> };
+
+/**
  * In-process decisions: subscribes to Switchyard's routing snapshot (long-poll, resumed by
  * version), decides with router-core on it, and ships each record to the decision log through
  * the client's bounded buffer (`record.local: true`), so the log, the console and the outcomes
@@ -63,9 +69,8 @@ function isRoutine(r: TRecordLike, degraded: boolean): boolean {
 export class LocalRouter {
   private snap: TRoutingSnapshot | null = null;
   private ver: string | null = null;
-  private states = new Map<string, unknown>();
+  private states = new Map<string, TRegionSlot>();
   private sequence = 0;
-  private orders = new WeakMap<readonly TCandidate[], Map<string, string[]>>();
   private stopped = false;
   private readonly abort = new AbortController();
   private loop: Promise<void> | null = null;
@@ -111,13 +116,13 @@ export class LocalRouter {
     this.ver = version;
     // router-core caches compiled policies and evaluations by object identity: a region whose
     // state, policy and catalogue a delta left alone keeps its state object, every other gets a new one.
-    const kept = new Map<string, unknown>();
+    const kept = new Map<string, TRegionSlot>();
     if (prev && prev.providers === snapshot.providers) {
-      for (const [key, state] of this.states) {
+      for (const [key, slot] of this.states) {
         const [op, region] = key.split("\u001f") as [string, string];
         const a = prev.operations[op];
         const b = snapshot.operations[op];
-        if (a && b && a.policy === b.policy && a.shadow === b.shadow && a.regions[region] === b.regions[region]) kept.set(key, state);
+        if (a && b && a.policy === b.policy && a.shadow === b.shadow && a.regions[region] === b.regions[region]) kept.set(key, slot);
       }
     }
     this.states = kept;
@@ -150,10 +155,10 @@ export class LocalRouter {
     if (!op || !regionState)
       throw new SwitchyardError(422, "invalid", `unknown operation or region "${req.operation}"/"${req.region}" in the routing snapshot`, null);
     const key = `${req.operation}\u001f${req.region}`;
-    let state = this.states.get(key);
-    if (!state) {
-      state = { ...regionState, providers: snap.providers };
-      this.states.set(key, state);
+    let slot = this.states.get(key);
+    if (!slot) {
+      slot = { state: { ...regionState, providers: snap.providers }, candidates: null, orders: new Map() };
+      this.states.set(key, slot);
     }
     const requestId = req.requestId ?? randomUUID();
     const at = this.now();
@@ -161,13 +166,13 @@ export class LocalRouter {
     this.at = at;
     const record = this.opts.engine.decide(
       { operation: req.operation, region: req.region, requestId, decisionId, sequence: this.sequence++, attributes: req.attributes },
-      state as never,
+      slot.state as never,
       op.policy as never,
       this.clock,
       this.rng,
       op.shadow ? { shadow: op.shadow as never } : undefined,
     ) as TRecordLike;
-    const order = this.orderOf(record.candidates, record.selected);
+    const order = this.orderOf(slot, record.candidates, record.selected);
     this.report(at, decisionId, requestId, order, record);
     return {
       decisionId,
@@ -200,36 +205,42 @@ export class LocalRouter {
       shadowPick: record.shadow?.selected ?? null,
     });
     const routine = isRoutine(record, degraded);
-    const report = {
+    const sampled = !routine || (this.sampleRate > 0 && this.random() < this.sampleRate);
+    // One literal of one shape, absent fields undefined: a spread (`{ ...report, record }`, or a
+    // conditional `...{ degraded }`) takes V8's slow path per decision, several times router-core's cost.
+    const report: TDecisionReport = {
       decisionId,
       operation: record.operation,
       region: record.region,
       requestId,
       selected: record.selected,
-      mode: "local" as const,
+      mode: "local",
       order,
       reasonCode: record.reasonCode,
       policyVersion: record.policyVersion,
       sampleRate: routine ? this.sampleRate : 1,
       countReported: true,
-      ...(degraded ? { degraded } : {}),
+      degraded: degraded ? true : undefined,
+      record: sampled ? (record as unknown as Record<string, unknown>) : undefined,
     };
     // Left out of the sample: kept without its record, sent only if an outcome is reported for it.
-    if (routine && !(this.sampleRate > 0 && this.random() < this.sampleRate)) client.skipRecord(report);
-    else client.recordDecision({ ...report, record: record as unknown as Record<string, unknown> });
+    if (sampled) client.recordDecision(report);
+    else client.skipRecord(report);
   }
 
   /**
    * The failover order: selected first, then the other eligible candidates by score. router-core
    * hands consecutive decisions the same candidates array while it comes out the same, so the
-   * order is computed once per array and selected provider, not per decision.
+   * order is computed once per array and selected provider. Only the region's last array is
+   * remembered: on fresh metrics every decision gets a new one, and a WeakMap entry per decision
+   * cost more than the sort.
    */
-  private orderOf(candidates: readonly TCandidate[], selected: string | null): string[] {
-    let bySelected = this.orders.get(candidates);
-    if (!bySelected) {
-      bySelected = new Map();
-      this.orders.set(candidates, bySelected);
+  private orderOf(slot: TRegionSlot, candidates: readonly TCandidate[], selected: string | null): string[] {
+    if (slot.candidates !== candidates) {
+      slot.candidates = candidates;
+      slot.orders.clear();
     }
+    const bySelected = slot.orders;
     const key = selected ?? "";
     let order = bySelected.get(key);
     if (!order) {

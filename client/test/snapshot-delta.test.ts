@@ -55,7 +55,10 @@ describe("LocalRouter on deltas", () => {
     const client = {
       snapshot: async () => ({ version: "e.1", at: 0, snapshot }),
       snapshotChanges: next,
+      // What LocalRouter hands each decision to: its count, and its report with or without the record.
+      countDecision: () => {},
       recordDecision: () => {},
+      skipRecord: () => {},
     } as unknown as SwitchyardClient;
     const seen = new Map<string, unknown>();
     const engine = {
