@@ -69,7 +69,8 @@ type TRegionSlot = { state: unknown; candidates: readonly TCandidate[] | null; o
 export class LocalRouter {
   private snap: TRoutingSnapshot | null = null;
   private ver: string | null = null;
-  private states = new Map<string, TRegionSlot>();
+  /** By operation, then region: two lookups of the caller's strings, no key built per decision. */
+  private states = new Map<string, Map<string, TRegionSlot>>();
   private sequence = 0;
   private stopped = false;
   private readonly abort = new AbortController();
@@ -116,13 +117,15 @@ export class LocalRouter {
     this.ver = version;
     // router-core caches compiled policies and evaluations by object identity: a region whose
     // state, policy and catalogue a delta left alone keeps its state object, every other gets a new one.
-    const kept = new Map<string, TRegionSlot>();
+    const kept = new Map<string, Map<string, TRegionSlot>>();
     if (prev && prev.providers === snapshot.providers) {
-      for (const [key, slot] of this.states) {
-        const [op, region] = key.split("\u001f") as [string, string];
+      for (const [op, regions] of this.states) {
         const a = prev.operations[op];
         const b = snapshot.operations[op];
-        if (a && b && a.policy === b.policy && a.shadow === b.shadow && a.regions[region] === b.regions[region]) kept.set(key, slot);
+        if (!a || !b || a.policy !== b.policy || a.shadow !== b.shadow) continue;
+        const keptRegions = new Map<string, TRegionSlot>();
+        for (const [region, slot] of regions) if (a.regions[region] === b.regions[region]) keptRegions.set(region, slot);
+        if (keptRegions.size > 0) kept.set(op, keptRegions);
       }
     }
     this.states = kept;
@@ -154,11 +157,12 @@ export class LocalRouter {
     const regionState = op?.regions[req.region];
     if (!op || !regionState)
       throw new SwitchyardError(422, "invalid", `unknown operation or region "${req.operation}"/"${req.region}" in the routing snapshot`, null);
-    const key = `${req.operation}\u001f${req.region}`;
-    let slot = this.states.get(key);
+    let regions = this.states.get(req.operation);
+    if (!regions) this.states.set(req.operation, (regions = new Map()));
+    let slot = regions.get(req.region);
     if (!slot) {
       slot = { state: { ...regionState, providers: snap.providers }, candidates: null, orders: new Map() };
-      this.states.set(key, slot);
+      regions.set(req.region, slot);
     }
     const requestId = req.requestId ?? randomUUID();
     const at = this.now();
