@@ -24,7 +24,7 @@ export async function getFirstSteps(prisma: PrismaClient): Promise<{ steps: TFir
       title: "Add your providers",
       done: providers > 0,
       href: "/catalog",
-      hint: "Each account you route between: regions it serves, certifications it holds, cost, credential reference (env:NAME).",
+      hint: "Each account you route between: regions it serves and certifications it holds (declared first, under Regions and certifications), cost, credential reference (env:NAME).",
     },
     {
       key: "operation",
