@@ -5,6 +5,7 @@ import type { TFieldError } from "../errors";
 import { loadDeclaredNames, undeclaredCertifications, withDeclared, type TDeclaredNames } from "../controlplane";
 import { putCertification } from "./put-certification";
 import { putRegion } from "./put-region";
+import { sameSet } from "./catalog-rows";
 import { ZCertification, ZRegionEntry, type TCertificationEntry, type TRegionEntry } from "./schemas";
 
 /**
@@ -19,7 +20,6 @@ export type TBundleCertification = z.output<typeof ZBundleCertification>;
 
 type TChange = { target: string; path: string; action: "create" | "update" | "request"; effect: "applied" | "pending"; detail: string };
 
-const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
 const listed = (xs: readonly string[]) => (xs.length > 0 ? xs.join(", ") : "nothing");
 
 /**

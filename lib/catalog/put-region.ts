@@ -3,6 +3,7 @@ import { type TActor, appendAudit } from "../audit";
 import { invalid } from "../errors";
 import { loadDeclaredNames, undeclaredCertifications } from "../controlplane";
 import { changeSummary, holdForCompliance } from "./catalog-helpers";
+import { sameSet } from "./catalog-rows";
 import type { TRegionEntry } from "./schemas";
 import { otherReviewerExists } from "./security-review";
 
@@ -42,8 +43,6 @@ export async function putRegion(prisma: PrismaClient, actor: TActor, input: TReg
     return { status: "applied" as const, region: input, version: row.version };
   });
 }
-
-const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
 
 export function regionOf(row: { name: string; requires: string[] }): TRegionEntry {
   return { name: row.name, requires: [...row.requires] };
