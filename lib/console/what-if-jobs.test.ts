@@ -5,6 +5,7 @@ import { createTestDatabase, type TTestDatabase } from "../../test/support/datab
 import { makeUser, refusal, seedCatalog, WEIGHTS_YAML } from "../../test/support/controlplane-fixtures";
 import { createFactorListDraft } from "../controlplane/create-factor-list-draft";
 import { maintainPartitions } from "../dataplane/decision-log/partitions";
+import { addRollupDeltas } from "../dataplane";
 import { HISTOGRAM_BUCKETS } from "../../router-core/metrics/histogram";
 import type { TWhatIfView } from "./evaluation-types";
 import { getWhatIf, requestWhatIf } from "./what-if-jobs";
@@ -34,6 +35,7 @@ afterAll(async () => {
 /**
  * `perMinute` decisions a minute in EU on provider_A for `minutes` whole minutes before the last
  * 5-minute boundary (where the replayed range ends), and A's metric buckets (all completed).
+ * The rows are inserted as the log writes them: with their rollup cell, which range counts read.
  */
 async function record(minutes: number, perMinute: number) {
   const now = Math.floor(Date.now() / 300_000) * 300_000;
@@ -47,6 +49,27 @@ async function record(minutes: number, perMinute: number) {
          FROM generate_series(1, $3) g`,
       [at, m, perMinute],
     );
+    const client = await pool.connect();
+    try {
+      await addRollupDeltas(client, [
+        {
+          minute: at.getTime(),
+          operation: "SEND_SMS",
+          region: "EU",
+          selectedProvider: "provider_A",
+          reasonCode: "selected",
+          policyVersion: "",
+          shadow: "none",
+          stale: false,
+          degraded: false,
+          source: "server",
+          shadowPick: "",
+          count: perMinute,
+        },
+      ]);
+    } finally {
+      client.release();
+    }
     await pool.query(
       `INSERT INTO metric_bucket (provider_key, operation_key, region, bucket_start, width_ms, calls, latency_counts, completions)
        VALUES ('provider_A', 'SEND_SMS', 'EU', $1, 60000, $2, $3, $2)`,
