@@ -32,6 +32,7 @@ export { parseFactorList, factorListToYaml, factorListToJson, factorListInFieldO
 export type { TPolicyError, TParseResult, TLocated } from "./policy/codec";
 export { checkPolicyTextBounds, MAX_POLICY_TEXT_CHARS, MAX_POLICY_NESTING, MAX_POLICY_FLOW_OPENERS } from "./policy/text-bounds";
 export { diffFactorLists } from "./policy/diff";
+export { complianceWeakenings, type TComplianceWeakening } from "./policy/compliance-weakening";
 export { withCatalogRequirements } from "./policy/catalog-requirements";
 export type { TRegionRequirements } from "./policy/catalog-requirements";
 export type { TPolicyChange, TPolicyDiff } from "./policy/diff";

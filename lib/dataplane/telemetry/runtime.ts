@@ -1,5 +1,5 @@
-import { authenticateRequest, type TAuthenticator, type TRoute } from "../../edge";
 import type { TDecisionReadStore } from "../decision-log/store";
+import { authenticateRequest, type TAuthenticator, type TRoute } from "../../edge";
 import { createPool } from "../pool";
 import { createControllerLoop, type ControllerLoop } from "../controller/controller-loop";
 import { createLeaderElector } from "../controller/leader";
@@ -37,11 +37,11 @@ export type TTelemetryOptions = {
   controllerTickMs?: number;
   /** Governance's endExpiredOverrides, bound to a client: the leader calls it each tick. */
   endExpiredOverrides?: () => Promise<unknown>;
+  /** The incidents tracker, bound to a client: the leader calls it after each tick. */
+  trackIncidents?: () => Promise<unknown>;
   leaderRetryMs?: number;
   pollMs?: number;
   /** Safety-net pull period of the shared breaker state (LISTEN/NOTIFY carries it otherwise). */
-  /** The incidents tracker, bound to a client: the leader calls it after each tick. */
-  trackIncidents?: () => Promise<unknown>;
   breakerPollMs?: number;
   /** Who may report outcomes; default: the process's authenticator (authenticateRequest), which the data plane installs. */
   authenticate?: TAuthenticator;
