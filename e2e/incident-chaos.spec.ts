@@ -6,6 +6,8 @@ import { createSimulator, type Simulator } from "../lib/demo/simulator";
 import type { TOverview } from "../lib/console/types";
 import { ensureAccounts, originOf } from "./support/accounts";
 import { activateShortTimings, as, restoreFirstVersion } from "./support/short-timings";
+import { addChannel, deleteChannels, secretFile } from "./support/notify-channels";
+import { startReceiver, type Receiver } from "../test/support/notify-receiver";
 
 /**
  * Issue #38: a chaos outage of provider_A on SEND_SMS·EU is one stored incident whose fields are
@@ -13,6 +15,8 @@ import { activateShortTimings, as, restoreFirstVersion } from "./support/short-t
  * to provider_B, recovered at the controller's recovery detection, failback done at the full
  * failback, the same from the overview's 15 m, 1 h and 24 h ranges, in the fleet list, and two
  * clicks from the overview. Short timings (as in demo-outage) make the failback finish in minutes.
+ * Slack and PagerDuty channels configured on the Notifications page page on-call for it: one
+ * thread of messages for the incident, PagerDuty's trigger then resolve under one dedup key.
  */
 const OPERATION = "SEND_SMS";
 const REGION = "EU";
@@ -31,9 +35,12 @@ const FAULT_CAUSES = ["breaker_open", "metric_threshold", "hard_exclusion", "quo
 
 const prisma = createPrisma(process.env.E2E_DATABASE_URL ?? "postgres://unset");
 let sim: Simulator | null = null;
+let receiver: Receiver | null = null;
+const INCIDENT_KINDS = ["incident.opened", "incident.updated", "incident.resolved"];
 
 test.afterAll(async ({ browser }) => {
   await sim?.stop();
+  await receiver?.close();
   await restoreFirstVersion(browser, prisma, OPERATION, "e2e: restore Listing 1 after the incident chaos test");
   await prisma.$disconnect();
 });
@@ -62,6 +69,24 @@ test("a chaos outage of provider_A in EU is one stored incident with the true ca
   test.setTimeout(480_000);
   await page.setViewportSize({ width: 1440, height: 900 });
   await ensureAccounts(request);
+  // On-call's pager: Slack and PagerDuty channels for incidents in this scope, on a local receiver.
+  receiver = await startReceiver();
+  await as(page, "admin");
+  await page.goto("/notifications");
+  const routes = { kinds: INCIDENT_KINDS, operations: OPERATION, regions: REGION };
+  await addChannel(page, {
+    name: "e2e-incident-slack",
+    kind: "slack",
+    secretRef: secretFile("incident-slack-url", receiver.url("/slack/T0/B0/incident")),
+    ...routes,
+  });
+  await addChannel(page, {
+    name: "e2e-incident-pd",
+    kind: "pagerduty",
+    url: receiver.url("/v2/enqueue"),
+    secretRef: secretFile("incident-pd-key", "R0UTINGINCIDENT00000"),
+    ...routes,
+  });
   await activateShortTimings(page, { operation: OPERATION, timings: FAST_TIMINGS, note: "e2e: incident chaos timings" });
   sim = createSimulator({ baseUrl: originOf(), apiKey: process.env.SWITCHYARD_API_KEY, rate: 40, operations: [{ key: OPERATION, weight: 1 }] });
   sim.start();
@@ -179,4 +204,25 @@ test("a chaos outage of provider_A in EU is one stored incident with the true ca
   await expect(page.getByTestId("incident-failback")).toContainText(full.at.toISOString().slice(0, 19).replace("T", " "));
   await expect(page.getByTestId("incident-step").first()).toContainText("provider_A");
   await shots(page, "incident-page");
+
+  // Paged: PagerDuty's alert for this incident opened with a trigger and closed with a resolve
+  // under one dedup key, Slack's messages of the incident from "opened" to "resolved", and far
+  // fewer messages than the controller's ticks (grouped per incident, not one per tick).
+  const dedupKey = `switchyard:incident:${incident.id}`;
+  const paged = () => receiver!.received.filter((r) => r.path === "/v2/enqueue" && r.json.dedup_key === dedupKey).map((r) => r.json);
+  await expect.poll(() => paged().at(-1)?.event_action, { timeout: 60_000, intervals: [1_000] }).toBe("resolve");
+  expect(paged()[0]).toMatchObject({
+    event_action: "trigger",
+    routing_key: "R0UTINGINCIDENT00000",
+    payload: { severity: "critical", component: OPERATION, group: REGION },
+  });
+  expect(paged().filter((p) => p.event_action === "resolve")).toHaveLength(1);
+  const slack = receiver!.received.filter((r) => r.path.startsWith("/slack/") && r.body.includes(`incident:${incident.id}`)).map((r) => String(r.json.text));
+  expect(slack[0]).toContain("Incident opened");
+  expect(slack.at(-1)).toContain("Incident resolved");
+  expect(slack.at(-1)).toContain(`${OPERATION} · ${REGION}`);
+  expect(paged().length + slack.length).toBeLessThan(ticks);
+  await as(page, "admin");
+  await page.goto("/notifications");
+  await deleteChannels(page, ["e2e-incident-slack", "e2e-incident-pd"]);
 });

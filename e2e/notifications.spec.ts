@@ -1,9 +1,8 @@
-import { chmodSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { ensureAccounts, originOf, signIn } from "./support/accounts";
 import { startReceiver, type Receiver } from "../test/support/notify-receiver";
 import { verifyWebhookSignature } from "../lib/notify/signature";
+import { addChannel, deleteChannels, secretFile } from "./support/notify-channels";
 
 /**
  * An admin sets up Slack, PagerDuty and a signed webhook on the Notifications page, each pointing
@@ -28,30 +27,6 @@ test.afterAll(async () => {
   await chat?.close();
   await hook?.close();
 });
-
-function secretFile(name: string, value: string): string {
-  const dir = process.env.E2E_SECRETS_DIR;
-  if (!dir) throw new Error("E2E_SECRETS_DIR is not set: run the specs through `npm run test:e2e`");
-  const file = path.join(dir, name);
-  writeFileSync(file, value);
-  chmodSync(file, 0o600);
-  return `file:${file}`;
-}
-
-async function addChannel(page: Page, c: { name: string; kind: string; url?: string; secretRef: string; kinds?: string[]; operations?: string }) {
-  const form = page.getByTestId("channel-form-new");
-  await form.locator('input[name="name"]').fill(c.name);
-  await form.locator('select[name="kind"]').selectOption(c.kind);
-  await form.locator('input[name="url"]').fill(c.url ?? "");
-  await form.locator('input[name="secretRef"]').fill(c.secretRef);
-  await form.locator('input[name="routes.operations"]').fill(c.operations ?? "");
-  for (const k of c.kinds ?? []) await form.locator(`input[name="routes.kinds"][value="${k}"]`).check();
-  await form.getByRole("button", { name: "Add channel" }).click();
-  await expect(form.getByTestId("channel-outcome")).toHaveAttribute("data-status", "saved");
-  await expect(page.getByTestId(`channel-${c.name}`)).toBeVisible();
-  // The form keeps its values after a save: clear the ticks for the next channel.
-  for (const k of c.kinds ?? []) await form.locator(`input[name="routes.kinds"][value="${k}"]`).uncheck();
-}
 
 const overrideKinds = ["kill_switch.set", "kill_switch.ended"];
 const inMinutes = (m: number) => new Date(Date.now() + m * 60_000).toISOString();
@@ -173,9 +148,5 @@ test("channels configured in the console deliver a kill switch to Slack, PagerDu
   await signIn(page.request, "admin");
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto("/notifications");
-  page.on("dialog", (d) => void d.accept());
-  for (const name of ["e2e-slack", "e2e-pagerduty", "e2e-hook"]) {
-    await page.getByTestId(`delete-${name}`).getByRole("button").click();
-    await expect(page.getByTestId(`channel-${name}`)).toHaveCount(0);
-  }
+  await deleteChannels(page, ["e2e-slack", "e2e-pagerduty", "e2e-hook"]);
 });
