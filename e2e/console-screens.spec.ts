@@ -120,6 +120,18 @@ test("at 390 × 844 no console page scrolls sideways, and the nav is a keyboard-
   }
   expect(problems).toEqual([]);
 
+  // The providers page's key actions (kill, pin, adaptive off) sit within the phone's width, not
+  // past the edge of a table that scrolls sideways.
+  await page.goto("/providers");
+  await expect(page.getByRole("button", { name: "Turn adaptive off…" }).first()).toBeVisible();
+  const cut = await page.evaluate(() =>
+    [...document.querySelectorAll("main button")]
+      .filter((b) => /^(Kill|Pin|Turn adaptive off)/.test(b.textContent ?? ""))
+      .map((b) => ({ text: b.textContent, right: Math.round(b.getBoundingClientRect().right) }))
+      .filter((b) => b.right > window.innerWidth),
+  );
+  expect(cut).toEqual([]);
+
   // The links sit behind one button; Enter opens it with focus on the first link, Escape closes it and focus returns.
   await page.goto("/providers");
   const button = page.getByTestId("nav-menu-button");

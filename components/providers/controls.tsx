@@ -304,26 +304,29 @@ export function KillSwitchPanel({ overrides }: { overrides: TOverrideRow[] }) {
       <h2 className="panel-title">
         Routing kill switch <span className="muted font-normal">· adaptive off → the factor list&apos;s static priority order</span>
       </h2>
-      <DataTable columns={["Operation", "Adaptive routing", ""]} empty="No operation exists yet." testId="routing-kill-switch">
+      <DataTable columns={["Operation", "Adaptive routing"]} empty="No operation exists yet." testId="routing-kill-switch">
         {data.operations.map((o) => {
           const switches = overrides.filter((v) => v.kind === "routing_kill_switch" && v.operation === o.key);
+          // The action sits beside the operation's key, so a phone reaches it without scrolling the table sideways.
           return (
             <tr key={o.key}>
-              <td className="mono">{o.key}</td>
+              <td>
+                <div className="flex flex-wrap items-center gap-2">
+                  <span className="mono">{o.key}</span>
+                  {data.canCreate ? (
+                    <button
+                      type="button"
+                      className="btn btn-danger"
+                      onClick={() => open({ kind: "routing_kill_switch", provider: null, operation: o.key, region: ALL })}
+                      data-testid={`kill-switch-${o.key}`}
+                    >
+                      Turn adaptive off…
+                    </button>
+                  ) : null}
+                </div>
+              </td>
               <td style={{ color: switches.length > 0 ? "var(--bad)" : "var(--ok)" }}>
                 {switches.length === 0 ? "on" : `off in ${switches.map((s) => s.region ?? "all regions").join(", ")}`}
-              </td>
-              <td style={{ width: 1 }}>
-                {data.canCreate ? (
-                  <button
-                    type="button"
-                    className="btn btn-danger"
-                    onClick={() => open({ kind: "routing_kill_switch", provider: null, operation: o.key, region: ALL })}
-                    data-testid={`kill-switch-${o.key}`}
-                  >
-                    Turn adaptive off…
-                  </button>
-                ) : null}
               </td>
             </tr>
           );
