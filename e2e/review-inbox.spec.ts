@@ -5,6 +5,7 @@ import { createFactorListDraft } from "../lib/controlplane/create-factor-list-dr
 import { submitFactorList } from "../lib/controlplane/submit-factor-list";
 import { demoSmsPolicyYaml } from "../lib/demo/seed-demo";
 import { emailOf, ensureAccounts, originOf, signIn, type TE2eRole } from "./support/accounts";
+import { restoreFirstVersion } from "./support/short-timings";
 
 /**
  * Reviews that guide: each reviewer finds the version in their inbox (badge and page), the page
@@ -140,7 +141,7 @@ test("on a phone, Kill and Pin are in view on the providers page without scrolli
   await page.screenshot({ path: `${OUT}/providers-390.png`, fullPage: true });
 });
 
-test("activating a version that loosens compliance shows the impact and needs a confirmation and a reason", async ({ page }) => {
+test("activating a version that loosens compliance shows the impact and needs a confirmation and a reason", async ({ page, browser }) => {
   const url = process.env.E2E_DATABASE_URL!;
   const db = createPrisma(url);
   let id: string;
@@ -173,4 +174,11 @@ test("activating a version that loosens compliance shows the impact and needs a 
   await page.screenshot({ path: `${OUT}/activate-weakening-1440.png` });
   await dialog.getByTestId("confirm-button").click();
   await expect(page.getByTestId("version-status").first()).toHaveText("active");
+  // Later specs start from the demo's gated policy: roll back to version 1, as an approver would.
+  const restoreDb = createPrisma(process.env.E2E_DATABASE_URL!);
+  try {
+    await restoreFirstVersion(browser, restoreDb, "SEND_SMS", "e2e: put the compliance gate back");
+  } finally {
+    await restoreDb.$disconnect();
+  }
 });

@@ -74,6 +74,9 @@ async function recordTraffic(request: APIRequestContext) {
       );
     }
   }
+  // The log writes each batch's rollup cells with its rows; rows copied in by hand get theirs from
+  // the product's own rebuild of the range, which range counts (what-if coverage) read.
+  await pool.query(`SELECT decision_rollup_rebuild($1::timestamptz, $2::timestamptz)`, [new Date(end - RECORDED_MINUTES * 60_000), new Date(end + 60_000)]);
 }
 
 async function dbCount(sql: string, params: unknown[]): Promise<number> {
