@@ -120,8 +120,9 @@ test("at 390 × 844 no console page scrolls sideways, and the nav is a keyboard-
   }
   expect(problems).toEqual([]);
 
-  // The providers page's key actions (kill, pin, adaptive off) sit within the phone's width, not
+  // On-call's key actions on the providers page (kill, pin, adaptive off) sit within the phone's width, not
   // past the edge of a table that scrolls sideways.
+  await signIn(page.request, "on_call");
   await page.goto("/providers");
   await expect(page.getByRole("button", { name: "Turn adaptive off…" }).first()).toBeVisible();
   const cut = await page.evaluate(() =>
@@ -131,6 +132,7 @@ test("at 390 × 844 no console page scrolls sideways, and the nav is a keyboard-
       .filter((b) => b.right > window.innerWidth),
   );
   expect(cut).toEqual([]);
+  await signIn(page.request, "admin");
 
   // The links sit behind one button; Enter opens it with focus on the first link, Escape closes it and focus returns.
   await page.goto("/providers");
