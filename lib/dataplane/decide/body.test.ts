@@ -85,6 +85,22 @@ describe("decisionBody", () => {
     expect(JSON.parse(decisionBodyJson("x", down, {}))).toEqual(JSON.parse(JSON.stringify({ decisionId: "x", ...down })));
   });
 
+  it("escapes strings and writes numbers and extra values exactly as JSON.stringify does", () => {
+    const odd = decide(
+      { operation: "SEND_SMS", region: "EU", requestId: 'q"\\ü東京\n\u2028\u0001\ud800x\u007f', decisionId: "d" },
+      state(),
+      policy,
+      createSimulatedClock(NOW),
+      createSeededRandom(5),
+      { shadow: { policy, policyVersion: 'v"2' } },
+    );
+    const records = [odd, { ...odd, scoreMargin: Number.NaN, metricAgeSeconds: -0 }, { ...odd, scoreMargin: Infinity, metricAgeSeconds: 1e-7, at: 1e21 }];
+    const extra = { 'k"\n': "v\\", n: -0, missing: undefined, f: () => 1, nested: { a: [1, "b", null] }, big: 12345678901234567890, ok: true, none: null };
+    for (const d of records) {
+      expect(decisionBodyJson('id"\t', d, extra)).toBe(JSON.stringify({ decisionId: 'id"\t', ...d, ...extra }));
+    }
+  });
+
   it("splits the stored record from its candidate list: the list's text and content id are shared while the list is", () => {
     const s = state();
     const first = decisionBody("a", at(s, NOW, 1), { degraded: false });
