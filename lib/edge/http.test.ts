@@ -38,7 +38,7 @@ function connection() {
     waiters.splice(0).forEach((w) => w());
   });
   return {
-    write: (s: string) => socket.write(s),
+    write: (s: string | Buffer) => socket.write(s),
     /** The next answer's status line and body (content-length framed). */
     async next(): Promise<{ status: number; body: string }> {
       for (;;) {
@@ -81,6 +81,25 @@ describe("readJsonBody", () => {
       c.write(post('{"a":"é"}') + post('{"b":2}'));
       expect(await c.next()).toEqual({ status: 200, body: '{"value":{"a":"é"}}' });
       expect(await c.next()).toEqual({ status: 200, body: '{"value":{"b":2}}' });
+    });
+  });
+
+  it("decodes strict UTF-8 whatever the bytes (ASCII, multi-byte, a BOM, invalid), and reads the media type case-insensitively", async () => {
+    const raw = (type: string, body: Buffer) =>
+      Buffer.concat([Buffer.from(`POST / HTTP/1.1\r\nhost: x\r\ncontent-type: ${type}\r\ncontent-length: ${body.length}\r\n\r\n`), body]);
+    const cases: Array<[string, Buffer, { status: number; body: string }]> = [
+      ["application/json", Buffer.from('{"a":"plain"}'), { status: 200, body: '{"value":{"a":"plain"}}' }],
+      ["application/json", Buffer.from('{"a":"東京 ü"}'), { status: 200, body: '{"value":{"a":"東京 ü"}}' }],
+      ["application/json", Buffer.from([0xef, 0xbb, 0xbf, ...Buffer.from('{"b":1}')]), { status: 200, body: '{"value":{"b":1}}' }],
+      ["application/json", Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), { status: 400, body: '{"code":"malformed","fields":[": not valid UTF-8"]}' }],
+      ["Application/JSON; charset=utf-8", Buffer.from('{"c":2}'), { status: 200, body: '{"value":{"c":2}}' }],
+      ["text/plain", Buffer.from('{"d":3}'), { status: 415, body: '{"code":"unsupported_media_type","fields":["content-type: content-type must be"]}' }],
+    ];
+    await onConnection(async (c) => {
+      for (const [type, body, expected] of cases) {
+        c.write(raw(type, body));
+        expect(await c.next()).toEqual(expected);
+      }
     });
   });
 

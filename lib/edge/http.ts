@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer";
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { ContractError, errorBody, invalid, malformed } from "../http";
@@ -130,7 +131,9 @@ function consumeBody(req: IncomingMessage, keepBytes: number, declaredBytes?: nu
  * before JSON.parse) and duplicate keys with the right status.
  */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number, maxDepth = MAX_JSON_DEPTH, maxMembers = MAX_JSON_MEMBERS): Promise<unknown> {
-  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  const header = req.headers["content-type"];
+  // The usual header, spelled exactly, needs no splitting and case folding.
+  const type = header === "application/json" ? header : (header ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json") {
     throw new ContractError("unsupported_media_type", `content-type must be application/json, got ${type || "none"}`, "content-type");
   }
@@ -150,7 +153,10 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number, maxDe
   if (scan.tooMany) throw new ContractError("too_many_members", `body has more than ${maxMembers} keys and array elements (the limit)`);
   let text: string;
   try {
-    text = utf8.decode(Buffer.concat(chunks));
+    // One chunk (the usual case) is used as it is; ASCII, which is valid UTF-8 and decodes to the
+    // same text, is copied out as Latin-1 without the strict decoder's pass (about half its cost).
+    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    text = isAscii(bytes) ? bytes.toString("latin1") : utf8.decode(bytes);
   } catch {
     throw malformed([{ path: "", message: "not valid UTF-8" }], "body is not valid UTF-8");
   }
