@@ -30,10 +30,11 @@ function json(form: FormData, name: string): unknown {
 /**
  * The quota rows of the provider form (quotaUnit, quotaLimit, quotaWindowSeconds, quotaReset, one
  * of each per row; a row with no limit is dropped), as the list ZQuota checks: quotas.0.limit names
- * the row's field. Without the row fields (an older form) the JSON field "quotas" is read.
+ * the row's field. The fieldset always posts quotaFields, so a form whose last row was removed means
+ * "no quotas", not "unchanged". Without either (an older form) the JSON field "quotas" is read.
  */
 function quotaRows(form: FormData): unknown {
-  if (!form.has("quotaUnit")) return json(form, "quotas");
+  if (!form.has("quotaUnit") && !form.has("quotaFields")) return json(form, "quotas");
   const column = (name: string) => form.getAll(name).map((v) => String(v).trim());
   const [units, limits, windows, resets] = [column("quotaUnit"), column("quotaLimit"), column("quotaWindowSeconds"), column("quotaReset")];
   const asNumber = (v: string | undefined) => (v === undefined || v === "" ? undefined : Number.isFinite(Number(v)) ? Number(v) : v);

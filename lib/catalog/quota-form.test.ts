@@ -62,6 +62,13 @@ describe("quotas as fields", () => {
     expect(bad.error!.issues[0]!.path).toEqual(["quotas", 0, "limit"]);
   });
 
+  it("removing the last row clears the quotas; a form without the quota fieldset leaves them alone", () => {
+    const cleared = form([]);
+    cleared.append("quotaFields", "rows");
+    expect(catalogFormInput.provider(cleared).quotas).toEqual([]);
+    expect(catalogFormInput.provider(form([])).quotas).toBeUndefined();
+  });
+
   it("a quota change from the console needs a reason, kept in the audit entry; other edits do not", async () => {
     // Only the quota field moves (the rest of the form as the provider is would be unchanged).
     const patch = ZProviderPatch.parse({ quotas: catalogFormInput.provider(form([["requests", "120", "1", "rolling"]])).quotas });

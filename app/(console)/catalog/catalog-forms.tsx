@@ -185,6 +185,7 @@ function QuotaFields({ initial, state, askReason }: { initial: TQuotaRow[]; stat
   return (
     <fieldset className="flex flex-col gap-1 text-xs" data-testid="quota-fields">
       <legend className="muted">quotas (a provider&apos;s own limits; none = unlimited)</legend>
+      <input type="hidden" name="quotaFields" value="rows" />
       {rows.map((r, i) => (
         <div key={i} className="flex flex-wrap items-end gap-2" data-testid={`quota-row-${i}`}>
           <label className="flex flex-col gap-0.5">
