@@ -126,6 +126,16 @@ test("the catalogue fits 1440 px with its Disable buttons; the audit log shows f
   await page.screenshot({ path: `${OUT}/audit-diff-1440.png`, fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: `${OUT}/audit-diff-390.png`, fullPage: true });
+
+  // Later specs drive SEND_SMS at 40/s through provider_B: the 90-a-minute quota goes again, as an admin would remove it.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto("/catalog");
+  await edit.locator("summary").click();
+  await form.getByRole("button", { name: "Remove quota 1" }).click();
+  await form.getByTestId("quota-reason").fill("e2e: contract quota lifted again");
+  await form.getByRole("button", { name: "Save" }).click();
+  await expect(form.getByTestId("form-outcome")).toHaveAttribute("data-status", "applied");
+  await expect(form.locator("input[name=quotaLimit]")).toHaveCount(0);
 });
 
 test("on a phone, Kill and Pin are in view on the providers page without scrolling sideways", async ({ page }) => {

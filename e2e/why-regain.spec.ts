@@ -43,6 +43,16 @@ test.afterAll(async ({ browser }) => {
 test("a recovered former primary in its cooldown: the Why page says its probe, its samples and when failback can start", async ({ page, request }) => {
   test.setTimeout(300_000);
   await ensureAccounts(request);
+  // 40 decisions/s go to provider_B during the outage: a quota an earlier spec left would exclude it and skip the recovery.
+  const quotas = await prisma.provider.findMany({
+    where: { key: { in: ["provider_A", "provider_B"] } },
+    select: { key: true, quotas: true },
+    orderBy: { key: "asc" },
+  });
+  expect(quotas.map((p) => [p.key, p.quotas])).toEqual([
+    ["provider_A", []],
+    ["provider_B", []],
+  ]);
   await activateShortTimings(page, { operation: OPERATION, timings: FAST, note: "e2e: recovery" });
 
   sim = createSimulator({ baseUrl: originOf(), apiKey: process.env.SWITCHYARD_API_KEY, rate: 40, operations: [{ key: OPERATION, weight: 1 }] });
