@@ -27,6 +27,10 @@ type TRun = {
   postgresNetUs: number | null;
   /** This process's CPU per decide: the ClickHouse engine and its HTTP shim (the load generator runs in a child). */
   clickhouseUs: number | null;
+  /** WAL Postgres wrote per decide during the run (pg_current_wal_lsn), background work included. */
+  walBytes: number | null;
+  /** Rows Postgres inserted or updated per decide during the run (pg_stat_database), background work included. */
+  postgresRows: number | null;
   acked: string[];
   sizes: TSizes;
 };
@@ -60,9 +64,9 @@ async function clickhouseSizes(url: string, pool: pg.Pool): Promise<TSizes> {
     const columns = await q<{ name: string; bytes: string }>(
       "SELECT name, data_compressed_bytes AS bytes FROM system.columns WHERE database = currentDatabase() AND table = 'decision' ORDER BY data_compressed_bytes DESC",
     );
-    // What this mode still keeps in Postgres per decision: the claims (one window of them) and the rollups.
+    // What this mode still keeps in Postgres: the claim log (a row per batch, one window of them) and the rollups.
     const { rows } = await pool.query<{ bytes: string }>(
-      "select pg_total_relation_size('decision_idempotency_key') + pg_total_relation_size('decision_rollup') as bytes",
+      "select pg_total_relation_size('decision_claim_batch') + pg_total_relation_size('decision_rollup') as bytes",
     );
     return {
       rows: Number(parts!.rows),
@@ -73,6 +77,14 @@ async function clickhouseSizes(url: string, pool: pg.Pool): Promise<TSizes> {
   } finally {
     await ch.close();
   }
+}
+
+/** Postgres's WAL position and the rows written in this database so far. */
+async function writes(pool: pg.Pool): Promise<{ wal: bigint; rows: number }> {
+  const { rows } = await pool.query<{ lsn: string; n: string }>(
+    `select (pg_current_wal_lsn() - '0/0')::text as lsn, (select tup_inserted + tup_updated + tup_deleted from pg_stat_database where datname = current_database())::text as n`,
+  );
+  return { wal: BigInt(rows[0]!.lsn), rows: Number(rows[0]!.n) };
 }
 
 async function runMode(mode: TMode, serverUrl: string, opts: { duration: number; connections: number }, dir: string): Promise<TRun> {
@@ -97,6 +109,7 @@ async function runMode(mode: TMode, serverUrl: string, opts: { duration: number;
     await load(port, 3, opts.connections, `${mode}-warm`, false);
     const first = acknowledgedIds.length;
     const own = process.cpuUsage();
+    const w0 = await writes(pool);
     const m = await withCpuPerUnit(
       child.pid,
       () => load(port, opts.duration, opts.connections, `${mode}-run`),
@@ -104,13 +117,29 @@ async function runMode(mode: TMode, serverUrl: string, opts: { duration: number;
       pgPid,
     );
     const used = process.cpuUsage(own);
+    // pg_stat_database lags its backends by up to a second.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const w1 = await writes(pool);
     await stop(child);
+    const walBytes = m.result.ok > 0 ? Number(w1.wal - w0.wal) / m.result.ok : null;
+    const postgresRows = m.result.ok > 0 ? (w1.rows - w0.rows) / m.result.ok : null;
     const acked = acknowledgedIds.slice(first);
     const sizes = shim ? await clickhouseSizes(shim.url, pool) : { ...(await postgresDecisionBytes(pool)), postgresBytes: 0 };
     const clickhouseUs = shim ? (used.user + used.system) / m.result.ok : null;
     const postgresNetUs =
       m.postgresCpuUsPerUnit === null || idlePerSecond === null ? null : m.postgresCpuUsPerUnit - (idlePerSecond * 1e6 * m.result.seconds) / m.result.ok;
-    return { mode, result: m.result, serverUs: m.cpuUsPerUnit, postgresUs: m.postgresCpuUsPerUnit, postgresNetUs, clickhouseUs, acked, sizes };
+    return {
+      mode,
+      result: m.result,
+      serverUs: m.cpuUsPerUnit,
+      postgresUs: m.postgresCpuUsPerUnit,
+      postgresNetUs,
+      clickhouseUs,
+      walBytes,
+      postgresRows,
+      acked,
+      sizes,
+    };
   } finally {
     await shim?.close();
     await pool.end();
@@ -133,17 +162,22 @@ function report(runs: TRun[], opts: { duration: number; connections: number }): 
       round(r.serverUs),
       round(r.postgresUs),
       round(r.clickhouseUs),
+      round(r.walBytes),
+      r.postgresRows === null ? null : Number(r.postgresRows.toFixed(3)),
       bytesPer === null ? null : Math.round(bytesPer),
     ]);
     figures.push(
       { label: `${r.mode}: decides/s (closed loop, ${opts.connections} connections)`, value: Math.round(perSecond), unit: "req/s" },
       { label: `${r.mode}: Postgres CPU per decide`, value: round(r.postgresUs), unit: "µs" },
       { label: `${r.mode}: Postgres CPU per decide above idle`, value: round(r.postgresNetUs), unit: "µs" },
+      { label: `${r.mode}: Postgres WAL per decide`, value: round(r.walBytes), unit: "B" },
+      { label: `${r.mode}: Postgres rows written per decide`, value: r.postgresRows === null ? null : Number(r.postgresRows.toFixed(3)), unit: "rows" },
       { label: `${r.mode}: bytes per decision in the decision store`, value: bytesPer === null ? null : Math.round(bytesPer), unit: "B" },
     );
     console.log(
       `${r.mode.padEnd(10)} ${perSecond.toFixed(0)}/s p99 ${r.result.latency.p99} ms; CPU per decide: server ${r.serverUs?.toFixed(0)} µs, Postgres ${r.postgresUs?.toFixed(0)} µs (${r.postgresNetUs?.toFixed(0)} above idle)` +
         (r.clickhouseUs === null ? "" : `, ClickHouse + shim ${r.clickhouseUs.toFixed(0)} µs`) +
+        `; Postgres WAL ${r.walBytes?.toFixed(0)} B and ${r.postgresRows?.toFixed(3)} rows written per decide` +
         `; ${r.sizes.rows} rows, ${r.sizes.bytes} B, ${bytesPer?.toFixed(0)} B per decision`,
     );
   }
@@ -155,7 +189,7 @@ function report(runs: TRun[], opts: { duration: number; connections: number }): 
       ok: ch.sizes.rows === ch.acked.length,
       detail: `${ch.sizes.rows} rows, ${ch.acked.length} acknowledged`,
     });
-    figures.push({ label: "clickhouse: Postgres bytes kept (claims for one window + rollups)", value: ch.sizes.postgresBytes, unit: "B" });
+    figures.push({ label: "clickhouse: Postgres bytes kept (claim log for one window + rollups)", value: ch.sizes.postgresBytes, unit: "B" });
     console.log(`clickhouse columns (compressed bytes): ${ch.sizes.columns?.map(([n, b]) => `${n} ${b}`).join(", ")}`);
   }
   const file = writeBenchResult({
@@ -171,7 +205,18 @@ function report(runs: TRun[], opts: { duration: number; connections: number }): 
     tables: [
       {
         title: "decide per store",
-        columns: ["store", "decides/s", "p99 ms", "server µs", "Postgres µs", "Postgres µs above idle", "ClickHouse µs", "bytes/decision"],
+        columns: [
+          "store",
+          "decides/s",
+          "p99 ms",
+          "server µs",
+          "Postgres µs",
+          "Postgres µs above idle",
+          "ClickHouse µs",
+          "Postgres WAL B/decide",
+          "Postgres rows/decide",
+          "bytes/decision",
+        ],
         rows,
       },
     ],

@@ -79,7 +79,7 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
     spool,
     durability: s.durability,
     maxBuffered: s.maxBuffered,
-    concurrency: s.logConcurrency,
+    concurrency: Math.max(s.logConcurrency, store?.logConcurrency ?? 1),
     maxBatch: s.logMaxBatch,
     partitions: partitionOptions,
     onAvailability: (up) => state.setDbAvailable(up),

@@ -3,94 +3,189 @@ import type pg from "pg";
 import { addRollupDeltas, rollupDeltasOf, type TDecisionRow } from "../dataplane";
 
 /**
- * The cross-instance idempotency claim when decisions are not in Postgres: one row per
- * (operation, request_id, api_key_id), keyed by the first 128 bits of the key's SHA-256 (a
- * 16-byte primary key costs Postgres less per claim than the three texts), its decision and time. A batch claims its keys in one
- * statement, INSERT ... ON CONFLICT DO UPDATE only where the held claim is older than the window,
- * so of two instances deciding the same request the second finds the first's claim (the row lock
- * the insert takes serialises them: no advisory lock, no per-decision round trip). Expired
- * claims are taken over in place and pruned by the hourly maintenance, so the table holds about
- * one window of keys.
+ * Cross-instance idempotency when decisions are not in Postgres, without a Postgres row or lock
+ * per decision: a claim log. Every batch's claims (key hash, decision id, time: 40 bytes each)
+ * are one row of `decision_claim_batch`, written under one transaction-scoped advisory lock
+ * that every instance takes per batch; each instance keeps the window's claims of all
+ * instances in memory and, under the lock, first reads the rows committed since it last looked.
+ * The lock makes "read what others claimed, decide winners, append" one serial step across
+ * instances, and the ids of the rows commit in order (each is taken and committed under it), so
+ * reading `id > last seen` misses nothing. Postgres does per batch what it did per decision.
  */
-export const IDEMPOTENCY_KEY_TABLE_DDL = `create table if not exists decision_idempotency_key (
-  key_hash uuid primary key,
-  decision_id uuid not null,
-  created_at timestamptz not null
-)`;
+export const CLAIM_LOG_TABLE_DDL = `create table if not exists decision_claim_batch (
+  id bigserial primary key,
+  created_at timestamptz not null default now(),
+  claims bytea not null
+);
+alter table decision_claim_batch alter column claims set storage external`;
+
+/** One advisory lock for every instance's claim step (hashtext of a name, as lib/audit's). */
+const LOCK = "select pg_advisory_xact_lock(hashtext('switchyard:decision_claims'))";
+const CLAIM_BYTES = 40;
 
 /** Rows logged before keys were recorded have no principal; they are keyed as '' (null matches only null, as in Postgres mode). */
 const keyOf = (r: TDecisionRow) => `${r.operation}\u0000${r.requestId}\u0000${r.apiKeyId ?? ""}`;
 
-function keyHash(key: string): string {
-  const h = createHash("sha256").update(key).digest("hex");
+/** The first 128 bits of the key's SHA-256, as a Map key (base64, 24 characters). */
+function keyHash(key: string): Buffer {
+  return createHash("sha256").update(key).digest().subarray(0, 16);
+}
+
+const uuidBytes = (id: string) => Buffer.from(id.replace(/-/g, ""), "hex");
+function uuidText(b: Buffer, at: number): string {
+  const h = b.toString("hex", at, at + 16);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
-/** The claims, in one statement; returns the rows that lost their key. */
-const CLAIM = `with input as (
-    select * from unnest($1::uuid[], $2::uuid[], $3::timestamptz[]) as t(key_hash, decision_id, created_at)
-  ), claimed as (
-    insert into decision_idempotency_key as k (key_hash, decision_id, created_at)
-    select * from input
-    on conflict (key_hash) do update set decision_id = excluded.decision_id, created_at = excluded.created_at
-      where k.created_at < excluded.created_at - make_interval(secs => $4::float8 / 1000)
-    returning decision_id
-  )
-  select decision_id::text from input where decision_id not in (select decision_id from claimed)`;
+type TClaim = { id: string; at: number };
 
-const HOLDERS = `select key_hash::text as key_hash, decision_id::text as decision_id from decision_idempotency_key where key_hash = any($1::uuid[])`;
-
-/**
- * Claims the batch's keys and counts the rows that won them in decision_rollup (rollup.ts), in one
- * transaction; returns, for each row that lost, the id of the decision holding its key (another
- * instance's, an earlier batch's, or an earlier row of this batch).
- */
-export async function claimKeys(pool: pg.Pool, rows: readonly TDecisionRow[], windowMs: number): Promise<Map<string, string>> {
-  const losers = new Map<string, string>();
-  // A key twice in one batch: the first row claims it, the others answer with it.
-  const first = new Map<string, TDecisionRow>();
-  for (const r of rows) {
-    const held = first.get(keyOf(r));
-    if (held) losers.set(r.id, held.id);
-    else first.set(keyOf(r), r);
-  }
-  // In key order, so two instances' batches lock shared keys in the same order and wait rather than deadlock.
-  const sorted = [...first.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
-  const client = await pool.connect();
-  try {
-    await client.query("begin");
-    const lost = await client.query<{ decision_id: string }>({
-      name: "decision_claim_keys",
-      text: CLAIM,
-      values: [sorted.map((r) => keyHash(keyOf(r))), sorted.map((r) => r.id), sorted.map((r) => new Date(r.createdAt).toISOString()), windowMs],
-    });
-    const ids = new Set(lost.rows.map((r) => r.decision_id));
-    if (ids.size > 0) {
-      const mine = sorted.filter((r) => ids.has(r.id));
-      // A statement of its own: it sees claims committed while the insert waited on their row locks.
-      const held = await client.query<{ key_hash: string; decision_id: string }>(HOLDERS, [mine.map((r) => keyHash(keyOf(r)))]);
-      const byKey = new Map(held.rows.map((h) => [h.key_hash, h.decision_id]));
-      for (const r of mine) losers.set(r.id, byKey.get(keyHash(keyOf(r)))!);
-    }
-    // The winners' minutes, in the claim's transaction: counted once, whoever replays what.
-    await addRollupDeltas(client, rollupDeltasOf(sorted.filter((r) => !ids.has(r.id))));
-    await client.query("commit");
-  } catch (err) {
-    await client.query("rollback").catch(() => {});
-    client.release(true);
-    throw err;
-  }
-  client.release();
-  // Later rows of a key whose first row lost answer with the holder too.
-  for (const [id, firstId] of losers) {
-    const holder = losers.get(firstId);
-    if (holder !== undefined) losers.set(id, holder);
-  }
-  return losers;
+/** The claims of one batch as the row's bytes: per claim the key hash, the decision id and its time in ms. */
+export function encodeClaims(claims: ReadonlyArray<{ key: Buffer; id: string; at: number }>): Buffer {
+  const out = Buffer.alloc(claims.length * CLAIM_BYTES);
+  claims.forEach((c, i) => {
+    const o = i * CLAIM_BYTES;
+    c.key.copy(out, o);
+    uuidBytes(c.id).copy(out, o + 16);
+    out.writeDoubleLE(c.at, o + 32);
+  });
+  return out;
 }
 
-/** Deletes claims older than the window (hourly maintenance). */
-export async function pruneKeys(pool: pg.Pool, windowMs: number, now: number): Promise<number> {
-  const r = await pool.query(`delete from decision_idempotency_key where created_at < $1`, [new Date(now - windowMs).toISOString()]);
+export function decodeClaims(b: Buffer): Array<{ key: string; id: string; at: number }> {
+  const out: Array<{ key: string; id: string; at: number }> = [];
+  for (let o = 0; o + CLAIM_BYTES <= b.length; o += CLAIM_BYTES) {
+    out.push({ key: b.toString("base64", o, o + 16), id: uuidText(b, o + 16), at: b.readDoubleLE(o + 32) });
+  }
+  return out;
+}
+
+export type TClaimLogOptions = { pool: pg.Pool; windowMs: number; now?: () => number };
+
+/**
+ * The claim log of one instance. `claim` decides a batch's winners and adds their rollup cells in
+ * the same transaction (counted once, whoever replays what); it returns, for each row that lost,
+ * the id of the decision holding its key (another instance's, an earlier batch's, or an earlier
+ * row of this batch).
+ */
+export function createClaimLog(opts: TClaimLogOptions) {
+  const now = opts.now ?? Date.now;
+  // Insertion order is commit order, so roughly time order: expired claims are dropped from the front.
+  const held = new Map<string, TClaim>();
+  let lastSeen = "0";
+  let loaded = false;
+  // One claim step of this instance at a time: its batches wait here rather than each holding a connection on the lock.
+  let tail: Promise<unknown> = Promise.resolve();
+  let prunedAt = now();
+
+  function learn(rows: ReadonlyArray<{ id: string; claims: Buffer }>): void {
+    for (const r of rows) {
+      for (const c of decodeClaims(r.claims)) {
+        held.delete(c.key);
+        held.set(c.key, { id: c.id, at: c.at });
+      }
+      if (BigInt(r.id) > BigInt(lastSeen)) lastSeen = r.id;
+    }
+  }
+
+  function evict(): void {
+    const horizon = now() - 2 * opts.windowMs;
+    for (const [k, c] of held) {
+      if (c.at >= horizon) break;
+      held.delete(k);
+    }
+  }
+
+  async function readSince(client: pg.ClientBase): Promise<void> {
+    const { rows } = await client.query<{ id: string; claims: Buffer }>({
+      name: "decision_claims_since",
+      text: "select id::text as id, claims from decision_claim_batch where id > $1 order by id",
+      values: [lastSeen],
+    });
+    learn(rows);
+  }
+
+  /** The window's claims of every instance, read once without the lock; later steps read only what is new. */
+  async function load(): Promise<void> {
+    const { rows } = await opts.pool.query<{ id: string; claims: Buffer }>(
+      "select id::text as id, claims from decision_claim_batch where created_at >= $1 order by id",
+      [new Date(now() - opts.windowMs - 60_000).toISOString()],
+    );
+    learn(rows);
+    loaded = true;
+  }
+
+  async function step(rows: readonly TDecisionRow[]): Promise<Map<string, string>> {
+    if (!loaded) await load();
+    const client = await opts.pool.connect();
+    const losers = new Map<string, string>();
+    const mine: Array<{ key: Buffer; k: string; id: string; at: number }> = [];
+    try {
+      await client.query("begin");
+      await client.query(LOCK);
+      await readSince(client);
+      const inBatch = new Map<string, TClaim>();
+      for (const r of rows) {
+        const key = keyHash(keyOf(r));
+        const k = key.toString("base64");
+        const h = inBatch.get(k) ?? held.get(k);
+        // A claim older than the window no longer holds its key (as Postgres mode's window).
+        if (h !== undefined && h.at >= r.createdAt - opts.windowMs) {
+          losers.set(r.id, h.id);
+          continue;
+        }
+        inBatch.set(k, { id: r.id, at: r.createdAt });
+        mine.push({ key, k, id: r.id, at: r.createdAt });
+      }
+      let id: string | null = null;
+      if (mine.length > 0) {
+        const ins = await client.query<{ id: string }>({
+          name: "decision_claims_append",
+          text: "insert into decision_claim_batch (claims) values ($1) returning id::text as id",
+          values: [encodeClaims(mine)],
+        });
+        id = ins.rows[0]!.id;
+      }
+      const won = rows.filter((r) => !losers.has(r.id));
+      await addRollupDeltas(client, rollupDeltasOf(won));
+      await client.query("commit");
+      // Everything up to our own row was read under the lock, so ours is the newest this instance needs to know of.
+      for (const c of mine) {
+        held.delete(c.k);
+        held.set(c.k, { id: c.id, at: c.at });
+      }
+      if (id !== null && BigInt(id) > BigInt(lastSeen)) lastSeen = id;
+    } catch (err) {
+      await client.query("rollback").catch(() => {});
+      client.release(true);
+      throw err;
+    }
+    client.release();
+    evict();
+    // The rows of claims past the window are read by nobody: delete them every minute rather than let an hour of batches pile up.
+    if (now() - prunedAt > 60_000) {
+      prunedAt = now();
+      void pruneClaims(opts.pool, opts.windowMs, prunedAt).catch(() => {});
+    }
+    return losers;
+  }
+
+  return {
+    claim(rows: readonly TDecisionRow[]): Promise<Map<string, string>> {
+      const run = tail.then(() => step(rows));
+      tail = run.catch(() => {});
+      return run;
+    },
+    /** Claims this instance knows of (for tests and the bench). */
+    get size(): number {
+      return held.size;
+    },
+  };
+}
+
+export type ClaimLog = ReturnType<typeof createClaimLog>;
+
+/** Deletes claim rows older than the window (maintenance); an instance starting later reads only the window. */
+export async function pruneClaims(pool: pg.Pool, windowMs: number, now: number): Promise<number> {
+  const r = await pool.query(`delete from decision_claim_batch where created_at < $1`, [new Date(now - windowMs - 60_000).toISOString()]);
   return r.rowCount ?? 0;
 }

@@ -5,8 +5,8 @@ import { type TDecisionStoreHandle, type TOpenDecisionStore, type TRawDecisionCo
 import { createClickHouseLogStore, REPLAYED_CHUNK_TABLE_DDL } from "./clickhouse/log-store";
 import { createClickHouseReads, type ClickHouseReads } from "./clickhouse/reads";
 import { ensureClickHouseSchema } from "./clickhouse/schema";
-import { IDEMPOTENCY_KEY_TABLE_DDL, pruneKeys } from "./idempotency-keys";
-import { decisionStoreSettings, type TDecisionStoreSettings } from "./settings";
+import { CLAIM_LOG_TABLE_DDL, pruneClaims } from "./idempotency-keys";
+import { DEFAULT_INSERTS_IN_FLIGHT, decisionStoreSettings, type TDecisionStoreSettings } from "./settings";
 
 export { decisionStoreSettings, type TDecisionStoreSettings } from "./settings";
 export type { ClickHouseReads, TClickHouseDecision, TClickHouseListFilter } from "./clickhouse/reads";
@@ -36,14 +36,15 @@ export async function openClickHouseDecisionStore(settings: TClickHouseSettings,
   const client = clickHouseClient(settings);
   await ensureClickHouseSchema(client, settings);
   // Created here rather than by a migration: only this mode has it, and it holds one window of keys.
-  await pool.query(IDEMPOTENCY_KEY_TABLE_DDL);
+  await pool.query(CLAIM_LOG_TABLE_DDL);
   await pool.query(REPLAYED_CHUNK_TABLE_DDL);
   return {
     describe: `ClickHouse at ${new URL(settings.url).host}, database ${settings.database}`,
     log: createClickHouseLogStore({ client, pool, windowMs: IDEMPOTENCY_WINDOW_MS }),
+    logConcurrency: settings.insertsInFlight ?? DEFAULT_INSERTS_IN_FLIGHT,
     reads: createClickHouseReads(client),
     async maintain(now) {
-      await pruneKeys(pool, IDEMPOTENCY_WINDOW_MS, now);
+      await pruneClaims(pool, IDEMPOTENCY_WINDOW_MS, now);
       await pool.query(`delete from decision_store_replayed where replayed_at < $1`, [new Date(now - 30 * 86_400_000).toISOString()]);
     },
     close: () => client.close(),

@@ -13,7 +13,16 @@ export type TDecisionStoreSettings =
       routineSampleBasisPoints: number;
       /** Everything is deleted this many days after it was made. */
       keepDays: number;
+      /** Decision batches inserted at once by one instance (default 4): the group commit's transactions in flight in this mode. */
+      insertsInFlight?: number;
     };
+
+/**
+ * An insert into ClickHouse takes longer than a Postgres commit (a part per insert), so one in
+ * flight at a time caps a closed loop at its connections over that time; a few at once let the
+ * next batch go while the last one is written, and the server writes them in parallel.
+ */
+export const DEFAULT_INSERTS_IN_FLIGHT = 4;
 
 function int(env: TEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -35,5 +44,13 @@ export function decisionStoreSettings(env: TEnv): TDecisionStoreSettings {
   const fullDays = int(env, "CLICKHOUSE_FULL_DAYS", 30, 1, 3650);
   const keepDays = int(env, "CLICKHOUSE_KEEP_DAYS", 365, 1, 36500);
   if (keepDays < fullDays) throw new RangeError(`CLICKHOUSE_KEEP_DAYS (${keepDays}) must be at least CLICKHOUSE_FULL_DAYS (${fullDays})`);
-  return { kind, url, database, fullDays, keepDays, routineSampleBasisPoints: int(env, "CLICKHOUSE_ROUTINE_SAMPLE_BP", 100, 0, 10_000) };
+  return {
+    kind,
+    url,
+    database,
+    fullDays,
+    keepDays,
+    routineSampleBasisPoints: int(env, "CLICKHOUSE_ROUTINE_SAMPLE_BP", 100, 0, 10_000),
+    insertsInFlight: int(env, "SWITCHYARD_CLICKHOUSE_INSERTS", DEFAULT_INSERTS_IN_FLIGHT, 1, 16),
+  };
 }

@@ -51,6 +51,8 @@ export type TDecisionStoreHandle = {
   /** For the start-up log line. */
   describe: string;
   log: TDecisionLogStore;
+  /** Batches this store takes at once, when it wants more than DECISION_LOG_CONCURRENCY (ClickHouse: inserts in flight). */
+  logConcurrency?: number;
   reads: TDecisionReadStore;
   /** Hourly maintenance. */
   maintain(now: number): Promise<void>;

@@ -1,15 +1,17 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import type pg from "pg";
 import { type TDecisionRow, type TDecisionWrite, type TExistingDecision, addRollupDeltas, rollupDeltasOf } from "../../dataplane";
-import { claimKeys } from "../idempotency-keys";
+import { createClaimLog, type ClaimLog } from "../idempotency-keys";
 import { classified } from "./errors";
-import { batchToken, clickHouseRow } from "./rows";
+import { batchToken, clickHouseRow, DECISION_COLUMNS } from "./rows";
 
 export type TClickHouseLogStoreOptions = {
   client: ClickHouseClient;
-  /** Postgres, for the idempotency claims (idempotency-keys.ts). */
+  /** Postgres, for the idempotency claims (idempotency-keys.ts) and the rollups. */
   pool: pg.Pool;
   windowMs: number;
+  /** This instance's claim log; default, its own on `pool`. */
+  claims?: ClaimLog;
   /** How long a decision that lost its key waits for the holder's row to be readable in ClickHouse. */
   holderWaitMs?: number;
   sleep?: (ms: number) => Promise<void>;
@@ -31,13 +33,21 @@ export const REPLAYED_CHUNK_TABLE_DDL = `create table if not exists decision_sto
 )`;
 
 /**
- * The decision log's store in ClickHouse mode: claims the batch's idempotency keys in Postgres and
- * adds the winners to decision_rollup in the same transaction (Postgres keeps the rollups), then
- * inserts the winners into ClickHouse as one insert deduplicated by the batch's token, and answers
- * the losers with the holder's record.
+ * Every insert is synchronous whatever the server's default (`async_insert` is on by default in
+ * recent ClickHouse; with `wait_for_async_insert = 0` an insert would be answered before it is
+ * written, and a decide acknowledged before its row exists) and deduplicated by its token.
+ */
+const INSERT_SETTINGS = { async_insert: 0, insert_deduplicate: 1 } as const;
+
+/**
+ * The decision log's store in ClickHouse mode: claims the batch's idempotency keys in the claim
+ * log (idempotency-keys.ts) and adds the winners to decision_rollup in the same transaction
+ * (Postgres keeps the rollups), then inserts the winners into ClickHouse as one insert
+ * deduplicated by the batch's token, and answers the losers with the holder's record.
  */
 export function createClickHouseLogStore(opts: TClickHouseLogStoreOptions) {
   const { client } = opts;
+  const claims = opts.claims ?? createClaimLog({ pool: opts.pool, windowMs: opts.windowMs });
   const holderWaitMs = opts.holderWaitMs ?? 2_000;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
@@ -47,8 +57,9 @@ export function createClickHouseLogStore(opts: TClickHouseLogStoreOptions) {
       await client.insert({
         table: "decision",
         values: rows.map(clickHouseRow),
-        format: "JSONEachRow",
-        clickhouse_settings: { insert_deduplication_token: batchToken(rows), insert_deduplicate: 1 },
+        columns: [...DECISION_COLUMNS],
+        format: "JSONCompactEachRow",
+        clickhouse_settings: { ...INSERT_SETTINGS, insert_deduplication_token: batchToken(rows) },
       });
     } catch (err) {
       throw classified(err);
@@ -75,7 +86,7 @@ export function createClickHouseLogStore(opts: TClickHouseLogStoreOptions) {
   return {
     async write(batch: readonly TDecisionWrite[]): Promise<Map<string, TExistingDecision | Error>> {
       const rows = batch.map((w) => w.row);
-      const lost = await claimKeys(opts.pool, rows, opts.windowMs);
+      const lost = await claims.claim(rows);
       const winners = rows.filter((r) => !lost.has(r.id));
       try {
         await insert(winners);
