@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
+import { countDecisions, countDisagreementGroups } from "../dataplane/decision-log/counts";
 import { maintainPartitions } from "../dataplane/decision-log/partitions";
 import { insertDecisions, replayDecisions, type TDecisionRow } from "../dataplane/decision-log/rows";
 import { loadRecordedTraffic } from "../replay/load-recorded";
@@ -10,8 +11,8 @@ import { getShadowDisagreementGroups } from "./get-shadow-disagreement-groups";
 import { getShadowView } from "./get-shadow-view";
 import { RANGES, type TRangeKey } from "./ranges";
 
-// Every range read model that counts decisions reads decision_rollup for whole minutes: for the
-// same decisions, written through the decision log's own insert and replay, each must equal the
+// Every range read model that counts decisions reads the rollup for whole periods (hours and
+// 10-minute periods from decision_rollup_tier, minutes from decision_rollup): for the same decisions, written through the decision log's own insert and replay, each must equal the
 // same model counted from the raw rows.
 
 let db: TTestDatabase;
@@ -185,6 +186,46 @@ describe("range read models from decision_rollup equal the same models counted f
       [new Date(from), new Date(NOW)],
     );
     expect(raw.length).toBeGreaterThan(5);
+    expect(groups).toEqual(raw.map((r) => ({ region: r.region, actual: r.actual, shadow: r.shadow, count: r.n, lastAt: r.last_at.getTime() })));
+  });
+
+  // Ends on and off minute, 10-minute and hour boundaries, for buckets each tier nests in or not:
+  // whatever mix of hour, 10-minute and minute cells and raw edges a range needs, the counts are the rows'.
+  const HOUR = 3_600_000;
+  const onHour = Math.floor(NOW / HOUR) * HOUR;
+  const ranges: [string, number, number][] = [
+    ["a week to now", NOW - WEEK, NOW],
+    ["whole hours", onHour - 5 * 24 * HOUR, onHour - 2 * HOUR],
+    ["10-minute ends", onHour - 3 * 24 * HOUR + 20 * MINUTE, onHour - 40 * MINUTE],
+    ["minute ends", onHour - 2 * 24 * HOUR - 7 * MINUTE, onHour - 23 * MINUTE],
+    ["within an hour", onHour - 2 * HOUR + 3 * MINUTE + 500, onHour - HOUR - 4 * MINUTE],
+  ];
+  it.each(ranges)("counts by bucket, region, provider and shadow over %s, for 1, 10, 30, 60 and 120-minute buckets", async (_, from, to) => {
+    for (const bucketMinutes of [1, 10, 30, 60, 120]) {
+      const q = { operation: "SEND_SMS", from, to, bounds: "[)", bucketMs: bucketMinutes * MINUTE, by: ["region", "provider", "shadow"] } as const;
+      const counted = await countDecisions(pool, q);
+      const { rows: raw } = await pool.query<{ t: string; region: string; provider: string | null; shadow: string; n: string }>(
+        `select (extract(epoch from date_bin($1::interval, created_at, timestamptz 'epoch')) * 1000)::bigint as t, region, selected_provider as provider,
+                case when shadow_agrees is null then 'none' when shadow_agrees then 'agree' else 'disagree' end as shadow, count(*)::bigint as n
+           from decision where operation = 'SEND_SMS' and created_at >= $2 and created_at < $3 group by 1, 2, 3, 4`,
+        [`${bucketMinutes} minutes`, new Date(from), new Date(to)],
+      );
+      const key = (c: { t: number; region?: string; provider?: string | null; shadow?: string }) => `${c.t}|${c.region}|${c.provider}|${c.shadow}`;
+      const expected = raw.map((r) => ({ t: Number(r.t), region: r.region, provider: r.provider, shadow: r.shadow, n: Number(r.n) }));
+      expect(raw.length).toBeGreaterThan(3);
+      expect([...counted].sort((a, b) => key(a).localeCompare(key(b)))).toEqual(expected.sort((a, b) => key(a).localeCompare(key(b))));
+    }
+  });
+
+  it.each(ranges)("disagreement groups and their last times over %s", async (_, from, to) => {
+    const groups = await countDisagreementGroups(pool, { operation: "SEND_SMS", from, to, limit: 50 });
+    const { rows: raw } = await pool.query<{ region: string; actual: string | null; shadow: string | null; n: number; last_at: Date }>(
+      `select region, selected_provider as actual, shadow_pick as shadow, count(*)::int as n, max(created_at) as last_at from decision
+        where operation = 'SEND_SMS' and created_at >= $1 and created_at <= $2 and shadow_agrees = false
+        group by 1, 2, 3 order by n desc, region, actual, shadow limit 50`,
+      [new Date(from), new Date(to)],
+    );
+    expect(raw.length).toBeGreaterThan(0);
     expect(groups).toEqual(raw.map((r) => ({ region: r.region, actual: r.actual, shadow: r.shadow, count: r.n, lastAt: r.last_at.getTime() })));
   });
 

@@ -60,10 +60,59 @@ const DIMENSIONS: Record<TCountDimension, { rollup: string; raw: string }> = {
 
 type TPlan = { sql: string; params: unknown[] };
 
+/** decision_rollup_tier's period widths in minutes, coarsest first (its migration writes both). */
+const TIER_MINUTES = [60, 10] as const;
+
+/** A run of whole periods [from, to) of one width: 1 minute (decision_rollup) or a tier's. */
+export type TRollupSegment = { minutes: number; from: number; to: number };
+
 /**
- * The SQL for a count: whole minutes from decision_rollup, the partial minutes at either end of
- * the range (at most two) from the decision rows, in one statement so both read one snapshot.
- * A range shorter than that is read from the rows alone.
+ * Whole minutes [from, to) as runs of the coarsest periods that fit, finer ones only at the ends:
+ * a week of hourly buckets is 168 hour cells and at most two partial hours of 10-minute and minute
+ * cells at each end. A tier is used only when its periods nest in the buckets (its width divides
+ * bucketMs; both are aligned to the epoch), so each period adds to exactly one bucket; every tier
+ * when the count has no time buckets (`bucketMs` null).
+ */
+export function rollupSegments(from: number, to: number, bucketMs: number | null): TRollupSegment[] {
+  const tiers = TIER_MINUTES.filter((m) => bucketMs === null || bucketMs % (m * MINUTE_MS) === 0);
+  const out: TRollupSegment[] = [];
+  const split = (a: number, b: number, i: number): void => {
+    if (b <= a) return;
+    const m = tiers[i];
+    if (m === undefined) {
+      out.push({ minutes: 1, from: a, to: b });
+      return;
+    }
+    const w = m * MINUTE_MS;
+    const first = Math.ceil(a / w) * w;
+    const last = Math.floor(b / w) * w;
+    if (last <= first) return split(a, b, i + 1);
+    split(a, first, i + 1);
+    out.push({ minutes: m, from: first, to: last });
+    split(last, b, i + 1);
+  };
+  split(from, to, 0);
+  return out;
+}
+
+/**
+ * The SELECT of one segment's cells, one row per cell (the caller sums them): `b` the bucket
+ * ($2, from the epoch), the dimensions as d0.., `n` the count. `p` adds a parameter.
+ */
+function segmentSql(q: TDecisionCountQuery, s: TRollupSegment, p: (v: unknown) => string, region: string): string {
+  const dims = q.by.map((d, i) => `, ${DIMENSIONS[d].rollup} as d${i}`).join("");
+  const shadowed = q.shadowed ? " and shadow <> 'none'" : "";
+  if (s.minutes === 1)
+    return `select date_bin($2::interval, minute, timestamptz 'epoch') as b${dims}, count as n from decision_rollup
+      where operation = $1${region} and minute >= ${p(new Date(s.from))} and minute < ${p(new Date(s.to))}${shadowed}`;
+  return `select date_bin($2::interval, start, timestamptz 'epoch') as b${dims}, count as n from decision_rollup_tier
+      where operation = $1${region} and minutes = ${s.minutes} and start >= ${p(new Date(s.from))} and start < ${p(new Date(s.to))}${shadowed}`;
+}
+
+/**
+ * The SQL for a count: whole periods from the rollup (rollupSegments), the partial minutes at
+ * either end of the range (at most two) from the decision rows, in one statement so all read one
+ * snapshot, summed once. A range shorter than that is read from the rows alone.
  */
 function plan(q: TDecisionCountQuery): TPlan {
   const params: unknown[] = [q.operation, `${q.bucketMs / 1000} seconds`];
@@ -73,14 +122,13 @@ function plan(q: TDecisionCountQuery): TPlan {
   };
   const region = q.region === undefined ? "" : ` and region = ${p(q.region)}`;
   const dims = q.by.map((d, i) => ({ name: `d${i}`, ...DIMENSIONS[d] }));
-  const select = (kind: "rollup" | "raw") => dims.map((d) => `, ${d[kind]} as ${d.name}`).join("");
   const groupBy = dims.map((_, i) => `, ${i + 2}`).join("");
   const lo = q.bounds[0] === "(" ? ">" : ">=";
   const hi = q.bounds[1] === "]" ? "<=" : "<";
   const fullFrom = Math.floor(q.from / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
   const fullTo = Math.floor(q.to / MINUTE_MS) * MINUTE_MS;
   const raw = (cond: string) =>
-    `select date_bin($2::interval, created_at, timestamptz 'epoch') as b${select("raw")}, count(*) as n from decision
+    `select date_bin($2::interval, created_at, timestamptz 'epoch') as b${dims.map((d) => `, ${d.raw} as ${d.name}`).join("")}, count(*) as n from decision
       where operation = $1${region} and ${cond}${q.shadowed ? " and shadow_agrees is not null" : ""} group by 1${groupBy}`;
   const parts: string[] = [];
   if (fullTo <= fullFrom) parts.push(raw(`created_at ${lo} ${p(new Date(q.from))} and created_at ${hi} ${p(new Date(q.to))}`));
@@ -90,8 +138,7 @@ function plan(q: TDecisionCountQuery): TPlan {
     const b = p(new Date(fullTo));
     const to = p(new Date(q.to));
     parts.push(
-      `select date_bin($2::interval, minute, timestamptz 'epoch') as b${select("rollup")}, sum(count) as n from decision_rollup
-        where operation = $1${region} and minute >= ${a} and minute < ${b}${q.shadowed ? " and shadow <> 'none'" : ""} group by 1${groupBy}`,
+      ...rollupSegments(fullFrom, fullTo, q.bucketMs).map((s) => segmentSql(q, s, p, region)),
       raw(`created_at ${lo} ${from} and created_at < ${a}`),
       raw(`created_at >= ${b} and created_at ${hi} ${to}`),
     );
@@ -125,8 +172,8 @@ function countOf(q: TDecisionCountQuery, r: Record<string, unknown>): TDecisionC
 }
 
 /**
- * The same count when the rows are in another store: the whole minutes from decision_rollup here,
- * the partial minutes at the ends from `raw`, summed per bucket and dimensions.
+ * The same count when the rows are in another store: the whole periods from the rollup here
+ * (rollupSegments), the partial minutes at the ends from `raw`, summed per bucket and dimensions.
  */
 async function countWithRawStore(db: TCountQueryable, q: TDecisionCountQuery, raw: TRawDecisionCounter): Promise<TDecisionCount[]> {
   const fullFrom = Math.floor(q.from / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
@@ -134,15 +181,17 @@ async function countWithRawStore(db: TCountQueryable, q: TDecisionCountQuery, ra
   const fromIncluded = q.bounds[0] === "[";
   const toIncluded = q.bounds[1] === "]";
   if (fullTo <= fullFrom) return raw(q, [{ from: q.from, to: q.to, fromIncluded, toIncluded }]);
-  const dims = q.by.map((d, i) => `, ${DIMENSIONS[d].rollup} as d${i}`).join("");
-  const groupBy = q.by.map((_, i) => `, ${i + 2}`).join("");
-  const params: unknown[] = [q.operation, `${q.bucketMs / 1000} seconds`, new Date(fullFrom), new Date(fullTo)];
-  if (q.region !== undefined) params.push(q.region);
+  const params: unknown[] = [q.operation, `${q.bucketMs / 1000} seconds`];
+  const p = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const region = q.region === undefined ? "" : ` and region = ${p(q.region)}`;
+  const parts = rollupSegments(fullFrom, fullTo, q.bucketMs).map((s) => segmentSql(q, s, p, region));
+  const outer = q.by.map((_, i) => `, d${i}`).join("");
   const [rolled, edges] = await Promise.all([
     db.query<Record<string, unknown>>(
-      `select (extract(epoch from date_bin($2::interval, minute, timestamptz 'epoch')) * 1000)::bigint as t${dims}, sum(count)::bigint as n
-         from decision_rollup where operation = $1 and minute >= $3 and minute < $4${q.region === undefined ? "" : " and region = $5"}${q.shadowed ? " and shadow <> 'none'" : ""}
-        group by 1${groupBy}`,
+      `select (extract(epoch from b) * 1000)::bigint as t${outer}, sum(n)::bigint as n from (${parts.join(" union all ")}) c group by b${outer}`,
       params,
     ),
     raw(q, [
@@ -165,8 +214,9 @@ export type TDisagreementGroupCount = { region: string; actual: string | null; s
 /**
  * Disagreements (the shadow policy picked another provider) of one operation in [from, to], by
  * region and provider pair, largest first, each with its last decision's time: counted from the
- * rollup's whole minutes and the rows of the partial minutes at the ends, the last time read from
- * the rows of the groups' last minutes only.
+ * rollup's whole periods (hours, then 10-minute and minute cells at the ends) and the rows of the
+ * partial minutes at the ends; the last time is narrowed from the group's last period to its last
+ * minute through the minute cells, then read from the rows of that minute only.
  */
 export async function countDisagreementGroups(
   db: TCountQueryable,
@@ -176,35 +226,50 @@ export async function countDisagreementGroups(
   const fullTo = Math.floor(q.to / MINUTE_MS) * MINUTE_MS;
   const whole = fullTo > fullFrom;
   const params: unknown[] = [q.operation, new Date(q.from), new Date(q.to), new Date(whole ? fullFrom : q.to), new Date(whole ? fullTo : q.to), q.limit];
-  const raw = (
-    cond: string,
-  ) => `select region, selected_provider as actual, shadow_pick as shadow, count(*) as n, null::timestamptz as last_minute, max(created_at) as last_at
+  const p = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const raw = (cond: string) => `select region, selected_provider as actual, shadow_pick as shadow, count(*) as n,
+      null::timestamptz as last_lo, null::timestamptz as last_hi, max(created_at) as last_at
       from decision where operation = $1 and ${cond} and shadow_agrees = false group by 1, 2, 3`;
+  // Each segment's cells with the span [last_lo, last_hi) of the group's last period in it. The
+  // segments are disjoint and in time order, so the latest span of a group has both the greatest
+  // start and the greatest end, and max() of each picks it.
+  const rolled = (s: TRollupSegment) => {
+    const [table, t, width] = s.minutes === 1 ? ["decision_rollup", "minute", ""] : ["decision_rollup_tier", "start", ` and minutes = ${s.minutes}`];
+    return `select region, nullif(selected_provider, '') as actual, nullif(shadow_pick, '') as shadow, sum(count) as n,
+        max(${t}) as last_lo, max(${t}) + interval '${s.minutes} minutes' as last_hi, null::timestamptz as last_at
+        from ${table} where operation = $1${width} and ${t} >= ${p(new Date(s.from))} and ${t} < ${p(new Date(s.to))} and shadow = 'disagree' group by 1, 2, 3`;
+  };
   const parts = whole
-    ? [
-        `select region, nullif(selected_provider, '') as actual, nullif(shadow_pick, '') as shadow, sum(count) as n, max(minute) as last_minute, null::timestamptz as last_at
-           from decision_rollup where operation = $1 and minute >= $4 and minute < $5 and shadow = 'disagree' group by 1, 2, 3`,
-        raw("created_at >= $2 and created_at < $4"),
-        raw("created_at >= $5 and created_at <= $3"),
-      ]
+    ? [...rollupSegments(fullFrom, fullTo, null).map(rolled), raw("created_at >= $2 and created_at < $4"), raw("created_at >= $5 and created_at <= $3")]
     : [raw("created_at >= $2 and created_at <= $3")];
   const { rows } = await db.query<{ region: string; actual: string | null; shadow: string | null; n: string; last_at: Date }>(
     `with parts as (${parts.join(" union all ")}),
      groups as (
-       select region, actual, shadow, sum(n) as n, max(last_minute) as last_minute, max(last_at) as last_at from parts
+       select region, actual, shadow, sum(n) as n, max(last_lo) as last_lo, max(last_hi) as last_hi, max(last_at) as last_at from parts
         group by 1, 2, 3 order by 4 desc, 1, 2, 3 limit $6),
+     -- The group's last minute in its last period, from the minute cells (at most 60 minutes of one
+     -- region's cells, by the key's prefix).
+     narrowed as (
+       select g.*, m.last_minute from groups g
+         cross join lateral (
+           select max(minute) as last_minute from decision_rollup r
+            where g.last_lo is not null and r.operation = $1 and r.region = g.region and r.minute >= g.last_lo and r.minute < g.last_hi
+              and r.selected_provider = coalesce(g.actual, '') and r.shadow = 'disagree' and r.shadow_pick = coalesce(g.shadow, '')) m),
      -- One pass over the groups' last minutes (mostly the same one or two): a group's latest row
-     -- in any of them is its latest in the whole minutes, since none of its rows is in a later one.
+     -- in any of them is its latest in the whole periods, since none of its rows is in a later one.
      latest as (
        select d.region, d.actual, d.shadow, max(d.last_at) as last_at
-         from (select distinct last_minute from groups where last_minute is not null) m
+         from (select distinct last_minute from narrowed where last_minute is not null) m
          cross join lateral (
            select region, selected_provider as actual, shadow_pick as shadow, max(created_at) as last_at from decision
             where operation = $1 and created_at >= m.last_minute and created_at < m.last_minute + interval '1 minute' and shadow_agrees = false
             group by 1, 2, 3) d
         group by 1, 2, 3)
      select g.region, g.actual, g.shadow, g.n::bigint as n, greatest(g.last_at, l.last_at) as last_at
-       from groups g
+       from narrowed g
        left join latest l on l.region = g.region and l.actual is not distinct from g.actual and l.shadow is not distinct from g.shadow
       order by g.n desc, g.region, g.actual, g.shadow`,
     params,
