@@ -32,7 +32,14 @@ export function NotificationDeliveries({
   return (
     <ul className="flex flex-col gap-1 px-3 py-2 text-xs" data-testid={testId}>
       {deliveries.map((d) => (
-        <li key={d.id} data-testid={`delivery-${d.id}`} data-status={d.status} data-kind={d.eventKind} className="flex flex-col gap-0.5">
+        <li
+          key={d.id}
+          data-testid={`delivery-${d.id}`}
+          data-status={d.status}
+          data-kind={d.eventKind}
+          data-attempts={d.attempts.length}
+          className="flex flex-col gap-0.5"
+        >
           <div className="flex flex-wrap items-baseline gap-x-2">
             <span className="font-semibold" style={{ color: STATUS_COLOR[d.status] ?? "inherit" }}>
               {d.status}
