@@ -161,7 +161,7 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     const request: TRequestIdentity = { region: input.region, attributesDigest: digest };
     const cached = deps.cache.get(key);
     if (cached) {
-      const answer = await cached;
+      const answer = cached instanceof Promise ? await cached : cached;
       assertSameRequest(answer, request, input.requestId);
       sendReplay(res, answerText(answer), explainFull);
       return;
@@ -191,32 +191,33 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
     });
     const row = decisionRowOf(record, { id: decisionId, degraded, body, durability: deps.log.durability, instanceId: deps.instanceId, apiKeyId: caller });
 
-    const pending = deps.log.submit(row, stored).then((o: TWriteOutcome) => ({
-      status: o.status,
-      answer: o.status === "existing" ? existingAnswer(o.existing) : { decisionId, text: stored.text, list: stored.list, request },
-    }));
-    deps.cache.set(
-      key,
-      pending.then((p) => p.answer),
-    );
-    let written: { status: TWriteOutcome["status"]; answer: TCachedAnswer };
+    // No promise per decision beyond the write's own: a concurrent duplicate (rare) gets one of
+    // the answer when it asks, and the cache is told the answer once the write is done.
+    const written = deps.log.submit(row, stored);
+    const fresh: TCachedAnswer = { decisionId, text: stored.text, list: stored.list, request };
+    const slot = deps.cache.begin(key, () => written.then((o) => (o.status === "existing" ? existingAnswer(o.existing) : fresh)));
+    let outcome: TWriteOutcome;
     try {
-      written = await pending;
+      outcome = await written;
     } catch (err) {
+      deps.cache.drop(slot);
       if (err instanceof DecisionLogBusyError) {
         sendJson(res, 503, errorBody("decision_log_unavailable", err.message), { "retry-after": String(err.retryAfterSeconds) });
         return;
       }
       throw err;
     }
-    if (written.status === "existing") {
-      assertSameRequest(written.answer, request, input.requestId);
-      sendReplay(res, answerText(written.answer), explainFull);
+    if (outcome.status === "existing") {
+      const answer = existingAnswer(outcome.existing);
+      deps.cache.settle(slot, answer);
+      assertSameRequest(answer, request, input.requestId);
+      sendReplay(res, answerText(answer), explainFull);
       return;
     }
+    deps.cache.settle(slot, fresh);
     countDecision(record.operation, record.region, record.selected, record.reasonCode);
     // The answer decide built, in its parts (answerText would rebuild the same text).
-    if (explainFull) sendParts(res, parts, written.status);
-    else sendCompact(res, compactAnswer(decisionId, record, degraded), written.status);
+    if (explainFull) sendParts(res, parts, outcome.status);
+    else sendCompact(res, compactAnswer(decisionId, record, degraded), outcome.status);
   };
 }

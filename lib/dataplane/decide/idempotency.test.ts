@@ -81,4 +81,35 @@ describe("decide idempotency cache", () => {
     expect(cache.get("key-19999")).not.toBeNull();
     expect(cache.get("key-0")).toBeNull();
   });
+
+  it("begin/settle/drop: a concurrent duplicate's promise is made only when one asks, the settled answer is kept as it is", async () => {
+    const cache = createIdempotencyCache({ ttlMs: 60_000, maxBytes: 1e9, now: () => 0 });
+    let made = 0;
+    const slot = cache.begin("a", () => {
+      made++;
+      return Promise.resolve(answer("d1"));
+    });
+    expect(made).toBe(0);
+    const waiting = cache.get("a");
+    expect(waiting).toBeInstanceOf(Promise);
+    expect(cache.get("a")).toBe(waiting);
+    expect(made).toBe(1);
+    expect((await waiting)?.decisionId).toBe("d1");
+    const settled = answer("d1");
+    cache.settle(slot, settled);
+    expect(cache.get("a")).toBe(settled);
+    expect(cache.stats()).toEqual({ entries: 1, bytes: 1 + 512 + 100 });
+    // A failed write is dropped: the next call decides again; a dropped or replaced slot settles nothing.
+    const failed = cache.begin("b", () => Promise.reject(new Error("never asked")));
+    cache.drop(failed);
+    cache.settle(failed, answer("late"));
+    expect(cache.get("b")).toBeNull();
+    const first = cache.begin("c", () => Promise.resolve(answer("c1")));
+    const second = cache.begin("c", () => Promise.resolve(answer("c2")));
+    cache.settle(first, answer("c1"));
+    expect(cache.get("c")).toBeInstanceOf(Promise);
+    cache.settle(second, answer("c2"));
+    expect((cache.get("c") as TCachedAnswer).decisionId).toBe("c2");
+    expect(cache.stats()).toEqual({ entries: 2, bytes: 2 * (1 + 512 + 100) });
+  });
 });

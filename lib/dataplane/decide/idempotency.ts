@@ -72,7 +72,20 @@ export function answerText(answer: TCachedAnswer): string {
   return answer.text.slice(0, at) + answer.list.json + answer.text.slice(at + 4);
 }
 
-type TEntry = { expiresAt: number; bytes: number; answer: Promise<TCachedAnswer> };
+/**
+ * `answer` once the decision is durable (or known to be another's); until then `pending` makes the
+ * promise a concurrent duplicate waits on, built only when one arrives (most decisions have none).
+ */
+type TEntry = {
+  key: string;
+  expiresAt: number;
+  bytes: number;
+  answer: TCachedAnswer | null;
+  pending: Promise<TCachedAnswer> | (() => Promise<TCachedAnswer>) | null;
+};
+
+/** An answer in progress, as begin() registered it: settle() or drop() it once the write is done. */
+export type TIdempotencySlot = { readonly key: string };
 
 /**
  * What an entry costs the heap besides its key's and its text's characters: the entry, its
@@ -88,6 +101,9 @@ export function createIdempotencyCache(opts: { ttlMs: number; maxBytes: number; 
   // Insertion order is expiry order (one TTL for all), so eviction and expiry both take the oldest.
   const entries = createInsertionOrderedMap<TEntry>();
   let bytes = 0;
+  // No entry expires before this (the oldest one's expiry when last looked at, or earlier): until
+  // then and within the byte bound, a settled answer needs no look at the oldest entry.
+  let nextExpiry = Infinity;
 
   function forget(key: string, e: TEntry): void {
     if (entries.delete(key, e)) bytes -= e.bytes;
@@ -95,35 +111,64 @@ export function createIdempotencyCache(opts: { ttlMs: number; maxBytes: number; 
 
   function evict(): void {
     const t = now();
-    for (let o = entries.oldest(); o && (o.value.expiresAt <= t || bytes > opts.maxBytes); o = entries.oldest()) forget(o.key, o.value);
+    let o = entries.oldest();
+    for (; o && (o.value.expiresAt <= t || bytes > opts.maxBytes); o = entries.oldest()) forget(o.key, o.value);
+    nextExpiry = o ? o.value.expiresAt : Infinity;
+  }
+
+  function begin(key: string, pending: TEntry["pending"]): TIdempotencySlot {
+    const previous = entries.get(key);
+    if (previous) forget(key, previous);
+    const entry: TEntry = { key, expiresAt: now() + opts.ttlMs, bytes: key.length + ENTRY_OVERHEAD_BYTES, answer: null, pending };
+    entries.set(key, entry);
+    bytes += entry.bytes;
+    if (entry.expiresAt < nextExpiry) nextExpiry = entry.expiresAt;
+    return entry;
+  }
+
+  function settle(slot: TIdempotencySlot, answer: TCachedAnswer): void {
+    const entry = slot as TEntry;
+    if (entries.get(entry.key) !== entry) return;
+    entry.answer = answer;
+    entry.pending = null;
+    entry.bytes += answer.text.length;
+    bytes += answer.text.length;
+    if (bytes > opts.maxBytes || now() >= nextExpiry) evict();
+  }
+
+  function drop(slot: TIdempotencySlot): void {
+    forget(slot.key, slot as TEntry);
   }
 
   return {
-    get(key: string): Promise<TCachedAnswer> | null {
+    /** The answer for `key` within the window: as it was settled, or a promise of it while its write is in flight; null if none. */
+    get(key: string): TCachedAnswer | Promise<TCachedAnswer> | null {
       const e = entries.get(key);
       if (!e) return null;
       if (e.expiresAt <= now()) {
         forget(key, e);
         return null;
       }
-      return e.answer;
+      if (e.answer !== null) return e.answer;
+      if (typeof e.pending === "function") e.pending = e.pending();
+      return e.pending;
     },
 
-    /** Registers an answer in progress; a rejected answer is forgotten so a retry decides again. */
+    /**
+     * Registers an answer in progress; `pending` makes the promise a concurrent duplicate waits on
+     * (called only when one arrives). The caller settles the slot with the answer, or drops it when
+     * the write failed, so a retry decides again.
+     */
+    begin: (key: string, pending: () => Promise<TCachedAnswer>): TIdempotencySlot => begin(key, pending),
+    settle,
+    drop,
+
+    /** Registers an answer in progress as a promise; a rejected answer is forgotten so a retry decides again. */
     set(key: string, answer: Promise<TCachedAnswer>): void {
-      const previous = entries.get(key);
-      if (previous) forget(key, previous);
-      const entry: TEntry = { expiresAt: now() + opts.ttlMs, bytes: key.length + ENTRY_OVERHEAD_BYTES, answer };
-      entries.set(key, entry);
-      bytes += entry.bytes;
+      const slot = begin(key, answer);
       answer.then(
-        (a) => {
-          if (entries.get(key) !== entry) return;
-          entry.bytes += a.text.length;
-          bytes += a.text.length;
-          evict();
-        },
-        () => forget(key, entry),
+        (a) => settle(slot, a),
+        () => drop(slot),
       );
     },
 
