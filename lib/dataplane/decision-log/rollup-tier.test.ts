@@ -5,8 +5,9 @@ import { maintainPartitions } from "./partitions";
 import { addRollupDeltas, rollupDeltasOf } from "./rollup";
 import { insertDecisions, replayDecisions, type TDecisionRow } from "./rows";
 
-// decision_rollup_tier (10-minute and hour periods) is kept by triggers on decision_rollup: after
-// any writer's statement it must equal the minute cells summed per period, with no empty cells.
+// decision_rollup_tier (10-minute and hour periods) and decision_served_minutes (per hour, region
+// and provider, a count per minute) are kept by triggers on decision_rollup: after any writer's
+// statement each must equal the minute cells summed its way, with no empty cells.
 
 let db: TTestDatabase;
 let pool: pg.Pool;
@@ -63,10 +64,17 @@ async function tierMismatch(): Promise<{ diff: unknown[]; empty: number; cells: 
       from decision_rollup cross join (values (10), (60)) as w(m) group by 1, 2, ${DIMS}`;
   const actual = `select minutes, start, ${DIMS}, count from decision_rollup_tier`;
   const { rows: diff } = await pool.query(`(${expected} except ${actual}) union all (${actual} except ${expected})`);
+  // The served minutes unnested to (minute, region, provider) counts, and each row's total.
+  const perMinute = `select operation, minute, region, selected_provider, sum(count)::bigint as n from decision_rollup group by 1, 2, 3, 4`;
+  const served = `select s.operation, s.hour + (m.i - 1) * interval '1 minute', s.region, s.selected_provider, m.n::bigint
+      from decision_served_minutes s cross join lateral unnest(s.minutes) with ordinality as m(n, i) where m.n <> 0`;
+  const { rows: servedDiff } = await pool.query(`(${perMinute} except ${served}) union all (${served} except ${perMinute})`);
   const { rows } = await pool.query<{ empty: number; cells: number }>(
-    "select (count(*) filter (where count = 0))::int as empty, count(*)::int as cells from decision_rollup_tier",
+    `select ((select count(*) from decision_rollup_tier where count = 0) + (select count(*) from decision_served_minutes
+              where count = 0 or count <> (select sum(n) from unnest(minutes) as n) or cardinality(minutes) <> 60))::int as empty,
+            (select count(*) from decision_rollup_tier)::int as cells`,
   );
-  return { diff, ...rows[0]! };
+  return { diff: [...diff, ...servedDiff], ...rows[0]! };
 }
 
 async function withClient<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -138,12 +146,13 @@ describe("decision_rollup_tier follows decision_rollup in the same statement", (
     const m = await tierMismatch();
     expect(m).toEqual({ diff: [], empty: 0, cells: expect.any(Number) });
     expect((await pool.query("select count(*)::int as n from decision_rollup_tier where region = 'NA'")).rows[0].n).toBe(0);
+    expect((await pool.query("select count(*)::int as n from decision_served_minutes where region = 'NA'")).rows[0].n).toBe(0);
   });
 
-  it("is emptied with decision_rollup by TRUNCATE", async () => {
+  it("is emptied with decision_rollup by TRUNCATE, as decision_served_minutes is", async () => {
     await withClient((client) => replayDecisions(client, [row(1), row(2)]));
     expect((await tierMismatch()).cells).toBeGreaterThan(0);
     await pool.query("truncate decision_rollup");
-    expect((await pool.query("select count(*)::int as n from decision_rollup_tier")).rows[0].n).toBe(0);
+    expect((await pool.query("select (select count(*) from decision_rollup_tier) + (select count(*) from decision_served_minutes) as n")).rows[0].n).toBe("0");
   });
 });
