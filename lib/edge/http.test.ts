@@ -3,12 +3,21 @@ import net from "node:net";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ContractError, readJsonBody } from "./http";
+import { ContractError, readArrivedJsonBody, readJsonBody } from "./http";
 import { createFastPath } from "./router";
 
 /** Echoes the parsed body, or the ContractError's status, code and field; `/big` takes up to 8 MB, `/` 64 bytes. */
 const server = http.createServer(async (req, res) => {
   try {
+    if (req.url === "/arrived") {
+      // readArrivedJsonBody, and whether it answered without waiting. After one await, as in decide's
+      // handler: node's parser pushes a body that came with its head after the request event.
+      await Promise.resolve();
+      const now = readArrivedJsonBody(req, 256);
+      const value = now !== undefined ? now : await readJsonBody(req, 256);
+      res.end(JSON.stringify({ value, now: now !== undefined }));
+      return;
+    }
     const value = await readJsonBody(req, req.url === "/big" ? 8 * 1024 ** 2 : 64);
     res.end(JSON.stringify({ value }));
   } catch (err) {
@@ -100,6 +109,29 @@ describe("readJsonBody", () => {
         c.write(raw(type, body));
         expect(await c.next()).toEqual(expected);
       }
+    });
+  });
+
+  it("reads a body that came with its head without waiting, with the same checks, and leaves one still arriving to readJsonBody", async () => {
+    await onConnection(async (c) => {
+      c.write(post('{"n":1}', "/arrived"));
+      expect(await c.next()).toEqual({ status: 200, body: '{"value":{"n":1},"now":true}' });
+      // null is a body (its value is not "nothing arrived").
+      c.write(post("null", "/arrived"));
+      expect(await c.next()).toEqual({ status: 200, body: '{"value":null,"now":true}' });
+      c.write(post('{"a":1,"a":2}', "/arrived"));
+      expect(await c.next()).toEqual({ status: 400, body: '{"code":"malformed","fields":["a: the key appears"]}' });
+      c.write(post(`${"[".repeat(65)}${"]".repeat(65)}`, "/arrived"));
+      expect((await c.next()).status).toBe(400);
+      c.write(post('{"s":"\\u0000"}', "/arrived"));
+      expect(await c.next()).toEqual({ status: 400, body: '{"code":"malformed","fields":["s: contains a NUL"]}' });
+      c.write(post('{"n":1}', "/arrived").replace("application/json", "text/plain"));
+      expect((await c.next()).status).toBe(415);
+      const whole = post('{"late":true}', "/arrived");
+      c.write(whole.slice(0, -5));
+      await new Promise((r) => setTimeout(r, 30));
+      c.write(whole.slice(-5));
+      expect(await c.next()).toEqual({ status: 200, body: '{"value":{"late":true},"now":false}' });
     });
   });
 

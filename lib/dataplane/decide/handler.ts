@@ -6,6 +6,7 @@ import {
   type TAuthenticator,
   errorBody,
   fromZod,
+  readArrivedJsonBody,
   readJsonBody,
   sendJson,
   unknownOperation,
@@ -134,7 +135,11 @@ export function createDecideHandler(deps: TDecideDeps): TRouteHandler {
       sendJson(res, auth.status, auth.body, auth.headers);
       return;
     }
-    const raw = await readJsonBody(req, DECIDE_MAX_BODY_BYTES);
+    // After that await, a body that came with its head has been pushed into the request stream and
+    // is read at once, without another promise and turn; undefined: not all of it is there yet (a
+    // parsed body is never undefined; `null` is a body).
+    const arrived = readArrivedJsonBody(req, DECIDE_MAX_BODY_BYTES);
+    const raw = arrived !== undefined ? arrived : await readJsonBody(req, DECIDE_MAX_BODY_BYTES);
     const parsed = ZDecideRequest.safeParse(raw);
     if (!parsed.success) throw fromZod(parsed.error);
     const input = parsed.data;
