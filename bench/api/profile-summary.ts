@@ -70,7 +70,8 @@ export function summarise(profile: TProfile, root: string, decides: number | nul
     const known = stageOf.get(id);
     if (known !== undefined) return known;
     const node = byId.get(id)!;
-    const special = SPECIAL[node.callFrame.functionName];
+    // Own keys only: a frame named toString or constructor is not one of these.
+    const special = Object.hasOwn(SPECIAL, node.callFrame.functionName) ? SPECIAL[node.callFrame.functionName] : undefined;
     const own = special ?? stageOfUrl(relativeUrl(node.callFrame.url, root));
     const p = parent.get(id);
     const stage = own ?? (p === undefined ? "native" : resolve(p));
