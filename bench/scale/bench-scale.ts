@@ -12,7 +12,7 @@ import { getShadowDisagreementGroups } from "../../lib/console/get-shadow-disagr
 import { getShadowView } from "../../lib/console/get-shadow-view";
 import { prismaQueryable } from "../../lib/console/prisma-queryable";
 import { loadRecordedTraffic } from "../../lib/replay/load-recorded";
-import { countDecisions } from "../../lib/dataplane/decision-log/counts";
+import { countServedMinutes } from "../../lib/dataplane/decision-log/counts";
 import { getShareSeries } from "../../lib/console/get-share-series";
 import { getShiftEvent } from "../../lib/console/get-shift-event";
 import { listDecisionFacets } from "../../lib/console/list-decision-facets";
@@ -149,8 +149,7 @@ async function decisionListCases(facts: TSeedFacts, cases: TCase[], notes: strin
 }
 
 /** The decision counts loadRecordedTraffic reads, on their own (its metric buckets are another table). */
-const whatIfCounts = (now: number, ms: number) =>
-  countDecisions(prismaQueryable(), { operation: OP, from: now - ms, to: now, bounds: "[)", bucketMs: 60_000, by: ["region", "provider"] });
+const whatIfCounts = (now: number, ms: number) => countServedMinutes(prismaQueryable(), { operation: OP, from: now - ms, to: now });
 
 /** Every console read model the pages call, in the order they are printed. */
 async function readModelCases(facts: TSeedFacts): Promise<{ cases: TCase[]; notes: string[] }> {

@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
-import { countDecisions, countDisagreementGroups } from "../dataplane/decision-log/counts";
+import { countDecisions, countDisagreementGroups, countServedMinutes } from "../dataplane/decision-log/counts";
 import { maintainPartitions } from "../dataplane/decision-log/partitions";
 import { insertDecisions, replayDecisions, type TDecisionRow } from "../dataplane/decision-log/rows";
 import { loadRecordedTraffic } from "../replay/load-recorded";
@@ -227,6 +227,19 @@ describe("range read models from decision_rollup equal the same models counted f
     );
     expect(raw.length).toBeGreaterThan(0);
     expect(groups).toEqual(raw.map((r) => ({ region: r.region, actual: r.actual, shadow: r.shadow, count: r.n, lastAt: r.last_at.getTime() })));
+  });
+
+  it.each(ranges)("served counts per minute, region and provider (what-if's) over %s", async (_, from, to) => {
+    const served = await countServedMinutes(pool, { operation: "SEND_SMS", from, to });
+    const { rows: raw } = await pool.query<{ t: string; region: string; provider: string | null; n: number }>(
+      `select (extract(epoch from date_bin('1 minute', created_at, timestamptz 'epoch')) * 1000)::bigint as t, region, selected_provider as provider, count(*)::int as n
+         from decision where operation = 'SEND_SMS' and created_at >= $1 and created_at < $2 group by 1, 2, 3`,
+      [new Date(from), new Date(to)],
+    );
+    expect(raw.length).toBeGreaterThan(3);
+    const got = served.cells.flatMap((c) => c.counts.flatMap((n, m) => (n === 0 ? [] : [`${served.startMs + m * MINUTE}|${c.region}|${c.provider}|${n}`])));
+    expect(got.sort()).toEqual(raw.map((r) => `${r.t}|${r.region}|${r.provider}|${r.n}`).sort());
+    expect(served.minutes).toBe(Math.ceil((to - served.startMs) / MINUTE));
   });
 
   it("what-if's recorded traffic per minute, region and provider", async () => {

@@ -6,6 +6,7 @@ export { decisionIdAt, uuidV7At, uuidV7Time } from "./decision-id";
 export {
   countDecisions,
   countDisagreementGroups,
+  countServedMinutes,
   type TDisagreementGroupCount,
   type TCountQueryable,
   type TDecisionCount,

@@ -1,11 +1,10 @@
 import { createHistogram, histogramQuantile, HISTOGRAM_BUCKETS, type TLatencyHistogram } from "../../router-core/metrics/histogram";
-import { countDecisions, type TRawDecisionCounter } from "../dataplane";
+import { countServedMinutes, type TRawDecisionCounter } from "../dataplane";
 import type { TRecordedCell, TRecordedTraffic } from "./what-if";
 
 /** Anything with pg's query signature (a Pool or a Client). */
 export type TQueryable = { query<R>(sql: string, params: unknown[]): Promise<{ rows: R[] }> };
 
-type TDecisionRow = { minute_ms: string; region: string; selected_provider: string | null; n: number };
 type TBucketRow = {
   provider_key: string;
   region: string;
@@ -37,20 +36,9 @@ export async function loadRecordedTraffic(
   if (!(to.getTime() > from.getTime())) throw new RangeError(`--to must be after --from, got ${from.toISOString()} .. ${to.toISOString()}`);
   const startMs = Math.floor(from.getTime() / MINUTE_MS) * MINUTE_MS;
   const minutes = Math.ceil((to.getTime() - startMs) / MINUTE_MS);
-  // Per minute from the decision log's rollup (the partial minutes at the ends from its rows): exact, whatever the range holds.
-  const counted = await countDecisions(
-    db,
-    {
-      operation,
-      from: from.getTime(),
-      to: to.getTime(),
-      bounds: "[)",
-      bucketMs: MINUTE_MS,
-      by: ["region", "provider"],
-    },
-    raw,
-  );
-  const decisions = { rows: counted.map((c): TDecisionRow => ({ minute_ms: String(c.t), region: c.region!, selected_provider: c.provider ?? null, n: c.n })) };
+  // Per minute from the decision log's rollups (whole hours as one row of 60 minutes per region and
+  // provider, the partial minutes at the ends from its rows): exact, whatever the range holds.
+  const counted = await countServedMinutes(db, { operation, from: from.getTime(), to: to.getTime() }, raw);
   const buckets = await db.query<TBucketRow>(
     `SELECT provider_key, region, (extract(epoch FROM bucket_start) * 1000)::bigint AS start_ms, calls, call_failures,
             latency_counts, completions, failures_provider_call
@@ -60,25 +48,23 @@ export async function loadRecordedTraffic(
   );
 
   const providers = [
-    ...new Set([
-      ...extraProviders,
-      ...buckets.rows.map((b) => b.provider_key),
-      ...decisions.rows.flatMap((d) => (d.selected_provider ? [d.selected_provider] : [])),
-    ]),
+    ...new Set([...extraProviders, ...buckets.rows.map((b) => b.provider_key), ...counted.cells.flatMap((c) => (c.provider ? [c.provider] : []))]),
   ];
-  const regions = [...new Set([...decisions.rows.map((d) => d.region)])].sort();
+  const regions = [...new Set(counted.cells.map((c) => c.region))].sort();
   if (regions.length === 0) throw new RangeError(`no recorded decisions for ${operation} between ${from.toISOString()} and ${to.toISOString()}`);
   const P = providers.length;
   const R = regions.length;
   const requests = Array.from({ length: minutes }, () => new Array<number>(R).fill(0));
   const selected = Array.from({ length: minutes }, () => new Array<number>(P).fill(0));
-  for (const d of decisions.rows) {
-    const m = Math.floor((Number(d.minute_ms) - startMs) / MINUTE_MS);
-    const r = regions.indexOf(d.region);
-    if (m < 0 || m >= minutes || r < 0) continue;
-    requests[m]![r]! += d.n;
-    const p = d.selected_provider === null ? -1 : providers.indexOf(d.selected_provider);
-    if (p >= 0) selected[m]![p]! += d.n;
+  for (const c of counted.cells) {
+    const r = regions.indexOf(c.region);
+    const p = c.provider === null ? -1 : providers.indexOf(c.provider);
+    // countServedMinutes starts at the same minute (from's) and spans the same minutes.
+    c.counts.forEach((n, m) => {
+      if (n === 0 || m >= minutes) return;
+      requests[m]![r]! += n;
+      if (p >= 0) selected[m]![p]! += n;
+    });
   }
 
   type TAcc = TRecordedCell & { latency: TLatencyHistogram };
