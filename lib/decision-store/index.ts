@@ -15,12 +15,13 @@ export type { TLatestOutcome } from "./clickhouse/outcomes";
 type TClickHouseSettings = Extract<TDecisionStoreSettings, { kind: "clickhouse" }>;
 
 function clickHouseClient(s: TClickHouseSettings): ClickHouseClient {
-  // Answers gzipped (record text compresses well); a request that hangs fails into the spool. The
-  // client's own log is off: the decision log reports ClickHouse going away and coming back once each.
+  // Answers gzipped (record text compresses well); inserts only when asked (gzip costs the instance
+  // CPU per row that only a remote server's network repays); a request that hangs fails into the
+  // spool. The client's own log is off: the decision log reports ClickHouse going away and coming back once each.
   return createClient({
     url: s.url,
     database: s.database,
-    compression: { response: true, request: false },
+    compression: { response: true, request: s.compressInserts ?? false },
     request_timeout: 10_000,
     log: { level: ClickHouseLogLevel.OFF },
   });
