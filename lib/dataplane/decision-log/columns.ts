@@ -141,17 +141,48 @@ function hexDigit(s: string, i: number): number {
   return c < 128 ? HEX[c]! : -1;
 }
 
-function checkUuid(v: string): void {
-  let ok = v.length === 36 && v[8] === "-" && v[13] === "-" && v[18] === "-" && v[23] === "-";
-  for (let k = 0; ok && k < 32; k++) ok = hexDigit(v, UUID_DIGITS[k]!) >= 0;
-  if (!ok) throw new Error(`not a UUID: ${JSON.stringify(v)}`);
+/** Decodes a canonical UUID's 32 hex digits into `out` at `at` (16 bytes), checking them as it goes; anything else throws, naming the value. */
+function decodeUuid(v: string, out: Uint8Array, at: number): void {
+  if (!(v.length === 36 && v[8] === "-" && v[13] === "-" && v[18] === "-" && v[23] === "-")) throw new Error(`not a UUID: ${JSON.stringify(v)}`);
+  for (let k = 0; k < 16; k++) {
+    const high = hexDigit(v, UUID_DIGITS[2 * k]!);
+    const low = hexDigit(v, UUID_DIGITS[2 * k + 1]!);
+    if ((high | low) < 0) throw new Error(`not a UUID: ${JSON.stringify(v)}`);
+    out[at + k] = (high << 4) | low;
+  }
 }
 
-/** uuid[] from canonical (hyphenated) UUID texts, in either case; anything else throws, naming the value. */
+/**
+ * uuid[] from canonical (hyphenated) UUID texts, in either case; anything else throws, naming the
+ * value. Each is decoded once, when the parameter is made (checked and decoded in one pass, rather
+ * than checked then read again when written).
+ */
 export function uuidParam(values: readonly (string | null)[]): TBinaryParam {
-  return fixedWidth(OID.uuid, 16, values, checkUuid, (out, v, at) => {
-    for (let k = 0; k < 16; k++) out[at + k] = (hexDigit(v, UUID_DIGITS[2 * k]!) << 4) | hexDigit(v, UUID_DIGITS[2 * k + 1]!);
-  });
+  const decoded = new Uint8Array(16 * values.length);
+  let nulls = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (v === null) nulls++;
+    else decodeUuid(v, decoded, 16 * i);
+  }
+  return {
+    bytes: HEADER_BYTES + 4 * values.length + 16 * (values.length - nulls),
+    write(out, start) {
+      header(out, start, OID.uuid, values.length, nulls > 0);
+      let at = start + HEADER_BYTES;
+      for (let i = 0; i < values.length; i++) {
+        if (values[i] === null) {
+          out.writeInt32BE(-1, at);
+          at += 4;
+          continue;
+        }
+        out.writeInt32BE(16, at);
+        at += 4;
+        for (let k = 0, from = 16 * i; k < 16; k++) out[at + k] = decoded[from + k]!;
+        at += 16;
+      }
+    },
+  };
 }
 
 function checkTime(ms: number): void {
