@@ -1,54 +1,24 @@
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { createPrisma } from "../lib/db/client";
-import { createFactorListDraft } from "../lib/controlplane/create-factor-list-draft";
-import { submitFactorList } from "../lib/controlplane/submit-factor-list";
-import { demoSmsPolicyYaml } from "../lib/demo/seed-demo";
-import { emailOf, ensureAccounts, signIn, type TE2eRole } from "./support/accounts";
+import { ensureAccounts, signIn, type TE2eRole } from "./support/accounts";
+import { prepareConsolePages, type TConsoleIds } from "./support/console-pages";
 
 /**
  * axe-core on every console page, in the light and the dark theme, and with each kind of dialog
  * open: any serious or critical violation fails. Beside axe, what it does not check: each page has
  * one <h1>, the first Tab reaches a skip link to the main content, and Tab stays inside an open dialog.
  */
-const auth: Record<string, string> = process.env.SWITCHYARD_API_KEY ? { authorization: `Bearer ${process.env.SWITCHYARD_API_KEY}` } : {};
 const THEMES = ["light", "dark"] as const;
 
-type TIds = { decisionId: string; reviewId: string; activeId: string };
-let ids: TIds;
-
-async function prepare(request: APIRequestContext): Promise<TIds> {
-  const res = await request.post("/api/v1/decide", {
-    headers: auth,
-    data: { operation: "SEND_SMS", region: "EU", requestId: `e2e-a11y-${Date.now()}` },
-  });
-  expect(res.status(), await res.text()).toBe(200);
-  const decisionId = ((await res.json()) as { decisionId: string }).decisionId;
-  const url = process.env.E2E_DATABASE_URL;
-  if (!url) throw new Error("E2E_DATABASE_URL is not set: run the specs through `npm run test:e2e`");
-  const db = createPrisma(url);
-  try {
-    const author = await db.user.findUniqueOrThrow({ where: { email: emailOf("policy_author") } });
-    const actor = { userId: author.id, label: author.email, ip: null };
-    const yaml = demoSmsPolicyYaml()
-      .replace("completion_rate_5m: {weight: 0.45", "completion_rate_5m: {weight: 0.40")
-      .replace("p95_latency_5m: {weight: 0.20", "p95_latency_5m: {weight: 0.25");
-    const draft = await createFactorListDraft(db, actor, { yaml, changeNote: "e2e accessibility: a version in review" });
-    await submitFactorList(db, actor, draft.id);
-    const policy = await db.operationPolicy.findUniqueOrThrow({ where: { operationKey: "SEND_SMS" } });
-    return { decisionId, reviewId: draft.id, activeId: policy.activeVersionId! };
-  } finally {
-    await db.$disconnect();
-  }
-}
+let ids: TConsoleIds;
 
 /**
  * Every console page and the sign-in page, each with the role that uses it; `route` is its file's
  * route, so the coverage test below notices a page added without being listed here.
  */
-const PAGES: { route: string; name: string; path: (p: TIds) => string; role: TE2eRole | null }[] = [
+const PAGES: { route: string; name: string; path: (p: TConsoleIds) => string; role: TE2eRole | null }[] = [
   { route: "/login", name: "sign-in", path: () => "/login", role: null },
   ...[
     "/",
@@ -127,7 +97,7 @@ async function seriousViolations(page: Page, include?: string): Promise<string[]
 
 test.beforeAll(async ({ request }) => {
   await ensureAccounts(request);
-  ids = await prepare(request);
+  ids = await prepareConsolePages(request, "a11y");
 });
 
 for (const theme of THEMES) {
@@ -169,7 +139,7 @@ async function expectFocusTrapped(page: Page, dialog: string) {
   }
 }
 
-const DIALOGS: { name: string; role: TE2eRole; path: (p: TIds) => string; open: (page: Page) => Promise<void>; dialog: string }[] = [
+const DIALOGS: { name: string; role: TE2eRole; path: (p: TConsoleIds) => string; open: (page: Page) => Promise<void>; dialog: string }[] = [
   {
     name: "pin",
     role: "on_call",

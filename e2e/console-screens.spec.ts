@@ -1,9 +1,6 @@
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { createPrisma } from "../lib/db/client";
-import { createFactorListDraft } from "../lib/controlplane/create-factor-list-draft";
-import { submitFactorList } from "../lib/controlplane/submit-factor-list";
-import { demoSmsPolicyYaml } from "../lib/demo/seed-demo";
-import { emailOf, ensureAccounts, originOf, signIn } from "./support/accounts";
+import { expect, test, type Page } from "@playwright/test";
+import { ensureAccounts, originOf, signIn } from "./support/accounts";
+import { prepareConsolePages, type TConsoleIds } from "./support/console-pages";
 
 /**
  * The console at a desktop and a phone size: screenshots of the five pages on-call and reviewers
@@ -11,47 +8,15 @@ import { emailOf, ensureAccounts, originOf, signIn } from "./support/accounts";
  * is wider than the viewport, so no page scrolls sideways.
  */
 const OUT = "e2e/output/screenshots";
-const auth: Record<string, string> = process.env.SWITCHYARD_API_KEY ? { authorization: `Bearer ${process.env.SWITCHYARD_API_KEY}` } : {};
 const SIZES = [
   { name: "1440", width: 1440, height: 900 },
   { name: "390", width: 390, height: 844 },
 ] as const;
 
-type TPages = { decisionId: string; reviewId: string; activeId: string };
-let pages: TPages;
-
-function prisma() {
-  const url = process.env.E2E_DATABASE_URL;
-  if (!url) throw new Error("E2E_DATABASE_URL is not set: run the specs through `npm run test:e2e`");
-  return createPrisma(url);
-}
-
-/** A decision through the real data-plane API, and a version in review for the approval page. */
-async function preparePages(request: APIRequestContext): Promise<TPages> {
-  const res = await request.post("/api/v1/decide", {
-    headers: auth,
-    data: { operation: "SEND_SMS", region: "EU", requestId: `e2e-screens-${Date.now()}` },
-  });
-  expect(res.status(), await res.text()).toBe(200);
-  const decisionId = ((await res.json()) as { decisionId: string }).decisionId;
-  const db = prisma();
-  try {
-    const author = await db.user.findUniqueOrThrow({ where: { email: emailOf("policy_author") } });
-    const actor = { userId: author.id, label: author.email, ip: null };
-    const yaml = demoSmsPolicyYaml()
-      .replace("completion_rate_5m: {weight: 0.45", "completion_rate_5m: {weight: 0.40")
-      .replace("p95_latency_5m: {weight: 0.20", "p95_latency_5m: {weight: 0.25");
-    const draft = await createFactorListDraft(db, actor, { yaml, changeNote: "e2e screens: latency matters more" });
-    await submitFactorList(db, actor, draft.id);
-    const policy = await db.operationPolicy.findUniqueOrThrow({ where: { operationKey: "SEND_SMS" } });
-    return { decisionId, reviewId: draft.id, activeId: policy.activeVersionId! };
-  } finally {
-    await db.$disconnect();
-  }
-}
+let pages: TConsoleIds;
 
 /** Every console page there is: the nav's, the detail pages and the forms. */
-function allConsolePages(p: TPages): string[] {
+function allConsolePages(p: TConsoleIds): string[] {
   return [
     // The nav's pages (components/nav.tsx; /chaos exists only in demo mode, which the e2e server is not in).
     ...["/", "/why", "/decisions", "/providers", "/catalog", "/gateway", "/factor-lists", "/shadow", "/evaluation", "/audit", "/governance/access"],
@@ -84,7 +49,7 @@ async function overflow(page: Page) {
 
 test.beforeAll(async ({ request }) => {
   await ensureAccounts(request);
-  pages = await preparePages(request);
+  pages = await prepareConsolePages(request, "screens");
 });
 
 for (const size of SIZES) {
