@@ -8,7 +8,8 @@ import pg from "pg";
 import { createScratchDatabase } from "../../lib/db/drift";
 import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../../lib/db/embedded";
 import { startClickHouseShim, type ClickHouseShim } from "../../test/support/clickhouse-shim";
-import { acknowledgedIds, load, startServer, type TClosedLoop } from "../api/decide-load";
+import { commitBetween, scrapeCommit, type TCommitPhase } from "../api/commit-histograms";
+import { acknowledgedIds, AUTH, load, startServer, type TClosedLoop } from "../api/decide-load";
 import { writeBenchResult, type TBenchFigure, type TBenchInvariant } from "../lib/bench-results";
 import { postgresServerPid, processTreeCpuSeconds, withCpuPerUnit } from "../lib/process-cpu";
 
@@ -31,6 +32,8 @@ type TRun = {
   walBytes: number | null;
   /** Rows Postgres inserted or updated per decide during the run (pg_stat_database), background work included. */
   postgresRows: number | null;
+  /** The group commit's batches during the run (the server's histograms): rows per batch, and each batch's write time (claims, rollups, insert). */
+  commit: TCommitPhase;
   acked: string[];
   sizes: TSizes;
 };
@@ -110,6 +113,7 @@ async function runMode(mode: TMode, serverUrl: string, opts: { duration: number;
     const first = acknowledgedIds.length;
     const own = process.cpuUsage();
     const w0 = await writes(pool);
+    const c0 = await scrapeCommit(port, AUTH);
     const m = await withCpuPerUnit(
       child.pid,
       () => load(port, opts.duration, opts.connections, `${mode}-run`),
@@ -117,6 +121,7 @@ async function runMode(mode: TMode, serverUrl: string, opts: { duration: number;
       pgPid,
     );
     const used = process.cpuUsage(own);
+    const commit = commitBetween(c0, await scrapeCommit(port, AUTH));
     // pg_stat_database lags its backends by up to a second.
     await new Promise((r) => setTimeout(r, 1_500));
     const w1 = await writes(pool);
@@ -137,6 +142,7 @@ async function runMode(mode: TMode, serverUrl: string, opts: { duration: number;
       clickhouseUs,
       walBytes,
       postgresRows,
+      commit,
       acked,
       sizes,
     };
@@ -164,6 +170,9 @@ function report(runs: TRun[], opts: { duration: number; connections: number }): 
       round(r.clickhouseUs),
       round(r.walBytes),
       r.postgresRows === null ? null : Number(r.postgresRows.toFixed(3)),
+      r.commit.transactions > 0 ? Number((r.commit.rows / r.commit.transactions).toFixed(1)) : null,
+      r.commit.commitP50,
+      r.commit.commitP99,
       bytesPer === null ? null : Math.round(bytesPer),
     ]);
     figures.push(
@@ -178,6 +187,7 @@ function report(runs: TRun[], opts: { duration: number; connections: number }): 
       `${r.mode.padEnd(10)} ${perSecond.toFixed(0)}/s p99 ${r.result.latency.p99} ms; CPU per decide: server ${r.serverUs?.toFixed(0)} µs, Postgres ${r.postgresUs?.toFixed(0)} µs (${r.postgresNetUs?.toFixed(0)} above idle)` +
         (r.clickhouseUs === null ? "" : `, ClickHouse + shim ${r.clickhouseUs.toFixed(0)} µs`) +
         `; Postgres WAL ${r.walBytes?.toFixed(0)} B and ${r.postgresRows?.toFixed(3)} rows written per decide` +
+        `; ${r.commit.transactions} batches of ${(r.commit.rows / Math.max(1, r.commit.transactions)).toFixed(1)} rows, written in p50 ${r.commit.commitP50} ms, p99 ${r.commit.commitP99} ms` +
         `; ${r.sizes.rows} rows, ${r.sizes.bytes} B, ${bytesPer?.toFixed(0)} B per decision`,
     );
   }
@@ -215,6 +225,9 @@ function report(runs: TRun[], opts: { duration: number; connections: number }): 
           "ClickHouse µs",
           "Postgres WAL B/decide",
           "Postgres rows/decide",
+          "rows per batch",
+          "batch write p50 ms",
+          "batch write p99 ms",
           "bytes/decision",
         ],
         rows,

@@ -24,6 +24,8 @@ export type ClickHouseShim = {
   stop(): Promise<void>;
   /** Listens again on the same port. */
   start(): Promise<void>;
+  /** Request bodies that came gzipped (Content-Encoding: gzip), so a test can tell compression is on. */
+  readonly gzippedBodies: number;
   close(): Promise<void>;
 };
 
@@ -38,11 +40,12 @@ export async function startClickHouseShim(opts: { path: string; port?: number })
   const sockets = new Set<Socket>();
   let server: Server | null = null;
   let port = opts.port ?? 0;
+  const seen = { gzipped: 0 };
 
   async function listen(): Promise<void> {
     // Query parameters travel in the URL (an outcome batch's 1,000 decision ids): as long as
     // ClickHouse's own http_max_uri_size (1 MiB) rather than Node's 16 KB default.
-    const s = createServer({ maxHeaderSize: 1 << 20 }, (req, res) => void handle(session, req, res));
+    const s = createServer({ maxHeaderSize: 1 << 20 }, (req, res) => void handle(session, req, res, seen));
     s.on("connection", (sock) => {
       sockets.add(sock);
       sock.on("close", () => sockets.delete(sock));
@@ -70,6 +73,9 @@ export async function startClickHouseShim(opts: { path: string; port?: number })
       return `http://127.0.0.1:${port}`;
     },
     session,
+    get gzippedBodies() {
+      return seen.gzipped;
+    },
     stop,
     start: () => (server ? Promise.resolve() : listen()),
     async close() {
@@ -79,11 +85,13 @@ export async function startClickHouseShim(opts: { path: string; port?: number })
   };
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
+async function readBody(req: IncomingMessage, seen: { gzipped: number }): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const body = Buffer.concat(chunks);
-  return req.headers["content-encoding"] === "gzip" ? gunzipSync(body) : body;
+  if (req.headers["content-encoding"] !== "gzip") return body;
+  seen.gzipped++;
+  return gunzipSync(body);
 }
 
 function send(req: IncomingMessage, res: ServerResponse, status: number, text: string, headers: Record<string, string>): void {
@@ -101,12 +109,12 @@ function fail(req: IncomingMessage, res: ServerResponse, queryId: string, err: u
   send(req, res, 500, `${text}\n`, { "x-clickhouse-query-id": queryId, "x-clickhouse-exception-code": code, "content-type": "text/plain; charset=UTF-8" });
 }
 
-async function handle(session: Session, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(session: Session, req: IncomingMessage, res: ServerResponse, seen: { gzipped: number }): Promise<void> {
   const url = new URL(req.url ?? "/", "http://x");
   const queryId = url.searchParams.get("query_id") ?? randomUUID();
   try {
     if (url.pathname === "/ping") return send(req, res, 200, "Ok.\n", {});
-    const body = await readBody(req);
+    const body = await readBody(req, seen);
     const params: Record<string, string> = {};
     const settings: Record<string, string> = {};
     for (const [k, v] of url.searchParams) {

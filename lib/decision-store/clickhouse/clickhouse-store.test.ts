@@ -120,6 +120,20 @@ describe("ClickHouse decision store", () => {
     expect((await stores[0]!.log.write([{ row: other, stored: null }])).size).toBe(0);
   });
 
+  it("sends inserts gzipped when asked (SWITCHYARD_CLICKHOUSE_COMPRESS), stored the same", async () => {
+    const gz = await openClickHouseDecisionStore({ ...settings(shim.url), compressInserts: true }, pool);
+    try {
+      const batch = [row({ operation: "OP_GZIP" }), row({ operation: "OP_GZIP", body: JSON.stringify({ text: 'é ü 東京 \n "q"' }) })];
+      const gzipped = shim.gzippedBodies;
+      expect((await gz.log.write(batch.map((r) => ({ row: r, stored: null })))).size).toBe(0);
+      expect(shim.gzippedBodies).toBe(gzipped + 1);
+      expect((await gz.reads.get(batch[1]!.id))?.record).toBe(batch[1]!.body);
+      expect(await count("operation = 'OP_GZIP'")).toBe(2);
+    } finally {
+      await gz.close();
+    }
+  });
+
   it("replays a spooled chunk twice without a second row or a second count", async () => {
     const chunk = Array.from({ length: 25 }, () => row({ operation: "OP_REPLAY" }));
     await stores[0]!.log.replay(chunk);
