@@ -107,6 +107,12 @@ describe("claim log", () => {
     expect((await log.claim(batch)).size).toBe(0);
     expect(await scalar("select count(*) as n from decision_claim_batch")).toBe(before + 1);
     expect(await scalar("select octet_length(claims) as n from decision_claim_batch order by id desc limit 1")).toBe(500 * 40);
+    // Stored out of line without a compression attempt; running the DDL again (another instance starting) keeps it so.
+    await pools[0]!.query(CLAIM_LOG_TABLE_DDL);
+    const { rows } = await pools[0]!.query<{ s: string }>(
+      "select attstorage as s from pg_attribute where attrelid = 'decision_claim_batch'::regclass and attname = 'claims'",
+    );
+    expect(rows[0]!.s).toBe("e");
   });
 
   it("an instance started later holds the window's claims of the others; past the window a key is free again", async () => {

@@ -17,7 +17,12 @@ export const CLAIM_LOG_TABLE_DDL = `create table if not exists decision_claim_ba
   created_at timestamptz not null default now(),
   claims bytea not null
 );
-alter table decision_claim_batch alter column claims set storage external`;
+do $$ begin
+  -- Hashes and random ids do not compress: stored out of line without trying. Altered once, not at every start (it waits on running claim steps).
+  if (select attstorage from pg_attribute where attrelid = 'decision_claim_batch'::regclass and attname = 'claims') <> 'e' then
+    alter table decision_claim_batch alter column claims set storage external;
+  end if;
+end $$`;
 
 /** One advisory lock for every instance's claim step (hashtext of a name, as lib/audit's). */
 const LOCK = "select pg_advisory_xact_lock(hashtext('switchyard:decision_claims'))";
