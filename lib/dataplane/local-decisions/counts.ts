@@ -1,10 +1,11 @@
 import type pg from "pg";
 import { z } from "zod";
 import { REASON_CODES } from "../../../router-core/index";
-import { authenticateRequest, type TPrincipal, fromZod, readJsonBody, sendJson, registerEndpoint, ZErrorBody, type TRoute } from "../../edge";
+import { type TPrincipal, sendJson, registerEndpoint, ZErrorBody, type TRoute } from "../../edge";
 import { addRollupDeltas, type TRollupDelta } from "../decision-log/rollup";
 import { isUnavailable } from "../decision-log/postgres-errors";
 import { invalid } from "../../http";
+import { readReport } from "./read-report";
 import type { createLocalDecisionValidator } from "./validate";
 
 export const MAX_COUNT_ITEMS = 5_000;
@@ -160,17 +161,13 @@ export function createLocalCountRoute(deps: {
     method: "POST",
     path: "/api/v1/decisions/counts",
     handler: async (req, res) => {
-      const auth = await authenticateRequest(req, "decide");
-      if (!auth.ok) {
-        sendJson(res, auth.status, auth.body, auth.headers);
-        return;
-      }
-      const parsed = ZLocalCountReport.safeParse(await readJsonBody(req, MAX_BODY_BYTES));
-      if (!parsed.success) throw fromZod(parsed.error);
-      const deltas = checkReport(parsed.data, auth.principal, deps.validate, deps.knownProvider, now());
+      const report = await readReport(req, res, ZLocalCountReport, MAX_BODY_BYTES);
+      if (!report) return;
+      const { auth, data } = report;
+      const deltas = checkReport(data, auth.principal, deps.validate, deps.knownProvider, now());
       let counted: number;
       try {
-        counted = await countOnce(deps.pool, parsed.data, auth.principal, deltas);
+        counted = await countOnce(deps.pool, data, auth.principal, deltas);
       } catch (err) {
         if (!isUnavailable(err)) throw err;
         sendJson(

@@ -1,12 +1,13 @@
 import type pg from "pg";
 import { z } from "zod";
-import { authenticateRequest, type TPrincipal, fromZod, readJsonBody, sendJson, registerEndpoint, ZErrorBody, type TRoute } from "../../edge";
+import { type TPrincipal, sendJson, registerEndpoint, ZErrorBody, type TRoute } from "../../edge";
 import { isUuid, uuidV7Time } from "../decision-id";
 import type { TDecisionRow } from "../decision-log/rows";
 import { DecisionLogBusyError, type DecisionLog } from "../decision-log/writer";
 import type { RoutingState } from "../routing-state";
 import type { TErrorDetail } from "../../http";
 import { createLocalCountRoute } from "./counts";
+import { readReport } from "./read-report";
 import { createLocalDecisionValidator } from "./validate";
 
 export const MAX_LOCAL_DECISION_BATCH = 1_000;
@@ -222,15 +223,11 @@ export function createLocalDecisionRoutes(deps: {
       method: "POST",
       path: "/api/v1/decisions/batch",
       handler: async (req, res) => {
-        const auth = await authenticateRequest(req, "decide");
-        if (!auth.ok) {
-          sendJson(res, auth.status, auth.body, auth.headers);
-          return;
-        }
-        const parsed = ZLocalDecisionBatch.safeParse(await readJsonBody(req, MAX_BODY_BYTES));
-        if (!parsed.success) throw fromZod(parsed.error);
+        const report = await readReport(req, res, ZLocalDecisionBatch, MAX_BODY_BYTES);
+        if (!report) return;
+        const { auth, data } = report;
         // Each item is a decision routed to a provider: it costs what a decide call costs.
-        const over = auth.charge?.(parsed.data.decisions.length - 1);
+        const over = auth.charge?.(data.decisions.length - 1);
         if (over) {
           sendJson(res, over.status, over.body, over.headers);
           return;
@@ -240,7 +237,7 @@ export function createLocalDecisionRoutes(deps: {
         let results: TLocalDecisionResult[];
         try {
           results = await Promise.all(
-            parsed.data.decisions.map((d, index) => {
+            data.decisions.map((d, index) => {
               if (seen.has(d.decisionId)) return Promise.resolve<TLocalDecisionResult>({ index, decisionId: d.decisionId, result: "existing" });
               seen.add(d.decisionId);
               return logOne(d, index, auth.principal, receivedAt);
