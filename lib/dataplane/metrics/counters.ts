@@ -46,7 +46,12 @@ export function observeDecisions(fn: TDecisionObserver): () => void {
 /** Called by decide for every answered decision; provider null means the fallback answered. */
 export function countDecision(operation: string, region: string, provider: string | null, reason: string): void {
   const p = provider ?? "none";
-  const byReason = level(level(level(decisions, operation, newMap), region, newMap), p, newMap<TCell>);
+  const byRegion = level(decisions, operation, () => new Map<string, Map<string, Map<string, TCell>>>());
+  const byReason = level(
+    level(byRegion, region, () => new Map<string, Map<string, TCell>>()),
+    p,
+    () => new Map<string, TCell>(),
+  );
   let cell = byReason.get(reason);
   if (cell === undefined) {
     cell = { labels: [operation, region, p, reason], value: 0 };
@@ -55,8 +60,6 @@ export function countDecision(operation: string, region: string, provider: strin
   }
   cell.value++;
 }
-
-const newMap = <V>() => new Map<string, V>();
 
 /**
  * Called by decide as soon as a decision is made, before its log write is awaited: a half-open
