@@ -2,6 +2,7 @@
 
 import { useActionState, useState, type ReactNode } from "react";
 import type { TActionResult } from "@/lib/auth/with-action-permission";
+import { Field, FieldError, FormProblem } from "@/components/form-feedback";
 import {
   approveCatalogChangeAction,
   rejectCatalogChangeAction,
@@ -18,36 +19,6 @@ export const inputStyle = { borderColor: "var(--border)" };
 const ADAPTER_KINDS = ["http_json", "openai_chat", "anthropic_messages", "gemini_generate"] as const;
 const CRITICALITIES = ["low", "medium", "high", "critical"] as const;
 
-/** The refusal's messages for one field (and its sub-paths), shown under that field. */
-const under = (path: string, name: string) => path === name || path.startsWith(`${name}.`) || path.startsWith(`${name}[`);
-
-function FieldError({ state, name }: { state: TState; name: string }) {
-  if (!state || state.ok) return null;
-  const mine = (state.error.fields ?? []).filter((f) => under(f.path, name));
-  if (mine.length === 0) return null;
-  return (
-    <span role="alert" className="text-xs" style={{ color: "var(--bad)" }} data-testid={`field-error-${name}`}>
-      {mine.map((f) => f.message).join("; ")}
-    </span>
-  );
-}
-
-/** The refusal's message, and the messages of fields no input shows. */
-export function FormProblem({ state, shown }: { state: TState; shown: string[] }) {
-  if (!state || state.ok) return null;
-  const other = (state.error.fields ?? []).filter((f) => !shown.some((n) => under(f.path, n)));
-  return (
-    <div role="alert" className="text-xs" style={{ color: "var(--bad)" }} data-testid="form-problem">
-      {state.error.message}
-      {other.map((f) => (
-        <div key={f.path}>
-          {f.path || "(body)"}: {f.message}
-        </div>
-      ))}
-    </div>
-  );
-}
-
 export function Outcome({ state }: { state: TState }) {
   if (!state?.ok) return null;
   const text =
@@ -60,16 +31,6 @@ export function Outcome({ state }: { state: TState }) {
     <p className="text-xs" data-testid="form-outcome" data-status={state.value.status}>
       {text}
     </p>
-  );
-}
-
-export function Field({ label, name, state, children }: { label: string; name: string; state: TState; children: ReactNode }) {
-  return (
-    <label className="flex flex-col gap-0.5 text-xs">
-      <span className="muted">{label}</span>
-      {children}
-      <FieldError state={state} name={name} />
-    </label>
   );
 }
 

@@ -1,7 +1,8 @@
 "use client";
 
 import { useActionState } from "react";
-import { Field, FormProblem, inputStyle, Outcome, Submit, type TState } from "./catalog-forms";
+import { Field, FormProblem } from "@/components/form-feedback";
+import { inputStyle, Outcome, Submit, type TState } from "./catalog-forms";
 import { saveCertificationAction, saveRegionAction } from "./actions";
 
 /**

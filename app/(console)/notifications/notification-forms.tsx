@@ -1,7 +1,8 @@
 "use client";
 
-import { useActionState, type ReactNode } from "react";
+import { useActionState } from "react";
 import type { TActionResult } from "@/lib/auth/with-action-permission";
+import { Field, FieldError, FormProblem } from "@/components/form-feedback";
 import type { TChannelView } from "@/lib/notify";
 import { deleteChannelAction, saveChannelAction, testChannelAction } from "./actions";
 
@@ -23,32 +24,6 @@ const EVENT_KINDS = [
 const SEVERITIES = ["critical", "warning", "info"] as const;
 const FIELDS = ["name", "kind", "url", "secretRef", "routes", "enabled"];
 
-function FieldError({ state, name }: { state: TState; name: string }) {
-  if (!state || state.ok) return null;
-  const mine = (state.error.fields ?? []).filter((f) => f.path === name || f.path.startsWith(`${name}.`));
-  if (mine.length === 0) return null;
-  return (
-    <span role="alert" className="text-xs" style={{ color: "var(--bad)" }} data-testid={`field-error-${name}`}>
-      {mine.map((f) => f.message).join("; ")}
-    </span>
-  );
-}
-
-function Problem({ state }: { state: TState }) {
-  if (!state || state.ok) return null;
-  const other = (state.error.fields ?? []).filter((f) => !FIELDS.some((n) => f.path === n || f.path.startsWith(`${n}.`)));
-  return (
-    <div role="alert" className="text-xs" style={{ color: "var(--bad)" }} data-testid="form-problem">
-      {state.error.message}
-      {other.map((f) => (
-        <div key={f.path}>
-          {f.path || "(body)"}: {f.message}
-        </div>
-      ))}
-    </div>
-  );
-}
-
 function Outcome({ state, testId }: { state: TState; testId: string }) {
   if (!state?.ok) return null;
   return (
@@ -56,16 +31,6 @@ function Outcome({ state, testId }: { state: TState; testId: string }) {
       {state.value.status}
       {state.value.detail ? `: ${state.value.detail}` : ""}
     </p>
-  );
-}
-
-function Field({ label, name, state, children }: { label: string; name: string; state: TState; children: ReactNode }) {
-  return (
-    <label className="flex min-w-0 flex-col gap-0.5 text-xs">
-      <span className="muted">{label}</span>
-      {children}
-      <FieldError state={state} name={name} />
-    </label>
   );
 }
 
@@ -154,7 +119,7 @@ export function ChannelForm({ value }: { value?: TChannelView }) {
         </button>
       </div>
       <Outcome state={state} testId="channel-outcome" />
-      <Problem state={state} />
+      <FormProblem state={state} shown={FIELDS} />
     </form>
   );
 }
@@ -168,7 +133,7 @@ export function TestSendButton({ id, name }: { id: string; name: string }) {
         {pending ? "Sending…" : "Send test"}
       </button>
       <Outcome state={state} testId="test-outcome" />
-      <Problem state={state} />
+      <FormProblem state={state} shown={FIELDS} />
     </form>
   );
 }
@@ -187,7 +152,7 @@ export function DeleteChannelButton({ id, name }: { id: string; name: string }) 
       <button type="submit" disabled={pending} className="text-xs underline" style={{ color: "var(--bad)" }}>
         Delete
       </button>
-      <Problem state={state} />
+      <FormProblem state={state} shown={FIELDS} />
     </form>
   );
 }
