@@ -158,7 +158,8 @@ function decodeUuid(v: string, out: Uint8Array, at: number): void {
  * than checked then read again when written).
  */
 export function uuidParam(values: readonly (string | null)[]): TBinaryParam {
-  const decoded = new Uint8Array(16 * values.length);
+  // From node's pool for a usual batch (a Uint8Array of its own is an off-heap allocation the GC tracks).
+  const decoded = Buffer.allocUnsafe(16 * values.length);
   let nulls = 0;
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!;
