@@ -41,8 +41,11 @@ const SPECIAL: Record<string, string> = {
 
 /** The frame's path relative to the repository (node: and native frames as they are). */
 function relativeUrl(url: string, root: string): string {
-  if (url.startsWith("file://")) return path.relative(root, decodeURIComponent(url.slice("file://".length)));
-  return url;
+  if (!url.startsWith("file://")) return url;
+  const rel = path.relative(root, decodeURIComponent(url.slice("file://".length)));
+  // A package resolved outside the root (a copy of the tree whose node_modules is a symlink) is still the package.
+  const packages = rel.indexOf("node_modules/");
+  return packages > 0 ? rel.slice(packages) : rel;
 }
 
 /** Node's own helpers that a stage calls (hashing, timers, buffers): their time is that stage's, like a builtin's. */
