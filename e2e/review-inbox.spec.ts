@@ -1,8 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import { createPrisma } from "../lib/db/client";
-import { approveFactorList } from "../lib/controlplane/approve-factor-list";
-import { createFactorListDraft } from "../lib/controlplane/create-factor-list-draft";
-import { submitFactorList } from "../lib/controlplane/submit-factor-list";
+import { approveFactorList } from "../lib/controlplane/factor-lists/approve-factor-list";
+import { createFactorListDraft } from "../lib/controlplane/factor-lists/create-factor-list-draft";
+import { submitFactorList } from "../lib/controlplane/factor-lists/submit-factor-list";
 import { demoSmsPolicyYaml } from "../lib/demo/seed-demo";
 import { emailOf, ensureAccounts, originOf, signIn, type TE2eRole } from "./support/accounts";
 import { restoreFirstVersion } from "./support/short-timings";

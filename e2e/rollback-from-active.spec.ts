@@ -1,9 +1,9 @@
 import { expect, test } from "@playwright/test";
 import { createPrisma } from "../lib/db/client";
-import { activateFactorList } from "../lib/controlplane/activate-factor-list";
-import { approveFactorList } from "../lib/controlplane/approve-factor-list";
-import { createFactorListDraft } from "../lib/controlplane/create-factor-list-draft";
-import { submitFactorList } from "../lib/controlplane/submit-factor-list";
+import { activateFactorList } from "../lib/controlplane/factor-lists/activate-factor-list";
+import { approveFactorList } from "../lib/controlplane/factor-lists/approve-factor-list";
+import { createFactorListDraft } from "../lib/controlplane/factor-lists/create-factor-list-draft";
+import { submitFactorList } from "../lib/controlplane/factor-lists/submit-factor-list";
 import { emailOf, ensureAccounts, signIn, type TE2eRole } from "./support/accounts";
 
 /**

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { createPrisma } from "../lib/db/client";
 import { resolveDatabaseUrl } from "../lib/db/database-url";
 import { applyMigrations, formatCliError } from "../lib/db/migrate";
-import { createAdmin } from "../lib/controlplane/create-admin";
+import { createAdmin } from "../lib/controlplane/users/create-admin";
 import { ContractError } from "../lib/errors/api-errors";
 
 // `npm run user:create-admin -- --email a@b.c --password '…' [--name 'A B']`: creates an admin

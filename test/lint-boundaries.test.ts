@@ -87,7 +87,7 @@ const VIOLATIONS: { what: string; filePath: string; code: string; message: RegEx
   {
     what: "lib/db importing a higher lib area",
     filePath: "lib/db/probe.ts",
-    code: `import { createUser } from "../controlplane/create-user";\nexport const x = createUser;\n`,
+    code: `import { createUser } from "../controlplane/users/create-user";\nexport const x = createUser;\n`,
     message: /lib\/db sits just above lib\/runtime/,
   },
   {

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { TActor } from "../../lib/audit/actor";
-import { createAdmin } from "../../lib/controlplane/create-admin";
-import { createOverride, type TCreateOverrideBody } from "../../lib/controlplane/create-override";
-import { endOverride } from "../../lib/controlplane/end-override";
+import { createAdmin } from "../../lib/controlplane/users/create-admin";
+import { createOverride, type TCreateOverrideBody } from "../../lib/controlplane/overrides/create-override";
+import { endOverride } from "../../lib/controlplane/overrides/end-override";
 import { quantile } from "../lib/bench-results";
 import { request } from "./http-client";
 import type { AppInstance } from "./instances";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "../../lib/db/generated/client";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { createSession, resolveSession } from "../../lib/auth/session";
-import { createApiKey } from "../../lib/controlplane/create-api-key";
+import { createApiKey } from "../../lib/controlplane/api-keys/create-api-key";
 import type { TControlFixture } from "./control-targets";
 import type { TDataPlaneFixture } from "./dataplane-targets";
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { createAdmin } from "../../lib/controlplane/create-admin";
+import { createAdmin } from "../../lib/controlplane/users/create-admin";
 import { hashPassword } from "../../lib/auth/password";
 import { createPrisma } from "../../lib/db/client";
 import { quantile, writeBenchResult } from "../lib/bench-results";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decide } from "../../router-core/index";
-import { createApiKey } from "../../lib/controlplane/create-api-key";
+import { createApiKey } from "../../lib/controlplane/api-keys/create-api-key";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { getServedSeries } from "../../lib/console/get-served-series";
 import { createGatewayEnv, type TGatewayEnv } from "../../test/support/gateway-fixtures";

@@ -1,4 +1,4 @@
-import type { TReviewStanding } from "@/lib/controlplane/review-standing";
+import type { TReviewStanding } from "@/lib/controlplane/reviews/review-standing";
 import { utc } from "../format";
 
 const LABEL = { approver: "An approver", compliance: "Compliance" } as const;

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useState } from "react";
 import type { TPermission } from "@/lib/auth/permissions";
-import type { TReviewStanding } from "@/lib/controlplane/review-standing";
+import type { TReviewStanding } from "@/lib/controlplane/reviews/review-standing";
 import { ControlErrorView } from "../providers/control-error";
 import { controlRequest, type TControlError } from "../providers/control-request";
 import { ConfirmDialog } from "../providers/dialog";
@@ -159,7 +159,7 @@ export function VersionActions({
   wasActive: boolean;
   lockVersion: number;
   permissions: TPermission[];
-  /** The review actions this person may take now (lib/controlplane/review-standing.ts). */
+  /** The review actions this person may take now (lib/controlplane/reviews/review-standing.ts). */
   may: TReviewStanding["may"];
   /** How activating this version loosens compliance: the activate dialog shows it and asks for a confirmation and a reason. */
   weakenings?: string[];

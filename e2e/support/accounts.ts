@@ -1,5 +1,5 @@
 import { expect, type APIRequestContext } from "@playwright/test";
-import { createAdmin } from "../../lib/controlplane/create-admin";
+import { createAdmin } from "../../lib/controlplane/users/create-admin";
 import type { TRole } from "../../lib/auth/permissions";
 import { createPrisma } from "../../lib/db/client";
 import { ContractError } from "../../lib/errors/api-errors";

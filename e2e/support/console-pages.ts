@@ -1,7 +1,7 @@
 import { expect, type APIRequestContext } from "@playwright/test";
 import { createPrisma } from "../../lib/db/client";
-import { createFactorListDraft } from "../../lib/controlplane/create-factor-list-draft";
-import { submitFactorList } from "../../lib/controlplane/submit-factor-list";
+import { createFactorListDraft } from "../../lib/controlplane/factor-lists/create-factor-list-draft";
+import { submitFactorList } from "../../lib/controlplane/factor-lists/submit-factor-list";
 import { demoSmsPolicyYaml } from "../../lib/demo/seed-demo";
 import { emailOf } from "./accounts";
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
-import { createApiKey } from "../controlplane/create-api-key";
-import { disableUser } from "../controlplane/disable-user";
-import { enableUser } from "../controlplane/enable-user";
-import { listApiKeys } from "../controlplane/list-api-keys";
-import { setUserRoles } from "../controlplane/set-user-roles";
+import { createApiKey } from "../controlplane/api-keys/create-api-key";
+import { disableUser } from "../controlplane/users/disable-user";
+import { enableUser } from "../controlplane/users/enable-user";
+import { listApiKeys } from "../controlplane/api-keys/list-api-keys";
+import { setUserRoles } from "../controlplane/users/set-user-roles";
 import { makeUser, seedCatalog } from "../../test/support/controlplane-fixtures";
 
 /** Issue 35 item 2: a control key acts with at most its creator's current permissions. */

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
-import { revokeUserSessions } from "../controlplane/revoke-user-sessions";
-import { setUserRoles } from "../controlplane/set-user-roles";
+import { revokeUserSessions } from "../controlplane/users/revoke-user-sessions";
+import { setUserRoles } from "../controlplane/users/set-user-roles";
 import { makeUser } from "../../test/support/controlplane-fixtures";
-import { createAdmin, ensureAdminFromEnv } from "../controlplane/create-admin";
+import { createAdmin, ensureAdminFromEnv } from "../controlplane/users/create-admin";
 import { isDemoMode, markDemoMode } from "./demo-mode";
 import { DEMO_USERS, seedDemoUsers } from "./demo-users";
 import { resolveSession, revokeSessionToken, SESSION_TTL_MS } from "./session";

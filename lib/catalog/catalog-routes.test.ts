@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
-import { createApiKey } from "../controlplane/create-api-key";
+import { createApiKey } from "../controlplane/api-keys/create-api-key";
 import { makeSessionCookie, makeUser, seedCatalog } from "../../test/support/controlplane-fixtures";
 
 /** The catalogue's HTTP edges: status codes, the error shape's fields, and the control-scoped key. */

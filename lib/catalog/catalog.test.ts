@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { verifyAuditChain } from "../audit/verify-audit-chain";
-import { createFactorListDraft } from "../controlplane/create-factor-list-draft";
+import { createFactorListDraft } from "../controlplane/factor-lists/create-factor-list-draft";
 import { parseInput } from "../errors/api-errors";
 import { makeUser, refusal, seedCatalog } from "../../test/support/controlplane-fixtures";
 import { approveCatalogChange } from "./approve-catalog-change";

@@ -4,9 +4,9 @@ import { createTestDatabase, type TTestDatabase } from "../../test/support/datab
 import { verifyAuditChain } from "../audit/verify-audit-chain";
 import { parseInput } from "../errors/api-errors";
 import { makeUser, refusal, seedCatalog } from "../../test/support/controlplane-fixtures";
-import { disableUser } from "../controlplane/disable-user";
-import { enableUser } from "../controlplane/enable-user";
-import { setUserRoles } from "../controlplane/set-user-roles";
+import { disableUser } from "../controlplane/users/disable-user";
+import { enableUser } from "../controlplane/users/enable-user";
+import { setUserRoles } from "../controlplane/users/set-user-roles";
 import { approveCatalogChange } from "./approve-catalog-change";
 import { createProvider } from "./create-provider";
 import { exportBundle } from "./export-bundle";

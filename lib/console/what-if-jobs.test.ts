@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { makeUser, refusal, seedCatalog, WEIGHTS_YAML } from "../../test/support/controlplane-fixtures";
-import { createFactorListDraft } from "../controlplane/create-factor-list-draft";
+import { createFactorListDraft } from "../controlplane/factor-lists/create-factor-list-draft";
 import { maintainPartitions } from "../dataplane/decision-log/partitions";
 import { addRollupDeltas } from "../dataplane";
 import { HISTOGRAM_BUCKETS } from "../../router-core/metrics/histogram";

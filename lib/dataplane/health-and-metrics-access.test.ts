@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey } from "../controlplane/create-api-key";
+import { createApiKey } from "../controlplane/api-keys/create-api-key";
 import { SYSTEM_ACTOR } from "../audit/actor";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { applyMigrations } from "../db/migrate";

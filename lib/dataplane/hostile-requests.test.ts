@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SYSTEM_ACTOR } from "@/lib/audit/actor";
-import { createApiKey } from "@/lib/controlplane/create-api-key";
+import { createApiKey } from "@/lib/controlplane/api-keys/create-api-key";
 import { createGatewayEnv, type TGatewayEnv } from "../../test/support/gateway-fixtures";
 import { dataPlaneSettings } from "./settings";
 import { startStandaloneDataPlane } from "../../test/support/standalone-dataplane";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { createApiKey } from "../controlplane/create-api-key";
+import { createApiKey } from "../controlplane/api-keys/create-api-key";
 import { SYSTEM_ACTOR } from "../audit/actor";
 import { createGatewayEnv, type TGatewayEnv } from "../../test/support/gateway-fixtures";
 import { openApiDocument } from "../edge/openapi";

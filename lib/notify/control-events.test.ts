@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { GATES_YAML, makeUser, refusal, seedCatalog } from "../../test/support/controlplane-fixtures";
-import { activateFactorList } from "../controlplane/activate-factor-list";
-import { approveFactorList } from "../controlplane/approve-factor-list";
-import { createFactorListDraft } from "../controlplane/create-factor-list-draft";
-import { submitFactorList } from "../controlplane/submit-factor-list";
+import { activateFactorList } from "../controlplane/factor-lists/activate-factor-list";
+import { approveFactorList } from "../controlplane/factor-lists/approve-factor-list";
+import { createFactorListDraft } from "../controlplane/factor-lists/create-factor-list-draft";
+import { submitFactorList } from "../controlplane/factor-lists/submit-factor-list";
 
 /** Factor-list approvals by compliance and activations notify, in the transaction that makes them; a refused one does not. */
 let db: TTestDatabase;

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { createApiKey } from "../../lib/controlplane/create-api-key";
+import { createApiKey } from "../../lib/controlplane/api-keys/create-api-key";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { createTelemetryDatabase } from "../support/telemetry-fixtures";
 import { callInstance, gauge, startServerInstance, type TServerInstance } from "../support/server-instances";

@@ -11,7 +11,7 @@ import { listActiveOverrides } from "@/lib/console/list-active-overrides";
 import { listScopes } from "@/lib/console/list-scopes";
 import { listStaticOrders } from "@/lib/console/list-static-orders";
 import { listTrafficShares } from "@/lib/console/list-traffic-shares";
-import { overrideLimitsFromEnv } from "@/lib/controlplane/override-limits";
+import { overrideLimitsFromEnv } from "@/lib/controlplane/overrides/override-limits";
 
 export const dynamic = "force-dynamic";
 

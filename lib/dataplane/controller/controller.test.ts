@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { createMetricSync } from "../telemetry/metric-sync";
 import { createTelemetryDatabase, loadedState, waitFor } from "../../../test/support/telemetry-fixtures";
-import { endExpiredOverrides } from "../../controlplane/end-expired-overrides";
+import { endExpiredOverrides } from "../../controlplane/overrides/end-expired-overrides";
 import { createControllerLoop } from "./controller-loop";
 import { CONTROLLER_LOCK_KEY, createLeaderElector, type LeaderElector } from "./leader";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGatewayEnv, type TGatewayEnv } from "../../../test/support/gateway-fixtures";
 import { uuidV7At } from "../decision-id";
-import { createApiKey } from "../../controlplane/create-api-key";
+import { createApiKey } from "../../controlplane/api-keys/create-api-key";
 import { SYSTEM_ACTOR } from "../../audit/actor";
 
 /**

@@ -2,18 +2,18 @@
 
 import { revalidatePath } from "next/cache";
 import { withActionPermission } from "@/lib/auth/with-action-permission";
-import { ZCreateApiKeyBody, createApiKey } from "@/lib/controlplane/create-api-key";
-import { ZDecideRoleGrantBody, confirmRoleGrant } from "@/lib/controlplane/confirm-role-grant";
-import { ZCreateUserBody, createUser } from "@/lib/controlplane/create-user";
-import { ZChangeOwnPasswordBody, changeOwnPassword } from "@/lib/controlplane/change-own-password";
-import { ZDisableUserBody, disableUser } from "@/lib/controlplane/disable-user";
-import { enableUser } from "@/lib/controlplane/enable-user";
-import { ZResetPasswordBody, resetUserPassword } from "@/lib/controlplane/reset-user-password";
+import { ZCreateApiKeyBody, createApiKey } from "@/lib/controlplane/api-keys/create-api-key";
+import { ZDecideRoleGrantBody, confirmRoleGrant } from "@/lib/controlplane/role-grants/confirm-role-grant";
+import { ZCreateUserBody, createUser } from "@/lib/controlplane/users/create-user";
+import { ZChangeOwnPasswordBody, changeOwnPassword } from "@/lib/controlplane/users/change-own-password";
+import { ZDisableUserBody, disableUser } from "@/lib/controlplane/users/disable-user";
+import { enableUser } from "@/lib/controlplane/users/enable-user";
+import { ZResetPasswordBody, resetUserPassword } from "@/lib/controlplane/users/reset-user-password";
 import { parseInput } from "@/lib/errors/api-errors";
-import { rejectRoleGrant } from "@/lib/controlplane/reject-role-grant";
-import { revokeApiKey } from "@/lib/controlplane/revoke-api-key";
-import { revokeUserSessions } from "@/lib/controlplane/revoke-user-sessions";
-import { ZSetUserRolesBody, setUserRoles } from "@/lib/controlplane/set-user-roles";
+import { rejectRoleGrant } from "@/lib/controlplane/role-grants/reject-role-grant";
+import { revokeApiKey } from "@/lib/controlplane/api-keys/revoke-api-key";
+import { revokeUserSessions } from "@/lib/controlplane/users/revoke-user-sessions";
+import { ZSetUserRolesBody, setUserRoles } from "@/lib/controlplane/users/set-user-roles";
 
 // Forms post FormData; each action turns it into the same zod-validated body the API takes.
 const text = (form: FormData, name: string) => String(form.get(name) ?? "").trim();

@@ -1,7 +1,7 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
-import { ZCreateApiKeyBody, createApiKey } from "@/lib/controlplane/create-api-key";
+import { ZCreateApiKeyBody, createApiKey } from "@/lib/controlplane/api-keys/create-api-key";
 import { parseInput } from "@/lib/errors/api-errors";
-import { listApiKeys } from "@/lib/controlplane/list-api-keys";
+import { listApiKeys } from "@/lib/controlplane/api-keys/list-api-keys";
 
 export const GET = withPermission("api_key.read", async ({ prisma }) => {
   return Response.json({ apiKeys: await listApiKeys(prisma) });

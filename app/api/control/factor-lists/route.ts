@@ -1,8 +1,8 @@
 import { queryOf, readJson, withPermission } from "@/lib/auth/with-permission";
-import { createFactorListDraft } from "@/lib/controlplane/create-factor-list-draft";
+import { createFactorListDraft } from "@/lib/controlplane/factor-lists/create-factor-list-draft";
 import { parseInput } from "@/lib/errors/api-errors";
-import { ZFactorListSource } from "@/lib/controlplane/factor-list-input";
-import { ZListVersionsQuery, listFactorListVersions } from "@/lib/controlplane/list-factor-list-versions";
+import { ZFactorListSource } from "@/lib/controlplane/factor-lists/factor-list-input";
+import { ZListVersionsQuery, listFactorListVersions } from "@/lib/controlplane/factor-lists/list-factor-list-versions";
 
 export const GET = withPermission("factor_list.read", async ({ req, prisma }) => {
   const q = parseInput(ZListVersionsQuery, queryOf(req));

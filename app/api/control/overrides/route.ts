@@ -1,8 +1,8 @@
 import { queryOf, readJson, withPermission } from "@/lib/auth/with-permission";
-import { ZCreateOverrideBody, createOverride } from "@/lib/controlplane/create-override";
-import { overrideLimitsFromEnv } from "@/lib/controlplane/override-limits";
+import { ZCreateOverrideBody, createOverride } from "@/lib/controlplane/overrides/create-override";
+import { overrideLimitsFromEnv } from "@/lib/controlplane/overrides/override-limits";
 import { parseInput } from "@/lib/errors/api-errors";
-import { ZListOverridesQuery, listOverrides } from "@/lib/controlplane/list-overrides";
+import { ZListOverridesQuery, listOverrides } from "@/lib/controlplane/overrides/list-overrides";
 
 export const GET = withPermission("override.read", async ({ req, prisma }) => {
   return Response.json({ overrides: await listOverrides(prisma, parseInput(ZListOverridesQuery, queryOf(req))) });

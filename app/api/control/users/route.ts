@@ -1,7 +1,7 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
-import { ZCreateUserBody, createUser } from "@/lib/controlplane/create-user";
+import { ZCreateUserBody, createUser } from "@/lib/controlplane/users/create-user";
 import { parseInput } from "@/lib/errors/api-errors";
-import { listUsers } from "@/lib/controlplane/list-users";
+import { listUsers } from "@/lib/controlplane/users/list-users";
 
 export const GET = withPermission("user.read", async ({ prisma }) => {
   return Response.json({ users: await listUsers(prisma) });

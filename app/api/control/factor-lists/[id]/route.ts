@@ -1,8 +1,8 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
 import { parseInput } from "@/lib/errors/api-errors";
-import { ZFactorListSource } from "@/lib/controlplane/factor-list-input";
-import { getFactorListVersion } from "@/lib/controlplane/get-factor-list-version";
-import { updateFactorListDraft } from "@/lib/controlplane/update-factor-list-draft";
+import { ZFactorListSource } from "@/lib/controlplane/factor-lists/factor-list-input";
+import { getFactorListVersion } from "@/lib/controlplane/factor-lists/get-factor-list-version";
+import { updateFactorListDraft } from "@/lib/controlplane/factor-lists/update-factor-list-draft";
 
 export const GET = withPermission("factor_list.read", async ({ prisma, params }) => {
   return Response.json(await getFactorListVersion(prisma, params.id ?? ""));

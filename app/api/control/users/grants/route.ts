@@ -1,6 +1,6 @@
 import { queryOf, withPermission } from "@/lib/auth/with-permission";
 import { invalid } from "@/lib/errors/api-errors";
-import { listRoleGrants } from "@/lib/controlplane/list-role-grants";
+import { listRoleGrants } from "@/lib/controlplane/role-grants/list-role-grants";
 
 const STATUSES = ["pending", "confirmed", "applied", "rejected", "superseded"] as const;
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { readJson, withPermission } from "@/lib/auth/with-permission";
 import { parseInput } from "@/lib/errors/api-errors";
-import { revokeApiKey } from "@/lib/controlplane/revoke-api-key";
+import { revokeApiKey } from "@/lib/controlplane/api-keys/revoke-api-key";
 
 const ZRevokeBody = z.strictObject({ reason: z.string().max(2000).optional() });
 

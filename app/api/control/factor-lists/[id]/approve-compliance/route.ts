@@ -1,5 +1,5 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
-import { ZReviewBody, approveFactorList } from "@/lib/controlplane/approve-factor-list";
+import { ZReviewBody, approveFactorList } from "@/lib/controlplane/factor-lists/approve-factor-list";
 import { parseInput } from "@/lib/errors/api-errors";
 
 export const POST = withPermission("factor_list.approve_compliance", async ({ req, prisma, actor, params }) => {

@@ -1,6 +1,6 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
 import { parseInput } from "@/lib/errors/api-errors";
-import { ZRejectBody, rejectFactorList } from "@/lib/controlplane/reject-factor-list";
+import { ZRejectBody, rejectFactorList } from "@/lib/controlplane/factor-lists/reject-factor-list";
 
 export const POST = withPermission("factor_list.reject", async ({ req, prisma, actor, principal, params }) => {
   const { comment } = parseInput(ZRejectBody, await readJson(req));

@@ -1,6 +1,6 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
 import { parseInput } from "@/lib/errors/api-errors";
-import { ZRollbackBody, rollbackFactorList } from "@/lib/controlplane/rollback-factor-list";
+import { ZRollbackBody, rollbackFactorList } from "@/lib/controlplane/factor-lists/rollback-factor-list";
 
 /** Rolls the operation back to this (earlier, once active) version, as a new version. */
 export const POST = withPermission("factor_list.rollback", async ({ req, prisma, actor, params }) => {

@@ -1,6 +1,6 @@
 import { factorListToYaml, type TFactorList } from "@/router-core/index";
 import { queryOf, withPermission } from "@/lib/auth/with-permission";
-import { getFactorListVersion } from "@/lib/controlplane/get-factor-list-version";
+import { getFactorListVersion } from "@/lib/controlplane/factor-lists/get-factor-list-version";
 
 /**
  * Exports a version as YAML in the paper's Listing 1 format: as its author wrote it, or with

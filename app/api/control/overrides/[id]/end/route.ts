@@ -1,5 +1,5 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
-import { ZEndOverrideBody, endOverride } from "@/lib/controlplane/end-override";
+import { ZEndOverrideBody, endOverride } from "@/lib/controlplane/overrides/end-override";
 import { parseInput } from "@/lib/errors/api-errors";
 
 export const POST = withPermission("override.end", async ({ req, prisma, actor, params }) => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { readJson, withPermission } from "@/lib/auth/with-permission";
 import { parseInput } from "@/lib/errors/api-errors";
-import { revokeUserSessions } from "@/lib/controlplane/revoke-user-sessions";
+import { revokeUserSessions } from "@/lib/controlplane/users/revoke-user-sessions";
 
 const ZRevokeSessionsBody = z.strictObject({ reason: z.string().max(2000).optional() });
 

@@ -1,5 +1,5 @@
 import { readJson, withPermission } from "@/lib/auth/with-permission";
-import { ZDecideRoleGrantBody, confirmRoleGrant } from "@/lib/controlplane/confirm-role-grant";
+import { ZDecideRoleGrantBody, confirmRoleGrant } from "@/lib/controlplane/role-grants/confirm-role-grant";
 import { parseInput } from "@/lib/errors/api-errors";
 
 export const POST = withPermission("user.set_roles", async ({ req, prisma, actor, params }) => {

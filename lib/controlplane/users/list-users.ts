@@ -1,0 +1,5 @@
+import type { PrismaClient } from "../../db";
+
+export async function listUsers(prisma: PrismaClient) {
+  return prisma.user.findMany({ orderBy: { email: "asc" }, omit: { passwordHash: true } });
+}
