@@ -80,6 +80,8 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
     durability: s.durability,
     maxBuffered: s.maxBuffered,
     concurrency: Math.max(s.logConcurrency, store?.logConcurrency ?? 1),
+    // A store asking for batches in flight gets them under a backlog only: full batches, not many small ones.
+    ...(store?.logConcurrency ? { extraBatchAt: s.logMaxBatch } : {}),
     maxBatch: s.logMaxBatch,
     partitions: partitionOptions,
     onAvailability: (up) => state.setDbAvailable(up),

@@ -2,12 +2,13 @@ import { describe, expect, it } from "vitest";
 import { createBatchQueue } from "./batch-queue";
 
 /** A queue whose writes wait until the test releases them, recording each batch. */
-function harness(opts: { maxBatch?: number; concurrency?: number } = {}) {
+function harness(opts: { maxBatch?: number; concurrency?: number; extraBatchAt?: number } = {}) {
   const batches: number[][] = [];
   const releases: Array<() => void> = [];
   const queue = createBatchQueue<number>({
     maxBatch: opts.maxBatch ?? 100,
     concurrency: opts.concurrency ?? 1,
+    extraBatchAt: opts.extraBatchAt,
     retryMs: 10,
     write: (batch) => {
       batches.push(batch);
@@ -19,6 +20,30 @@ function harness(opts: { maxBatch?: number; concurrency?: number } = {}) {
 }
 
 describe("batch queue", () => {
+  it("with extraBatchAt, starts a batch beside the one in flight only when that many items wait", async () => {
+    const { queue, batches, releases, turn } = harness({ maxBatch: 3, concurrency: 4, extraBatchAt: 3 });
+    queue.add(1);
+    await turn();
+    queue.add(2);
+    await turn();
+    // One in flight and one item waiting: it waits for company rather than going alone.
+    expect(batches).toEqual([[1]]);
+    queue.add(3);
+    queue.add(4);
+    queue.add(5);
+    await turn();
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+    expect(queue.queued).toBe(1);
+    // Nothing in flight: what waits goes, however little.
+    releases[0]!();
+    releases[1]!();
+    await turn();
+    await turn();
+    expect(batches).toEqual([[1], [2, 3, 4], [5]]);
+    releases[2]!();
+    await queue.drain();
+  });
+
   it("sends what arrived in one turn as one batch, and what arrives during a write as the next", async () => {
     const { queue, batches, releases, turn } = harness();
     queue.add(1);

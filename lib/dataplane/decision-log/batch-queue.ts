@@ -3,6 +3,12 @@ export type TBatchQueueOptions<T> = {
   maxBatch: number;
   /** Batches in flight at once. */
   concurrency: number;
+  /**
+   * A batch beyond the first in flight starts only with at least this many items queued (default
+   * 1: any). At maxBatch, extra batches go only when a full one waits: under light load one batch
+   * at a time, as large as what arrives meanwhile; more at once only when one cannot keep up.
+   */
+  extraBatchAt?: number;
   /** After requeue(): how long until the queue tries again by itself. */
   retryMs: number;
   /**
@@ -79,7 +85,10 @@ function startBatch<T>(st: TQueueState<T>, batch: T[]): void {
 }
 
 function pump<T>(st: TQueueState<T>): void {
-  while (st.items.length > 0 && st.inFlight < st.opts.concurrency && st.ready) startBatch(st, takeBatch(st));
+  const extraAt = st.opts.extraBatchAt ?? 1;
+  while (st.items.length > 0 && st.inFlight < st.opts.concurrency && st.ready && (st.inFlight === 0 || st.items.length >= extraAt)) {
+    startBatch(st, takeBatch(st));
+  }
 }
 
 /**

@@ -45,6 +45,8 @@ export type TDecisionLogOptions = {
    * transaction carries every row that arrived meanwhile; see lib/dataplane/README.md).
    */
   concurrency?: number;
+  /** A transaction beyond the first in flight starts only with this many rows queued (batch-queue.ts); default any. */
+  extraBatchAt?: number;
   /** How often to probe Postgres while it is unreachable. */
   probeIntervalMs?: number;
   partitions: { daysAhead: number; retentionDays: number };
@@ -205,6 +207,7 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
   const queue: BatchQueue<TPending> = createBatchQueue<TPending>({
     maxBatch: opts.maxBatch ?? 2000,
     concurrency,
+    extraBatchAt: opts.extraBatchAt,
     retryMs: probeIntervalMs,
     write: (batch, handOff) => flushBatch(ctx, batch, handOff),
   });
