@@ -4,7 +4,7 @@ import { type TActor, canonicalJson } from "../audit";
 import { ContractError, invalid, type TFieldError } from "../errors";
 import { createFactorListDraft, submitFactorList } from "../controlplane";
 import { adapterOf, limitsOf, operationOf, providerOf } from "./catalog-rows";
-import { operationComplianceReasons, providerComplianceReasons } from "./catalog-helpers";
+import { operationComplianceReasons, providerComplianceReasons } from "./compliance-hold";
 import { createOperation } from "./create-operation";
 import { createProvider } from "./create-provider";
 import { deleteAdapter } from "./delete-adapter";

@@ -1,7 +1,7 @@
 import { type PrismaClient, notifyConfigChange } from "../db";
 import { type TActor, appendAudit } from "../audit";
 import { providerOf } from "./catalog-rows";
-import { lockProvider, refuseIfNamed } from "./catalog-helpers";
+import { lockProvider, refuseIfNamed } from "./catalog-writes";
 
 /** Deletes a provider and its adapter; refused (409, naming them) while a live policy names it. */
 export async function deleteProvider(prisma: PrismaClient, actor: TActor, key: string) {

@@ -1,6 +1,6 @@
 import type { PrismaClient } from "../db";
 import { adapterOf, limitsOf, operationOf, providerOf } from "./catalog-rows";
-import { changeSummary } from "./catalog-helpers";
+import { changeSummary } from "./compliance-hold";
 import { credentialState } from "./credential-state";
 import { describePolicies, policiesNamingProvider, policiesOfOperation } from "./policies-naming";
 

@@ -1,6 +1,6 @@
 import type { PrismaClient } from "../db";
 import { invalid } from "../errors";
-import { changeSummary } from "./catalog-helpers";
+import { changeSummary } from "./compliance-hold";
 
 const STATUSES = ["pending", "applied", "rejected", "superseded"] as const;
 

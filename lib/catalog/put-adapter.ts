@@ -2,7 +2,7 @@ import { type Prisma, type PrismaClient, notifyConfigChange } from "../db";
 import { type TActor, canonicalJson, appendAudit } from "../audit";
 import { invalid, notFound } from "../errors";
 import { adapterOf, providerOf } from "./catalog-rows";
-import { changeSummary, holdForCompliance } from "./catalog-helpers";
+import { changeSummary, holdForCompliance } from "./compliance-hold";
 import { baseUrlProblem } from "./outbound-safety";
 import type { TAdapter } from "./schemas";
 import { adapterSecretErrors, adapterSecurityReasons, otherReviewerExists } from "./security-review";

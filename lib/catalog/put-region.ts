@@ -2,7 +2,7 @@ import { type Prisma, type PrismaClient, notifyConfigChange } from "../db";
 import { type TActor, appendAudit } from "../audit";
 import { invalid } from "../errors";
 import { loadDeclaredNames, undeclaredCertifications } from "../controlplane";
-import { changeSummary, holdForCompliance } from "./catalog-helpers";
+import { changeSummary, holdForCompliance } from "./compliance-hold";
 import { sameSet } from "./catalog-rows";
 import type { TRegionEntry } from "./schemas";
 import { otherReviewerExists } from "./security-review";

@@ -1,7 +1,7 @@
 import type { PrismaClient } from "../db";
 import { type TActor, appendAudit } from "../audit";
 import { ContractError, invalid, notFound } from "../errors";
-import { changeSummary } from "./catalog-helpers";
+import { changeSummary } from "./compliance-hold";
 
 /** Compliance rejects a held change, with a comment saying why; nothing applies. */
 export async function rejectCatalogChange(prisma: PrismaClient, actor: TActor, id: string, comment: string) {
