@@ -5,7 +5,8 @@ import { REASON_CODES, type TDecisionRecord } from "../router-core/index";
 import { CandidatesTable, DecisionOutcomes, DecisionSummary } from "../components/decisions/decision-detail";
 import { toRecordView } from "../lib/console/decision-record-view";
 import type { TDecisionDetail } from "../lib/console/get-decision";
-import { localDecisionRow, type TLocalDecision } from "../lib/dataplane/local-decisions/handler";
+import { localDecisionRow } from "../lib/dataplane/local-decisions/handler";
+import type { TLocalDecision } from "../lib/dataplane/local-decisions/schema";
 import { uuidV7At } from "../lib/dataplane/decision-id";
 
 /**

@@ -2,7 +2,7 @@ import type { TFactorList, TProviderInfo } from "../../../router-core/index";
 import { operationDenied, type TPrincipal } from "../../edge";
 import { errorBody, type TErrorBody, type TErrorCode } from "../../http";
 import type { RoutingState } from "../routing-state";
-import type { TLocalDecision } from "./handler";
+import type { TLocalDecision } from "./schema";
 
 /** Policy versions remembered per operation, so a report made on the previous version still validates against it. */
 const VERSIONS_KEPT = 16;
