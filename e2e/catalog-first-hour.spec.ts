@@ -127,15 +127,16 @@ test("first hour on an empty production database: own providers to a compliant d
   // Regions and certifications are declared first: providers may name only those.
   await page.goto(`${base}/catalog`);
   const certification = page.getByTestId("certification-form");
-  for (const name of ["gdpr", "soc2"]) {
+  for (const name of ["gdpr", "soc2", "gpdr"]) {
     await certification.locator('input[name="name"]').fill(name);
     await certification.getByRole("button", { name: "Save certification" }).click();
-    await expect(page.getByTestId("certifications-list")).toContainText(name);
+    await expect(page.getByTestId(`certification-row-${name}`)).toBeVisible();
   }
   const region = page.getByTestId("region-form");
   for (const [name, requires] of [
     ["EU", "gdpr"],
     ["NA", ""],
+    ["EUR", "gpdr"],
   ] as const) {
     await region.locator('input[name="name"]').fill(name);
     await region.locator('input[name="requires"]').fill(requires);
@@ -143,6 +144,13 @@ test("first hour on an empty production database: own providers to a compliant d
     await expect(page.getByTestId(`region-row-${name}`)).toBeVisible();
   }
   await expect(page.getByTestId("region-row-EU")).toContainText("gdpr");
+  // Two misspellings declared by mistake go again: the certification only once no region requires it.
+  await page.getByTestId("delete-certification-gpdr").getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByTestId("delete-certification-gpdr").getByTestId("form-problem")).toContainText("certification gpdr is still named by region EUR");
+  await page.getByTestId("delete-region-EUR").getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByTestId("region-row-EUR")).toHaveCount(0);
+  await page.getByTestId("delete-certification-gpdr").getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByTestId("certification-row-gpdr")).toHaveCount(0);
 
   // Two SMS providers through the console form; a refusal names its field first.
   const newProvider = page.getByTestId("provider-form-new");

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma, type PrismaClient } from "../db/client";
 import { createTestDatabase, type TTestDatabase } from "../../test/support/database";
 import { createApiKey } from "../controlplane/api-keys/create-api-key";
+import { createFactorListDraft } from "../controlplane/factor-lists/create-factor-list-draft";
+import { demoSmsPolicyYaml } from "../demo/seed-demo";
 import { makeSessionCookie, makeUser, seedCatalog } from "../../test/support/controlplane-fixtures";
 
 /** The catalogue's HTTP edges: status codes, the error shape's fields, and the control-scoped key. */
@@ -16,7 +18,8 @@ let routes: {
   provider: { PATCH: THandler };
   apply: { POST: THandler };
   exportRoute: { GET: THandler };
-  region: { PUT: THandler };
+  region: { PUT: THandler; DELETE: THandler };
+  certification: { PUT: THandler; DELETE: THandler };
 };
 let controlKey: string;
 let decideKey: string;
@@ -36,6 +39,7 @@ beforeAll(async () => {
     apply: await import("@/app/api/control/apply/route"),
     exportRoute: await import("@/app/api/control/export/route"),
     region: await import("@/app/api/control/catalog/regions/[name]/route"),
+    certification: await import("@/app/api/control/catalog/certifications/[name]/route"),
   } as unknown as typeof routes;
 });
 
@@ -147,5 +151,57 @@ describe("catalogue routes", () => {
     });
     expect([put.status, ((await put.json()) as { status: string }).status]).toEqual([200, "applied"]);
     expect((await call(routes.providers.POST, "POST", "/api/control/catalog/providers", { headers: asAdmin, body })).status).toBe(201);
+  });
+
+  it("DELETE /catalog/regions|certifications/{name}: a misspelling goes; a name still in use is 409 listing what names it", async () => {
+    asAdmin.cookie = adminCookie;
+    const put = (route: THandler, kind: string, name: string, body: string) =>
+      call(route, "PUT", `/api/control/catalog/${kind}/${name}`, { headers: asAdmin, body, params: { name } });
+    const del = (route: THandler, kind: string, name: string) =>
+      call(route, "DELETE", `/api/control/catalog/${kind}/${name}`, { headers: asAdmin, params: { name } });
+    expect((await put(routes.certification.PUT, "certifications", "gpdr", '{"description": "typo"}')).status).toBe(200);
+    expect((await put(routes.region.PUT, "regions", "EUX", '{"requires": ["gpdr"]}')).status).toBe(200);
+
+    // The misspelt certification is required by the misspelt region: refused until the region goes.
+    const refused = await del(routes.certification.DELETE, "certifications", "gpdr");
+    expect([refused.status, await refused.json()]).toEqual([
+      409,
+      { error: { code: "declaration_in_use", message: "certification gpdr is still named by region EUX; change those first" } },
+    ]);
+    const gone = await del(routes.region.DELETE, "regions", "EUX");
+    expect([gone.status, await gone.json()]).toEqual([200, { status: "deleted", name: "EUX" }]);
+    expect((await del(routes.certification.DELETE, "certifications", "gpdr")).status).toBe(200);
+    expect(await prisma.region.findUnique({ where: { name: "EUX" } })).toBeNull();
+    expect(await prisma.certification.findUnique({ where: { name: "gpdr" } })).toBeNull();
+    const audit = await prisma.auditEntry.findMany({
+      where: { action: { in: ["catalog.region.delete", "catalog.certification.delete"] } },
+      orderBy: { seq: "asc" },
+    });
+    expect(audit.map((a) => [a.action, a.targetId, a.before])).toEqual([
+      ["catalog.region.delete", "EUX", { name: "EUX", requires: ["gpdr"], version: 1 }],
+      ["catalog.certification.delete", "gpdr", { name: "gpdr", description: "typo" }],
+    ]);
+
+    // EU is served by the demo's providers and required by SEND_SMS.
+    const inUse = await del(routes.region.DELETE, "regions", "EU");
+    expect([inUse.status, ((await inUse.json()) as { error: { message: string } }).error.message]).toEqual([
+      409,
+      "region EU is still named by provider provider_A; provider provider_B; provider provider_C; provider sinch; operation SEND_SMS; change those first",
+    ]);
+    expect(await prisma.region.findUnique({ where: { name: "EU" } })).not.toBeNull();
+
+    // A draft factor list with a rule for a region is a reference too: it could still go live.
+    expect((await put(routes.region.PUT, "regions", "ANZ", '{"requires": []}')).status).toBe(200);
+    const author = await makeUser(prisma, ["policy_author"]);
+    const draft = await createFactorListDraft(prisma, author.actor, {
+      yaml: `${demoSmsPolicyYaml().trimEnd()}\nregions:\n  ANZ: {required_compliance: [soc2]}\n`,
+      changeNote: "ANZ rule",
+    });
+    const byDraft = await del(routes.region.DELETE, "regions", "ANZ");
+    expect([byDraft.status, ((await byDraft.json()) as { error: { message: string } }).error.message]).toEqual([
+      409,
+      `region ANZ is still named by factor list SEND_SMS v${draft.version} (draft); change those first`,
+    ]);
+    expect((await del(routes.region.DELETE, "regions", "NOWHERE")).status).toBe(404);
   });
 });

@@ -163,6 +163,22 @@ const ENDPOINTS: TDoc[] = [
     ok: { status: 200, description: "applied or unchanged" },
   },
   {
+    method: "delete",
+    path: "/api/control/catalog/regions/{name}",
+    summary: "Remove a declared region nothing names any more (409 declaration_in_use lists providers, operations, factor lists and overrides that still do)",
+    permission: "catalog.edit",
+    params: ["name"],
+    ok: { status: 200, description: "deleted" },
+  },
+  {
+    method: "delete",
+    path: "/api/control/catalog/certifications/{name}",
+    summary: "Remove a declared certification nothing names any more (409 declaration_in_use lists what still does)",
+    permission: "catalog.edit",
+    params: ["name"],
+    ok: { status: 200, description: "deleted" },
+  },
+  {
     method: "get",
     path: "/api/control/catalog/providers",
     summary: "List providers",

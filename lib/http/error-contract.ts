@@ -49,6 +49,7 @@ export const ERROR_CODES = {
   already_reviewed: { status: 409, when: "this reviewer already reviewed this version" },
   already_revoked: { status: 409, when: "the API key is already revoked" },
   channel_exists: { status: 409, when: "a notification channel name that is taken" },
+  declaration_in_use: { status: 409, when: "a region or certification still named by a provider, operation, region, factor list or override" },
   email_taken: { status: 409, when: "a user with this email exists" },
   grant_not_pending: { status: 409, when: "the role grant was already confirmed or withdrawn" },
   last_admin: { status: 409, when: "the change would leave no enabled admin" },

@@ -5,6 +5,7 @@ import { withActionPermission } from "@/lib/auth/with-action-permission";
 import { approveCatalogChange } from "@/lib/catalog/approve-catalog-change";
 import { createOperation } from "@/lib/catalog/create-operation";
 import { createProvider } from "@/lib/catalog/create-provider";
+import { deleteCertification, deleteRegion } from "@/lib/catalog/delete-declaration";
 import { catalogFormInput } from "@/lib/catalog/form-input";
 import { putAdapter } from "@/lib/catalog/put-adapter";
 import { putGatewayLimits } from "@/lib/catalog/put-gateway-limits";
@@ -73,5 +74,11 @@ export const saveRegionAction = withActionPermission("catalog.edit", async ({ pr
 
 export const saveCertificationAction = withActionPermission("catalog.edit", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
   const r = await putCertification(prisma, actor, parseInput(ZCertificationEntry, { name: text(form, "name"), description: text(form, "description") }));
+  return done({ status: r.status as string });
+});
+
+export const deleteDeclarationAction = withActionPermission("catalog.edit", async ({ prisma, actor }, _prev: unknown, form: FormData) => {
+  const name = text(form, "name");
+  const r = text(form, "kind") === "region" ? await deleteRegion(prisma, actor, name) : await deleteCertification(prisma, actor, name);
   return done({ status: r.status as string });
 });

@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { Field, FormProblem } from "@/components/form-feedback";
 import { inputStyle, Outcome, Submit, type TState } from "./catalog-forms";
-import { saveCertificationAction, saveRegionAction } from "./actions";
+import { deleteDeclarationAction, saveCertificationAction, saveRegionAction } from "./actions";
 
 /**
  * Declares a region with its compliance rule, or changes the rule of one (same name). Providers,
@@ -43,6 +43,21 @@ export function CertificationForm() {
       </div>
       <Outcome state={state} />
       <FormProblem state={state} shown={["name", "description"]} />
+    </form>
+  );
+}
+
+/** Removes a region or certification declared by mistake; the refusal lists what still names it. */
+export function DeleteDeclarationButton({ kind, name }: { kind: "region" | "certification"; name: string }) {
+  const [state, action, pending] = useActionState(deleteDeclarationAction, null as TState);
+  return (
+    <form action={action} data-testid={`delete-${kind}-${name}`} className="flex flex-col gap-0.5">
+      <input type="hidden" name="kind" value={kind} />
+      <input type="hidden" name="name" value={name} />
+      <button type="submit" disabled={pending} className="self-start text-xs underline" aria-label={`Delete ${kind} ${name}`}>
+        Delete
+      </button>
+      <FormProblem state={state} shown={[]} />
     </form>
   );
 }

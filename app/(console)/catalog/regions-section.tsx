@@ -1,6 +1,6 @@
 import { DataTable } from "@/components/data-table";
 import type { TCatalogView } from "@/lib/catalog/get-catalog";
-import { CertificationForm, RegionForm } from "./declaration-forms";
+import { CertificationForm, DeleteDeclarationButton, RegionForm } from "./declaration-forms";
 
 const WRAP = { whiteSpace: "normal", minWidth: 80 } as const;
 
@@ -15,19 +15,37 @@ export function RegionsSection({ regions, certifications, canEdit }: Pick<TCatal
       </p>
       {canEdit && <CertificationForm />}
       {canEdit && <RegionForm />}
-      <DataTable columns={["Region", "Every provider serving it must hold", "Version"]} empty="No region declared yet." testId="regions-table">
+      <DataTable
+        columns={["Region", "Every provider serving it must hold", "Version", ...(canEdit ? [""] : [])]}
+        empty="No region declared yet."
+        testId="regions-table"
+      >
         {regions.map((r) => (
           <tr key={r.name} data-testid={`region-row-${r.name}`}>
             <td className="mono">{r.name}</td>
             <td style={WRAP}>{r.requires.join(", ") || "—"}</td>
             <td>{r.version}</td>
+            {canEdit && (
+              <td style={WRAP}>
+                <DeleteDeclarationButton kind="region" name={r.name} />
+              </td>
+            )}
           </tr>
         ))}
       </DataTable>
-      <p className="px-3 py-2 text-xs" data-testid="certifications-list">
-        <span className="muted">Certifications: </span>
-        {certifications.map((c) => (c.description ? `${c.name} (${c.description})` : c.name)).join(", ") || "none declared yet"}
-      </p>
+      <DataTable columns={["Certification", "Description", ...(canEdit ? [""] : [])]} empty="No certification declared yet." testId="certifications-table">
+        {certifications.map((c) => (
+          <tr key={c.name} data-testid={`certification-row-${c.name}`}>
+            <td className="mono">{c.name}</td>
+            <td style={WRAP}>{c.description || "—"}</td>
+            {canEdit && (
+              <td style={WRAP}>
+                <DeleteDeclarationButton kind="certification" name={c.name} />
+              </td>
+            )}
+          </tr>
+        ))}
+      </DataTable>
     </section>
   );
 }
