@@ -48,7 +48,7 @@ async function countServed(
 
 /**
  * Where traffic really went: decisions per provider per bucket, counted from the decision log
- * (its per-minute rollup for the 24 h and 7 d ranges, whose buckets are whole minutes; the rows
+ * (its rollups for the 24 h and 7 d ranges, whose buckets are whole minutes: 10-minute and hour cells; the rows
  * for the shorter ones). Every instance writes to the same tables, so this is the merged view,
  * and it counts every decision, those clients made locally included (their count reports). The
  * controller's planned shares can differ (an open breaker or a pin overrides the plan at decide

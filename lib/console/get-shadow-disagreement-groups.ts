@@ -11,7 +11,7 @@ const GROUP_LIMIT = 50;
 /**
  * Disagreements between the live and the shadow version of an operation in [from, to], grouped by
  * region and provider pair (actual pick → shadow pick), largest first: a hundred near-identical rows
- * read as one line with its count. Counted from the decision log's per-minute rollup (every
+ * read as one line with its count. Counted from the decision log's rollups (hour cells, minute ones at the ends) (every
  * decision, clients' local ones too, by their count reports), as the agreement series is.
  */
 export async function getShadowDisagreementGroups(operation: string, from: number, to: number): Promise<TDisagreementGroup[]> {
