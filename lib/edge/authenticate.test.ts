@@ -32,7 +32,11 @@ describe("the bootstrap key", () => {
   });
 
   it("is still rate limited", async () => {
-    const limited = createAuthenticator({ apiKey: KEY, allowAnonymousWithoutKey: false, rateLimit: { defaultLimit: { perSecond: 1, burst: 2 }, overrides: new Map() } });
+    const limited = createAuthenticator({
+      apiKey: KEY,
+      allowAnonymousWithoutKey: false,
+      rateLimit: { defaultLimit: { perSecond: 1, burst: 2 }, overrides: new Map() },
+    });
     const req = { headers: { authorization: `Bearer ${KEY}` } } as IncomingMessage;
     expect((await limited(req, "decide")).ok).toBe(true);
     expect((await limited(req, "decide")).ok).toBe(true);

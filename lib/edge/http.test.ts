@@ -100,7 +100,11 @@ describe("readJsonBody", () => {
       ["application/json", Buffer.from('{"a":"plain"}'), { status: 200, body: '{"value":{"a":"plain"}}' }],
       ["application/json", Buffer.from('{"a":"東京 ü"}'), { status: 200, body: '{"value":{"a":"東京 ü"}}' }],
       ["application/json", Buffer.from([0xef, 0xbb, 0xbf, ...Buffer.from('{"b":1}')]), { status: 200, body: '{"value":{"b":1}}' }],
-      ["application/json", Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), { status: 400, body: '{"code":"malformed","fields":[": not valid UTF-8"]}' }],
+      [
+        "application/json",
+        Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]),
+        { status: 400, body: '{"code":"malformed","fields":[": not valid UTF-8"]}' },
+      ],
       ["Application/JSON; charset=utf-8", Buffer.from('{"c":2}'), { status: 200, body: '{"value":{"c":2}}' }],
       ["text/plain", Buffer.from('{"d":3}'), { status: 415, body: '{"code":"unsupported_media_type","fields":["content-type: content-type must be"]}' }],
     ];

@@ -150,7 +150,8 @@ function compactTail(record: TCompactSource, degraded: boolean): string {
   }
   // Compared field by field: building a key string per decision to look up cost more than the scan.
   for (const t of known) {
-    if (t.selected === record.selected && t.reasonCode === record.reasonCode && t.policyVersion === record.policyVersion && t.degraded === degraded) return t.text;
+    if (t.selected === record.selected && t.reasonCode === record.reasonCode && t.policyVersion === record.policyVersion && t.degraded === degraded)
+      return t.text;
   }
   const text = tailText(record, degraded);
   if (known.length >= MAX_TAILS) known.shift();
