@@ -5,12 +5,12 @@ import { ZBenchResult, type TBenchResult, type TBenchTable } from "../lib/bench-
 import { summarise } from "./profile-summary";
 
 /**
- * `npx tsx bench/api/compare-runs.ts --before <result.json> --after <result.json> [--profile-before <file.cpuprofile>
- * --decides-before N --root-before DIR] [--profile-after … --decides-after N --root-after DIR] [--note "…"]`:
+ * `npx tsx bench/api/compare-runs.ts --before <result.json> --after <result.json> [--into <result.json>] [--profile-before
+ * <file.cpuprofile> --decides-before N --root-before DIR] [--profile-after … --decides-after N --root-after DIR] [--note "…"]`:
  * puts a before/after table of two bench:api runs (run back to back, each against its own reference)
  * and, given their `--cpu-prof` profiles, the per-stage summary of both into the after result's
- * tables, so `npm run benchmarks:report` shows them beside its figures. The after file is
- * rewritten in place; a table of the same title is replaced.
+ * tables (or another result's, --into), so `npm run benchmarks:report` shows them beside its
+ * figures. That file is rewritten in place; a table of the same title is replaced.
  */
 
 /** The figures compared, by label; `#n` picks the n-th fixed rate (labels name the rate, which differs between runs). */
@@ -55,8 +55,10 @@ function cell(r: TBenchResult, name: string, re: RegExp): string | number | null
 
 function comparison(before: TBenchResult, after: TBenchResult): TBenchTable {
   const load = (r: TBenchResult) => (r.machine.loadAverage === undefined ? "" : `, load ${r.machine.loadAverage} at its end`);
+  // A git commit by its short hash; anything else (a described build) as it is.
+  const commit = (r: TBenchResult) => (/^[0-9a-f]{40}/.test(r.commit) ? r.commit.slice(0, 7) : r.commit);
   return {
-    title: `bench:api before and after, back to back on one machine (${after.machine.cpuModel}): before = commit ${before.commit.slice(0, 7)}${load(before)}; after = commit ${after.commit.slice(0, 7)}${load(after)}`,
+    title: `bench:api before and after, back to back on one machine (${after.machine.cpuModel}): before = ${commit(before)}${load(before)}; after = ${commit(after)}${load(after)}`,
     columns: ["figure", "before", "after"],
     rows: ROWS.map(([name, re]) => [name, cell(before, name, re), cell(after, name, re)]),
   };
@@ -95,6 +97,8 @@ function main(): void {
     options: {
       before: { type: "string" },
       after: { type: "string", default: "bench-results/api.json" },
+      // The result file that gets the tables, when it is not the after run's own (default: --after).
+      into: { type: "string" },
       "profile-before": { type: "string" },
       "decides-before": { type: "string" },
       "root-before": { type: "string", default: process.cwd() },
@@ -106,19 +110,23 @@ function main(): void {
   });
   if (!values.before) throw new Error("usage: compare-runs.ts --before <result.json> [--after <result.json>] [--profile-before … --decides-before N] …");
   const before = read(values.before);
-  const afterFile = path.resolve(values.after!);
-  const after = read(afterFile);
+  const after = read(path.resolve(values.after!));
+  const intoFile = path.resolve(values.into ?? values.after!);
+  const into = read(intoFile);
   const profile = (file: string | undefined, decides: string | undefined, root: string) =>
     file && decides ? { file, decides: Number(decides), root: path.resolve(root) } : null;
   const tables = [
     comparison(before, after),
-    profileTable(profile(values["profile-before"], values["decides-before"], values["root-before"]!), profile(values["profile-after"], values["decides-after"], values["root-after"]!)),
+    profileTable(
+      profile(values["profile-before"], values["decides-before"], values["root-before"]!),
+      profile(values["profile-after"], values["decides-after"], values["root-after"]!),
+    ),
   ].filter((t): t is TBenchTable => t !== null);
   const titles = new Set(tables.map((t) => t.title.split(":")[0]));
-  const kept = (after.tables ?? []).filter((t) => !titles.has(t.title.split(":")[0]) && !t.title.startsWith("where the server's CPU goes"));
-  const out = ZBenchResult.parse({ ...after, tables: [...kept, ...tables], notes: [...(after.notes ?? []), ...(values.note ?? [])] });
-  writeFileSync(afterFile, `${JSON.stringify(out, null, 2)}\n`);
-  console.log(`${afterFile}: ${tables.length} tables`);
+  const kept = (into.tables ?? []).filter((t) => !titles.has(t.title.split(":")[0]) && !t.title.startsWith("where the server's CPU goes"));
+  const out = ZBenchResult.parse({ ...into, tables: [...kept, ...tables], notes: [...(into.notes ?? []), ...(values.note ?? [])] });
+  writeFileSync(intoFile, `${JSON.stringify(out, null, 2)}\n`);
+  console.log(`${intoFile}: ${tables.length} tables`);
 }
 
 main();
