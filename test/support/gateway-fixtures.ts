@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
+import type pg from "pg";
+import { createPool } from "../../lib/dataplane/pool";
 import { parseFactorList, type TFactorListInput } from "../../router-core/index";
 import { createPrisma, type PrismaClient } from "../../lib/db/client";
 import { llmChatPolicyYaml, seedDemo, seedLlmChat } from "../../lib/demo/seed-demo";
@@ -83,7 +84,7 @@ export async function createGatewayWorld(): Promise<TGatewayWorld> {
 /** The world of createGatewayWorld with the gateway server. `apiKey`: the data plane's key (its own routes, e.g. GET /decisions/:id, check it); none: anonymous, as embedded. */
 export async function createGatewayEnv(opts: { apiKey?: string } = {}): Promise<TGatewayEnv> {
   const { db, prisma, mocks } = await createGatewayWorld();
-  const pool = new pg.Pool({ connectionString: db.url, max: 3 });
+  const pool = createPool({ connectionString: db.url, max: 3 });
   await maintainPartitions(pool, { now: Date.now(), daysAhead: 1, retentionDays: 0 });
   const spoolDir = await mkdtemp(path.join(tmpdir(), "switchyard-gateway-"));
   const server = await startGatewayServer({

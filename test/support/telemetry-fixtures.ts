@@ -1,4 +1,5 @@
-import pg from "pg";
+import type pg from "pg";
+import { createPool } from "../../lib/dataplane/pool";
 import { parseFactorList, type TFactorListInput } from "../../router-core/index";
 import { createPrisma, type PrismaClient } from "../../lib/db/client";
 import { demoSmsPolicyYaml, seedDemo } from "../../lib/demo/seed-demo";
@@ -23,7 +24,7 @@ export async function createTelemetryDatabase(policy: Partial<TFactorListInput> 
   const prisma = createPrisma(db.url);
   await seedDemo(prisma);
   if (Object.keys(policy).length > 0) await setPolicy(prisma, policy);
-  const pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  const pool = createPool({ connectionString: db.url, max: 4 });
   await maintainPartitions(pool, { now: Date.now(), daysAhead: 1, retentionDays: 0 });
   return {
     db,
