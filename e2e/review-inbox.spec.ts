@@ -1,11 +1,12 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { createPrisma } from "../lib/db/client";
 import { approveFactorList } from "../lib/controlplane/factor-lists/approve-factor-list";
 import { createFactorListDraft } from "../lib/controlplane/factor-lists/create-factor-list-draft";
 import { submitFactorList } from "../lib/controlplane/factor-lists/submit-factor-list";
 import { demoSmsPolicyYaml } from "../lib/demo/seed-demo";
-import { emailOf, ensureAccounts, originOf, signIn, type TE2eRole } from "./support/accounts";
-import { restoreFirstVersion } from "./support/short-timings";
+import { emailOf, ensureAccounts, originOf, type TE2eRole } from "./support/accounts";
+import { submitForReview } from "./support/console-pages";
+import { as, restoreFirstVersion } from "./support/short-timings";
 
 /**
  * Reviews that guide: each reviewer finds the version in their inbox (badge and page), the page
@@ -17,27 +18,10 @@ import { restoreFirstVersion } from "./support/short-timings";
 const OUT = "e2e/output/screenshots";
 let versionId: string;
 
-async function as(page: Page, role: TE2eRole) {
-  await page.context().clearCookies();
-  await signIn(page.request, role);
-}
-
 test.beforeAll(async ({ request }) => {
   await ensureAccounts(request);
-  const url = process.env.E2E_DATABASE_URL;
-  if (!url) throw new Error("E2E_DATABASE_URL is not set: run the specs through `npm run test:e2e`");
-  const db = createPrisma(url);
-  try {
-    const author = await db.user.findUniqueOrThrow({ where: { email: emailOf("policy_author") } });
-    const actor = { userId: author.id, label: author.email, ip: null };
-    // A gate change: it needs an approver and compliance.
-    const yaml = demoSmsPolicyYaml().replace("  - metric_fresh_or_safe_default\n", "");
-    const draft = await createFactorListDraft(db, actor, { yaml, changeNote: "e2e reviews: drop the freshness gate" });
-    await submitFactorList(db, actor, draft.id);
-    versionId = draft.id;
-  } finally {
-    await db.$disconnect();
-  }
+  // A gate change: it needs an approver and compliance.
+  versionId = await submitForReview(demoSmsPolicyYaml().replace("  - metric_fresh_or_safe_default\n", ""), "e2e reviews: drop the freshness gate");
 });
 
 test("compliance and the approver each find the version waiting, and the page moves with each approval", async ({ page }) => {

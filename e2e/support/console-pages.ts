@@ -18,19 +18,36 @@ export async function prepareConsolePages(request: APIRequestContext, label: str
   const res = await request.post("/api/v1/decide", { headers: auth, data: { operation: "SEND_SMS", region: "EU", requestId: `e2e-${label}-${Date.now()}` } });
   expect(res.status(), await res.text()).toBe(200);
   const decisionId = ((await res.json()) as { decisionId: string }).decisionId;
+  const reviewId = await submitForReview(
+    demoSmsPolicyYaml()
+      .replace("completion_rate_5m: {weight: 0.45", "completion_rate_5m: {weight: 0.40")
+      .replace("p95_latency_5m: {weight: 0.20", "p95_latency_5m: {weight: 0.25"),
+    `e2e ${label}: a version in review`,
+  );
+  const db = e2eDatabase();
+  try {
+    const policy = await db.operationPolicy.findUniqueOrThrow({ where: { operationKey: "SEND_SMS" } });
+    return { decisionId, reviewId, activeId: policy.activeVersionId! };
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+function e2eDatabase() {
   const url = process.env.E2E_DATABASE_URL;
   if (!url) throw new Error("E2E_DATABASE_URL is not set: run the specs through `npm run test:e2e`");
-  const db = createPrisma(url);
+  return createPrisma(url);
+}
+
+/** A factor-list version written and submitted by the e2e policy author, as the product's own functions do it; returns its id. */
+export async function submitForReview(yaml: string, changeNote: string): Promise<string> {
+  const db = e2eDatabase();
   try {
     const author = await db.user.findUniqueOrThrow({ where: { email: emailOf("policy_author") } });
     const actor = { userId: author.id, label: author.email, ip: null };
-    const yaml = demoSmsPolicyYaml()
-      .replace("completion_rate_5m: {weight: 0.45", "completion_rate_5m: {weight: 0.40")
-      .replace("p95_latency_5m: {weight: 0.20", "p95_latency_5m: {weight: 0.25");
-    const draft = await createFactorListDraft(db, actor, { yaml, changeNote: `e2e ${label}: a version in review` });
+    const draft = await createFactorListDraft(db, actor, { yaml, changeNote });
     await submitFactorList(db, actor, draft.id);
-    const policy = await db.operationPolicy.findUniqueOrThrow({ where: { operationKey: "SEND_SMS" } });
-    return { decisionId, reviewId: draft.id, activeId: policy.activeVersionId! };
+    return draft.id;
   } finally {
     await db.$disconnect();
   }
