@@ -15,10 +15,10 @@ const NO_UI = { regex: String.raw`^${UP}components(/|$)`, message: "lib/ never i
 // Client components may take runtime values from these pure lib modules (no server-only code, no I/O).
 const PURE_LIB = [
   "console/ranges",
-  "console/metric-text",
-  "console/group-incidents",
-  "console/explain-selection",
-  "console/factor-list-yaml-edit",
+  "console/providers/metric-text",
+  "console/incidents/group-incidents",
+  "console/decisions/explain-selection",
+  "console/factor-lists/factor-list-yaml-edit",
   "demo/fault-model",
   "auth/demo-mode",
   "auth/demo-users",

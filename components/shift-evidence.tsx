@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { TShiftEvent } from "@/lib/console/types";
-import { metricText } from "@/lib/console/metric-text";
+import { metricText } from "@/lib/console/providers/metric-text";
 import { num, pct } from "./format";
 
 /** The controller's evidence for one shift: per provider, shares before → after, eligibility, score and the metrics behind it. */

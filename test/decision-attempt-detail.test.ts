@@ -2,8 +2,8 @@ import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { DecisionOutcomes } from "../components/decisions/decision-detail";
-import { toRecordView } from "../lib/console/decision-record-view";
-import type { TCallOutcome, TDecisionDetail } from "../lib/console/get-decision";
+import { toRecordView } from "../lib/console/decisions/decision-record-view";
+import type { TCallOutcome, TDecisionDetail } from "../lib/console/decisions/get-decision";
 import { uuidV7At } from "../lib/dataplane/decision-id";
 
 /**

@@ -6,9 +6,9 @@ import { getFirstSteps } from "@/lib/catalog/get-first-steps";
 import { getPrisma } from "@/lib/db/client";
 import { OverviewLive } from "@/components/overview/overview-live";
 import { getOverview } from "@/lib/console/get-overview";
-import { listScopes } from "@/lib/console/list-scopes";
+import { listScopes } from "@/lib/console/traffic/list-scopes";
 import { firstParam, OVERVIEW_COOKIE, parseOverviewCookie, parseRange } from "@/lib/console/ranges";
-import { resolveScope } from "@/lib/console/resolve-scope";
+import { resolveScope } from "@/lib/console/traffic/resolve-scope";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { decide } from "../../router-core/index";
-import { getServedSeries } from "../../lib/console/get-served-series";
+import { getServedSeries } from "../../lib/console/traffic/get-served-series";
 import { LocalRouter, SwitchyardClient, type TDecision } from "../../client/src/index";
 
 export type TCountedRun = {

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listDecisions } from "@/lib/console/list-decisions";
-import { getShareSeries } from "@/lib/console/get-share-series";
+import { listDecisions } from "@/lib/console/decisions/list-decisions";
+import { getShareSeries } from "@/lib/console/traffic/get-share-series";
 import { getPrisma } from "@/lib/db/client";
 import { createTestDatabase, type TTestDatabase } from "@/test/support/database";
 import { seedScale, type TSeedScaleResult } from "./seed";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decide } from "../../router-core/index";
 import { createApiKey } from "../../lib/controlplane/api-keys/create-api-key";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
-import { getServedSeries } from "../../lib/console/get-served-series";
+import { getServedSeries } from "../../lib/console/traffic/get-served-series";
 import { createGatewayEnv, type TGatewayEnv } from "../../test/support/gateway-fixtures";
 import { LocalRouter, SwitchyardClient, type TDecision } from "../src/index";
 

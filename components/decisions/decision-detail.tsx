@@ -3,10 +3,10 @@ import { DataTable } from "../data-table";
 import { PriceEvidence } from "./price-evidence";
 import { ms, num, pct, utc } from "../format";
 import type { TCandidateRecord } from "@/router-core/index";
-import { explainSelection } from "@/lib/console/explain-selection";
+import { explainSelection } from "@/lib/console/decisions/explain-selection";
 import { indexScaleText } from "@/router-core/scoring/index-scale";
-import type { TDecisionCaller, TDecisionDetail } from "@/lib/console/get-decision";
-import type { TDecisionRecordView } from "@/lib/console/decision-record-view";
+import type { TDecisionCaller, TDecisionDetail } from "@/lib/console/decisions/get-decision";
+import type { TDecisionRecordView } from "@/lib/console/decisions/decision-record-view";
 
 /** A decision's drilldown, in parts: what was decided, every candidate's gates and score, and the outcomes reported since. */
 

@@ -1,6 +1,6 @@
 "use client";
 
-import type { TEvaluationSourceOption, TEvaluationView } from "@/lib/console/evaluation-types";
+import type { TEvaluationSourceOption, TEvaluationView } from "@/lib/console/evaluation/evaluation-types";
 import { ControlErrorView } from "../providers/control-error";
 import type { TControlError } from "../providers/control-request";
 import { ReplayProgress } from "../replay/replay-progress";

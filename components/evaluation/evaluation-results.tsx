@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import type { TEvaluationSummary, TEvaluationView } from "@/lib/console/evaluation-types";
+import type { TEvaluationSummary, TEvaluationView } from "@/lib/console/evaluation/evaluation-types";
 import type { TPolicyId, TScenarioId, TTraceMinute } from "@/router-core/replay";
 import { fetchJson } from "../fetch-json";
 import { Table14, Table15 } from "./evaluation-tables";

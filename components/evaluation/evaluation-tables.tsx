@@ -1,4 +1,4 @@
-import type { TEvaluationSummary } from "@/lib/console/evaluation-types";
+import type { TEvaluationSummary } from "@/lib/console/evaluation/evaluation-types";
 import type { TPolicyId, TScenarioId } from "@/router-core/replay";
 import { DataTable } from "../data-table";
 import { ms, num, pct } from "../format";

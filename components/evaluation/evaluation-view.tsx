@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import type { TEvaluationSourceOption, TEvaluationView } from "@/lib/console/evaluation-types";
+import type { TEvaluationSourceOption, TEvaluationView } from "@/lib/console/evaluation/evaluation-types";
 import { fetchJson } from "../fetch-json";
 import { controlRequest, type TControlError } from "../providers/control-request";
 import { EvaluationHeader } from "./evaluation-controls";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useId, useMemo } from "react";
-import { editYaml, readYaml } from "@/lib/console/factor-list-yaml-edit";
+import { editYaml, readYaml } from "@/lib/console/factor-lists/factor-list-yaml-edit";
 import type { TError } from "./form-fields";
 import { GatesSection, LimitSections, ProvidersSection, ScoresSection, type TFormContext } from "./form-sections";
 

@@ -2,7 +2,7 @@
 
 import { useId, useState } from "react";
 import { parseFactorList, type TFactorList } from "@/router-core/index";
-import { numberOrText, type TYamlPath } from "@/lib/console/factor-list-yaml-edit";
+import { numberOrText, type TYamlPath } from "@/lib/console/factor-lists/factor-list-yaml-edit";
 import { numberText, valueText } from "@/router-core/policy/number-text";
 
 /** The form view's building blocks: field errors by path, number, select and weight inputs, sections. */

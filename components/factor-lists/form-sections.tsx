@@ -1,7 +1,7 @@
 "use client";
 
 import { FALLBACK_POLICY_NAMES, GATE_NAMES, SCORE_DIRECTIONS, SCORE_NAMES, STALE_POLICIES, STRATEGY_NAMES } from "@/router-core/index";
-import type { TYamlPath } from "@/lib/console/factor-list-yaml-edit";
+import type { TYamlPath } from "@/lib/console/factor-lists/factor-list-yaml-edit";
 import { DEFAULTS, FieldErrors, NumberField, Section, SelectField, WEIGHT_TOLERANCE, WeightInput, errorsAt, get, type TError } from "./form-fields";
 import { numberText } from "@/router-core/policy/number-text";
 

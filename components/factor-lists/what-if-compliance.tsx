@@ -1,4 +1,4 @@
-import type { TWhatIfView } from "@/lib/console/evaluation-types";
+import type { TWhatIfView } from "@/lib/console/evaluation/evaluation-types";
 import { durationText } from "@/router-core/policy/number-text";
 
 type TWhatIfResult = NonNullable<TWhatIfView["result"]>;

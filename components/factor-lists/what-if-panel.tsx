@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import type { TWhatIfView } from "@/lib/console/evaluation-types";
+import type { TWhatIfView } from "@/lib/console/evaluation/evaluation-types";
 import { fetchJson } from "../fetch-json";
 import { ControlErrorView } from "../providers/control-error";
 import { controlRequest, type TControlError } from "../providers/control-request";

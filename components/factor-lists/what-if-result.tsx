@@ -1,7 +1,7 @@
 "use client";
 
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { TWhatIfView } from "@/lib/console/evaluation-types";
+import type { TWhatIfView } from "@/lib/console/evaluation/evaluation-types";
 import { pct, providerColor, utc, utcShort } from "../format";
 import { WhatIfCompliance, WhatIfCoverage } from "./what-if-compliance";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import type { TGatewayView } from "@/lib/console/get-gateway-view";
+import type { TGatewayView } from "@/lib/console/gateway/get-gateway-view";
 import { fetchJson } from "../fetch-json";
 import { OperationsPanel } from "./gateway-operations";
 import { AdaptersPanel, EventsPanel, GatewayHeader } from "./gateway-panels";

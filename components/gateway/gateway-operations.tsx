@@ -1,4 +1,4 @@
-import type { TGatewayOperationRow } from "@/lib/console/get-gateway-view";
+import type { TGatewayOperationRow } from "@/lib/console/gateway/get-gateway-view";
 import { DataTable } from "../data-table";
 import { age, ms } from "../format";
 

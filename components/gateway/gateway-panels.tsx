@@ -1,4 +1,4 @@
-import type { TGatewayView } from "@/lib/console/get-gateway-view";
+import type { TGatewayView } from "@/lib/console/gateway/get-gateway-view";
 import { DataTable } from "../data-table";
 import { ms, utc } from "../format";
 

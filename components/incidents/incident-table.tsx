@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { TIncidentsPage } from "@/lib/console/get-incidents-page";
+import type { TIncidentsPage } from "@/lib/console/incidents/get-incidents-page";
 import { DataTable } from "../data-table";
 import { utc } from "../format";
 import { PageTitle } from "../page-title";

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import type { TIncidentPage } from "@/lib/console/get-incident-page";
+import type { TIncidentPage } from "@/lib/console/incidents/get-incident-page";
 import type { TIncidentRecord, TShares, TStepView } from "@/lib/incidents/index";
 import { DataTable } from "../data-table";
 import { pct, utc } from "../format";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { TTrafficShareRow } from "@/lib/console/list-traffic-shares";
+import type { TTrafficShareRow } from "@/lib/console/traffic/list-traffic-shares";
 import { pct, utc } from "../format";
 
 export type TBlastDraft = { kind: "routing_kill_switch" | "provider_kill" | "provider_pin"; provider: string | null; operation: string; region: string };

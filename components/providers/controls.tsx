@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
 import type { TOverrideRow } from "@/lib/console/types";
-import type { TTrafficShareRow } from "@/lib/console/list-traffic-shares";
+import type { TTrafficShareRow } from "@/lib/console/traffic/list-traffic-shares";
 import { DataTable } from "../data-table";
 import { age, utc } from "../format";
 import { ControlErrorView } from "./control-error";

@@ -1,6 +1,6 @@
 import { DataTable } from "@/components/data-table";
 import { utc } from "@/components/format";
-import type { TQuotaWindowRow, TThrottleRow } from "@/lib/console/get-quota-view";
+import type { TQuotaWindowRow, TThrottleRow } from "@/lib/console/providers/get-quota-view";
 
 /** "3600 s" reads worse than "1 h" in a table an operator scans. */
 function span(seconds: number): string {

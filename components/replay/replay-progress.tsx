@@ -1,4 +1,4 @@
-import type { TReplayStatus } from "@/lib/console/evaluation-types";
+import type { TReplayStatus } from "@/lib/console/evaluation/evaluation-types";
 import { utc } from "../format";
 
 /**

@@ -1,7 +1,7 @@
 import Link from "next/link";
-import type { TIncidentView } from "@/lib/console/list-incidents";
+import type { TIncidentView } from "@/lib/console/incidents/list-incidents";
 import type { TShiftEvent } from "@/lib/console/types";
-import { metricText } from "@/lib/console/metric-text";
+import { metricText } from "@/lib/console/providers/metric-text";
 import { DataTable } from "../data-table";
 import { decisionsAround } from "../decisions/decisions-around";
 import { pct, utc } from "../format";

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { TMoment } from "@/lib/console/get-moment";
+import type { TMoment } from "@/lib/console/why/get-moment";
 import type { TScope, TShiftEvent } from "@/lib/console/types";
 import { decisionsAround } from "../decisions/decisions-around";
 import { sharesText, utc } from "../format";

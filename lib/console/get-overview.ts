@@ -1,14 +1,14 @@
 import "server-only";
-import { getActivePolicy } from "./get-active-policy";
-import { getProviderHealth } from "./get-provider-health";
-import { getServedSeries } from "./get-served-series";
-import { getShareSeries } from "./get-share-series";
+import { getActivePolicy } from "./factor-lists/get-active-policy";
+import { getProviderHealth } from "./providers/get-provider-health";
+import { getServedSeries } from "./traffic/get-served-series";
+import { getShareSeries } from "./traffic/get-share-series";
 import { getPrisma } from "@/lib/db";
 import { listIncidents, listIncidentSpans } from "@/lib/incidents/index";
-import { listActiveOverrides } from "./list-active-overrides";
-import { listChartMarks } from "./list-chart-marks";
-import { listOverrideBands } from "./list-override-bands";
-import { listShiftEvents } from "./list-shift-events";
+import { listActiveOverrides } from "./providers/list-active-overrides";
+import { listChartMarks } from "./traffic/list-chart-marks";
+import { listOverrideBands } from "./traffic/list-override-bands";
+import { listShiftEvents } from "./why/list-shift-events";
 import type { TRangeKey } from "./ranges";
 import type { TOverview, TProviderHealth, TServedSeries } from "./types";
 

@@ -6,9 +6,9 @@ import { countDecisions, countDisagreementGroups, countServedMinutes } from "../
 import { maintainPartitions } from "../dataplane/decision-log/partitions";
 import { insertDecisions, replayDecisions, type TDecisionRow } from "../dataplane/decision-log/rows";
 import { loadRecordedTraffic } from "../replay/load-recorded";
-import { getServedSeries } from "./get-served-series";
-import { getShadowDisagreementGroups } from "./get-shadow-disagreement-groups";
-import { getShadowView } from "./get-shadow-view";
+import { getServedSeries } from "./traffic/get-served-series";
+import { getShadowDisagreementGroups } from "./shadow/get-shadow-disagreement-groups";
+import { getShadowView } from "./shadow/get-shadow-view";
 import { RANGES, type TRangeKey } from "./ranges";
 
 // Every range read model that counts decisions reads the rollup for whole periods (hours and
@@ -217,7 +217,7 @@ describe("range read models from decision_rollup equal the same models counted f
     }
   });
 
-  it.each(ranges)("disagreement groups and their last times over %s", async (_, from, to) => {
+  it.each(ranges)("disagreement groups and their last times over %s", async (name, from, to) => {
     const groups = await countDisagreementGroups(pool, { operation: "SEND_SMS", from, to, limit: 50 });
     const { rows: raw } = await pool.query<{ region: string; actual: string | null; shadow: string | null; n: number; last_at: Date }>(
       `select region, selected_provider as actual, shadow_pick as shadow, count(*)::int as n, max(created_at) as last_at from decision
@@ -225,7 +225,8 @@ describe("range read models from decision_rollup equal the same models counted f
         group by 1, 2, 3 order by n desc, region, actual, shadow limit 50`,
       [new Date(from), new Date(to)],
     );
-    expect(raw.length).toBeGreaterThan(0);
+    // Disagreements are a sixth of the rows: the hour's window may hold none, depending on where now falls in the hour.
+    if (name !== "within an hour") expect(raw.length).toBeGreaterThan(0);
     expect(groups).toEqual(raw.map((r) => ({ region: r.region, actual: r.actual, shadow: r.shadow, count: r.n, lastAt: r.last_at.getTime() })));
   });
 

@@ -7,9 +7,9 @@ import { createTestDatabase, type TTestDatabase } from "../../test/support/datab
 import { startClickHouseShim, type ClickHouseShim } from "../../test/support/clickhouse-shim";
 import { startStandaloneDataPlane } from "../../test/support/standalone-dataplane";
 import { seededOutcomes } from "../../test/support/stored-outcomes";
-import { getDecision } from "../console/get-decision";
-import { listDecisions, type TDecisionPage } from "../console/list-decisions";
-import type { TDecisionFilters } from "../console/decision-filters";
+import { getDecision } from "../console/decisions/get-decision";
+import { listDecisions, type TDecisionPage } from "../console/decisions/list-decisions";
+import type { TDecisionFilters } from "../console/decisions/decision-filters";
 import { uuidV7At } from "../dataplane/decision-id";
 import { findDecisions, readDecisionRecord } from "../dataplane/decision-log/lookup";
 import { maintainPartitions } from "../dataplane/decision-log/partitions";

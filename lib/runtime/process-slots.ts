@@ -15,9 +15,9 @@ export type TProcessSlotName =
   | "signInThrottle"
   /** lib/replay/replay-runner.ts: the replay queue, started by one bundle and polled by another. */
   | "replays"
-  /** lib/console/what-if-jobs.ts: why a range had nothing to replay, for the page's polls. */
+  /** lib/console/evaluation/what-if-jobs.ts: why a range had nothing to replay, for the page's polls. */
   | "whatIfNotes"
-  /** lib/console/gateway-runtime.ts: published by the boot, read by the console's pages. */
+  /** lib/console/gateway/gateway-runtime.ts: published by the boot, read by the console's pages. */
   | "gatewayRuntime"
   /** lib/decision-store/index.ts: the ClickHouse client the console's decision reads use in ClickHouse mode. */
   | "decisionStore";

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { isDemoMode } from "@/lib/auth/demo-mode";
 import { can, getViewer } from "@/lib/console/get-viewer";
-import { listChaosProviders } from "@/lib/console/list-chaos-providers";
+import { listChaosProviders } from "@/lib/console/providers/list-chaos-providers";
 import { ChaosPanel } from "@/components/demo/chaos-panel";
 import { PageTitle } from "@/components/page-title";
 

@@ -3,9 +3,9 @@ import { DataTable } from "@/components/data-table";
 import { DecisionLink, DecisionOutcome } from "@/components/decisions/decision-cells";
 import { LiveRefresh } from "@/components/live-refresh";
 import { utc } from "@/components/format";
-import { FILTER_KEYS, OUTCOME_FILTERS, ZDecisionFilters, type TDecisionFilters } from "@/lib/console/decision-filters";
-import { listDecisionFacets } from "@/lib/console/list-decision-facets";
-import { listDecisions } from "@/lib/console/list-decisions";
+import { FILTER_KEYS, OUTCOME_FILTERS, ZDecisionFilters, type TDecisionFilters } from "@/lib/console/decisions/decision-filters";
+import { listDecisionFacets } from "@/lib/console/decisions/list-decision-facets";
+import { listDecisions } from "@/lib/console/decisions/list-decisions";
 import { firstParam } from "@/lib/console/ranges";
 import { PageTitle } from "@/components/page-title";
 

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { EvaluationView } from "@/components/evaluation/evaluation-view";
-import { listEvaluationSources, LISTING_1_SOURCE } from "@/lib/console/evaluation-sources";
-import { getEvaluation } from "@/lib/console/get-evaluation";
+import { listEvaluationSources, LISTING_1_SOURCE } from "@/lib/console/evaluation/evaluation-sources";
+import { getEvaluation } from "@/lib/console/evaluation/get-evaluation";
 import { can, getViewer } from "@/lib/console/get-viewer";
 import { firstParam } from "@/lib/console/ranges";
 import { POLICY_IDS, SCENARIO_IDS, type TPolicyId, type TScenarioId } from "@/router-core/replay";

@@ -3,7 +3,7 @@ import { DataTable } from "@/components/data-table";
 import { utc } from "@/components/format";
 import { ComplianceBadge, StatusBadge } from "@/components/factor-lists/status-badge";
 import { can, getViewer } from "@/lib/console/get-viewer";
-import { listFactorLists } from "@/lib/console/list-factor-lists";
+import { listFactorLists } from "@/lib/console/factor-lists/list-factor-lists";
 
 export const dynamic = "force-dynamic";
 

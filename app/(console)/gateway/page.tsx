@@ -1,5 +1,5 @@
 import { GatewayLive } from "@/components/gateway/gateway-live";
-import { getGatewayView } from "@/lib/console/get-gateway-view";
+import { getGatewayView } from "@/lib/console/gateway/get-gateway-view";
 
 export const dynamic = "force-dynamic";
 

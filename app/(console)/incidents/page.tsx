@@ -1,5 +1,5 @@
 import { IncidentTable } from "@/components/incidents/incident-table";
-import { getIncidentsPage } from "@/lib/console/get-incidents-page";
+import { getIncidentsPage } from "@/lib/console/incidents/get-incidents-page";
 import { firstParam } from "@/lib/console/ranges";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { utc } from "@/components/format";
 import { PageTitle } from "@/components/page-title";
-import { getReviewInbox } from "@/lib/console/get-review-inbox";
+import { getReviewInbox } from "@/lib/console/factor-lists/get-review-inbox";
 import { getViewer } from "@/lib/console/get-viewer";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 "use client";
 
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { TAgreementPoint } from "@/lib/console/get-shadow-view";
+import type { TAgreementPoint } from "@/lib/console/shadow/get-shadow-view";
 import { pct, utc, utcShort } from "@/components/format";
 
 /** Share of compared decisions where the shadow version picked the same provider, per time bucket. */

@@ -4,10 +4,10 @@ import { LiveRefresh } from "@/components/live-refresh";
 import { DecisionLink, DecisionOutcome } from "@/components/decisions/decision-cells";
 import { pct, utc } from "@/components/format";
 import { AgreementChart } from "./agreement-chart";
-import { getShadowDisagreementGroups, type TDisagreementGroup } from "@/lib/console/get-shadow-disagreement-groups";
-import { getShadowView } from "@/lib/console/get-shadow-view";
-import { firstShadowedOperation } from "@/lib/console/first-shadowed-operation";
-import { listScopes } from "@/lib/console/list-scopes";
+import { getShadowDisagreementGroups, type TDisagreementGroup } from "@/lib/console/shadow/get-shadow-disagreement-groups";
+import { getShadowView } from "@/lib/console/shadow/get-shadow-view";
+import { firstShadowedOperation } from "@/lib/console/shadow/first-shadowed-operation";
+import { listScopes } from "@/lib/console/traffic/list-scopes";
 import { RANGES, RANGE_KEYS, firstParam, parseRange, type TRangeKey } from "@/lib/console/ranges";
 
 export const dynamic = "force-dynamic";

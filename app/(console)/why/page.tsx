@@ -1,13 +1,13 @@
 import { IncidentList } from "@/components/why/incident-list";
 import { RegainNote } from "@/components/why/regain-note";
 import { EventBlock, MomentPanel, ScopeLinks } from "@/components/why/why-parts";
-import { getMoment } from "@/lib/console/get-moment";
-import { getRegainGaps } from "@/lib/console/get-regain-gaps";
-import { getShiftEvent } from "@/lib/console/get-shift-event";
-import { listScopes } from "@/lib/console/list-scopes";
-import { listIncidents } from "@/lib/console/list-incidents";
+import { getMoment } from "@/lib/console/why/get-moment";
+import { getRegainGaps } from "@/lib/console/why/get-regain-gaps";
+import { getShiftEvent } from "@/lib/console/why/get-shift-event";
+import { listScopes } from "@/lib/console/traffic/list-scopes";
+import { listIncidents } from "@/lib/console/incidents/list-incidents";
 import { firstParam } from "@/lib/console/ranges";
-import { resolveScope } from "@/lib/console/resolve-scope";
+import { resolveScope } from "@/lib/console/traffic/resolve-scope";
 import { PageTitle } from "@/components/page-title";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFactorListPolicy, type TOverrides } from "../../../router-core/index";
 import { createTelemetryDatabase, loadedState, waitFor } from "../../../test/support/telemetry-fixtures";
-import { getRegainGaps } from "../../console/get-regain-gaps";
+import { getRegainGaps } from "../../console/why/get-regain-gaps";
 import { createBreakerBank } from "../telemetry/breakers";
 import { createMetricSync } from "../telemetry/metric-sync";
 import type { TOverrideRow } from "../routing-state";

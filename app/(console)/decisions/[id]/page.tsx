@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { CandidatesTable, DecisionOutcomes, DecisionSummary } from "@/components/decisions/decision-detail";
-import { candidateMetricAgeSeconds, getDecision } from "@/lib/console/get-decision";
+import { candidateMetricAgeSeconds, getDecision } from "@/lib/console/decisions/get-decision";
 import { firstParam } from "@/lib/console/ranges";
 
 export const dynamic = "force-dynamic";

@@ -9,7 +9,7 @@ import { ReviewNeeds } from "@/components/factor-lists/review-needs";
 import { ReviewsTable } from "@/components/factor-lists/reviews-table";
 import { YamlView } from "@/components/factor-lists/yaml-view";
 import { can, getViewer } from "@/lib/console/get-viewer";
-import { getVersionDetail } from "@/lib/console/get-version-detail";
+import { getVersionDetail } from "@/lib/console/factor-lists/get-version-detail";
 
 export const dynamic = "force-dynamic";
 

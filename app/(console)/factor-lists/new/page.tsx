@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { YamlEditor } from "@/components/factor-lists/yaml-editor";
-import { getActiveFactorList } from "@/lib/console/get-active-factor-list";
+import { getActiveFactorList } from "@/lib/console/factor-lists/get-active-factor-list";
 import { can, getViewer } from "@/lib/console/get-viewer";
 import type { TFactorList } from "@/router-core/index";
 

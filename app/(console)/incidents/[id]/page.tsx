@@ -1,6 +1,6 @@
 import { notFound } from "next/navigation";
 import { IncidentView } from "@/components/incidents/incident-view";
-import { getIncidentPage } from "@/lib/console/get-incident-page";
+import { getIncidentPage } from "@/lib/console/incidents/get-incident-page";
 import { overrideLimitsFromEnv } from "@/lib/controlplane/overrides/override-limits";
 
 export const dynamic = "force-dynamic";

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { rolesGrant } from "@/lib/auth/permissions";
 import { readJson, withPermission } from "@/lib/auth/with-permission";
 import { consoleRoute } from "@/lib/console/console-route";
-import { getEvaluation } from "@/lib/console/get-evaluation";
-import { requestEvaluation } from "@/lib/console/request-evaluation";
+import { getEvaluation } from "@/lib/console/evaluation/get-evaluation";
+import { requestEvaluation } from "@/lib/console/evaluation/request-evaluation";
 
 const ZQuery = z.object({ version: z.string().min(1) });
 

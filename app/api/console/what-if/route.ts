@@ -1,5 +1,5 @@
 import { queryOf, readJson, withPermission } from "@/lib/auth/with-permission";
-import { getWhatIf, requestWhatIf } from "@/lib/console/what-if-jobs";
+import { getWhatIf, requestWhatIf } from "@/lib/console/evaluation/what-if-jobs";
 
 export const GET = withPermission("routing.read", async ({ req }) => {
   const q = queryOf(req);

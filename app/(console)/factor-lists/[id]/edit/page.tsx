@@ -1,9 +1,9 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { YamlEditor } from "@/components/factor-lists/yaml-editor";
-import { getActiveFactorList } from "@/lib/console/get-active-factor-list";
+import { getActiveFactorList } from "@/lib/console/factor-lists/get-active-factor-list";
 import { can, getViewer } from "@/lib/console/get-viewer";
-import { getVersionForEdit } from "@/lib/console/get-version-detail";
+import { getVersionForEdit } from "@/lib/console/factor-lists/get-version-detail";
 import type { TFactorList } from "@/router-core/index";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { refusal, withPermission } from "@/lib/auth/with-permission";
-import { getShiftEvent } from "@/lib/console/get-shift-event";
+import { getShiftEvent } from "@/lib/console/why/get-shift-event";
 
 export const GET = withPermission("routing.read", async ({ params }) => {
   const event = await getShiftEvent(params.id ?? "");
