@@ -2,6 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { effectOf, type TFault } from "./fault-model";
 import { simulateCall } from "./provider-model";
+import { DEMO_LLM_PROVIDERS, type TDemoLlmProvider } from "./llm-provider-keys";
 import { demoStreamEvents } from "./llm-stream-events";
 
 /**
@@ -17,8 +18,6 @@ import { demoStreamEvents } from "./llm-stream-events";
  * the demo services open each prompt with the region in brackets (`[EU] …`), and the mock
  * reads it from there. Requests without a tag are played as the provider's first region.
  */
-export const DEMO_LLM_PROVIDERS = ["llm_openai", "llm_anthropic", "llm_gemini"] as const;
-export type TDemoLlmProvider = (typeof DEMO_LLM_PROVIDERS)[number];
 
 /** The base URL each adapter kind appends its own path to. */
 export const DEMO_LLM_BASE_PATHS: Record<TDemoLlmProvider, string> = {

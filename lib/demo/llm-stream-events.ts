@@ -1,4 +1,4 @@
-import type { TDemoLlmProvider } from "./llm-providers";
+import type { TDemoLlmProvider } from "./llm-provider-keys";
 
 /** One demo answer to stream: its text, the model that "wrote" it and the tokens to report. */
 export type TDemoStreamAnswer = { model: string; text: string; inputTokens: number; outputTokens: number };

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "../db";
-import { DEMO_LLM_BASE_PATHS, DEMO_LLM_PROVIDERS } from "./llm-providers";
+import { DEMO_LLM_PROVIDERS } from "./llm-provider-keys";
+import { DEMO_LLM_BASE_PATHS } from "./llm-providers";
 
 /** The demo providers check that a key is sent, as real ones do; the key exists only in this process. */
 export const DEMO_LLM_CREDENTIAL_ENV = "SWITCHYARD_SECRET_DEMO_LLM_KEY";

@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import { outcomeRows, uuidV7Time, type TPendingOutcome, type TStoredOutcome, type TStoredOutcomeCounts } from "../../dataplane";
 import { classified } from "./errors";
-import type { TRetention } from "./schema";
+import type { TRetention } from "./retention";
 import { queryRows } from "./range-reads";
 import { batchToken } from "./rows";
 

@@ -1,8 +1,6 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import { outcomeTableDdl, outcomeTtl } from "./outcomes";
-
-/** The retention tiers a table is created with (settings.ts). */
-export type TRetention = { fullDays: number; keepDays: number; routineSampleBasisPoints: number };
+import type { TRetention } from "./retention";
 
 /**
  * Routine: a share-driven pick on fresh metrics, nothing pinned, killed, stale, degraded or
