@@ -44,8 +44,8 @@ function uuidText(b: Buffer, at: number): string {
 
 /**
  * A claim as this instance holds it in memory: the key hash as a 16-character one-byte string,
- * and its decision id and time as a 24-character one (121 B per claim with the Map's entry, where
- * text ids and objects took 505 B, measured).
+ * and its decision id and time as a 24-character one: a fraction of the memory text ids and
+ * objects take (figures in lib/decision-store/README.md).
  */
 const heldKey = (b: Buffer, at: number) => b.toString("latin1", at, at + 16);
 const heldValue = (b: Buffer, at: number) => b.toString("latin1", at + 16, at + CLAIM_BYTES);

@@ -30,7 +30,7 @@ export const DECISION_COLUMNS = [
 /**
  * A decision as a JSONCompactEachRow line of the decision table: values in DECISION_COLUMNS's
  * order, `at` in epoch milliseconds. Without the 22 names per row the line is shorter to build,
- * send and parse (the embedded engine took 14 ms for 200 rows where JSONEachRow took 19).
+ * send and parse than JSONEachRow's.
  */
 export function clickHouseRow(r: TDecisionRow): unknown[] {
   return [
