@@ -117,6 +117,24 @@ describe("decision_rollup_tier follows decision_rollup in the same statement", (
     expect(widths[1]!.periods).toBeGreaterThan(1);
   });
 
+  it("when the insert adds its own tiers and another writer follows in the same transaction", async () => {
+    // The insert writes the tiers itself and tells the triggers to skip its statement; a writer
+    // after it in the same transaction must still get its tiers from the triggers.
+    const rows = Array.from({ length: 30 }, (_, i) => row(i));
+    await withClient(async (client) => {
+      await client.query("begin");
+      await insertDecisions(
+        client,
+        rows.map((r) => ({ row: r, stored: null })),
+      );
+      await addRollupDeltas(client, rollupDeltasOf([row(3, { source: "local" })]));
+      await client.query("commit");
+    });
+    expect(await tierMismatch()).toEqual({ diff: [], empty: 0, cells: expect.any(Number) });
+    expect((await pool.query("select sum(count)::int as n from decision_rollup_tier where minutes = 10")).rows[0].n).toBe(31);
+    expect((await pool.query("select sum(count)::int as n from decision_served_minutes")).rows[0].n).toBe(31);
+  });
+
   it("with two writers adding to the same cells at once", async () => {
     const rows = Array.from({ length: 400 }, (_, i) => row(i));
     const write = (part: TDecisionRow[]) =>
