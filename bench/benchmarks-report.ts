@@ -57,9 +57,14 @@ export const BENCHMARKS: readonly TBenchmark[] = [
   },
   {
     title: "Scale: 10 million decisions",
-    commands: ["npm run seed:scale -- --decisions 10000000 --days 7", "npm run bench:scale"],
-    what: "A week of simulated traffic (the product's own controller and decide(), a degradation episode, outcomes for about 95% of decisions) in the daily partitions; then p50/p95/p99 of every console read model in process (drilldown, each decision-list filter on page 1 and a deep keyset page, 24 h and 7 d share charts, overview, why, shadow, providers) against a 200 ms p95 target, and decide throughput with that table in place. See bench/scale/README.md.",
-    results: ["scale", "api-scale", "scale-1m", "api-scale-1m"],
+    commands: [
+      "npm run seed:scale -- --decisions 10000000 --days 7",
+      "npm run bench:scale",
+      "npm run seed:scale -- --decisions 10000000 --days 7 --store clickhouse",
+      "npm run bench:scale -- --store clickhouse --result-name scale-ch-10m",
+    ],
+    what: "A week of simulated traffic (the product's own controller and decide(), a degradation episode, outcomes for about 95% of decisions) in the daily partitions; then p50/p95/p99 of every console read model in process (drilldown, each decision-list filter on page 1 and a deep keyset page, 24 h and 7 d share charts, overview, why, shadow, providers) against a 200 ms p95 target, and decide throughput with that table in place. The same at 1 M (scale-1m). The scale-ch results are ClickHouse mode (SWITCHYARD_DECISION_STORE=clickhouse): decisions and outcomes in ClickHouse (an embedded chdb), the read models through the console's ClickHouse reads, no decide step. See bench/scale/README.md.",
+    results: ["scale", "api-scale", "scale-1m", "api-scale-1m", "scale-ch-10m", "scale-ch-1m"],
   },
   {
     title: "Console over HTTP",

@@ -1,8 +1,11 @@
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import type { ClickHouseClient } from "@clickhouse/client";
 import { getDecision } from "../../lib/console/decisions/get-decision";
 import { getMoment } from "../../lib/console/why/get-moment";
 import { getOverview } from "../../lib/console/get-overview";
@@ -21,16 +24,20 @@ import type { TDecisionFilters } from "../../lib/console/decisions/decision-filt
 import { listShiftEvents } from "../../lib/console/why/list-shift-events";
 import { getPrisma } from "../../lib/db/client";
 import { applyMigrations } from "../../lib/db/migrate";
+import { consoleDecisionCounter } from "../../lib/decision-store";
 import { benchResultsDir, readBenchResults, writeBenchResult, type TBenchFigure } from "../lib/bench-results";
+import { clickHouseTableBytes, DEFAULT_SCALE_CH_DIR, describeTableBytes, openScaleClickHouse, type TScaleClickHouse } from "./clickhouse";
 import { DEFAULT_SCALE_DATA_DIR, openScaleDatabase } from "./database";
 import { formatTiming, timeIt, type TTiming } from "./measure";
 import { SEED_INSTANCE_ID } from "./simulate";
 
-// `npm run bench:scale [-- --runs 50 --database-url URL | --data-dir DIR] [--skip-decide] [--only NAME]`
+// `npm run bench:scale [-- --runs 50 --database-url URL | --data-dir DIR] [--skip-decide] [--only NAME] [--store clickhouse]`
 // On the database `npm run seed:scale` filled: p50/p95/p99 of every console read model the pages
 // call, in this process (lib/console), then decide throughput over HTTP with that table in place
 // (bench:api against the same database). Prints the figures and writes bench-results/scale.json.
-// Speed is reported against the 200 ms p95 target, never asserted.
+// Speed is reported against the 200 ms p95 target, never asserted. `--store clickhouse` reads the
+// seed `seed:scale -- --store clickhouse` wrote: the read models with the ClickHouse reads, as a
+// server in that mode wires them (bench/scale/README.md).
 
 const TARGET_MS = 200;
 const DEEP_PAGES = 20;
@@ -39,7 +46,17 @@ const HOUR = 3_600_000;
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 type TCase = { name: string; run: (i: number) => Promise<unknown> };
-type TOptions = { runs: number; databaseUrl?: string; dataDir?: string; skipDecide: boolean; decideSeconds: string; resultName: string; only?: string };
+type TOptions = {
+  runs: number;
+  databaseUrl?: string;
+  dataDir?: string;
+  skipDecide: boolean;
+  decideSeconds: string;
+  resultName: string;
+  only?: string;
+  /** ClickHouse mode: the directory of the seed's chdb (and, unless --data-dir, its Postgres). */
+  clickHouseDir?: string;
+};
 type TSeedFacts = {
   now: number;
   decisions: number;
@@ -61,11 +78,16 @@ function readOptions(): TOptions {
       "skip-decide": { type: "boolean", default: false },
       "decide-seconds": { type: "string", default: "15" },
       /** bench-results/<name>.json; e.g. scale-1m for the 1-million-decision run beside the 10-million one. */
-      "result-name": { type: "string", default: "scale" },
+      "result-name": { type: "string" },
       /** Only the read models whose name contains this (e.g. "shadow"); the result file is not written. */
       only: { type: "string" },
+      store: { type: "string", default: "postgres" },
+      "clickhouse-dir": { type: "string" },
     },
   });
+  if (values.store !== "postgres" && values.store !== "clickhouse")
+    throw new RangeError(`--store must be postgres or clickhouse, got ${JSON.stringify(values.store)}`);
+  const clickHouseDir = values.store === "clickhouse" ? (values["clickhouse-dir"] ?? DEFAULT_SCALE_CH_DIR) : undefined;
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new RangeError(`--runs must be a positive integer, got ${JSON.stringify(values.runs)}`);
   return {
@@ -74,8 +96,9 @@ function readOptions(): TOptions {
     dataDir: values["data-dir"],
     skipDecide: values["skip-decide"] === true,
     decideSeconds: values["decide-seconds"]!,
-    resultName: values["result-name"]!,
+    resultName: values["result-name"] ?? (clickHouseDir ? "scale-ch" : "scale"),
     only: values.only,
+    clickHouseDir,
   };
 }
 
@@ -83,7 +106,8 @@ function readOptions(): TOptions {
  * The seed's window ends when it ran: "now" for every read model is the end of the seeded data
  * (not of rows a decide benchmark added since), so a run hours later still reads a busy last hour.
  */
-async function readSeedFacts(client: pg.Client, runs: number): Promise<TSeedFacts> {
+async function readSeedFacts(client: pg.Client, runs: number, clickHouse: ClickHouseClient | null): Promise<TSeedFacts> {
+  if (clickHouse) return readClickHouseSeedFacts(clickHouse, client, runs);
   const { rows: span } = await client.query<{ last: Date | null }>("select max(created_at) as last from decision where instance_id = $1", [SEED_INSTANCE_ID]);
   if (!span[0]!.last) throw new Error("the decision table is empty: run `npm run seed:scale` first");
   const now = span[0]!.last.getTime() + 1_000;
@@ -101,10 +125,84 @@ async function readSeedFacts(client: pg.Client, runs: number): Promise<TSeedFact
     `select reason_code from decision where created_at > $1 group by 1 order by count(*) asc limit 1`,
     [new Date(now - 24 * HOUR)],
   );
-  const { rows: shift } = await client.query<{ id: string; at: Date; operation_key: string; region: string }>(
+  return { now, decisions, sample, rareReason: rare[0]?.reason_code, shift: await latestShift(client) };
+}
+
+/** The latest significant shift event (Postgres in both modes). */
+async function latestShift(client: pg.Client): Promise<TSeedFacts["shift"]> {
+  const { rows } = await client.query<{ id: string; at: Date; operation_key: string; region: string }>(
     `select id::text, at, operation_key, region from shift_event where type <> 'probe_floor_held' order by at desc limit 1`,
   );
-  return { now, decisions, sample, rareReason: rare[0]?.reason_code, shift: shift[0] };
+  return rows[0];
+}
+
+/** readSeedFacts for a seed in ClickHouse: the same facts from its decision table. */
+async function readClickHouseSeedFacts(ch: ClickHouseClient, client: pg.Client, runs: number): Promise<TSeedFacts> {
+  const rows = async <T>(query: string, params: Record<string, unknown> = {}) =>
+    (await ch.query({ query, query_params: params, format: "JSONEachRow" })).json<T>();
+  const [span] = await rows<{ last: string; n: string }>(
+    "SELECT toString(toUnixTimestamp64Milli(max(at))) AS last, count() AS n FROM decision WHERE instance_id = {i:String}",
+    { i: SEED_INSTANCE_ID },
+  );
+  if (!span || Number(span.n) === 0) throw new Error("ClickHouse's decision table is empty: run `npm run seed:scale -- --store clickhouse` first");
+  const now = Number(span.last) + 1_000;
+  const [total] = await rows<{ n: string }>("SELECT count() AS n FROM decision");
+  const decisions = Number(total!.n);
+  log(`${decisions.toLocaleString("en-US")} decisions in ClickHouse, data up to ${new Date(now).toISOString()}`);
+  // Spread over the week like Postgres's block sample: ids whose hash falls in one residue class.
+  const sample = await rows<{ id: string; at_ms: string }>(
+    "SELECT toString(id) AS id, toString(toUnixTimestamp64Milli(at)) AS at_ms FROM decision WHERE cityHash64(id) % 997 = 7 ORDER BY cityHash64(id) LIMIT {n:UInt32}",
+    { n: runs + 10 },
+  );
+  if (sample.length === 0) throw new Error("could not sample decision ids");
+  const rare = await rows<{ reason_code: string }>(
+    "SELECT reason_code FROM decision WHERE at > {from:DateTime64(3)} GROUP BY reason_code ORDER BY count() ASC LIMIT 1",
+    { from: new Date(now - 24 * HOUR) },
+  );
+  return {
+    now,
+    decisions,
+    sample: sample.map((s) => ({ id: s.id, at: new Date(Number(s.at_ms)) })),
+    rareReason: rare[0]?.reason_code,
+    shift: await latestShift(client),
+  };
+}
+
+/**
+ * ClickHouse mode's consistency check and sizes: the rollup cells in Postgres must count every
+ * decision row ClickHouse holds (the seed adds them as the log store does), and system.parts
+ * gives the bytes per decision. Returned as notes for the result.
+ */
+async function clickHouseNotes(ch: TScaleClickHouse, client: pg.Client, decisions: number): Promise<string[]> {
+  const { rows } = await client.query<{ n: string }>("select coalesce(sum(count), 0)::bigint as n from decision_rollup");
+  const rolled = Number(rows[0]!.n);
+  if (rolled !== decisions) throw new Error(`decision_rollup counts ${rolled} decisions, ClickHouse holds ${decisions}: the seed is inconsistent`);
+  const model = (() => {
+    try {
+      return /Model name:\s*(.+)/.exec(execFileSync("lscpu", { encoding: "utf8" }))?.[1]?.trim() ?? os.cpus()[0]?.model;
+    } catch {
+      return os.cpus()[0]?.model;
+    }
+  })();
+  const tables = await clickHouseTableBytes(ch.client);
+  return [
+    `ClickHouse mode (SWITCHYARD_DECISION_STORE=clickhouse): decisions and outcomes in ClickHouse, read through the console's consoleClickHouseReads / consoleDecisionCounter as a server in that mode wires them; rollups, shift events, share samples, buckets and the catalogue in Postgres. There is no ClickHouse server on this machine: the engine is chdb ${chdbVersion()} behind test/support/clickhouse-shim.ts in a process of its own (bench/scale/clickhouse-server.ts), reached over loopback HTTP by the product's @clickhouse/client, on the same 2 cores as Postgres and this process; each read also pays the shim's HTTP handling in Node.`,
+    `CPU: ${model}, ${os.cpus().length} cores; load average at the start ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" / ")} (1 / 5 / 15 min).`,
+    `decision_rollup counts ${rolled.toLocaleString("en-US")} decisions, the number of rows in ClickHouse's decision table.`,
+    `ClickHouse sizes (system.parts, active parts after the seed's OPTIMIZE … FINAL): ${describeTableBytes(tables, decisions).join("; ")}.`,
+    "decide over HTTP not measured in ClickHouse mode: this run times the reads only; decide throughput against the same engine is bench:store's (bench-results/decision-store.json).",
+  ];
+}
+
+function chdbVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(path.join(process.cwd(), "node_modules", "chdb", "package.json"), "utf8")) as { version: string }).version;
+  } catch {
+    return "(version unknown)";
+  }
 }
 
 /** Every decision-list filter the page offers, on page 1 and a deep keyset page, over the last hour and the last 7 days. */
@@ -149,7 +247,7 @@ async function decisionListCases(facts: TSeedFacts, cases: TCase[], notes: strin
 }
 
 /** The decision counts loadRecordedTraffic reads, on their own (its metric buckets are another table). */
-const whatIfCounts = (now: number, ms: number) => countServedMinutes(prismaQueryable(), { operation: OP, from: now - ms, to: now });
+const whatIfCounts = (now: number, ms: number) => countServedMinutes(prismaQueryable(), { operation: OP, from: now - ms, to: now }, consoleDecisionCounter());
 
 /** Every console read model the pages call, in the order they are printed. */
 async function readModelCases(facts: TSeedFacts): Promise<{ cases: TCase[]; notes: string[] }> {
@@ -177,7 +275,10 @@ async function readModelCases(facts: TSeedFacts): Promise<{ cases: TCase[]; note
     { name: "served shares, 7 d", run: () => getServedSeries(OP, REGION, "7d", now) },
     // What the approval page's what-if loads before replaying (its longest range is 6 h): all of it, and
     // its decision counts alone (per minute, region and provider), also over 7 d as `replay:what-if` may ask.
-    { name: "what-if recorded traffic, 6 h", run: () => loadRecordedTraffic(prismaQueryable(), OP, new Date(now - 6 * HOUR), new Date(now)) },
+    {
+      name: "what-if recorded traffic, 6 h",
+      run: () => loadRecordedTraffic(prismaQueryable(), OP, new Date(now - 6 * HOUR), new Date(now), undefined, consoleDecisionCounter()),
+    },
     { name: "what-if decision counts, 6 h", run: () => whatIfCounts(now, 6 * HOUR) },
     { name: "what-if decision counts, 7 d", run: () => whatIfCounts(now, 168 * HOUR) },
     { name: "decision-log filter menus", run: () => listDecisionFacets() },
@@ -239,15 +340,24 @@ function decideFigures(opts: TOptions, databaseUrl: string): TBenchFigure[] {
 
 function writeScaleResult(opts: TOptions, facts: TSeedFacts, timings: readonly TTiming[], figures: TBenchFigure[], notes: string[]): void {
   const { decisions, now } = facts;
+  const store = opts.clickHouseDir ? " --store clickhouse" : "";
   const file = writeBenchResult({
     name: opts.resultName,
-    title: "Console read models on a large decision log",
-    command: `npm run seed:scale -- --decisions ${decisions >= 9_500_000 ? "10000000" : decisions >= 950_000 && decisions < 1_100_000 ? "1000000" : String(decisions)} --days 7 && npm run bench:scale -- --runs ${opts.runs}${opts.resultName === "scale" ? "" : ` --result-name ${opts.resultName}`}`,
-    parameters: { decisions, runs: opts.runs, targetMs: TARGET_MS, deepPage: DEEP_PAGES + 1, scope: `${OP}/${REGION}`, dataEnd: new Date(now).toISOString() },
+    title: opts.clickHouseDir ? "Console read models on a large decision log, ClickHouse mode" : "Console read models on a large decision log",
+    command: `npm run seed:scale -- --decisions ${decisions >= 9_500_000 ? "10000000" : decisions >= 950_000 && decisions < 1_100_000 ? "1000000" : String(decisions)} --days 7${store} && npm run bench:scale -- --runs ${opts.runs}${store}${opts.resultName === (opts.clickHouseDir ? "scale-ch" : "scale") ? "" : ` --result-name ${opts.resultName}`}`,
+    parameters: {
+      decisions,
+      runs: opts.runs,
+      targetMs: TARGET_MS,
+      deepPage: DEEP_PAGES + 1,
+      scope: `${OP}/${REGION}`,
+      dataEnd: new Date(now).toISOString(),
+      ...(opts.clickHouseDir ? { store: "clickhouse" } : {}),
+    },
     figures,
     tables: [
       {
-        title: `lib/console read models, in process, ${opts.runs} runs each (ms)`,
+        title: `lib/console read models, in process${opts.clickHouseDir ? ", ClickHouse mode" : ""}, ${opts.runs} runs each (ms)`,
         columns: ["read model", "p50", "p95", "p99", "max"],
         rows: timings.map((t) => [t.name, round(t.p50), round(t.p95), round(t.p99), round(t.max)]),
       },
@@ -259,15 +369,29 @@ function writeScaleResult(opts: TOptions, facts: TSeedFacts, timings: readonly T
 
 async function main(): Promise<number> {
   const opts = readOptions();
-  const db = await openScaleDatabase({ databaseUrl: opts.databaseUrl ?? process.env.DATABASE_URL, dataDir: opts.dataDir ?? DEFAULT_SCALE_DATA_DIR, log });
+  const db = await openScaleDatabase({
+    databaseUrl: opts.databaseUrl ?? process.env.DATABASE_URL,
+    dataDir: opts.dataDir ?? (opts.clickHouseDir ? path.join(opts.clickHouseDir, "postgres") : DEFAULT_SCALE_DATA_DIR),
+    log,
+  });
+  let clickHouse: TScaleClickHouse | null = null;
+  if (opts.clickHouseDir) {
+    clickHouse = await openScaleClickHouse(opts.clickHouseDir);
+    // What a server started with SWITCHYARD_DECISION_STORE=clickhouse has: the console's reads
+    // (consoleClickHouseReads, a process slot) are built from these on first use.
+    process.env.SWITCHYARD_DECISION_STORE = "clickhouse";
+    process.env.SWITCHYARD_CLICKHOUSE_URL = clickHouse.url;
+    log(`ClickHouse mode: embedded chdb at ${clickHouse.url}`);
+  }
   // The schema may have moved on since the seed ran (new columns the read models select).
   await applyMigrations(db.url);
   process.env.DATABASE_URL = db.url;
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   try {
-    const facts = await readSeedFacts(client, opts.runs);
+    const facts = await readSeedFacts(client, opts.runs, clickHouse?.client ?? null);
     const { cases, notes } = await readModelCases(facts);
+    if (clickHouse) notes.unshift(...(await clickHouseNotes(clickHouse, client, facts.decisions)));
     const timings = await timeCases(cases, notes, opts);
     if (opts.only) return 0;
     const slow = timings.filter((t) => t.p95 >= TARGET_MS);
@@ -276,7 +400,14 @@ async function main(): Promise<number> {
       { label: "read models under the p95 target", value: timings.length - slow.length, unit: `of ${timings.length}` },
       { label: "slowest p95", value: Math.max(...timings.map((t) => t.p95)), unit: "ms", target: `< ${TARGET_MS}` },
     ];
-    if (!opts.skipDecide) {
+    if (clickHouse) {
+      const tables = await clickHouseTableBytes(clickHouse.client);
+      for (const t of tables) {
+        figures.push({ label: `ClickHouse ${t.table}: bytes per decision, compressed`, value: Math.round(t.compressed / facts.decisions), unit: "B" });
+        figures.push({ label: `ClickHouse ${t.table}: bytes per decision, uncompressed`, value: Math.round(t.uncompressed / facts.decisions), unit: "B" });
+      }
+    }
+    if (!opts.skipDecide && !clickHouse) {
       await client.end().catch(() => {});
       figures.push(...decideFigures(opts, db.url));
     }
@@ -285,6 +416,7 @@ async function main(): Promise<number> {
   } finally {
     await client.end().catch(() => {});
     await getPrisma().$disconnect();
+    await clickHouse?.close();
     await db.stop();
   }
 }

@@ -1,3 +1,4 @@
+import type { ClickHouseClient } from "@clickhouse/client";
 import pg from "pg";
 import { createPrisma } from "../../lib/db/client";
 import { applyMigrations } from "../../lib/db/migrate";
@@ -7,6 +8,9 @@ import { loadConfig } from "../../lib/dataplane/load-config";
 import { createRoutingState } from "../../lib/dataplane/routing-state";
 import { flushBuckets } from "../../lib/dataplane/telemetry/metric-sync";
 import { beginBulkLoad } from "./bulk-load";
+import { addRollupDeltas, rollupDeltasOf } from "../../lib/dataplane/decision-log/rollup";
+import type { TDecisionRow } from "../../lib/dataplane/decision-log/rows";
+import { clickHouseTableBytes, createClickHouseSink, decisionRowsOf, emptyClickHouseTables, type TClickHouseTableBytes } from "./clickhouse";
 import { checkDecisionColumns, insertTemplatedDecisions, type TCompactDecision } from "./decision-insert";
 import { createScaleSimulation, type TEpochBatch, type TFinalState } from "./simulate";
 
@@ -29,6 +33,13 @@ export type TSeedScaleOptions = {
   /** Checked after every simulated epoch: true ends the load early, leaving a consistent, smaller data set. */
   shouldStop?: () => boolean;
   log?: (line: string) => void;
+  /**
+   * ClickHouse mode: decisions and outcomes go to this ClickHouse (the product's tables, created
+   * by the caller), `clickHouseBatch` decisions per insert; Postgres gets everything else and the
+   * rollup cells, as the server writes them in that mode.
+   */
+  clickHouse?: ClickHouseClient;
+  clickHouseBatch?: number;
 };
 
 export type TSeedScaleResult = {
@@ -50,6 +61,8 @@ export type TSeedScaleResult = {
   decisionsPerSecond: number;
   rowsPerSecond: number;
   tableBytes: { decision: number; outcomes: number };
+  /** ClickHouse mode: the decision and outcome tables' active parts after OPTIMIZE … FINAL. */
+  clickHouseBytes?: TClickHouseTableBytes[];
 };
 
 /** Tables the seed fills; --reset empties them (config, users and the audit log stay). */
@@ -88,7 +101,57 @@ const INSERT_EVENTS = `insert into shift_event (at, operation_key, region, type,
     from jsonb_to_recordset($1::jsonb) as x(at bigint, o text, r text, type text, provider text, lf text, lt text, sf jsonb, st jsonb,
       capped boolean, detail text, evidence jsonb, v text)`;
 
-type TChunk = { decisions: number; batches: TEpochBatch[] };
+/** `rows`: in ClickHouse mode, the chunk's decisions as the log's rows (already handed to ClickHouse's buffer); their rollup cells go to Postgres. */
+type TChunk = { decisions: number; batches: TEpochBatch[]; rows?: TDecisionRow[] };
+
+/** The Postgres store's rows of a chunk: decisions into their daily partitions, both outcome kinds. */
+async function writeDecisionsAndOutcomes(
+  client: pg.PoolClient,
+  chunk: TChunk,
+  templates: TEpochBatch["templates"],
+  calls: TEpochBatch["calls"],
+  business: TEpochBatch["business"],
+  partitionFor: (at: number) => string,
+): Promise<void> {
+  const byPartition = new Map<string, TCompactDecision[]>();
+  for (const b of chunk.batches) {
+    for (const d of b.decisions) {
+      const table = partitionFor(d.at);
+      const list = byPartition.get(table);
+      if (list) list.push(d);
+      else byPartition.set(table, [d]);
+    }
+  }
+  for (const [table, rows] of byPartition) await insertTemplatedDecisions(client, table, templates, rows);
+  if (calls.length > 0) {
+    await client.query(INSERT_CALLS, [
+      calls.map((c) => c.outcomeId),
+      calls.map((c) => c.decisionId),
+      calls.map((c) => c.operation),
+      calls.map((c) => c.region),
+      calls.map((c) => c.provider),
+      calls.map((c) => c.ok),
+      calls.map((c) => c.errorClass),
+      calls.map((c) => c.httpStatus),
+      calls.map((c) => c.latencyMs),
+      calls.map((c) => c.retryCount),
+      calls.map((c) => c.reportedAt),
+    ]);
+  }
+  if (business.length > 0) {
+    await client.query(INSERT_BUSINESS, [
+      business.map((b) => b.outcomeId),
+      business.map((b) => b.decisionId),
+      business.map((b) => b.operation),
+      business.map((b) => b.region),
+      business.map((b) => b.provider),
+      business.map((b) => b.completed),
+      business.map((b) => b.failureStage),
+      business.map((b) => b.withinSla),
+      business.map((b) => b.reportedAt),
+    ]);
+  }
+}
 
 async function writeChunk(client: pg.PoolClient, chunk: TChunk, partitionFor: (at: number) => string): Promise<void> {
   const calls = chunk.batches.flatMap((b) => b.calls);
@@ -98,44 +161,9 @@ async function writeChunk(client: pg.PoolClient, chunk: TChunk, partitionFor: (a
   await client.query("begin");
   try {
     const templates = chunk.batches.flatMap((b) => b.templates);
-    const byPartition = new Map<string, TCompactDecision[]>();
-    for (const b of chunk.batches) {
-      for (const d of b.decisions) {
-        const table = partitionFor(d.at);
-        const list = byPartition.get(table);
-        if (list) list.push(d);
-        else byPartition.set(table, [d]);
-      }
-    }
-    for (const [table, rows] of byPartition) await insertTemplatedDecisions(client, table, templates, rows);
-    if (calls.length > 0) {
-      await client.query(INSERT_CALLS, [
-        calls.map((c) => c.outcomeId),
-        calls.map((c) => c.decisionId),
-        calls.map((c) => c.operation),
-        calls.map((c) => c.region),
-        calls.map((c) => c.provider),
-        calls.map((c) => c.ok),
-        calls.map((c) => c.errorClass),
-        calls.map((c) => c.httpStatus),
-        calls.map((c) => c.latencyMs),
-        calls.map((c) => c.retryCount),
-        calls.map((c) => c.reportedAt),
-      ]);
-    }
-    if (business.length > 0) {
-      await client.query(INSERT_BUSINESS, [
-        business.map((b) => b.outcomeId),
-        business.map((b) => b.decisionId),
-        business.map((b) => b.operation),
-        business.map((b) => b.region),
-        business.map((b) => b.provider),
-        business.map((b) => b.completed),
-        business.map((b) => b.failureStage),
-        business.map((b) => b.withinSla),
-        business.map((b) => b.reportedAt),
-      ]);
-    }
+    // ClickHouse mode: the log store adds the rollup cells of the rows it inserts into ClickHouse.
+    if (chunk.rows) await addRollupDeltas(client, rollupDeltasOf(chunk.rows));
+    else await writeDecisionsAndOutcomes(client, chunk, templates, calls, business, partitionFor);
     if (samples.length > 0) {
       await client.query(INSERT_SAMPLES, [
         samples.map((s) => s.operation),
@@ -323,6 +351,20 @@ async function vacuumAndMeasure(pool: pg.Pool, log: TLog): Promise<{ analyzeMs: 
   return { analyzeMs, tableBytes: { decision: Number(sizes[0]!.decision), outcomes: Number(sizes[0]!.outcomes) } };
 }
 
+/**
+ * Merges each day's parts into one (OPTIMIZE … FINAL), what the background merges make of a past
+ * week, so the benchmark reads the same layout every run and FINAL has nothing to collapse; then
+ * the tables' sizes from system.parts.
+ */
+async function settleClickHouse(client: ClickHouseClient, log: TLog): Promise<TClickHouseTableBytes[]> {
+  for (const table of ["decision", "outcome"]) {
+    const started = Date.now();
+    await client.command({ query: `OPTIMIZE TABLE ${table} FINAL` });
+    log(`ClickHouse: OPTIMIZE TABLE ${table} FINAL in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  return clickHouseTableBytes(client);
+}
+
 /** The simulation over the routing state loaded from the seeded catalogue, and the window's daily partitions. */
 async function prepareSimulation(pool: pg.Pool, prisma: ReturnType<typeof createPrisma>, opts: TSeedScaleOptions, end: number, log: TLog) {
   let now = end;
@@ -345,7 +387,8 @@ async function prepareSimulation(pool: pg.Pool, prisma: ReturnType<typeof create
  * SMS shadow version, the demo users) and then `decisions` decisions over `days` days ending
  * now, with their outcomes, the controller's share samples and shift events, breaker history and
  * the last 48 h of metric buckets, all simulated by the product's own code (simulate.ts).
- * Decisions go through the decision log's own batch insert into its daily partitions.
+ * Decisions go into the decision log's daily partitions; with `clickHouse`, decisions and outcomes
+ * go to ClickHouse's tables instead and Postgres gets their rollup cells.
  */
 export async function seedScale(opts: TSeedScaleOptions): Promise<TSeedScaleResult> {
   const log = opts.log ?? (() => {});
@@ -357,16 +400,35 @@ export async function seedScale(opts: TSeedScaleOptions): Promise<TSeedScaleResu
     await seedCatalogue(prisma, log);
     await checkDecisionColumns(pool);
     await emptySeededTables(pool, opts.reset, log);
+    if (opts.clickHouse) await emptyClickHouseTables(opts.clickHouse, opts.reset, log);
     const { sim, partitions } = await prepareSimulation(pool, prisma, opts, end, log);
     const bulk = await beginBulkLoad(pool, { from: sim.start, to: end, tables: REINDEXED_TABLES });
     log("bulk-load mode: the window's partitions are detached and unindexed until the load ends");
     const writer = await createChunkWriter(pool, bulk.partitionFor);
+    const sink = opts.clickHouse ? createClickHouseSink(opts.clickHouse, opts.clickHouseBatch ?? 100_000) : null;
+    // ClickHouse mode: the chunk's rows go to ClickHouse's buffer first (it holds the generator back
+    // while an insert is pending), then Postgres's transaction takes their rollup cells.
+    const write = async (chunk: TChunk) => {
+      if (sink) {
+        chunk.rows = decisionRowsOf(
+          chunk.batches.flatMap((b) => b.templates),
+          chunk.batches.flatMap((b) => b.decisions),
+        );
+        await sink.add(
+          chunk.rows,
+          chunk.batches.flatMap((b) => b.calls),
+          chunk.batches.flatMap((b) => b.business),
+        );
+      }
+      await writer.write(chunk);
+    };
     const counts: TCounts = { decisions: 0, calls: 0, business: 0, samples: 0, events: 0 };
     const started = Date.now();
     let streamed: Awaited<ReturnType<typeof streamSimulation>>;
     try {
-      streamed = await streamSimulation(sim, opts, writer.write, counts, started);
+      streamed = await streamSimulation(sim, opts, write, counts, started);
       await writer.drain();
+      await sink?.finish();
     } finally {
       await writer.release();
       // Also after a failure: the log gets its partitions and indexes back whatever was loaded.
@@ -376,12 +438,15 @@ export async function seedScale(opts: TSeedScaleOptions): Promise<TSeedScaleResu
     const { final, stoppedEarly } = streamed;
     opts.onProgress?.({ decisions: counts.decisions, total: opts.decisions, outcomes: counts.calls + counts.business, elapsedMs: Date.now() - started });
     await writeFinal(pool, final, end);
-    // The bulk load bypasses the decision log's insert, so its rollups are added here with the same
-    // aggregation (decision_rollup_rebuild), as the server would have counted them.
-    log("decision rollups for the window");
-    await pool.query("select decision_rollup_rebuild($1, $2)", [new Date(sim.start - 60_000), new Date(end + 60_000)]);
+    if (!sink) {
+      // The bulk load bypasses the decision log's insert, so its rollups are added here with the same
+      // aggregation (decision_rollup_rebuild), as the server would have counted them.
+      log("decision rollups for the window");
+      await pool.query("select decision_rollup_rebuild($1, $2)", [new Date(sim.start - 60_000), new Date(end + 60_000)]);
+    }
     const loadMs = Date.now() - started;
     const { analyzeMs, tableBytes } = await vacuumAndMeasure(pool, log);
+    const clickHouseBytes = opts.clickHouse ? await settleClickHouse(opts.clickHouse, log) : undefined;
     const rows = counts.decisions + counts.calls + counts.business + counts.samples + counts.events;
     return {
       decisions: counts.decisions,
@@ -400,6 +465,7 @@ export async function seedScale(opts: TSeedScaleOptions): Promise<TSeedScaleResu
       decisionsPerSecond: counts.decisions / (loadMs / 1000),
       rowsPerSecond: rows / (loadMs / 1000),
       tableBytes,
+      ...(clickHouseBytes ? { clickHouseBytes } : {}),
     };
   } finally {
     await pool.end();
