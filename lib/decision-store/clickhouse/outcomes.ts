@@ -12,7 +12,7 @@ const SKEW_MS = 60_000;
  * Both outcome kinds in one table (a `kind` column; each kind's own columns null in the other):
  * every read is by decision, and one table is one insert per batch. Immutable rows;
  * ReplacingMergeTree over a key that ends in the outcome id folds the copy a replayed spool
- * segment may add (readers use FINAL or count distinct outcome ids), and insert_deduplication_token drops
+ * segment may add (readers keep one row per outcome id: LIMIT 1 BY, distinct counts), and insert_deduplication_token drops
  * a batch sent twice. Daily partitions by report time; the key leads with the decision id, which
  * every read names (drilldown, the bound's counts, the listing's latest outcome, the shadow
  * view), so each day's part answers from its primary index. The listing's outcome filter reads
@@ -138,12 +138,17 @@ export function outcomeFilterSql(f: TOutcomeFilter): { where: string; params: Re
 export function createClickHouseOutcomes(client: ClickHouseClient) {
   const rows = <T>(query: string, params: Record<string, unknown>) => queryRows<T>(client, query, params);
 
-  /** Every stored outcome of `ids`, oldest first. */
+  /**
+   * Every stored outcome of `ids`, oldest first. One row per outcome id by LIMIT 1 BY rather than
+   * FINAL (a copy a replay wrote is the same row): FINAL filters only on the key, so the report-time
+   * bound pruned no partition, and UUIDv7 ids, which ClickHouse orders by their random half, put
+   * each decision in its own granule of every day's part.
+   */
   async function outcomesOf(ids: readonly string[]): Promise<TRawOutcome[]> {
     if (ids.length === 0) return [];
     return rows<TRawOutcome>(
-      `SELECT ${COLUMNS} FROM outcome FINAL WHERE decision_id IN {ids:Array(UUID)} AND reported_at >= {lo:DateTime64(3)}
-        ORDER BY reported_at, toString(outcome_id)`,
+      `SELECT ${COLUMNS} FROM outcome WHERE decision_id IN {ids:Array(UUID)} AND reported_at >= {lo:DateTime64(3)}
+        ORDER BY reported_at, toString(outcome_id) LIMIT 1 BY outcome_id`,
       { ids, lo: reportedFloor(ids) },
     );
   }

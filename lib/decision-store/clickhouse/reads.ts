@@ -76,6 +76,10 @@ export type TClickHouseListFilter = {
 
 const ms = (t: number) => new Date(t);
 
+/** The first time window an outcome-filtered page reads; each further window reaches this many times further back. */
+const OUTCOME_WINDOW_MS = 3_600_000;
+const OUTCOME_WINDOW_GROWTH = 4;
+
 /**
  * Decision reads against ClickHouse; every read is over FINAL, so a row a replay wrote twice
  * counts once. `outcomes`: the decisions' outcomes, kept in the same ClickHouse.
@@ -90,42 +94,68 @@ export function createClickHouseReads(client: ClickHouseClient) {
     return { where: "id = {id:UUID} AND at BETWEEN {lo:DateTime64(3)} AND {hi:DateTime64(3)}", params: { id, lo: ms(t - SKEW_MS), hi: ms(t + SKEW_MS) } };
   }
 
+  /** Rows of one filter, newest first, at most `limit + 1`; `below`: only rows before this time (a window of an outcome-filtered page). */
+  async function page(f: TClickHouseListFilter, limit: number, below?: number): Promise<TClickHouseDecision[]> {
+    const where = ["at >= {from:DateTime64(3)}", "at <= {to:DateTime64(3)}"];
+    const params: Record<string, unknown> = { from: ms(f.from), to: ms(f.to), limit: limit + 1 };
+    const eq = (column: string, name: string, value: string | undefined) => {
+      if (value === undefined) return;
+      where.push(`${column} = {${name}:String}`);
+      params[name] = value;
+    };
+    if (below !== undefined) {
+      where.push("at < {below:DateTime64(3)}");
+      params.below = ms(below);
+    }
+    eq("operation", "operation", f.operation);
+    eq("region", "region", f.region);
+    eq("selected_provider", "provider", f.provider);
+    eq("reason_code", "reason", f.reason);
+    eq("policy_version", "policy", f.policy);
+    if (f.stale) where.push(f.stale === "true" ? "stale" : "NOT stale");
+    if (f.after) {
+      where.push("(at < {afterAt:DateTime64(3)} OR (at = {afterAt:DateTime64(3)} AND toString(id) < {afterId:String}))");
+      params.afterAt = ms(f.after.at);
+      params.afterId = f.after.id;
+    }
+    if (f.outcome) {
+      const o = outcomeFilterSql(f.outcome);
+      where.push(o.where);
+      Object.assign(params, o.params);
+    }
+    // ClickHouse orders UUIDs by their two 64-bit halves, low half first; the tie-break compares
+    // them as text, which for UUIDv7 (and the Postgres listing) is time order.
+    const raw = await rows<TRaw>(
+      `SELECT ${COLUMNS} FROM decision FINAL WHERE ${where.join(" AND ")} ORDER BY at DESC, toString(id) DESC LIMIT {limit:UInt32}`,
+      params,
+    );
+    return raw.map(toDecision);
+  }
+
   return {
     ...createClickHouseRangeReads(client),
     outcomes: createClickHouseOutcomes(client),
 
-    /** One page, newest first by (at, id), `limit + 1` rows so the caller knows whether there is a next page. */
+    /**
+     * One page, newest first by (at, id), `limit + 1` rows so the caller knows whether there is a
+     * next page. With an outcome filter, the range is read in windows from its newest end, each
+     * reaching further back, until the page is full: the filter's set of decision ids is every
+     * business outcome reported since the window's start (an outcome comes after its decision, as
+     * `reportedFrom` already assumes), so the newest pages of a week build a set of their last
+     * hour rather than of the week's outcomes.
+     */
     async list(f: TClickHouseListFilter, limit: number): Promise<TClickHouseDecision[]> {
-      const where = ["at >= {from:DateTime64(3)}", "at <= {to:DateTime64(3)}"];
-      const params: Record<string, unknown> = { from: ms(f.from), to: ms(f.to), limit: limit + 1 };
-      const eq = (column: string, name: string, value: string | undefined) => {
-        if (value === undefined) return;
-        where.push(`${column} = {${name}:String}`);
-        params[name] = value;
-      };
-      eq("operation", "operation", f.operation);
-      eq("region", "region", f.region);
-      eq("selected_provider", "provider", f.provider);
-      eq("reason_code", "reason", f.reason);
-      eq("policy_version", "policy", f.policy);
-      if (f.stale) where.push(f.stale === "true" ? "stale" : "NOT stale");
-      if (f.after) {
-        where.push("(at < {afterAt:DateTime64(3)} OR (at = {afterAt:DateTime64(3)} AND toString(id) < {afterId:String}))");
-        params.afterAt = ms(f.after.at);
-        params.afterId = f.after.id;
+      if (!f.outcome) return page(f, limit);
+      const skew = f.from - f.outcome.reportedFrom;
+      const top = Math.min(f.to, f.after?.at ?? f.to);
+      const out: TClickHouseDecision[] = [];
+      let below: number | undefined;
+      for (let span = OUTCOME_WINDOW_MS; ; span *= OUTCOME_WINDOW_GROWTH) {
+        const from = Math.max(f.from, top - span);
+        out.push(...(await page({ ...f, from, outcome: { ...f.outcome, reportedFrom: from - skew } }, limit - out.length, below)));
+        if (out.length > limit || from <= f.from) return out;
+        below = from;
       }
-      if (f.outcome) {
-        const o = outcomeFilterSql(f.outcome);
-        where.push(o.where);
-        Object.assign(params, o.params);
-      }
-      // ClickHouse orders UUIDs by their two 64-bit halves, low half first; the tie-break compares
-      // them as text, which for UUIDv7 (and the Postgres listing) is time order.
-      const raw = await rows<TRaw>(
-        `SELECT ${COLUMNS} FROM decision FINAL WHERE ${where.join(" AND ")} ORDER BY at DESC, toString(id) DESC LIMIT {limit:UInt32}`,
-        params,
-      );
-      return raw.map(toDecision);
     },
 
     /** One decision's row, or null; `near` (a time from the row the user clicked) is not needed: the id names its time. */
