@@ -100,4 +100,26 @@ describe("a credential's hosts", () => {
     expect(credentialHostProblem("env:SWITCHYARD_SECRET_SMS", "http://127.0.0.1:4000/send", {})).toBeNull();
     expect(credentialHostProblem("env:SWITCHYARD_SECRET_SMS", "https://attacker.test/", {})).toContain("bound to no host");
   });
+
+  it("from process.env, follows a changed binding within a second; an env of its own at once", () => {
+    const saved = process.env.SWITCHYARD_CREDENTIAL_HOSTS;
+    const t = 5_000_000;
+    try {
+      process.env.SWITCHYARD_CREDENTIAL_HOSTS = "env:SWITCHYARD_SECRET_SMS=api.sms.test";
+      expect(credentialHostProblem("env:SWITCHYARD_SECRET_SMS", "https://api.sms.test/send", process.env, t)).toBeNull();
+      process.env.SWITCHYARD_CREDENTIAL_HOSTS = "env:SWITCHYARD_SECRET_SMS=other.sms.test";
+      // The server's settings do not change while it runs: the namespace is read at most once a second.
+      expect(credentialHostProblem("env:SWITCHYARD_SECRET_SMS", "https://api.sms.test/send", process.env, t + 999)).toBeNull();
+      expect(credentialHostProblem("env:SWITCHYARD_SECRET_SMS", "https://api.sms.test/send", process.env, t + 1_000)).toContain("bound to other.sms.test");
+      expect(resolveCredential("env:SWITCHYARD_SECRET_SMS", { SWITCHYARD_SECRET_ENV_NAMES: "", SWITCHYARD_SECRET_SMS: "v" }, t + 1_001)).toEqual({
+        ok: true,
+        value: "v",
+      });
+      expect(resolveCredential("env:SMS_TOKEN", { SMS_TOKEN: "v" }, t + 1_001).ok).toBe(false);
+      expect(resolveCredential("env:SMS_TOKEN", { SMS_TOKEN: "v", SWITCHYARD_SECRET_ENV_NAMES: "SMS_TOKEN" }, t + 1_001)).toEqual({ ok: true, value: "v" });
+    } finally {
+      if (saved === undefined) delete process.env.SWITCHYARD_CREDENTIAL_HOSTS;
+      else process.env.SWITCHYARD_CREDENTIAL_HOSTS = saved;
+    }
+  });
 });

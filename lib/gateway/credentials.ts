@@ -39,13 +39,31 @@ function readSecretFile(file: string, ns: TSecretNamespace): string | null {
   }
 }
 
+/**
+ * The namespace of process.env, kept for a second. Reading it enumerates every variable (to find
+ * the server's own *FILE settings), which cost more than the rest of an execute call; the
+ * server's settings do not change while it runs, and any other env object is read every time.
+ * Credential values themselves are still read at every call.
+ */
+const PROCESS_ENV_NAMESPACE_TTL_MS = 1_000;
+let processEnvNamespace: { ns: TSecretNamespace; readAt: number } | null = null;
+
+function namespaceOf(env: Readonly<Record<string, string | undefined>>, now: number): TSecretNamespace {
+  if (env !== process.env) return secretNamespaceFromEnv(env);
+  const kept = processEnvNamespace;
+  if (kept && now >= kept.readAt && now - kept.readAt < PROCESS_ENV_NAMESPACE_TTL_MS) return kept.ns;
+  const ns = secretNamespaceFromEnv(env);
+  processEnvNamespace = { ns, readAt: now };
+  return ns;
+}
+
 export function resolveCredential(
   ref: string | null,
   env: Readonly<Record<string, string | undefined>> = process.env,
   now: number = Date.now(),
 ): TCredentialResult {
   if (ref === null) return { ok: true, value: null };
-  const ns = secretNamespaceFromEnv(env);
+  const ns = namespaceOf(env, now);
   const problem = credentialRefProblem(ref, ns);
   if (problem) return { ok: false, reason: `credential ${ref} refused: ${problem}` };
   if (ref.startsWith("env:")) {
@@ -68,7 +86,12 @@ export function resolveCredential(
  * for it in SWITCHYARD_CREDENTIAL_HOSTS, else SWITCHYARD_PROVIDER_HOSTS; with neither, only a
  * loopback mock where one is allowed (demo mode, tests, SWITCHYARD_ALLOW_LOOPBACK_PROVIDERS=1).
  */
-export function credentialHostProblem(ref: string | null, url: string, env: Readonly<Record<string, string | undefined>> = process.env): string | null {
+export function credentialHostProblem(
+  ref: string | null,
+  url: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  now: number = Date.now(),
+): string | null {
   if (ref === null) return null;
   let host: string;
   try {
@@ -76,7 +99,7 @@ export function credentialHostProblem(ref: string | null, url: string, env: Read
   } catch {
     return `credential ${ref} is not sent to a URL that cannot be read`;
   }
-  const ns = secretNamespaceFromEnv(env);
+  const ns = namespaceOf(env, now);
   const declared = ns.hosts.get(ref) ?? ns.providerHosts;
   if (declared) {
     return hostMatches(host, declared) ? null : `credential ${ref} is bound to ${declared.join(", ")}, not ${host}`;
