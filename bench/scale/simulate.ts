@@ -133,7 +133,8 @@ const AT_SENTINEL = 8_888_888_888_888;
  */
 function template(key: number, record: TDecisionRecord, stateAgeMs: number, instanceId: string): TTemplate {
   const body = JSON.stringify({ decisionId: ID, ...record, id: ID, at: AT_SENTINEL, requestId: RQ, degraded: false, stateAgeMs });
-  const parts = body.split(/@@scale-(?:id|request)@@|8888888888888/);
+  // The time sentinel only as the value of "at": a float in the record (a share of 8/9) can hold its digits.
+  const parts = body.split(/@@scale-(?:id|request)@@|(?<="at":)8888888888888(?=[,}])/);
   if (parts.length !== 5) throw new Error(`decision record template has ${parts.length - 1} placeholders, expected 4`);
   return {
     record,
