@@ -76,9 +76,9 @@ export type TClickHouseListFilter = {
 
 const ms = (t: number) => new Date(t);
 
-/** The first time window an outcome-filtered page reads; each further window reaches this many times further back. */
-const OUTCOME_WINDOW_MS = 3_600_000;
-const OUTCOME_WINDOW_GROWTH = 4;
+/** The first time window a page reads; each further window reaches this many times further back. */
+const LIST_WINDOW_MS = 3_600_000;
+const LIST_WINDOW_GROWTH = 4;
 
 /**
  * Decision reads against ClickHouse; every read is over FINAL, so a row a replay wrote twice
@@ -138,21 +138,22 @@ export function createClickHouseReads(client: ClickHouseClient) {
 
     /**
      * One page, newest first by (at, id), `limit + 1` rows so the caller knows whether there is a
-     * next page. With an outcome filter, the range is read in windows from its newest end, each
-     * reaching further back, until the page is full: the filter's set of decision ids is every
-     * business outcome reported since the window's start (an outcome comes after its decision, as
-     * `reportedFrom` already assumes), so the newest pages of a week build a set of their last
-     * hour rather than of the week's outcomes.
+     * next page. The range is read in windows from its newest end (or the cursor), each reaching
+     * further back, until the page is full: the key orders time within an operation and region,
+     * so a page across them sorts every row of its range, and a week's page would sort the week.
+     * An outcome filter's set of decision ids is every business outcome reported since the
+     * window's start (an outcome comes after its decision, as `reportedFrom` already assumes), so
+     * it too holds a window's outcomes rather than the range's.
      */
     async list(f: TClickHouseListFilter, limit: number): Promise<TClickHouseDecision[]> {
-      if (!f.outcome) return page(f, limit);
-      const skew = f.from - f.outcome.reportedFrom;
+      const skew = f.outcome ? f.from - f.outcome.reportedFrom : 0;
       const top = Math.min(f.to, f.after?.at ?? f.to);
       const out: TClickHouseDecision[] = [];
       let below: number | undefined;
-      for (let span = OUTCOME_WINDOW_MS; ; span *= OUTCOME_WINDOW_GROWTH) {
+      for (let span = LIST_WINDOW_MS; ; span *= LIST_WINDOW_GROWTH) {
         const from = Math.max(f.from, top - span);
-        out.push(...(await page({ ...f, from, outcome: { ...f.outcome, reportedFrom: from - skew } }, limit - out.length, below)));
+        const outcome = f.outcome ? { outcome: { ...f.outcome, reportedFrom: from - skew } } : {};
+        out.push(...(await page({ ...f, from, ...outcome }, limit - out.length, below)));
         if (out.length > limit || from <= f.from) return out;
         below = from;
       }
