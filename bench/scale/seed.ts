@@ -253,10 +253,11 @@ async function emptySeededTables(pool: pg.Pool, reset: boolean | undefined, log:
         and relnamespace = current_schema()::regnamespace`,
   );
   const { rows: present } = await pool.query<{ n: boolean }>(
-    `select ${["decision", "provider_call_outcome", "business_outcome"].map((t) => `exists (select 1 from ${t})`).join(" or ")} as n`,
+    // The rollups and samples too: in ClickHouse mode they are all a stopped seed leaves in Postgres.
+    `select ${["decision", "provider_call_outcome", "business_outcome", "decision_rollup", "traffic_share_sample"].map((t) => `exists (select 1 from ${t})`).join(" or ")} as n`,
   );
   if (!present[0]!.n && strays.length === 0) return;
-  if (!reset) throw new Error("the decision log or the outcome tables already hold rows: pass --reset to empty the decision log and telemetry tables first");
+  if (!reset) throw new Error("the decision log, its rollups or the telemetry tables already hold rows: pass --reset to empty them first");
   log(`emptying ${SEEDED_TABLES.join(", ")}${strays.length > 0 ? `; dropping detached ${strays.map((s) => s.name).join(", ")}` : ""}`);
   await pool.query(`truncate ${SEEDED_TABLES.join(", ")}`);
   for (const s of strays) await pool.query(`drop table ${pg.escapeIdentifier(s.name)}`);
