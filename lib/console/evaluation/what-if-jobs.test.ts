@@ -101,6 +101,8 @@ describe("the approval page's what-if", { timeout: 180_000 }, () => {
 
   it("replays the version over recorded decisions and buckets on the worker, next to what happened", async () => {
     await record(30, 20);
+    const windowAt = () => Math.floor(Date.now() / 300_000);
+    let asked = windowAt();
     const queued = await requestWhatIf({ version: draftId, hours: 1 }, "author@test");
     expect(queued.status?.state).toMatch(/queued|running/);
     expect(queued.unavailable).toBeNull();
@@ -117,9 +119,19 @@ describe("the approval page's what-if", { timeout: 180_000 }, () => {
     expect(r.coverage).toMatchObject({ askedMinutes: 60, recordedMinutes: 30 });
     // B and C served nothing in the recording: the report says their behaviour was assumed.
     expect(r.assumed.map((a) => a.provider).sort()).toEqual(["provider_B", "provider_C"]);
-    // The same inputs within the 5-minute window share the job.
-    const again = await requestWhatIf({ version: draftId, hours: 1 }, "approver@test");
-    expect(again.status?.requestedBy).toBe("author@test");
+    // The same inputs within the 5-minute window share the job. On a slow machine the replay may
+    // outlast the window: then the author asks again in the new one first.
+    let again: TWhatIfView | null = null;
+    for (let tries = 0; tries < 3; tries++) {
+      const now = windowAt();
+      if (now !== asked) {
+        await requestWhatIf({ version: draftId, hours: 1 }, "author@test");
+        asked = now;
+      }
+      again = await requestWhatIf({ version: draftId, hours: 1 }, "approver@test");
+      if (windowAt() === asked) break;
+    }
+    expect(again?.status?.requestedBy).toBe("author@test");
   });
 
   it("names the field of a bad request", async () => {
