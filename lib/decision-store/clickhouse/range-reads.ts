@@ -13,6 +13,8 @@ export type TShadowDisagreementRow = {
   reason_code: string;
 };
 
+export type TShadowDisagreementGroupRow = { region: string; actual: string | null; shadow: string | null; count: number; lastAt: number };
+
 /** Each count dimension as a column expression of the decision table, named as Postgres's raw counts name them (counts.ts). */
 const DIMENSIONS: Readonly<Record<string, string>> = {
   region: "region",
@@ -102,40 +104,16 @@ export function createClickHouseRangeReads(client: ClickHouseClient) {
     },
 
     /** Disagreements of an operation in [from, to] by region and provider pair, largest first. */
-    /**
-     * Each group's last disagreement in [from, to] (epoch ms), keyed `region|actual|shadow` (null as
-     * ''): newest windows first, stopping once every group is found. max(at) needs no FINAL (a row
-     * written twice has the same time), so each window reads its granules once.
-     */
-    async lastDisagreements(
-      operation: string,
-      from: number,
-      to: number,
-      groups: readonly { region: string; actual: string | null; shadow: string | null }[],
-    ): Promise<Map<string, number>> {
-      const key = (region: string, actual: string | null, shadow: string | null) => `${region}|${actual ?? ""}|${shadow ?? ""}`;
-      const wanted = new Set(groups.map((g) => key(g.region, g.actual, g.shadow)));
-      const found = new Map<string, number>();
-      let hi = to;
-      let width = LIST_WINDOW_MS;
-      while (wanted.size > found.size && hi >= from) {
-        const lo = Math.max(from, hi - width);
-        const last = await rows<{ region: string; actual: string | null; shadow: string | null; last_ms: string }>(
-          `SELECT region, selected_provider AS actual, shadow_pick AS shadow, toString(toUnixTimestamp64Milli(max(at))) AS last_ms
-             FROM decision
-            WHERE operation = {operation:String} AND at >= {lo:DateTime64(3)} AND at <= {hi:DateTime64(3)} AND shadow_agrees = false
-            GROUP BY region, actual, shadow`,
-          { operation, lo: ms(lo), hi: ms(hi) },
-        );
-        for (const r of last) {
-          const k = key(r.region, r.actual, r.shadow);
-          if (wanted.has(k) && !found.has(k)) found.set(k, Number(r.last_ms));
-        }
-        // The next window ends just before this one began: a bound included once, never twice.
-        hi = lo - 1;
-        width *= LIST_WINDOW_GROWTH;
-      }
-      return found;
+    async disagreementGroups(operation: string, from: number, to: number, limit: number): Promise<TShadowDisagreementGroupRow[]> {
+      const raw = await rows<{ region: string; actual: string | null; shadow: string | null; n: string; last_ms: string }>(
+        `SELECT region, selected_provider AS actual, shadow_pick AS shadow, count() AS n, toString(toUnixTimestamp64Milli(max(at))) AS last_ms
+           FROM decision FINAL
+          WHERE operation = {operation:String} AND at >= {from:DateTime64(3)} AND at <= {to:DateTime64(3)} AND shadow_agrees = false
+          GROUP BY region, actual, shadow
+          ORDER BY n DESC, region, actual, shadow LIMIT {limit:UInt32}`,
+        { operation, from: ms(from), to: ms(to), limit },
+      );
+      return raw.map((r) => ({ region: r.region, actual: r.actual, shadow: r.shadow, count: Number(r.n), lastAt: Number(r.last_ms) }));
     },
   };
 }
