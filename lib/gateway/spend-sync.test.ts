@@ -4,13 +4,15 @@ import { createTestDatabase, type TTestDatabase } from "@/test/support/database"
 import { createBudgetGuard } from "./budget";
 import type { TOperationLimits } from "./config";
 import { createSpendSync } from "./spend-sync";
+import { createPool } from "../dataplane/pool";
 
 let db: TTestDatabase;
 let pool: pg.Pool;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  // A client the database drop ends (57P01) must not crash the run: createPool listens on every client.
+  pool = createPool({ connectionString: db.url, max: 4 });
 });
 
 afterAll(async () => {
