@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { TDecisionCount, TDecisionCountQuery, TRawRange } from "../../dataplane";
+import { readNewestFirst } from "./windows";
 
 /** A shadow disagreement as the shadow view lists it, before its outcomes and breakers (read from Postgres). */
 export type TShadowDisagreementRow = {
@@ -29,10 +30,6 @@ const DIMENSIONS: Readonly<Record<string, string>> = {
 };
 
 const ms = (t: number) => new Date(t);
-
-/** The first time window the disagreement list reads; each further window reaches this many times further back. */
-const LIST_WINDOW_MS = 3_600_000;
-const LIST_WINDOW_GROWTH = 4;
 
 /** A query's rows as JSON objects, with server-side parameters. */
 export async function queryRows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
@@ -80,27 +77,20 @@ export function createClickHouseRangeReads(client: ClickHouseClient) {
 
     /**
      * The latest shadow disagreements of an operation in [from, to], newest first (the shadow
-     * view's list). The key orders each region by time, not the operation, so one query sorts
-     * every disagreement of the range; read in windows from `to` instead (1 h, then 4× further
-     * back each time) until `limit` are found, a busy week's list reads its last hour.
+     * view's list), read in windows from `to` (windows.ts) until `limit` are found.
      */
     async disagreements(operation: string, from: number, to: number, limit: number): Promise<TShadowDisagreementRow[]> {
-      const out: TShadowDisagreementRow[] = [];
-      let below: number | undefined;
-      for (let span = LIST_WINDOW_MS; ; span *= LIST_WINDOW_GROWTH) {
-        const start = Math.max(from, to - span);
+      return readNewestFirst(from, to, limit, async (start, below, remaining) => {
         const raw = await rows<Omit<TShadowDisagreementRow, "at"> & { at_ms: string }>(
           `SELECT id, toString(toUnixTimestamp64Milli(at)) AS at_ms, region, policy_version, shadow_version, selected_provider, shadow_pick, reason_code
              FROM decision FINAL
             WHERE operation = {operation:String} AND at >= {from:DateTime64(3)} AND at <= {to:DateTime64(3)} AND shadow_agrees = false
               ${below === undefined ? "" : "AND at < {below:DateTime64(3)}"}
             ORDER BY at DESC, toString(id) DESC LIMIT {limit:UInt32}`,
-          { operation, from: ms(start), to: ms(to), limit: limit - out.length, ...(below === undefined ? {} : { below: ms(below) }) },
+          { operation, from: ms(start), to: ms(to), limit: remaining, ...(below === undefined ? {} : { below: ms(below) }) },
         );
-        out.push(...raw.map(({ at_ms, ...r }) => ({ ...r, at: Number(at_ms) })));
-        if (out.length >= limit || start <= from) return out;
-        below = start;
-      }
+        return raw.map(({ at_ms, ...r }) => ({ ...r, at: Number(at_ms) }));
+      });
     },
 
     /** Disagreements of an operation in [from, to] by region and provider pair, largest first. */

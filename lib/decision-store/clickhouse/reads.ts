@@ -2,6 +2,7 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import { uuidV7Time, type TStoredDecision } from "../../dataplane";
 import { createClickHouseOutcomes, outcomeFilterSql, type TOutcomeFilter } from "./outcomes";
 import { createClickHouseRangeReads, queryRows } from "./range-reads";
+import { readNewestFirst } from "./windows";
 
 /** Partition pruning for a lookup by UUIDv7: its embedded time ± this much clock skew (as in Postgres mode). */
 const SKEW_MS = 60_000;
@@ -76,10 +77,6 @@ export type TClickHouseListFilter = {
 
 const ms = (t: number) => new Date(t);
 
-/** The first time window a page reads; each further window reaches this many times further back. */
-const LIST_WINDOW_MS = 3_600_000;
-const LIST_WINDOW_GROWTH = 4;
-
 /**
  * Decision reads against ClickHouse; every read is over FINAL, so a row a replay wrote twice
  * counts once. `outcomes`: the decisions' outcomes, kept in the same ClickHouse.
@@ -94,10 +91,10 @@ export function createClickHouseReads(client: ClickHouseClient) {
     return { where: "id = {id:UUID} AND at BETWEEN {lo:DateTime64(3)} AND {hi:DateTime64(3)}", params: { id, lo: ms(t - SKEW_MS), hi: ms(t + SKEW_MS) } };
   }
 
-  /** Rows of one filter, newest first, at most `limit + 1`; `below`: only rows before this time (a window of an outcome-filtered page). */
-  async function page(f: TClickHouseListFilter, limit: number, below?: number): Promise<TClickHouseDecision[]> {
+  /** Rows of one filter, newest first, at most `cap`; `below`: only rows before this time (a later window of a page). */
+  async function page(f: TClickHouseListFilter, cap: number, below?: number): Promise<TClickHouseDecision[]> {
     const where = ["at >= {from:DateTime64(3)}", "at <= {to:DateTime64(3)}"];
-    const params: Record<string, unknown> = { from: ms(f.from), to: ms(f.to), limit: limit + 1 };
+    const params: Record<string, unknown> = { from: ms(f.from), to: ms(f.to), limit: cap };
     const eq = (column: string, name: string, value: string | undefined) => {
       if (value === undefined) return;
       where.push(`${column} = {${name}:String}`);
@@ -138,25 +135,18 @@ export function createClickHouseReads(client: ClickHouseClient) {
 
     /**
      * One page, newest first by (at, id), `limit + 1` rows so the caller knows whether there is a
-     * next page. The range is read in windows from its newest end (or the cursor), each reaching
-     * further back, until the page is full: the key orders time within an operation and region,
-     * so a page across them sorts every row of its range, and a week's page would sort the week.
-     * An outcome filter's set of decision ids is every business outcome reported since the
+     * next page. The range is read in windows from its newest end (or the cursor) until the page is
+     * full (windows.ts). An outcome filter's set of decision ids is every business outcome reported since the
      * window's start (an outcome comes after its decision, as `reportedFrom` already assumes), so
      * it too holds a window's outcomes rather than the range's.
      */
     async list(f: TClickHouseListFilter, limit: number): Promise<TClickHouseDecision[]> {
       const skew = f.outcome ? f.from - f.outcome.reportedFrom : 0;
       const top = Math.min(f.to, f.after?.at ?? f.to);
-      const out: TClickHouseDecision[] = [];
-      let below: number | undefined;
-      for (let span = LIST_WINDOW_MS; ; span *= LIST_WINDOW_GROWTH) {
-        const from = Math.max(f.from, top - span);
+      return readNewestFirst(f.from, top, limit + 1, (from, below, remaining) => {
         const outcome = f.outcome ? { outcome: { ...f.outcome, reportedFrom: from - skew } } : {};
-        out.push(...(await page({ ...f, from, ...outcome }, limit - out.length, below)));
-        if (out.length > limit || from <= f.from) return out;
-        below = from;
-      }
+        return page({ ...f, from, ...outcome }, remaining, below);
+      });
     },
 
     /** One decision's row, or null; `near` (a time from the row the user clicked) is not needed: the id names its time. */
