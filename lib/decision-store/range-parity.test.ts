@@ -86,6 +86,79 @@ function makeRows(n: number): TDecisionRow[] {
   });
 }
 
+/** One SEND_EDGE decision at `at`: the edge fixture's groups below, apart from the main rows. */
+function edgeRow(i: number, at: number, region: string, actual: string | null, shadow: string | null, agrees = false): TDecisionRow {
+  const id = uuidV7At(at);
+  return {
+    id,
+    createdAt: at,
+    operation: EDGE_OP,
+    region,
+    requestId: `edge-${i}`,
+    policyVersion: "v1",
+    shadowVersion: "v2",
+    selectedProvider: actual,
+    reasonCode: actual === null ? "no_eligible_provider" : "share_weighted",
+    shadowPick: shadow,
+    shadowAgrees: agrees,
+    scoreMargin: null,
+    stale: false,
+    metricAgeMs: null,
+    fallbackAction: null,
+    degraded: false,
+    body: JSON.stringify({ decisionId: id, at }),
+    durability: "sync",
+    instanceId: "range",
+    apiKeyId: null,
+    offeredProviders: actual,
+    source: "server",
+  };
+}
+
+const EDGE_OP = "SEND_EDGE";
+const SECOND = 1_000;
+// A range with both ends inside a minute (11 s and 51 s past it), three hours long: hour cells
+// in the middle, 10-minute and minute cells and a partial minute at each end.
+const EDGE_FROM = Math.floor((NOW - 3 * 3_600_000) / MINUTE) * MINUTE + 11_087;
+const EDGE_TO = Math.floor((NOW - 40 * SECOND) / MINUTE) * MINUTE + 51_337;
+
+/**
+ * Groups whose count or last time comes from a different part of the plan: only the partial
+ * start minute (A), the partial end minute with rows on and just past `to` (B), a last row deep in
+ * an hour cell, beside an agreeing one in the same minute (C), the start minute and a minute cell
+ * near the start (D), a minute cell just before the end minute with no shadow pick (E), and many
+ * rows across the range (F). Rows just outside either end must not count.
+ */
+function edgeRows(): TDecisionRow[] {
+  const f = EDGE_FROM;
+  const t = EDGE_TO;
+  const spec: [number, string, string | null, string | null, boolean?][] = [
+    [f - 1, "EU", "provider_A", "provider_B"],
+    [f, "EU", "provider_A", "provider_B"],
+    [f + 1 * SECOND, "EU", "provider_A", "provider_B"],
+    [f + 5 * SECOND, "EU", "provider_A", "provider_B"],
+    [t - 2 * 3_600_000, "EU", "provider_B", "provider_A"],
+    [t - 3 * SECOND, "EU", "provider_B", "provider_A"],
+    [t, "EU", "provider_B", "provider_A"],
+    [t + 1, "EU", "provider_B", "provider_A"],
+    [t + 5 * SECOND, "EU", "provider_B", "provider_A"],
+    [f + 3 * 3_600_000 - 2 * 3_600_000, "NA", null, "provider_A"],
+    [t - 2 * 3_600_000 + 17 * MINUTE + 12_345, "NA", null, "provider_A"],
+    [t - 2 * 3_600_000 + 17 * MINUTE + 40_000, "NA", null, "provider_A", true],
+    [f + 20 * SECOND, "NA", "provider_A", "provider_B"],
+    [f + 7 * MINUTE + 3_210, "NA", "provider_A", "provider_B"],
+    [t - 90 * SECOND, "EU", "provider_C", null],
+    [t - 3 * 3_600_000 - 1, "EU", "provider_C", null],
+    ...Array.from({ length: 40 }, (_, i): [number, string, string | null, string | null] => [
+      f + 2 * MINUTE + i * 4 * MINUTE + 777,
+      "EU",
+      "provider_D",
+      "provider_A",
+    ]),
+  ];
+  return spec.map(([at, region, actual, shadow, agrees], i) => edgeRow(i, at, region, actual, shadow, agrees));
+}
+
 beforeAll(async () => {
   [pgDb, chDb] = await Promise.all([createTestDatabase(), createTestDatabase()]);
   pgPool = new pg.Pool({ connectionString: pgDb.url, max: 3 });
@@ -111,6 +184,20 @@ beforeAll(async () => {
     client.release();
   }
   for (let i = 0; i < rows.length; i += 500) await store.log.write(rows.slice(i, i + 500).map((row) => ({ row, stored: null })));
+  const edges = edgeRows();
+  const edgeClient = await pgPool.connect();
+  try {
+    await insertDecisions(
+      edgeClient,
+      edges.map((row) => ({ row, stored: null })),
+    );
+  } finally {
+    edgeClient.release();
+  }
+  await store.log.write(edges.map((row) => ({ row, stored: null })));
+  // The same rows again in another chunk whose minutes were already counted (a batch that landed
+  // but was spooled anyway): ClickHouse holds them twice until a merge, the rollup once.
+  await store.log.replay(edges.map((row) => ({ ...row, counted: false })).reverse());
   // Outcomes through each store's own write path (ClickHouse mode keeps them beside the
   // decisions) and a breaker history (Postgres keeps it in both modes), for the disagreement list's columns.
   const outcomes = seededOutcomes(rows);
@@ -168,6 +255,41 @@ describe("range read models: Postgres and ClickHouse give the same answers", () 
       expect(shadow.postgres.disagreements.some((d) => d.completed !== null)).toBe(true);
       expect(shadow.postgres.disagreements.some((d) => d.callStatus !== null)).toBe(true);
     }
+  });
+
+  it("disagreement groups whose counts and last times come from the range's ends, hour cells and minute cells", async () => {
+    const rows = edgeRows();
+    const cases: [number, number][] = [
+      [EDGE_FROM, EDGE_TO],
+      // Ends on a minute: the first whole minute is read as rows, the last is empty.
+      [Math.floor(EDGE_FROM / MINUTE) * MINUTE, Math.floor(EDGE_TO / MINUTE) * MINUTE],
+      // Under two minutes: rows only.
+      [EDGE_TO - 70 * SECOND, EDGE_TO],
+    ];
+    for (const [from, to] of cases) {
+      const got = await both(() => getShadowDisagreementGroups(EDGE_OP, from, to));
+      expect(got.clickhouse).toEqual(got.postgres);
+      const expected = new Map<string, { region: string; actual: string | null; shadow: string | null; count: number; lastAt: number }>();
+      for (const r of rows) {
+        if (r.shadowAgrees !== false || r.createdAt < from || r.createdAt > to) continue;
+        const key = `${r.region}|${r.selectedProvider}|${r.shadowPick}`;
+        const g = expected.get(key) ?? { region: r.region, actual: r.selectedProvider, shadow: r.shadowPick, count: 0, lastAt: 0 };
+        g.count += 1;
+        g.lastAt = Math.max(g.lastAt, r.createdAt);
+        expected.set(key, g);
+      }
+      const byKey = (g: { region: string; actual: string | null; shadow: string | null }) => `${g.region}|${g.actual}|${g.shadow}`;
+      expect([...got.clickhouse].sort((a, b) => byKey(a).localeCompare(byKey(b)))).toEqual(
+        [...expected.values()].sort((a, b) => byKey(a).localeCompare(byKey(b))),
+      );
+      expect(got.clickhouse.map((g) => g.count)).toEqual(got.clickhouse.map((g) => g.count).sort((a, b) => b - a));
+    }
+    // Every part of the plan decided some group in the full range: A from the start minute, B on `to`, C inside an hour cell.
+    const full = (await both(() => getShadowDisagreementGroups(EDGE_OP, EDGE_FROM, EDGE_TO))).clickhouse;
+    expect(full.find((g) => g.actual === "provider_A" && g.region === "EU")).toMatchObject({ count: 3, lastAt: EDGE_FROM + 5 * SECOND });
+    expect(full.find((g) => g.actual === "provider_B")).toMatchObject({ count: 3, lastAt: EDGE_TO });
+    expect(full.find((g) => g.actual === null)).toMatchObject({ count: 2, lastAt: EDGE_TO - 2 * 3_600_000 + 17 * MINUTE + 12_345 });
+    expect(full).toHaveLength(6);
   });
 
   it("what-if's recorded traffic over 6 hours and a week", async () => {

@@ -212,52 +212,83 @@ async function countWithRawStore(db: TCountQueryable, q: TDecisionCountQuery, ra
 export type TDisagreementGroupCount = { region: string; actual: string | null; shadow: string | null; count: number; lastAt: number };
 
 /**
+ * Disagreements of an operation (shadow_agrees false) in the decision rows kept in another store
+ * (lib/decision-store: ClickHouse), by region and provider pair, in no particular order: each
+ * group's rows in `counted` and its last decision's time (epoch ms) in `counted` and `latest`
+ * together. A group with rows in `latest` only comes with a count of 0.
+ */
+export type TRawDisagreementGroups = (operation: string, counted: readonly TRawRange[], latest: readonly TRawRange[]) => Promise<TDisagreementGroupCount[]>;
+
+/** The most groups one count lists; the console asks for 50. */
+const MAX_GROUP_LIMIT = 1_000;
+
+/** The most last-minute ranges one read of the other store is given (its reader takes up to 1,000). */
+const RAW_RANGES_PER_READ = 250;
+
+/**
+ * One rollup segment's disagreement cells by region and provider pair, with the span
+ * [last_lo, last_hi) of the group's last period in it. The segments are disjoint and in time
+ * order, so the latest span of a group has both the greatest start and the greatest end, and
+ * max() of each picks it. `p` adds a parameter ($1 is the operation).
+ */
+function disagreementSegmentSql(s: TRollupSegment, p: (v: unknown) => string): string {
+  const [table, t, width] = s.minutes === 1 ? ["decision_rollup", "minute", ""] : ["decision_rollup_tier", "start", ` and minutes = ${s.minutes}`];
+  return `select region, nullif(selected_provider, '') as actual, nullif(shadow_pick, '') as shadow, sum(count) as n,
+      max(${t}) as last_lo, max(${t}) + interval '${s.minutes} minutes' as last_hi, null::timestamptz as last_at
+      from ${table} where operation = $1${width} and ${t} >= ${p(new Date(s.from))} and ${t} < ${p(new Date(s.to))} and shadow = 'disagree' group by 1, 2, 3`;
+}
+
+/**
+ * The group's last minute in its last period, from the minute cells (at most 60 minutes of one
+ * region's cells, by the key's prefix), for each row of `groups` that has a last period.
+ */
+const NARROW_SQL = `cross join lateral (
+       select max(minute) as last_minute from decision_rollup r
+        where g.last_lo is not null and r.operation = $1 and r.region = g.region and r.minute >= g.last_lo and r.minute < g.last_hi
+          and r.selected_provider = coalesce(g.actual, '') and r.shadow = 'disagree' and r.shadow_pick = coalesce(g.shadow, '')) m`;
+
+/**
  * Disagreements (the shadow policy picked another provider) of one operation in [from, to], by
  * region and provider pair, largest first, each with its last decision's time: counted from the
  * rollup's whole periods (hours, then 10-minute and minute cells at the ends) and the rows of the
  * partial minutes at the ends; the last time is narrowed from the group's last period to its last
- * minute through the minute cells, then read from the rows of that minute only.
+ * minute through the minute cells, then read from the rows of that minute only. With `raw` (the
+ * rows are in ClickHouse), those rows are read through it (countWithRawGroups).
  */
 export async function countDisagreementGroups(
   db: TCountQueryable,
   q: { operation: string; from: number; to: number; limit: number },
+  raw?: TRawDisagreementGroups,
 ): Promise<TDisagreementGroupCount[]> {
+  if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > MAX_GROUP_LIMIT) throw new RangeError(`limit must be 1..${MAX_GROUP_LIMIT}, got ${q.limit}`);
+  if (!(q.to >= q.from)) throw new RangeError(`to must not be before from, got ${q.from} .. ${q.to}`);
+  if (raw) return countWithRawGroups(db, q, raw);
   const fullFrom = Math.floor(q.from / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
   const fullTo = Math.floor(q.to / MINUTE_MS) * MINUTE_MS;
   const whole = fullTo > fullFrom;
-  const params: unknown[] = [q.operation, new Date(q.from), new Date(q.to), new Date(whole ? fullFrom : q.to), new Date(whole ? fullTo : q.to), q.limit];
+  // Every parameter is one the statement uses: Postgres cannot type one it does not (a range
+  // shorter than two minutes has no whole minutes).
+  const params: unknown[] = [q.operation, q.limit, new Date(q.from), new Date(q.to)];
   const p = (v: unknown) => {
     params.push(v);
     return `$${params.length}`;
   };
-  const raw = (cond: string) => `select region, selected_provider as actual, shadow_pick as shadow, count(*) as n,
+  const rawRows = (cond: string) => `select region, selected_provider as actual, shadow_pick as shadow, count(*) as n,
       null::timestamptz as last_lo, null::timestamptz as last_hi, max(created_at) as last_at
       from decision where operation = $1 and ${cond} and shadow_agrees = false group by 1, 2, 3`;
-  // Each segment's cells with the span [last_lo, last_hi) of the group's last period in it. The
-  // segments are disjoint and in time order, so the latest span of a group has both the greatest
-  // start and the greatest end, and max() of each picks it.
-  const rolled = (s: TRollupSegment) => {
-    const [table, t, width] = s.minutes === 1 ? ["decision_rollup", "minute", ""] : ["decision_rollup_tier", "start", ` and minutes = ${s.minutes}`];
-    return `select region, nullif(selected_provider, '') as actual, nullif(shadow_pick, '') as shadow, sum(count) as n,
-        max(${t}) as last_lo, max(${t}) + interval '${s.minutes} minutes' as last_hi, null::timestamptz as last_at
-        from ${table} where operation = $1${width} and ${t} >= ${p(new Date(s.from))} and ${t} < ${p(new Date(s.to))} and shadow = 'disagree' group by 1, 2, 3`;
-  };
   const parts = whole
-    ? [...rollupSegments(fullFrom, fullTo, null).map(rolled), raw("created_at >= $2 and created_at < $4"), raw("created_at >= $5 and created_at <= $3")]
-    : [raw("created_at >= $2 and created_at <= $3")];
+    ? [
+        ...rollupSegments(fullFrom, fullTo, null).map((s) => disagreementSegmentSql(s, p)),
+        rawRows(`created_at >= $3 and created_at < ${p(new Date(fullFrom))}`),
+        rawRows(`created_at >= ${p(new Date(fullTo))} and created_at <= $4`),
+      ]
+    : [rawRows("created_at >= $3 and created_at <= $4")];
   const { rows } = await db.query<{ region: string; actual: string | null; shadow: string | null; n: string; last_at: Date }>(
     `with parts as (${parts.join(" union all ")}),
      groups as (
        select region, actual, shadow, sum(n) as n, max(last_lo) as last_lo, max(last_hi) as last_hi, max(last_at) as last_at from parts
-        group by 1, 2, 3 order by 4 desc, 1, 2, 3 limit $6),
-     -- The group's last minute in its last period, from the minute cells (at most 60 minutes of one
-     -- region's cells, by the key's prefix).
-     narrowed as (
-       select g.*, m.last_minute from groups g
-         cross join lateral (
-           select max(minute) as last_minute from decision_rollup r
-            where g.last_lo is not null and r.operation = $1 and r.region = g.region and r.minute >= g.last_lo and r.minute < g.last_hi
-              and r.selected_provider = coalesce(g.actual, '') and r.shadow = 'disagree' and r.shadow_pick = coalesce(g.shadow, '')) m),
+        group by 1, 2, 3 order by 4 desc, 1, 2, 3 limit $2),
+     narrowed as (select g.*, m.last_minute from groups g ${NARROW_SQL}),
      -- One pass over the groups' last minutes (mostly the same one or two): a group's latest row
      -- in any of them is its latest in the whole periods, since none of its rows is in a later one.
      latest as (
@@ -275,6 +306,84 @@ export async function countDisagreementGroups(
     params,
   );
   return rows.map((r) => ({ region: r.region, actual: r.actual, shadow: r.shadow, count: Number(r.n), lastAt: new Date(r.last_at).getTime() }));
+}
+
+/**
+ * The same groups when the rows are in another store, in three steps with one read of that
+ * store: every group of the whole periods with its last minute, from the rollups here; then the
+ * rows of the partial minutes at the ends (counted) and of those last minutes (their times only;
+ * a group's latest row in any of them is its latest in the whole periods, since none of its rows
+ * is in a later one), in one read through `raw`; then the order and the limit, by Postgres, so
+ * that ties order by its collation as in Postgres mode.
+ */
+async function countWithRawGroups(
+  db: TCountQueryable,
+  q: { operation: string; from: number; to: number; limit: number },
+  raw: TRawDisagreementGroups,
+): Promise<TDisagreementGroupCount[]> {
+  const fullFrom = Math.floor(q.from / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
+  const fullTo = Math.floor(q.to / MINUTE_MS) * MINUTE_MS;
+  const whole = fullTo > fullFrom;
+  type TRolled = { region: string; actual: string | null; shadow: string | null; n: unknown; minute_ms: unknown };
+  let rolled: TRolled[] = [];
+  if (whole) {
+    const params: unknown[] = [q.operation];
+    const p = (v: unknown) => {
+      params.push(v);
+      return `$${params.length}`;
+    };
+    const parts = rollupSegments(fullFrom, fullTo, null).map((s) => disagreementSegmentSql(s, p));
+    ({ rows: rolled } = await db.query<TRolled>(
+      `with groups as (
+         select region, actual, shadow, sum(n) as n, max(last_lo) as last_lo, max(last_hi) as last_hi from (${parts.join(" union all ")}) c group by 1, 2, 3)
+       select g.region, g.actual, g.shadow, g.n::bigint as n, (extract(epoch from m.last_minute) * 1000)::bigint as minute_ms from groups g ${NARROW_SQL}`,
+      params,
+    ));
+  }
+  const edges: TRawRange[] = whole
+    ? [
+        { from: q.from, to: fullFrom, fromIncluded: true, toIncluded: false },
+        { from: fullTo, to: q.to, fromIncluded: true, toIncluded: true },
+      ]
+    : [{ from: q.from, to: q.to, fromIncluded: true, toIncluded: true }];
+  // The last minutes, adjacent ones joined (a group's rows in a minute before its last one do not
+  // move its latest), in reads of at most RAW_RANGES_PER_READ ranges: as many as the groups at worst.
+  const latest: TRawRange[] = [];
+  for (const m of [...new Set(rolled.flatMap((r) => (r.minute_ms === null ? [] : [Number(r.minute_ms)])))].sort((a, b) => a - b)) {
+    const last = latest.at(-1);
+    if (last && last.to === m) last.to = m + MINUTE_MS;
+    else latest.push({ from: m, to: m + MINUTE_MS, fromIncluded: true, toIncluded: false });
+  }
+  const found: TDisagreementGroupCount[] = [];
+  for (let i = 0; i === 0 || i < latest.length; i += RAW_RANGES_PER_READ)
+    found.push(...(await raw(q.operation, i === 0 ? edges : [], latest.slice(i, i + RAW_RANGES_PER_READ))));
+  const key = (g: { region: string; actual: string | null; shadow: string | null }) => JSON.stringify([g.region, g.actual, g.shadow]);
+  const groups = new Map<string, TDisagreementGroupCount>();
+  // A last minute the rollup counts but the other store holds no row of (an instance killed between
+  // its claim and its insert) still dates the group, by the minute's start.
+  for (const r of rolled)
+    groups.set(key(r), {
+      region: r.region,
+      actual: r.actual,
+      shadow: r.shadow,
+      count: Number(r.n),
+      lastAt: r.minute_ms === null ? -Infinity : Number(r.minute_ms),
+    });
+  for (const f of found) {
+    const g = groups.get(key(f));
+    if (g) {
+      g.count += f.count;
+      g.lastAt = Math.max(g.lastAt, f.lastAt);
+    } else if (f.count > 0) groups.set(key(f), { ...f });
+  }
+  const all = [...groups.values()];
+  if (all.length === 0) return [];
+  const { rows } = await db.query<{ i: number }>(
+    `select i from unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) with ordinality as g(region, actual, shadow, n, i)
+      order by n desc, region, actual, shadow limit $5`,
+    [all.map((g) => g.region), all.map((g) => g.actual), all.map((g) => g.shadow), all.map((g) => g.count), q.limit],
+  );
+  return rows.map((r) => all[Number(r.i) - 1]!);
 }
 
 /** Decisions per minute of [startMs, startMs + minutes), one dense array per region and selected provider (null: none). */

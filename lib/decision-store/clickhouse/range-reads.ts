@@ -31,6 +31,9 @@ const DIMENSIONS: Readonly<Record<string, string>> = {
 
 const ms = (t: number) => new Date(t);
 
+/** The most ranges one disagreement read takes: two partial minutes and one last minute per group. */
+const MAX_RANGES = 1_000;
+
 /** A query's rows as JSON objects, with server-side parameters. */
 export async function queryRows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
   const rs = await client.query({ query, query_params: params, format: "JSONEachRow" });
@@ -93,15 +96,33 @@ export function createClickHouseRangeReads(client: ClickHouseClient) {
       });
     },
 
-    /** Disagreements of an operation in [from, to] by region and provider pair, largest first. */
-    async disagreementGroups(operation: string, from: number, to: number, limit: number): Promise<TShadowDisagreementGroupRow[]> {
+    /**
+     * Disagreements of an operation by region and provider pair: each group's rows in `counted`
+     * and its last time in `counted` and `latest` together (lib/dataplane's
+     * TRawDisagreementGroups: the partial minutes at a range's ends, and the groups' last minutes
+     * found through the rollups), so the read covers a few minutes of the key's `at` range
+     * whatever the range. FINAL keeps a row written twice from counting twice; over so few
+     * minutes it merges a few granules.
+     */
+    async disagreementGroups(operation: string, counted: readonly TRawRange[], latest: readonly TRawRange[]): Promise<TShadowDisagreementGroupRow[]> {
+      if (counted.length + latest.length === 0) return [];
+      if (counted.length + latest.length > MAX_RANGES) throw new RangeError(`at most ${MAX_RANGES} ranges, got ${counted.length + latest.length}`);
+      const params: Record<string, unknown> = { operation };
+      const within = (ranges: readonly TRawRange[], prefix: string) =>
+        ranges.map((r, i) => {
+          params[`${prefix}f${i}`] = ms(r.from);
+          params[`${prefix}t${i}`] = ms(r.to);
+          return `(at ${r.fromIncluded ? ">=" : ">"} {${prefix}f${i}:DateTime64(3)} AND at ${r.toIncluded ? "<=" : "<"} {${prefix}t${i}:DateTime64(3)})`;
+        });
+      const inCounted = within(counted, "c");
+      const all = [...inCounted, ...within(latest, "l")];
       const raw = await rows<{ region: string; actual: string | null; shadow: string | null; n: string; last_ms: string }>(
-        `SELECT region, selected_provider AS actual, shadow_pick AS shadow, count() AS n, toString(toUnixTimestamp64Milli(max(at))) AS last_ms
+        `SELECT region, selected_provider AS actual, shadow_pick AS shadow, ${inCounted.length === 0 ? "0" : `countIf(${inCounted.join(" OR ")})`} AS n,
+                toString(toUnixTimestamp64Milli(max(at))) AS last_ms
            FROM decision FINAL
-          WHERE operation = {operation:String} AND at >= {from:DateTime64(3)} AND at <= {to:DateTime64(3)} AND shadow_agrees = false
-          GROUP BY region, actual, shadow
-          ORDER BY n DESC, region, actual, shadow LIMIT {limit:UInt32}`,
-        { operation, from: ms(from), to: ms(to), limit },
+          WHERE operation = {operation:String} AND (${all.join(" OR ")}) AND shadow_agrees = false
+          GROUP BY region, actual, shadow`,
+        params,
       );
       return raw.map((r) => ({ region: r.region, actual: r.actual, shadow: r.shadow, count: Number(r.n), lastAt: Number(r.last_ms) }));
     },
