@@ -5,6 +5,7 @@ import { injectFault } from "../lib/demo/inject-fault";
 import { createSimulator, type Simulator } from "../lib/demo/simulator";
 import { ensureAccounts, originOf } from "./support/accounts";
 import { activateShortTimings, as, restoreFirstVersion } from "./support/short-timings";
+import { controllerTrail } from "./support/controller-trail";
 
 /**
  * Issue #29: the overview plots what was served, read from the decision log, not the plan. During
@@ -157,13 +158,22 @@ test("served shares match the decision log during a pin and an outage; the outag
   const since = { operationKey: OPERATION, region: REGION, at: { gte: new Date(fault.startsAt) } };
   // Two failback steps (as demo-outage waits for): the full failback can take minutes more at the capped rate.
   const failbackSteps = { ...since, type: { in: ["failback_step", "full_failback_completed"] } };
-  await expect.poll(async () => prisma.shiftEvent.count({ where: failbackSteps }), { timeout: 150_000, intervals: [2_000] }).toBeGreaterThanOrEqual(2);
+  await expect
+    .poll(async () => prisma.shiftEvent.count({ where: failbackSteps }), { timeout: 150_000, intervals: [2_000] })
+    .toBeGreaterThanOrEqual(2)
+    .catch(async (e: Error) => {
+      throw new Error(`${e.message}\n${await controllerTrail(prisma, OPERATION, REGION, fault.startsAt - 120_000)}`);
+    });
   const firstOpen = await prisma.shiftEvent.findFirstOrThrow({ where: { ...since, type: "circuit_open_shift_to_secondary" }, orderBy: { at: "asc" } });
   const failback = (await prisma.shiftEvent.findMany({ where: failbackSteps, orderBy: { at: "asc" } }))[1]!;
   await page.goto(`/why?operation=${OPERATION}&region=${REGION}`);
   const incidents = page.getByTestId("incident");
   const outage = incidents.filter({ hasText: "circuit_open_shift_to_secondary" });
-  await expect(outage).toHaveCount(1);
+  await expect(outage)
+    .toHaveCount(1)
+    .catch(async (e: Error) => {
+      throw new Error(`${e.message}\n${await controllerTrail(prisma, OPERATION, REGION, fault.startsAt - 120_000)}`);
+    });
   const start = Number(await outage.getAttribute("data-start"));
   const end = Number(await outage.getAttribute("data-end"));
   // Its trigger is the outage itself: no move of EU before the fault (a healthy provider_A is not

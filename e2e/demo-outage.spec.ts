@@ -6,6 +6,7 @@ import { createSimulator, type Simulator } from "../lib/demo/simulator";
 import type { TOverview } from "../lib/console/types";
 import { ensureAccounts, originOf } from "./support/accounts";
 import { activateShortTimings, as, restoreFirstVersion } from "./support/short-timings";
+import { controllerTrail } from "./support/controller-trail";
 
 /**
  * The demo's promise, end to end (issue #9): simulated services send SEND_SMS traffic through
@@ -168,7 +169,10 @@ test("a complete outage of provider_A in EU moves traffic away, keeps probing, a
       },
       { timeout: 150_000, intervals: [2_000] },
     )
-    .toBeGreaterThanOrEqual(2);
+    .toBeGreaterThanOrEqual(2)
+    .catch(async (e: Error) => {
+      throw new Error(`${e.message}\n${await controllerTrail(prisma, OPERATION, REGION, injectedAt - 60_000)}`);
+    });
   const cooldown = recovery.find((e) => e.type === "cooldown_started");
   expect(cooldown, JSON.stringify(recovery.map((e) => e.type))).toBeDefined();
   const steps = recovery.filter((e) => e.type === "failback_step" || e.type === "full_failback_completed");

@@ -355,17 +355,27 @@ export function challengeLeader(t: TTick): void {
   t.incumbent = incumbent;
   t.incumbentScore = incumbentScore;
   t.challengerScore = challengerScore;
-  if (challenger === undefined || challengerScore === null || incumbentScore === null || !trusted(t, incumbent)) return;
-  t.unproven = trusted(t, challenger) ? unprovenRateLeads(t.byProvider.get(challenger), t.byProvider.get(incumbent)) : [];
-  const proven = challengerScore - t.unproven.reduce((sum, u) => sum + u.points, 0);
-  if (proven - incumbentScore >= t.cfg.hysteresis_score_margin) {
-    if (t.recovery?.phase === "failback" && t.recovery.provider === incumbent) abortRecovery(t, `${incumbent} degraded again during failback`);
-    t.displaced.add(incumbent);
-    t.floor.add(incumbent);
-    promote(t, challenger);
-    t.leaderChangedFrom = incumbent;
-    t.shift = { reason: "score_decay_shift", from: incumbent };
+  if (challenger === undefined || challengerScore === null || incumbentScore === null) return;
+  // A former primary failing back proved its recovery at full sample confidence and is refilling
+  // its window: the confidence points it lacks meanwhile are no decline. It is held to what gave
+  // the recovery up in its cooldown (recoveryLost), not demoted on its still-thin score.
+  const failingBack = t.recovery?.phase === "failback" && t.recovery.provider === incumbent;
+  if (failingBack && outranks(t, incumbent, challenger)) {
+    const lost = recoveryLost(t, incumbent, challenger);
+    if (lost === null) return;
+    abortRecovery(t, `${lost} during failback`);
+  } else {
+    if (!trusted(t, incumbent)) return;
+    t.unproven = trusted(t, challenger) ? unprovenRateLeads(t.byProvider.get(challenger), t.byProvider.get(incumbent)) : [];
+    const proven = challengerScore - t.unproven.reduce((sum, u) => sum + u.points, 0);
+    if (proven - incumbentScore < t.cfg.hysteresis_score_margin) return;
+    if (failingBack) abortRecovery(t, `${incumbent} degraded again during failback`);
   }
+  t.displaced.add(incumbent);
+  t.floor.add(incumbent);
+  promote(t, challenger);
+  t.leaderChangedFrom = incumbent;
+  t.shift = { reason: "score_decay_shift", from: incumbent };
 }
 
 /**

@@ -221,6 +221,28 @@ describe("stepController", () => {
     expect(r.shares.B).toBeCloseTo(0.6, 12);
   });
 
+  it("judges a former primary failing back at full sample confidence, as in its cooldown, not on its refilling window", () => {
+    const failingBack = {
+      ...withShares({ A: 0.3, B: 0.7, C: 0 }, "A"),
+      displaced: [],
+      probeFloor: ["B"],
+      recovery: { provider: "A", phase: "failback" as const, detectedAt: 0, cooldownUntil: 0 },
+      shift: { reason: "failback_step" as const, from: "B" },
+    };
+    const own = { sampleCount: 150, regional: { samples: 150, failures: 1 } };
+    // Ten points short on confidence alone: at full confidence it still matches B, so the failback goes on.
+    const thin = stepController(failingBack, { candidates: [c("A", 80, { ...own, confidencePoints: 10 }), c("B", 90), c("C", null)] }, config, 10 * SEC);
+    expect(thin.events.map((e) => e.type)).toEqual(["failback_step"]);
+    expect(thin.state.leader).toBe("A");
+    expect(thin.shares.A).toBeGreaterThan(0.3);
+    // The same score with a full window is a decline past the margin: the failback is given up.
+    const declined = stepController(failingBack, { candidates: [c("A", 80, own), c("B", 90), c("C", null)] }, config, 10 * SEC);
+    expect(declined.events.map((e) => e.type)).toEqual(["recovery_aborted", "score_decay_shift"]);
+    expect(declined.events[0]!.detail).toContain("during failback");
+    expect(declined.state.leader).toBe("B");
+    expect(declined.state.recovery).toBeNull();
+  });
+
   it("consolidates on the new leader at the capped rate after excluding the old one", () => {
     const s = withShares({ A: 0.5, B: 0.25, C: 0.25 }, "A");
     const r = stepController(s, { candidates: [c("A", 90, { eligible: false }), c("B", 95), c("C", 80)] }, config, 12 * SEC);

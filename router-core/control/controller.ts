@@ -57,7 +57,10 @@ import type { TRegainGap } from "./controller-types";
  *    `primary_recovery_cooldown_seconds` (probe_exploration_increase) until its own samples prove
  *    it; any other by leading by the margin on `min_sample_size` samples and keeping the lead
  *    through the cooldown. Then it takes traffic back at the capped rate (failback_step …
- *    full_failback_completed). When the leader itself is excluded
+ *    full_failback_completed); while a former primary fails back, a challenger displaces it only
+ *    on what would end its cooldown (more than the margin behind at full sample confidence, or its
+ *    own calls proven failing), not on the confidence its refilling window still lacks. When the
+ *    leader itself is excluded
  *    the best eligible provider by score takes over at once, displaced or not: the alternative
  *    is an ineligible leader.
  * 3. Target. The leader gets everything except a probe floor of `primary_probe_share` on each
