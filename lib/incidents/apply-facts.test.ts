@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyFacts, working } from "./apply-facts";
+import { incidentHoldsEvent } from "./list-incidents";
 import type { TBreakerFact, TEvidenceEntry, TOverrideFact, TShiftFact } from "./types";
 
 const T0 = Date.parse("2026-12-04T18:50:00Z");
@@ -202,5 +203,29 @@ describe("applyFacts", () => {
     const [settled] = applyFacts([working(moved!.record, moved!.newSteps[0]!)], [], s(90), ids());
     expect(settled!.record).toMatchObject({ endedAt: s(5), endReason: "settled" });
     expect(settled!.discard).toBeUndefined();
+  });
+  it("an activation still settling when a fault opens its own: each incident holds only the moves it took in", () => {
+    const activation = {
+      kind: "activation" as const,
+      seq: 1,
+      at: s(0),
+      operation: "SEND_SMS",
+      version: 2,
+      actor: "approver@example.com",
+      scopes: [{ operation: "SEND_SMS", region: "EU" }],
+    };
+    const floor = shift(s(180), "probe_floor_restored", "provider_B", { provider_A: 1, provider_B: 0 }, { provider_A: 0.95, provider_B: 0.05 });
+    const fault = outage().slice(1, 4);
+    const out = applyFacts([], [activation, floor, ...fault], s(236), ids());
+    expect(out.map((w) => [w.record.causeKind, w.record.endedAt])).toEqual([
+      ["policy_activation", null],
+      ["breaker_open", null],
+    ]);
+    // Both are live over the fault's first moves: by time alone each would show the other's.
+    const ranges = (w: (typeof out)[number]) =>
+      w.newSteps.map((x) => ({ phase: x.phase, provider: x.provider, first: BigInt(x.firstEvent), last: BigInt(x.lastEvent) }));
+    const held = (w: (typeof out)[number]) => [floor, ...fault].filter((f) => f.kind === "shift" && incidentHoldsEvent(ranges(w), f)).map((f) => f.at);
+    expect(held(out[0]!)).toEqual([s(180)]);
+    expect(held(out[1]!)).toEqual(fault.filter((f) => f.kind === "shift").map((f) => f.at));
   });
 });

@@ -62,6 +62,9 @@ const PHASE: Record<string, TStepPhase> = {
   probe_floor_restored: "rebalance",
 };
 
+/** The step phase a shift event of `type` belongs to. */
+export const stepPhaseOf = (type: string): TStepPhase => PHASE[type] ?? "rebalance";
+
 const isFault = (k: TCauseKind) => (FAULT_CAUSES as readonly string[]).includes(k);
 const scopeKey = (s: TScope) => `${s.operation}\u0000${s.region}`;
 const pct = (v: number) => `${Math.round(v * 100)}%`;
@@ -202,7 +205,7 @@ type TTracker = ReturnType<typeof createTracker>;
 
 /** Adds a tick to the incident's last step when it continues it (same phase and provider, soon after), else a new step. */
 function addStep(t: TTracker, w: TWorkingIncident, e: TShiftFact, newId: () => string): void {
-  const phase = PHASE[e.type] ?? "rebalance";
+  const phase = stepPhaseOf(e.type);
   const last = w.newSteps.at(-1) ?? w.lastStep;
   const continues =
     last !== null && last.phase === phase && last.provider === e.provider && e.at - last.endedAt <= STEP_GAP_MS && last.lastType !== "full_failback_completed";

@@ -1,7 +1,8 @@
 import type { Prisma, PrismaClient } from "../db";
+import { stepPhaseOf } from "./apply-facts";
 import { toRecord, toStep } from "./rows";
 import { stepSummary } from "./step-summary";
-import type { TIncidentFilter, TIncidentListItem } from "./types";
+import type { TIncidentFilter, TIncidentListItem, TStepPhase } from "./types";
 
 /** The most rows a list answers with: open incidents are few; resolved ones are the newest. */
 export const INCIDENT_LIST_LIMIT = 200;
@@ -81,6 +82,21 @@ export async function listIncidentSpans(prisma: PrismaClient, operation: string,
   return rows.map((r) => {
     const mine = steps.filter((s) => s.incidentId === r.id).map(toStep);
     const away = mine.find((s) => s.phase === "away") ?? mine[0] ?? null;
-    return { ...toRecord(r), ...movers(mine), steps: mine.length, facts: 0, headline: away ? stepSummary(away) : null };
+    const eventRanges = mine.map((s) => ({ phase: s.phase, provider: s.provider, first: BigInt(s.firstEvent), last: BigInt(s.lastEvent) }));
+    return { ...toRecord(r), ...movers(mine), steps: mine.length, facts: 0, headline: away ? stepSummary(away) : null, eventRanges };
   });
+}
+
+/** The shift events a step took in: its first to last event id, of its phase and provider. */
+export type TStepEventRange = { phase: TStepPhase; provider: string | null; first: bigint; last: bigint };
+
+/**
+ * Whether the incident whose steps are `ranges` took in the shift event: the tracker put it in one
+ * of its steps. Two incidents can overlap in time (a policy activation still settling when a fault
+ * opens its own), and each shows only the moves it took in, not every move of its time span.
+ */
+export function incidentHoldsEvent(ranges: readonly TStepEventRange[], e: { id: string; type: string; provider: string | null }): boolean {
+  const id = BigInt(e.id);
+  const phase = stepPhaseOf(e.type);
+  return ranges.some((r) => r.phase === phase && r.provider === e.provider && id >= r.first && id <= r.last);
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { getPrisma } from "@/lib/db";
-import { listIncidentSpans } from "@/lib/incidents/index";
+import { incidentHoldsEvent, listIncidentSpans } from "@/lib/incidents/index";
 import { movers, peakPerMinute, type TIncident } from "./group-incidents";
 import { listShiftEvents } from "../why/list-shift-events";
 
@@ -14,7 +14,7 @@ const FAILBACK = new Set(["failback_step", "full_failback_completed"]);
 
 /**
  * The stored incidents of (operation, region) over the last `days`, newest first, each with the
- * shift events inside it and its breaker transitions. The incidents come from lib/incidents, so
+ * shift events the tracker put in its steps and its breaker transitions. The incidents come from lib/incidents, so
  * start, cause and end are the same whatever range another page shows. Bounded: at most 50
  * incidents and `maxEvents` shift events are read.
  */
@@ -39,7 +39,7 @@ export async function listIncidents(
   ]);
   return spans.map((s) => {
     const end = s.endedAt ?? now;
-    const mine = events.filter((e) => e.at >= s.startedAt && e.at <= end).sort((a, b) => a.at - b.at);
+    const mine = events.filter((e) => e.at >= s.startedAt && e.at <= end && incidentHoldsEvent(s.eventRanges, e)).sort((a, b) => a.at - b.at);
     const stats = movers(mine);
     const last = mine.at(-1)?.at ?? s.lastFactAt;
     const incident: TIncident = {
