@@ -57,6 +57,17 @@ function breaker(at: number, to: string, extra: Partial<TBreakerFact> = {}): TBr
   };
 }
 
+/** Version 2 of SEND_SMS activated for EU at `at`. */
+const activationAt = (at: number) => ({
+  kind: "activation" as const,
+  seq: 1,
+  at,
+  operation: "SEND_SMS",
+  version: 2,
+  actor: "approver@example.com",
+  scopes: [{ operation: "SEND_SMS", region: "EU" }],
+});
+
 /** The chaos outage of provider_A on SEND_SMS·EU as the facts arrive, with a routine score shift before it. */
 function outage() {
   return [
@@ -185,15 +196,7 @@ describe("applyFacts", () => {
   });
 
   it("keeps a policy activation as an incident only when traffic moved after it, until the moves settle", () => {
-    const activation = {
-      kind: "activation" as const,
-      seq: 1,
-      at: s(0),
-      operation: "SEND_SMS",
-      version: 2,
-      actor: "approver@example.com",
-      scopes: [{ operation: "SEND_SMS", region: "EU" }],
-    };
+    const activation = activationAt(s(0));
     const [quiet] = applyFacts([], [activation], s(120), ids());
     expect(quiet!.record).toMatchObject({ causeKind: "policy_activation", severity: "info", endReason: "settled" });
     expect(quiet!.discard).toBe(true);
@@ -205,15 +208,7 @@ describe("applyFacts", () => {
     expect(settled!.discard).toBeUndefined();
   });
   it("an activation still settling when a fault opens its own: each incident holds only the moves it took in", () => {
-    const activation = {
-      kind: "activation" as const,
-      seq: 1,
-      at: s(0),
-      operation: "SEND_SMS",
-      version: 2,
-      actor: "approver@example.com",
-      scopes: [{ operation: "SEND_SMS", region: "EU" }],
-    };
+    const activation = activationAt(s(0));
     const floor = shift(s(180), "probe_floor_restored", "provider_B", { provider_A: 1, provider_B: 0 }, { provider_A: 0.95, provider_B: 0.05 });
     const fault = outage().slice(1, 4);
     const out = applyFacts([], [activation, floor, ...fault], s(236), ids());
