@@ -8,13 +8,23 @@ import type { PrismaClient } from "../../lib/db/client";
 export async function controllerTrail(prisma: PrismaClient, operation: string, region: string, since: number): Promise<string> {
   const [events, incidents] = await Promise.all([
     prisma.shiftEvent.findMany({ where: { operationKey: operation, region, at: { gte: new Date(since) } }, orderBy: { at: "asc" }, take: 400 }),
-    prisma.incident.findMany({ where: { operationKey: operation, region, OR: [{ endedAt: null }, { endedAt: { gte: new Date(since) } }] }, orderBy: { startedAt: "asc" }, take: 20 }),
+    prisma.incident.findMany({
+      where: { operationKey: operation, region, OR: [{ endedAt: null }, { endedAt: { gte: new Date(since) } }] },
+      orderBy: { startedAt: "asc" },
+      take: 20,
+    }),
   ]);
   const iso = (d: Date | null) => (d ? d.toISOString().slice(11, 23) : "open");
   return [
     `shift events of ${operation}/${region} since ${new Date(since).toISOString()}:`,
-    ...events.map((e) => `  ${iso(e.at)} ${e.type} ${e.providerKey ?? "-"}${e.capped ? " capped" : ""} → ${JSON.stringify(e.sharesTo)} ${String(e.detail ?? "").slice(0, 240)}`),
+    ...events.map(
+      (e) =>
+        `  ${iso(e.at)} ${e.type} ${e.providerKey ?? "-"}${e.capped ? " capped" : ""} → ${JSON.stringify(e.sharesTo)} ${String(e.detail ?? "").slice(0, 240)}`,
+    ),
     "incidents:",
-    ...incidents.map((i) => `  ${i.id} ${i.causeKind} ${i.providerKey ?? "-"} ${iso(i.startedAt)} … ${iso(i.endedAt)} ${i.state} (${i.endReason ?? ""}) source ${i.causeSource}`),
+    ...incidents.map(
+      (i) =>
+        `  ${i.id} ${i.causeKind} ${i.providerKey ?? "-"} ${iso(i.startedAt)} … ${iso(i.endedAt)} ${i.state} (${i.endReason ?? ""}) source ${i.causeSource}`,
+    ),
   ].join("\n");
 }
