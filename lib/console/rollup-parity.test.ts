@@ -6,6 +6,9 @@ import { countDecisions, countDisagreementGroups, countServedMinutes } from "../
 import { maintainPartitions } from "../dataplane/decision-log/partitions";
 import { insertDecisions, replayDecisions, type TDecisionRow } from "../dataplane/decision-log/rows";
 import { loadRecordedTraffic } from "../replay/load-recorded";
+import { flushBuckets } from "../dataplane/telemetry/metric-sync";
+import { createMetricStore } from "../../router-core/metrics/store";
+import { createHistogram, histogramQuantile, recordLatency } from "../../router-core/metrics/histogram";
 import { getServedSeries } from "./traffic/get-served-series";
 import { getShadowDisagreementGroups } from "./shadow/get-shadow-disagreement-groups";
 import { getShadowView } from "./shadow/get-shadow-view";
@@ -262,5 +265,23 @@ describe("range read models from decision_rollup equal the same models counted f
     expect(raw.reduce((s, r) => s + r.n, 0)).toBeGreaterThan(50);
     expect(recorded.requests).toEqual(requests);
     expect(recorded.selected).toEqual(selected);
+  });
+
+  it("what-if's recorded provider behaviour: each minute's calls, failures and p95 from the merged metric buckets", async () => {
+    const minute = Math.floor((NOW - 2 * 3_600_000) / MINUTE) * MINUTE;
+    const store = createMetricStore({ bucketSeconds: 60, retainMinutes: 24 * 60 });
+    const key = { provider: "provider_A", operation: "SEND_SMS", region: "EU" };
+    // Two flushes into one bucket (as two instances would), latencies spread over the histogram.
+    const latencies = Array.from({ length: 400 }, (_, i) => 40 + ((i * 37) % 2_900));
+    latencies.slice(0, 250).forEach((ms, i) => store.recordCall(key, { at: minute + 1_000 + i, latencyMs: ms, ok: i % 50 !== 0 }));
+    await flushBuckets(pool, store.drainDeltas());
+    latencies.slice(250).forEach((ms, i) => store.recordCall(key, { at: minute + 30_000 + i, latencyMs: ms, ok: true }));
+    await flushBuckets(pool, store.drainDeltas());
+    const expected = createHistogram();
+    for (const ms of latencies) recordLatency(expected, ms);
+
+    const recorded = await loadRecordedTraffic(pool, "SEND_SMS", new Date(minute - 5 * MINUTE), new Date(minute + 5 * MINUTE));
+    const cell = recorded.cells[5]![recorded.providers.indexOf("provider_A")]![recorded.regions.indexOf("EU")];
+    expect(cell).toEqual({ calls: 400, callFailures: 5, completions: 0, providerFailures: 0, p95Ms: histogramQuantile(expected, 0.95) });
   });
 });

@@ -11,7 +11,8 @@ type TBucketRow = {
   start_ms: string;
   calls: string;
   call_failures: string;
-  latency_counts: string[];
+  /** The histogram's counts as "n,n,…" (see addCounts). */
+  latency_counts: string;
   completions: string;
   failures_provider_call: string;
 };
@@ -41,7 +42,7 @@ export async function loadRecordedTraffic(
   const counted = await countServedMinutes(db, { operation, from: from.getTime(), to: to.getTime() }, raw);
   const buckets = await db.query<TBucketRow>(
     `SELECT provider_key, region, (extract(epoch FROM bucket_start) * 1000)::bigint AS start_ms, calls, call_failures,
-            latency_counts, completions, failures_provider_call
+            array_to_string(latency_counts, ',') AS latency_counts, completions, failures_provider_call
        FROM metric_bucket
       WHERE operation_key = $1 AND bucket_start >= $2 AND bucket_start < $3`,
     [operation, from, to],
@@ -83,7 +84,7 @@ export async function loadRecordedTraffic(
     cell.callFailures += Number(b.call_failures);
     cell.completions += Number(b.completions);
     cell.providerFailures += Number(b.failures_provider_call);
-    for (let i = 0; i < HISTOGRAM_BUCKETS && i < b.latency_counts.length; i++) cell.latency.counts[i]! += Number(b.latency_counts[i]);
+    addCounts(cell.latency.counts, b.latency_counts);
   }
   const cells = acc.map((byProvider) =>
     byProvider.map((byRegion) =>
@@ -101,6 +102,33 @@ export async function loadRecordedTraffic(
     ),
   );
   return { operation, startMs, providers, regions, requests, selected, cells, ...(await loadCatalog(db, operation)) };
+}
+
+/**
+ * Adds "n,n,…" (a histogram's counts as array_to_string sends them) into `into`, element by
+ * element, at most HISTOGRAM_BUCKETS of them. A bucket row carries 185 counts, mostly zero; six
+ * hours of buckets are a million of them, which pg's array parser turned into strings first.
+ */
+export function addCounts(into: number[], text: string): void {
+  if (text === "") return;
+  let i = 0;
+  let n = 0;
+  let digits = false;
+  for (let k = 0; k <= text.length; k++) {
+    const c = k < text.length ? text.charCodeAt(k) : 44;
+    if (c === 44) {
+      if (!digits) throw new RangeError(`histogram counts: an empty count at ${k} in "${text.slice(0, 40)}"`);
+      if (i < HISTOGRAM_BUCKETS) into[i] = (into[i] ?? 0) + n;
+      i++;
+      n = 0;
+      digits = false;
+    } else if (c >= 48 && c <= 57) {
+      n = n * 10 + (c - 48);
+      digits = true;
+    } else {
+      throw new RangeError(`histogram counts: "${text[k]}" at ${k} is not a digit or a comma`);
+    }
+  }
 }
 
 type TProviderRow = { key: string; supported_regions: string[]; compliance_tags: string[] };
