@@ -71,20 +71,25 @@ function makeRows(n: number): TDecisionRow[] {
       reasonCode: selected === null ? "no_eligible_provider" : "share_weighted",
       shadowPick: shadow === null ? null : "provider_B",
       shadowAgrees: shadow,
-      scoreMargin: null,
-      stale: false,
-      metricAgeMs: null,
-      fallbackAction: null,
-      degraded: false,
+      ...PLAIN,
       body: JSON.stringify({ decisionId: id, at }),
-      durability: "sync",
-      instanceId: "range",
-      apiKeyId: null,
       offeredProviders: selected,
-      source: "server",
     };
   });
 }
+
+/** What every fixture row shares: a served, fresh, synchronous decision of this test's instance. */
+const PLAIN = {
+  scoreMargin: null,
+  stale: false,
+  metricAgeMs: null,
+  fallbackAction: null,
+  degraded: false,
+  durability: "sync",
+  instanceId: "range",
+  apiKeyId: null,
+  source: "server",
+} as const;
 
 /** One SEND_EDGE decision at `at`: the edge fixture's groups below, apart from the main rows. */
 function edgeRow(i: number, at: number, region: string, actual: string | null, shadow: string | null, agrees = false): TDecisionRow {
@@ -101,17 +106,9 @@ function edgeRow(i: number, at: number, region: string, actual: string | null, s
     reasonCode: actual === null ? "no_eligible_provider" : "share_weighted",
     shadowPick: shadow,
     shadowAgrees: agrees,
-    scoreMargin: null,
-    stale: false,
-    metricAgeMs: null,
-    fallbackAction: null,
-    degraded: false,
+    ...PLAIN,
     body: JSON.stringify({ decisionId: id, at }),
-    durability: "sync",
-    instanceId: "range",
-    apiKeyId: null,
     offeredProviders: actual,
-    source: "server",
   };
 }
 
