@@ -36,6 +36,21 @@ export type TDecisionCount = {
 
 const MINUTE_MS = 60_000;
 
+/** A function that appends a value to `params` and returns its placeholder ($n). */
+function placeholders(params: unknown[]): (v: unknown) => string {
+  return (v) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+}
+
+/** The whole minutes of [from, to]: from the minute after from's to the start of to's; whole when any lie between. */
+function wholeMinutes(from: number, to: number): { fullFrom: number; fullTo: number; whole: boolean } {
+  const fullFrom = Math.floor(from / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
+  const fullTo = Math.floor(to / MINUTE_MS) * MINUTE_MS;
+  return { fullFrom, fullTo, whole: fullTo > fullFrom };
+}
+
 /** A time range of decision rows to count; each end included or not. */
 export type TRawRange = { from: number; to: number; fromIncluded: boolean; toIncluded: boolean };
 
@@ -116,17 +131,13 @@ function segmentSql(q: TDecisionCountQuery, s: TRollupSegment, p: (v: unknown) =
  */
 function plan(q: TDecisionCountQuery): TPlan {
   const params: unknown[] = [q.operation, `${q.bucketMs / 1000} seconds`];
-  const p = (v: unknown) => {
-    params.push(v);
-    return `$${params.length}`;
-  };
+  const p = placeholders(params);
   const region = q.region === undefined ? "" : ` and region = ${p(q.region)}`;
   const dims = q.by.map((d, i) => ({ name: `d${i}`, ...DIMENSIONS[d] }));
   const groupBy = dims.map((_, i) => `, ${i + 2}`).join("");
   const lo = q.bounds[0] === "(" ? ">" : ">=";
   const hi = q.bounds[1] === "]" ? "<=" : "<";
-  const fullFrom = Math.floor(q.from / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
-  const fullTo = Math.floor(q.to / MINUTE_MS) * MINUTE_MS;
+  const { fullFrom, fullTo } = wholeMinutes(q.from, q.to);
   const raw = (cond: string) =>
     `select date_bin($2::interval, created_at, timestamptz 'epoch') as b${dims.map((d) => `, ${d.raw} as ${d.name}`).join("")}, count(*) as n from decision
       where operation = $1${region} and ${cond}${q.shadowed ? " and shadow_agrees is not null" : ""} group by 1${groupBy}`;
@@ -176,16 +187,12 @@ function countOf(q: TDecisionCountQuery, r: Record<string, unknown>): TDecisionC
  * (rollupSegments), the partial minutes at the ends from `raw`, summed per bucket and dimensions.
  */
 async function countWithRawStore(db: TCountQueryable, q: TDecisionCountQuery, raw: TRawDecisionCounter): Promise<TDecisionCount[]> {
-  const fullFrom = Math.floor(q.from / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
-  const fullTo = Math.floor(q.to / MINUTE_MS) * MINUTE_MS;
+  const { fullFrom, fullTo } = wholeMinutes(q.from, q.to);
   const fromIncluded = q.bounds[0] === "[";
   const toIncluded = q.bounds[1] === "]";
   if (fullTo <= fullFrom) return raw(q, [{ from: q.from, to: q.to, fromIncluded, toIncluded }]);
   const params: unknown[] = [q.operation, `${q.bucketMs / 1000} seconds`];
-  const p = (v: unknown) => {
-    params.push(v);
-    return `$${params.length}`;
-  };
+  const p = placeholders(params);
   const region = q.region === undefined ? "" : ` and region = ${p(q.region)}`;
   const parts = rollupSegments(fullFrom, fullTo, q.bucketMs).map((s) => segmentSql(q, s, p, region));
   const outer = q.by.map((_, i) => `, d${i}`).join("");
@@ -263,16 +270,11 @@ export async function countDisagreementGroups(
   if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > MAX_GROUP_LIMIT) throw new RangeError(`limit must be 1..${MAX_GROUP_LIMIT}, got ${q.limit}`);
   if (!(q.to >= q.from)) throw new RangeError(`to must not be before from, got ${q.from} .. ${q.to}`);
   if (raw) return countWithRawGroups(db, q, raw);
-  const fullFrom = Math.floor(q.from / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
-  const fullTo = Math.floor(q.to / MINUTE_MS) * MINUTE_MS;
-  const whole = fullTo > fullFrom;
+  const { fullFrom, fullTo, whole } = wholeMinutes(q.from, q.to);
   // Every parameter is one the statement uses: Postgres cannot type one it does not (a range
   // shorter than two minutes has no whole minutes).
   const params: unknown[] = [q.operation, q.limit, new Date(q.from), new Date(q.to)];
-  const p = (v: unknown) => {
-    params.push(v);
-    return `$${params.length}`;
-  };
+  const p = placeholders(params);
   const rawRows = (cond: string) => `select region, selected_provider as actual, shadow_pick as shadow, count(*) as n,
       null::timestamptz as last_lo, null::timestamptz as last_hi, max(created_at) as last_at
       from decision where operation = $1 and ${cond} and shadow_agrees = false group by 1, 2, 3`;
@@ -321,17 +323,12 @@ async function countWithRawGroups(
   q: { operation: string; from: number; to: number; limit: number },
   raw: TRawDisagreementGroups,
 ): Promise<TDisagreementGroupCount[]> {
-  const fullFrom = Math.floor(q.from / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
-  const fullTo = Math.floor(q.to / MINUTE_MS) * MINUTE_MS;
-  const whole = fullTo > fullFrom;
+  const { fullFrom, fullTo, whole } = wholeMinutes(q.from, q.to);
   type TRolled = { region: string; actual: string | null; shadow: string | null; n: unknown; minute_ms: unknown };
   let rolled: TRolled[] = [];
   if (whole) {
     const params: unknown[] = [q.operation];
-    const p = (v: unknown) => {
-      params.push(v);
-      return `$${params.length}`;
-    };
+    const p = placeholders(params);
     const parts = rollupSegments(fullFrom, fullTo, null).map((s) => disagreementSegmentSql(s, p));
     ({ rows: rolled } = await db.query<TRolled>(
       `with groups as (
