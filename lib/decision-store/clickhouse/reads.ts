@@ -78,8 +78,8 @@ export type TClickHouseListFilter = {
 const ms = (t: number) => new Date(t);
 
 /**
- * Decision reads against ClickHouse; every read is over FINAL, so a row a replay wrote twice
- * counts once. `outcomes`: the decisions' outcomes, kept in the same ClickHouse.
+ * Decision reads against ClickHouse; a row a replay wrote twice counts once (FINAL, or the
+ * listing's own skip of a repeated id). `outcomes`: the decisions' outcomes, kept in the same ClickHouse.
  */
 export function createClickHouseReads(client: ClickHouseClient) {
   const rows = <T>(query: string, params: Record<string, unknown>) => queryRows<T>(client, query, params);
@@ -91,8 +91,34 @@ export function createClickHouseReads(client: ClickHouseClient) {
     return { where: "id = {id:UUID} AND at BETWEEN {lo:DateTime64(3)} AND {hi:DateTime64(3)}", params: { id, lo: ms(t - SKEW_MS), hi: ms(t + SKEW_MS) } };
   }
 
-  /** Rows of one filter, newest first, at most `cap`; `below`: only rows before this time (a later window of a page). */
+  /**
+   * Rows of one filter, newest first, at most `cap`, each once; `below`: only rows before this time
+   * (a later window of a page). Read without FINAL, which reads and merges the key of every row in
+   * the range before a filter outside the key (stale, provider) can drop any: a rare filter over a
+   * week paid for the whole week. A replayed copy is the same row with the same (at, id), so it
+   * sorts next to the original and is skipped here; a read that lost rows to copies goes on after
+   * its last row.
+   */
   async function page(f: TClickHouseListFilter, cap: number, below?: number): Promise<TClickHouseDecision[]> {
+    const out: TClickHouseDecision[] = [];
+    let last: string | undefined;
+    let after = f.after;
+    for (;;) {
+      const want = cap - out.length;
+      const got = await pageWithCopies({ ...f, after }, want, below);
+      for (const d of got) {
+        if (d.id === last) continue;
+        last = d.id;
+        out.push(d);
+      }
+      if (got.length < want || out.length >= cap) return out;
+      const end = got[got.length - 1]!;
+      after = { at: end.at, id: end.id };
+    }
+  }
+
+  /** page()'s read: the rows, a replayed copy included. */
+  async function pageWithCopies(f: TClickHouseListFilter, cap: number, below?: number): Promise<TClickHouseDecision[]> {
     const where = ["at >= {from:DateTime64(3)}", "at <= {to:DateTime64(3)}"];
     const params: Record<string, unknown> = { from: ms(f.from), to: ms(f.to), limit: cap };
     const eq = (column: string, name: string, value: string | undefined) => {
@@ -123,7 +149,7 @@ export function createClickHouseReads(client: ClickHouseClient) {
     // ClickHouse orders UUIDs by their two 64-bit halves, low half first; the tie-break compares
     // them as text, which for UUIDv7 (and the Postgres listing) is time order.
     const raw = await rows<TRaw>(
-      `SELECT ${COLUMNS} FROM decision FINAL WHERE ${where.join(" AND ")} ORDER BY at DESC, toString(id) DESC LIMIT {limit:UInt32}`,
+      `SELECT ${COLUMNS} FROM decision WHERE ${where.join(" AND ")} ORDER BY at DESC, toString(id) DESC LIMIT {limit:UInt32}`,
       params,
     );
     return raw.map(toDecision);
