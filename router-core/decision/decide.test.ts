@@ -257,6 +257,16 @@ describe("decide", () => {
     expect(ex.candidates[0]!.passedGates).toBe(false);
   });
 
+  it("gives a stale candidate the same record throughout a second of its age, so the list is stored once", () => {
+    const s = state({ metrics: { ...state().metrics, a: metrics({ updatedAt: NOW - 600_000 }) } });
+    const p = policy({ stale_policy: "penalty" });
+    const at = (ms: number) => decide(ctx, s, p, createSimulatedClock(NOW + ms), createSeededRandom(1)).candidates;
+    // 600.2 s and 600.4 s old: the gate says "600s old" for both, and so does the penalty's raw age.
+    expect(JSON.stringify(at(400))).toBe(JSON.stringify(at(200)));
+    expect(at(200)[0]!.contributions.at(-1)).toMatchObject({ score: "stale_penalty", raw: 600 });
+    expect(at(700)[0]!.contributions.at(-1)).toMatchObject({ score: "stale_penalty", raw: 601 });
+  });
+
   it("half-open providers pass only with a free probe slot", () => {
     const d = run(state({ breakers: { a: { state: "half_open", probeAvailable: true } } }));
     expect(d.candidates[0]!.gates.find((g) => g.gate === "circuit_breaker_closed")?.detail).toMatch(/probe/);

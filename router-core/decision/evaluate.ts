@@ -8,6 +8,8 @@ import type { TCandidateLookups, TEvaluation } from "./evaluation";
 import { buildLookups, lookupsFor, NO_TAGS, sharedOutcomes } from "./lookups";
 import { metricAgeSecondsAt, type TCandidateRecord, type TCandidateWork } from "./record";
 
+const wholeSeconds = (s: number | null) => (s === null ? null : Math.round(s));
+
 /** A record while evaluateCandidates fills it in; it is handed out as an immutable TCandidateRecord. */
 type TRecordDraft = { -readonly [K in keyof TCandidateRecord]: TCandidateRecord[K] };
 
@@ -322,7 +324,9 @@ function scoreGated(pass: TPass, work: readonly TCandidateWork[], eligible: TCan
         norm,
         c.treatment,
         policy.stale_penalty_points,
-        metricAgeSecondsAt(r.metricsAt, pass.now),
+        // Whole seconds, as the gate's detail says it: within a second a stale candidate's record
+        // is the same text, so the log stores its candidate list once rather than per decision.
+        wholeSeconds(metricAgeSecondsAt(r.metricsAt, pass.now)),
         pre,
       );
       r.contributions = out;
