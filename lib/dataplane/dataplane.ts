@@ -83,6 +83,7 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
     // A store asking for batches in flight gets them under a backlog only: full batches, not many small ones.
     ...(store?.logConcurrency ? { extraBatchAt: s.logMaxBatch } : {}),
     maxBatch: s.logMaxBatch,
+    lingerMs: s.logLingerMs,
     partitions: partitionOptions,
     onAvailability: (up) => state.setDbAvailable(up),
     backlog: { announce: (range) => announceBacklog(pool, s.instanceId, range), withdraw: () => withdrawBacklog(pool, s.instanceId) },

@@ -14,6 +14,8 @@ export type TDataPlaneSettings = {
   logConcurrency: number;
   /** Decisions per decision-log transaction at most. */
   logMaxBatch: number;
+  /** How long a decision arriving under steady load waits for company before its transaction starts (writer.ts lingerMs). */
+  logLingerMs: number;
   idempotencyCacheBytes: number;
   apiKey: string | undefined;
   instanceId: string;
@@ -42,6 +44,7 @@ export function dataPlaneSettings(env: TEnv, dir: string): TDataPlaneSettings {
     maxBuffered: int(env, "DECISION_LOG_MAX_BUFFER", 50_000, 1),
     logConcurrency: int(env, "DECISION_LOG_CONCURRENCY", 1, 1),
     logMaxBatch: int(env, "DECISION_LOG_MAX_BATCH", 500, 1),
+    logLingerMs: int(env, "DECISION_LOG_LINGER_MS", 2, 0),
     idempotencyCacheBytes: int(env, "IDEMPOTENCY_CACHE_BYTES", 64 * 1024 ** 2, 0),
     apiKey: env.SWITCHYARD_API_KEY || undefined,
     instanceId: env.SWITCHYARD_INSTANCE_ID || `${os.hostname()}:${process.pid}`,

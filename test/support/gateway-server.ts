@@ -41,6 +41,7 @@ export async function startGatewayServer(opts: TGatewayServerOptions): Promise<T
     maxBuffered: 50_000,
     logConcurrency: 3,
     logMaxBatch: 500,
+    logLingerMs: 2,
     idempotencyCacheBytes: 16 * 1024 ** 2,
     apiKey: opts.apiKey,
     instanceId: `gateway-test:${process.pid}`,

@@ -27,6 +27,8 @@ type TQueueState<T> = {
    */
   ready: boolean;
   deferTimer: NodeJS.Timeout | null;
+  /** When deferTimer fires (performance.now()). */
+  deferAt: number;
   retryTimer: NodeJS.Timeout | null;
   scheduled: boolean;
   closed: boolean;
@@ -57,6 +59,7 @@ function takeBatch<T>(st: TQueueState<T>): T[] {
   if (!st.ready && st.deferTimer) {
     clearTimeout(st.deferTimer);
     st.deferTimer = null;
+    st.deferAt = Infinity;
   }
   return batch;
 }
@@ -101,6 +104,7 @@ export function createBatchQueue<T>(opts: TBatchQueueOptions<T>) {
     items: [],
     ready: false,
     deferTimer: null,
+    deferAt: Infinity,
     retryTimer: null,
     scheduled: false,
     closed: false,
@@ -125,11 +129,18 @@ export function createBatchQueue<T>(opts: TBatchQueueOptions<T>) {
         st.ready = true;
         schedule(st);
       } else {
-        st.deferTimer ??= setTimeout(() => {
-          st.deferTimer = null;
-          st.ready = true;
-          pump(st);
-        }, deferMs);
+        // The earliest deadline of what waits: a short wait (decide's) is not held up by a long one (execute's).
+        const at = performance.now() + deferMs;
+        if (at < st.deferAt) {
+          if (st.deferTimer) clearTimeout(st.deferTimer);
+          st.deferAt = at;
+          st.deferTimer = setTimeout(() => {
+            st.deferTimer = null;
+            st.deferAt = Infinity;
+            st.ready = true;
+            pump(st);
+          }, deferMs);
+        }
       }
       st.items.push(item);
     },

@@ -457,13 +457,14 @@ describe("deferred rows (execute)", () => {
     };
   }
 
-  async function writer() {
+  async function writer(lingerMs?: number) {
     const dir = await mkdtemp(path.join(tmpdir(), "sy-spool-"));
     const log = createDecisionLog({
       pool,
       spool: createSpool<TDecisionRow>({ dir, name: "decisions", maxBytes: 1 << 20 }),
       durability: "sync",
       partitions: { daysAhead: 1, retentionDays: 3 },
+      lingerMs,
     });
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     cleanups.push(() => log.close());
@@ -494,6 +495,28 @@ describe("deferred rows (execute)", () => {
     const timed = log.submit(row("d-4"), null, 30);
     expect(await timed).toEqual({ status: "committed" });
     expect(log.stats()).toMatchObject({ transactions: 2, rowsCommitted: 3 });
+  });
+
+  it("leaves when its own wait is up, however long a row before it may wait", async () => {
+    const log = await writer();
+    const long = log.submit(row("d-5"), null, 60_000);
+    expect(await settled(log.submit(row("d-6"), null, 10))).toBe(true);
+    expect(await long).toEqual({ status: "committed" });
+  });
+
+  it("lingers for company under steady load, and starts at once after a pause", async () => {
+    const log = await writer(200);
+    await log.submit(row("l-1"));
+    // Right after l-1: l-2 waits up to 200 ms, so l-3, a turn of the event loop later, joins its transaction.
+    const second = log.submit(row("l-2"));
+    await new Promise((r) => setImmediate(r));
+    const third = log.submit(row("l-3"));
+    await Promise.all([second, third]);
+    expect(log.stats()).toMatchObject({ transactions: 2, rowsCommitted: 3 });
+    // Longer than the linger since the last row: nothing to wait for.
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await settled(log.submit(row("l-4")))).toBe(true);
+    expect(log.stats()).toMatchObject({ transactions: 3, rowsCommitted: 4 });
   });
 
   /** Counts the pool's checkouts and the statements sent on the clients checked out (spies removed afterwards). */

@@ -47,6 +47,13 @@ export type TDecisionLogOptions = {
   concurrency?: number;
   /** A transaction beyond the first in flight starts only with this many rows queued (batch-queue.ts); default any. */
   extraBatchAt?: number;
+  /**
+   * A row submitted less than this many ms after the one before waits up to this long for company
+   * before its transaction starts (default 0: never). Under steady load this trades a millisecond
+   * or two of each answer for fewer, larger transactions, whose fixed cost dominates Postgres's
+   * work at a few rows each; rows further apart than that start at once.
+   */
+  lingerMs?: number;
   /** How often to probe Postgres while it is unreachable. */
   probeIntervalMs?: number;
   partitions: { daysAhead: number; retentionDays: number };
@@ -168,6 +175,8 @@ async function flushBatch(ctx: TFlushContext, batch: TPending[], handOff: () => 
 export function createDecisionLog(opts: TDecisionLogOptions) {
   const maxBuffered = opts.maxBuffered ?? 50_000;
   const concurrency = opts.concurrency ?? 1;
+  const lingerMs = opts.lingerMs ?? 0;
+  let lastSubmitAt = -Infinity;
   const probeIntervalMs = opts.probeIntervalMs ?? 1000;
   const now = opts.now ?? Date.now;
   const log = opts.log ?? (() => {});
@@ -230,11 +239,14 @@ export function createDecisionLog(opts: TDecisionLogOptions) {
       if (queue.queued + queue.inFlight >= maxBuffered) {
         return Promise.reject(new DecisionLogBusyError(`decision log buffer is full (${maxBuffered} decisions)`, 1));
       }
+      const at = performance.now();
+      const wait = deferMs ?? (at - lastSubmitAt < lingerMs ? lingerMs : undefined);
+      lastSubmitAt = at;
       if (opts.durability === "async") {
-        queue.add({ row, stored, resolve: noop, reject: noop, at: performance.now() }, deferMs);
+        queue.add({ row, stored, resolve: noop, reject: noop, at }, wait);
         return BUFFERED;
       }
-      return new Promise((resolve, reject) => queue.add({ row, stored, resolve, reject, at: performance.now() }, deferMs));
+      return new Promise((resolve, reject) => queue.add({ row, stored, resolve, reject, at }, wait));
     },
 
     /** A caller now waits on a deferred row: write what is queued (in the next turn of the event loop, with whatever else arrives by then). */
