@@ -1,4 +1,5 @@
 import { isConstantOutcome, staticGateInput, validFrom, validUntil, type TGateInput, type TGateOutcome } from "../gates/gate";
+import { statedAgeSeconds } from "../gates/metric-fresh-or-safe-default";
 import { scoreInto, type TContribution, type TPrecomputed, type TStaleTreatment } from "../scoring/contributions";
 import { checkGuardrails } from "../scoring/guardrails";
 import type { TNormalization } from "../scoring/indices";
@@ -7,8 +8,6 @@ import type { TCompiledPolicy, TRegionPlan } from "./compile";
 import type { TCandidateLookups, TEvaluation } from "./evaluation";
 import { buildLookups, lookupsFor, NO_TAGS, sharedOutcomes } from "./lookups";
 import { metricAgeSecondsAt, type TCandidateRecord, type TCandidateWork } from "./record";
-
-const wholeSeconds = (s: number | null) => (s === null ? null : Math.round(s));
 
 /** A record while evaluateCandidates fills it in; it is handed out as an immutable TCandidateRecord. */
 type TRecordDraft = { -readonly [K in keyof TCandidateRecord]: TCandidateRecord[K] };
@@ -324,9 +323,7 @@ function scoreGated(pass: TPass, work: readonly TCandidateWork[], eligible: TCan
         norm,
         c.treatment,
         policy.stale_penalty_points,
-        // Whole seconds, as the gate's detail says it: within a second a stale candidate's record
-        // is the same text, so the log stores its candidate list once rather than per decision.
-        wholeSeconds(metricAgeSecondsAt(r.metricsAt, pass.now)),
+        r.metricsAt === null ? null : statedAgeSeconds(metricAgeSecondsAt(r.metricsAt, pass.now)!),
         pre,
       );
       r.contributions = out;
