@@ -1,5 +1,15 @@
 import type { TShares } from "../types";
-import { fullScore, leadNeeded, ownSamples, provenFailing, RECOVERY_FAILURE_BOUND, recoveryProbeShare, recoveryProven, regainGaps } from "./regain-margin";
+import {
+  fullScore,
+  leadNeeded,
+  ownSamples,
+  provenFailing,
+  provenStillFailing,
+  RECOVERY_FAILURE_BOUND,
+  recoveryProbeShare,
+  recoveryProven,
+  regainGaps,
+} from "./regain-margin";
 import type {
   TControllerCandidate,
   TControllerConfig,
@@ -190,7 +200,7 @@ function recoveryLost(t: TTick, p: string, leader: string): string | null {
     const ls = scoreOf(t, leader);
     return ls !== null && e.score < ls ? `${p} no longer leads ${leader} (score ${fmt(e.score)} vs ${fmt(ls)})` : null;
   }
-  if (provenFailing(e)) return `${p}'s own calls fail at more than ${pct(RECOVERY_FAILURE_BOUND)} (${e.regional?.failures} of ${e.regional?.samples})`;
+  if (provenStillFailing(e)) return `${p}'s own calls fail at more than ${pct(RECOVERY_FAILURE_BOUND)} (${e.regional?.failures} of ${e.regional?.samples})`;
   const lf = fullScore(evidenceOf(t, leader));
   const pf = fullScore(e) as number;
   const margin = t.cfg.hysteresis_score_margin;

@@ -243,6 +243,34 @@ describe("stepController", () => {
     expect(declined.state.recovery).toBeNull();
   });
 
+  it("gives a failback up on its own calls only when they prove a failure beyond the noise of looking every tick", () => {
+    const failingBack = {
+      ...withShares({ A: 0.3, B: 0.7, C: 0 }, "A"),
+      displaced: [],
+      probeFloor: ["B"],
+      recovery: { provider: "A", phase: "failback" as const, detectedAt: 0, cooldownUntil: 0 },
+      shift: { reason: "failback_step" as const, from: "B" },
+    };
+    const tick = (failures: number, samples: number) =>
+      stepController(
+        failingBack,
+        { candidates: [c("A", 90, { sampleCount: samples, regional: { samples, failures } }), c("B", 85), c("C", null)] },
+        config,
+        10 * SEC,
+      );
+    // 6 in 62: a provider failing 2.8% of its calls shows this about once in a hundred looks; the
+    // one-sided 95% bound (5.1%) would prove it above 5%.
+    const noise = tick(6, 62);
+    expect(noise.events.map((e) => e.type)).toEqual(["failback_step"]);
+    expect(noise.state.recovery?.phase).toBe("failback");
+    expect(noise.shares.A).toBeGreaterThan(0.3);
+    // A fifth of its calls failing is proven on the same number of calls: given up.
+    const failing = tick(12, 62);
+    expect(failing.events.map((e) => e.type)).toEqual(["recovery_aborted", "score_decay_shift"]);
+    expect(failing.events[0]!.detail).toContain("own calls fail at more than 5% (12 of 62) during failback");
+    expect(failing.state.leader).toBe("B");
+  });
+
   it("consolidates on the new leader at the capped rate after excluding the old one", () => {
     const s = withShares({ A: 0.5, B: 0.25, C: 0.25 }, "A");
     const r = stepController(s, { candidates: [c("A", 90, { eligible: false }), c("B", 95), c("C", 80)] }, config, 12 * SEC);

@@ -60,6 +60,23 @@ export function provenFailing(e: TControllerEvidence): boolean {
   return r !== null && r.samples > 0 && failureLowerBound(r.failures / r.samples, r.samples) > RECOVERY_FAILURE_BOUND;
 }
 
+/**
+ * One-sided 99.9%. A recovery is judged again every tick of its cooldown and failback, on windows
+ * that overlap and keep a chance cluster of failures for a whole window, so the 95% bound that
+ * keeps a provider from looking recovered would give a healthy one up on noise: a provider failing
+ * 2.8% of its calls shows 6 in 62 about once in a hundred looks.
+ */
+const Z_GIVE_UP = 3.0902323;
+
+/**
+ * Its own calls prove, beyond the noise of repeated looks (Z_GIVE_UP), a failure rate above
+ * RECOVERY_FAILURE_BOUND: what gives a recovery up, a band below what stops it looking recovered.
+ */
+export function provenStillFailing(e: TControllerEvidence): boolean {
+  const r = e.regional;
+  return r !== null && r.samples > 0 && failureLowerBound(r.failures / r.samples, r.samples, Z_GIVE_UP) > RECOVERY_FAILURE_BOUND;
+}
+
 /** The score the evidence gives at full sample confidence. */
 export function fullScore(e: TControllerEvidence | undefined): number | null {
   return e === undefined || e.score === null ? null : e.score + e.confidencePoints;

@@ -65,12 +65,13 @@ const Z_LOWER = 1.6448536;
  * Wilson lower confidence bound of a failure rate measured on n samples: the failure rate the
  * evidence proves. A thin window (a probe-floor provider's 15 calls, one failed) is not read as a
  * 6.7% failure rate, and a well-sampled primary's noise (0.5% ± 0.18% on 1,500 calls) moves its
- * index by a point, not by four; a real drop on many samples shows almost in full.
+ * index by a point, not by four; a real drop on many samples shows almost in full. One-sided 95%
+ * unless z says otherwise.
  */
-export function failureLowerBound(rate: number, n: number): number {
+export function failureLowerBound(rate: number, n: number, z = Z_LOWER): number {
   if (!(n > 0) || rate <= 0) return 0;
-  const z2n = (Z_LOWER * Z_LOWER) / n;
-  const lower = (rate + z2n / 2 - Z_LOWER * Math.sqrt((rate * (1 - rate)) / n + z2n / (4 * n))) / (1 + z2n);
+  const z2n = (z * z) / n;
+  const lower = (rate + z2n / 2 - z * Math.sqrt((rate * (1 - rate)) / n + z2n / (4 * n))) / (1 + z2n);
   return lower > 0 ? lower : 0;
 }
 
