@@ -45,13 +45,15 @@ const fmt = (r: TRun) => `${Math.round(r.perSecond).toLocaleString("en-US").padS
  * refresh interval, as in production. The other two show the slower paths: an open breaker whose
  * "next attempt in Ns" depends on the time, so gates and scores run on every decision; and a
  * routing state replaced before every decision, so every decision also rebuilds what router-core
- * keeps per state (lookups, evaluation, records).
+ * keeps per state (lookups, evaluation, records); and a telemetry gap, every candidate under the
+ * stale penalty, whose stated age holds for a second.
  */
 const CASES: { n: number; options: TDriverOptions; label: string; target: boolean }[] = [
   { n: 3, options: {}, label: "3 candidates", target: true },
   { n: 10, options: {}, label: "10 candidates", target: true },
   { n: 10, options: { openBreaker: true }, label: "10 candidates, one breaker open", target: false },
   { n: 10, options: { distinctStates: 16 }, label: "10 candidates, new routing state every decision", target: false },
+  { n: 10, options: { staleMetrics: true }, label: "10 candidates, every metric stale (penalty)", target: false },
 ];
 /**
  * Each case runs in a process of its own (this script again, with the case's index): V8 adapts
@@ -102,7 +104,7 @@ async function main(): Promise<void> {
     figures,
     notes: [
       "p50/p99 are over batch means (a timer read costs about as much as a decision); runs are ranked by throughput because the machine may be shared.",
-      "Each case runs in a process of its own. The first two are the target cases: the routing state is replaced every 30 simulated seconds, as the data plane's refresh does. The last two are the slower paths: one breaker open (its countdown is a timed gate outcome, reused for a second at a time) and a new routing state before every decision (nothing kept per state is reused).",
+      "Each case runs in a process of its own. The first two are the target cases: the routing state is replaced every 30 simulated seconds, as the data plane's refresh does. The others are the slower paths: one breaker open (its countdown is a timed gate outcome, reused for a second at a time), a new routing state before every decision (nothing kept per state is reused), and every metric stale under the penalty (the stated age in whole seconds, reused for a second at a time).",
     ],
   });
 }

@@ -51,7 +51,7 @@ function makeProviders(n: number): TProviderInfo[] {
   return providers;
 }
 
-function makeStates(providers: readonly TProviderInfo[], now: number, openBreaker: boolean): Record<string, TRouterState> {
+function makeStates(providers: readonly TProviderInfo[], now: number, openBreaker: boolean, metricsAt: number): Record<string, TRouterState> {
   const n = providers.length;
   const metrics: Record<string, TMetricSnapshot> = {};
   for (let i = 0; i < n; i++) {
@@ -64,7 +64,7 @@ function makeStates(providers: readonly TProviderInfo[], now: number, openBreake
       p99Ms: 600 + 40 * i,
       recentIncidents: i % 2,
       confidence: 1,
-      updatedAt: now - 5_000,
+      updatedAt: metricsAt,
       scope: "region",
     };
   }
@@ -97,16 +97,22 @@ export type TDriverOptions = {
    * depends on the time, so every decision runs the gates and scores again (an incident).
    */
   openBreaker?: boolean;
+  /**
+   * Every metric snapshot older than max_metric_age_seconds (a telemetry gap): the factor list's
+   * stale penalty applies, and the gate and penalty state the age in whole seconds.
+   */
+  staleMetrics?: boolean;
 };
 
 /** Returns a function making one decision with `n` candidates; it returns the selected count (for a sink). */
-export function decisionDriver(n: number, { distinctStates = 1, openBreaker = false }: TDriverOptions = {}): () => number {
+export function decisionDriver(n: number, { distinctStates = 1, openBreaker = false, staleMetrics = false }: TDriverOptions = {}): () => number {
   const now = 1_750_000_000_000;
   let t = now;
   const clock = createClock(() => t);
   const random = createSeededRandom(42 + n);
   const providers = makeProviders(n);
-  const build = (at: number) => Array.from({ length: distinctStates }, () => makeStates(providers, at, openBreaker));
+  // Fresh: 5 s old at each refresh. Stale: the telemetry stopped 10 minutes before the run began.
+  const build = (at: number) => Array.from({ length: distinctStates }, () => makeStates(providers, at, openBreaker, staleMetrics ? now - 600_000 : at - 5_000));
   let pool = build(now);
   let refreshedAt = now;
   const ids = Array.from({ length: ID_POOL }, (_, i) => `req-${i.toString(36)}-${n}`);

@@ -160,7 +160,7 @@ describe("decide", () => {
     expect(d.candidates[0]!.passedGates).toBe(false);
   });
 
-  it("decisions on one routing state share records and explanation arrays; a new state, a pin's extra gates or the stale penalty get their own", () => {
+  it("decisions on one routing state share records and explanation arrays; a new state, a pin's extra gates or a stale age's next second get their own", () => {
     const p = policy();
     const s = state();
     const first = run(s, p, 1);
@@ -200,10 +200,15 @@ describe("decide", () => {
     expect(pinned.candidates[0]!.gates.length).toBeGreaterThan(before.length);
     expect(run(s, few, 7).candidates[0]!.gates.map((g) => g.gate)).toEqual(before);
 
-    // Under the stale penalty the contributions depend on the metric age: never shared.
+    // Under the stale penalty the contributions state the metric age in whole seconds: the same
+    // records within that second (the evaluation is kept), new ones once the stated age moves on.
     const stalePolicy = policy({ stale_policy: "penalty", stale_penalty_points: 10 });
     const old = { ...s, metrics: { a: metrics({ updatedAt: NOW - 3_600_000 }), b: s.metrics.b!, c: s.metrics.c! } };
-    expect(run(old, stalePolicy, 8).candidates[0]!.contributions).not.toBe(run(old, stalePolicy, 9).candidates[0]!.contributions);
+    const staleAt = (ms: number, seed: number) => decide(ctx, old, stalePolicy, createSimulatedClock(NOW + ms), createSeededRandom(seed)).candidates[0]!;
+    expect(staleAt(0, 8)).toBe(run(old, stalePolicy, 9).candidates[0]!);
+    expect(staleAt(400, 10).contributions).toBe(staleAt(0, 11).contributions);
+    expect(staleAt(600, 12).contributions).not.toBe(staleAt(0, 13).contributions);
+    expect(staleAt(600, 12).contributions.at(-1)).toMatchObject({ score: "stale_penalty", raw: 3601 });
   });
 
   it("a later decision on the same routing state sees the time: metrics going stale, a breaker's next attempt, a quota reset", () => {

@@ -84,8 +84,8 @@ function splitList(value: string | undefined): readonly string[] {
  * between the moments the metrics of one candidate or another go stale, and within the window of
  * every gate outcome. Gates mark outcomes that do not depend on the time as constants and
  * outcomes that do as timed, with the window in which they read the same (gates/gate.ts): an open
- * breaker's "next attempt in 12s" holds for a second. An unmarked outcome is never reused. A
- * stale penalty depends on the metric age to the millisecond: never kept.
+ * breaker's "next attempt in 12s" holds for a second, and so does a stale candidate's "metrics
+ * 600s old" with the penalty that states the same age. An unmarked outcome is never reused.
  */
 export function evaluateCandidates(
   compiled: TCompiledPolicy,
@@ -217,8 +217,9 @@ function gateCandidate(pass: TPass, i: number): TCandidateWork {
     if (p99 != null && p99 < norm.minP99) norm.minP99 = p99;
     if (info.costPerRequest < norm.minCost) norm.minCost = info.costPerRequest;
   }
+  // A penalised candidate's record states its age in whole seconds, as its gate's outcome does,
+  // and that outcome's window already bounds how long this evaluation is kept.
   const treatment: TStaleTreatment = !stale ? "fresh" : pass.penalised && ageMs !== null ? "penalty" : "safe_default";
-  if (treatment === "penalty") pass.keepable = false;
   const record: TRecordDraft = {
     provider: key,
     priority: i,
