@@ -135,13 +135,21 @@ function createEntries(state: RoutingState, machine: ReturnType<typeof createMac
 /** The breakers' views in the routing state: `publish` rebuilds them and pushes them only when one changed (or when forced). */
 function createViews(state: RoutingState, states: ReadonlyMap<string, TEntry>, now: () => number) {
   let views: Record<string, TBreakerView> = {};
+  let count = 0;
+  /** Whether any breaker's view at `at` differs from the published one: runs on every provider call's outcome, so field by field, not by serialising every view twice. */
+  function changedAt(at: number): boolean {
+    if (states.size !== count) return true;
+    for (const [k, s] of states) if (viewChanged(views[k], breakerView(s.state, at))) return true;
+    return false;
+  }
   return {
     publish(force = false): void {
       const at = now();
+      if (!force && !changedAt(at)) return;
       const next: Record<string, TBreakerView> = {};
       for (const [k, s] of states) next[k] = breakerView(s.state, at);
-      if (!force && JSON.stringify(next) === JSON.stringify(views)) return;
       views = next;
+      count = states.size;
       for (const operation of state.operations()) {
         for (const region of state.knownRegions(operation)) state.setBreakers(operation, region, views);
       }
