@@ -221,14 +221,17 @@ describe("stepController", () => {
     expect(r.shares.B).toBeCloseTo(0.6, 12);
   });
 
+  /** A (first in the priority order) failing back from B, 30% of the way. */
+  const failingBackToA = () => ({
+    ...withShares({ A: 0.3, B: 0.7, C: 0 }, "A"),
+    displaced: [],
+    probeFloor: ["B"],
+    recovery: { provider: "A", phase: "failback" as const, detectedAt: 0, cooldownUntil: 0 },
+    shift: { reason: "failback_step" as const, from: "B" },
+  });
+
   it("judges a former primary failing back at full sample confidence, as in its cooldown, not on its refilling window", () => {
-    const failingBack = {
-      ...withShares({ A: 0.3, B: 0.7, C: 0 }, "A"),
-      displaced: [],
-      probeFloor: ["B"],
-      recovery: { provider: "A", phase: "failback" as const, detectedAt: 0, cooldownUntil: 0 },
-      shift: { reason: "failback_step" as const, from: "B" },
-    };
+    const failingBack = failingBackToA();
     const own = { sampleCount: 150, regional: { samples: 150, failures: 1 } };
     // Ten points short on confidence alone: at full confidence it still matches B, so the failback goes on.
     const thin = stepController(failingBack, { candidates: [c("A", 80, { ...own, confidencePoints: 10 }), c("B", 90), c("C", null)] }, config, 10 * SEC);
@@ -244,13 +247,7 @@ describe("stepController", () => {
   });
 
   it("gives a failback up on its own calls only when they prove a failure beyond the noise of looking every tick", () => {
-    const failingBack = {
-      ...withShares({ A: 0.3, B: 0.7, C: 0 }, "A"),
-      displaced: [],
-      probeFloor: ["B"],
-      recovery: { provider: "A", phase: "failback" as const, detectedAt: 0, cooldownUntil: 0 },
-      shift: { reason: "failback_step" as const, from: "B" },
-    };
+    const failingBack = failingBackToA();
     const tick = (failures: number, samples: number) =>
       stepController(
         failingBack,
@@ -264,7 +261,7 @@ describe("stepController", () => {
     expect(noise.events.map((e) => e.type)).toEqual(["failback_step"]);
     expect(noise.state.recovery?.phase).toBe("failback");
     expect(noise.shares.A).toBeGreaterThan(0.3);
-    // A fifth of its calls failing is proven on the same number of calls: given up.
+    // About a fifth of its calls failing is proven on the same number of calls: given up.
     const failing = tick(12, 62);
     expect(failing.events.map((e) => e.type)).toEqual(["recovery_aborted", "score_decay_shift"]);
     expect(failing.events[0]!.detail).toContain("own calls fail at more than 5% (12 of 62) during failback");
