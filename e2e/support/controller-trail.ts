@@ -2,8 +2,9 @@ import type { PrismaClient } from "../../lib/db/client";
 
 /**
  * The controller's shift events and the stored incidents of one scope since `since`, one line
- * each, and the telemetry buckets behind them: what a failed outage or failback expectation prints, so a run that went another way (a
- * recovery aborted, a failback that stalled, an incident split in two) says how from CI's log.
+ * each, and the telemetry buckets behind them: what a failed outage or failback expectation
+ * prints, so a run that went another way (a recovery aborted, a failback that stalled, an incident
+ * split in two) says how from CI's log.
  */
 export async function controllerTrail(prisma: PrismaClient, operation: string, region: string, since: number): Promise<string> {
   const [events, incidents, buckets] = await Promise.all([

@@ -136,7 +136,10 @@ function createEntries(state: RoutingState, machine: ReturnType<typeof createMac
 function createViews(state: RoutingState, states: ReadonlyMap<string, TEntry>, now: () => number) {
   let views: Record<string, TBreakerView> = {};
   let count = 0;
-  /** Whether any breaker's view at `at` differs from the published one: runs on every provider call's outcome, so field by field, not by serialising every view twice. */
+  /**
+   * Whether any breaker's view at `at` differs from the published one. It runs on every provider
+   * call's outcome, so field by field, not by serialising every view twice.
+   */
   function changedAt(at: number): boolean {
     if (states.size !== count) return true;
     for (const [k, s] of states) if (viewChanged(views[k], breakerView(s.state, at))) return true;
