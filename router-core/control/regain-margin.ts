@@ -54,11 +54,14 @@ export function recoveryProven(e: TControllerEvidence, minSampleSize: number): b
   return e.sampleCount >= minSampleSize || ownSamples(e) >= samplesToProve(e.regional?.failures ?? null, minSampleSize);
 }
 
-/** Its own calls prove (one-sided 95% lower bound) a failure rate above RECOVERY_FAILURE_BOUND. */
-export function provenFailing(e: TControllerEvidence): boolean {
+/** Its own calls in the region prove, at the lower bound's z (default one-sided 95%), a failure rate above RECOVERY_FAILURE_BOUND. */
+function provenAbove(e: TControllerEvidence, z?: number): boolean {
   const r = e.regional;
-  return r !== null && r.samples > 0 && failureLowerBound(r.failures / r.samples, r.samples) > RECOVERY_FAILURE_BOUND;
+  return r !== null && r.samples > 0 && failureLowerBound(r.failures / r.samples, r.samples, z) > RECOVERY_FAILURE_BOUND;
 }
+
+/** Its own calls prove (one-sided 95% lower bound) a failure rate above RECOVERY_FAILURE_BOUND. */
+export const provenFailing = (e: TControllerEvidence): boolean => provenAbove(e);
 
 /**
  * One-sided 99.9%. A recovery is judged again every tick of its cooldown and failback, on windows
@@ -72,10 +75,7 @@ const Z_GIVE_UP = 3.0902323;
  * Its own calls prove, beyond the noise of repeated looks (Z_GIVE_UP), a failure rate above
  * RECOVERY_FAILURE_BOUND: what gives a recovery up, a band below what stops it looking recovered.
  */
-export function provenStillFailing(e: TControllerEvidence): boolean {
-  const r = e.regional;
-  return r !== null && r.samples > 0 && failureLowerBound(r.failures / r.samples, r.samples, Z_GIVE_UP) > RECOVERY_FAILURE_BOUND;
-}
+export const provenStillFailing = (e: TControllerEvidence): boolean => provenAbove(e, Z_GIVE_UP);
 
 /** The score the evidence gives at full sample confidence. */
 export function fullScore(e: TControllerEvidence | undefined): number | null {
