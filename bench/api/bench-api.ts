@@ -50,6 +50,7 @@ type TOptions = {
   existing: string | undefined;
   resultName: string;
   closedOnly: boolean;
+  fixedRate: number | null;
   cpuProfileDir: string | null;
 };
 /** What the run started, for the cleanup in main's finally. */
@@ -87,6 +88,8 @@ function readOptions(): TOptions {
       "result-name": { type: "string", default: "api" },
       // Only the closed loop (no reference, fixed rates or outcomes), writing no result: quick A/B runs of a change.
       "closed-only": { type: "boolean", default: false },
+      // With --closed-only: also one open-loop phase at this rate (decides/s), for A/B runs of the tail at a set load.
+      "fixed-rate": { type: "string" },
       // The server under --cpu-prof: its profile goes to .data/profiles/ (summarise with bench/api/profile-summary.ts).
       "cpu-prof": { type: "boolean", default: false },
     },
@@ -98,6 +101,7 @@ function readOptions(): TOptions {
     existing: values["use-database"],
     resultName: values["result-name"]!,
     closedOnly: values["closed-only"] === true,
+    fixedRate: values["fixed-rate"] === undefined ? null : Number(values["fixed-rate"]),
     cpuProfileDir: values["cpu-prof"] === true ? path.resolve(".data", "profiles") : null,
   };
 }
@@ -171,8 +175,8 @@ async function runFixedRates(ctx: TContext, child: ChildProcess, port: number, m
   const fixed: TOpenLoopResult[] = [];
   // Per fixed rate, beside its result: the server's commit histograms and CPU per decide over the phase.
   const fixedPhase: TFixedPhase[] = [];
-  for (const share of ctx.closedOnly ? [] : [0.3, 0.6]) {
-    const rate = Math.max(100, Math.round((share * maxRate) / 100) * 100);
+  const rates = ctx.fixedRate ? [ctx.fixedRate] : ctx.closedOnly ? [] : [0.3, 0.6].map((share) => Math.max(100, Math.round((share * maxRate) / 100) * 100));
+  for (const rate of rates) {
     console.log(`decide at a fixed ${rate}/s (open loop)`);
     // In a process of its own: this one's bookkeeping (every acknowledged id) would add its GC pauses to the latencies.
     const phaseBefore = await scrapeCommit(port, AUTH);

@@ -72,6 +72,7 @@ const REINDEXED_TABLES = ["provider_call_outcome", "business_outcome", "traffic_
 const SEEDED_TABLES = [
   "decision",
   "decision_rollup",
+  "decision_rollup_pending",
   "provider_call_outcome",
   "business_outcome",
   "traffic_share_sample",

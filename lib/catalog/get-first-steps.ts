@@ -15,8 +15,9 @@ export async function getFirstSteps(prisma: PrismaClient): Promise<{ steps: TFir
     prisma.operationPolicy.findFirst({ where: { activeVersionId: { not: null } }, select: { operationKey: true } }),
     prisma.apiKey.count({ where: { revokedAt: null, scopes: { has: "decide" } } }),
     // The rollup, not the decision table: every logged decision is counted there, whichever store
-    // keeps the rows (lib/decision-store), and the same statement writes both in Postgres mode.
-    prisma.$queryRaw<{ one: number }[]>`select 1 as one from decision_rollup limit 1`,
+    // keeps the rows (lib/decision-store); in Postgres mode a decision's transaction adds its cell to
+    // the pending ones, which the roller moves to decision_rollup.
+    prisma.$queryRaw<{ one: number }[]>`select 1 as one from decision_rollup_pending union all (select 1 from decision_rollup limit 1) limit 1`,
   ]);
   const steps: TFirstStep[] = [
     {

@@ -4,6 +4,7 @@ import { dataPlaneAuthenticator, setAuthenticator, type TAuthenticator, sendJson
 import { createDecideHandler } from "./decide/handler";
 import { createIdempotencyCache } from "./decide/idempotency";
 import { maintainPartitions } from "./decision-log/partitions";
+import { startRollupRoller } from "./decision-log/roller";
 import { announceBacklog, withdrawBacklog } from "./decision-log/backlog";
 import { IDEMPOTENCY_WINDOW_MS, type TDecisionRow } from "./decision-log/rows";
 import { createDecisionLog, type TDecisionLogOptions, type TDecisionLogStats } from "./decision-log/writer";
@@ -108,6 +109,7 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
   await runMaintenance();
   const maintenanceTimer = setInterval(() => void runMaintenance(), HOUR_MS);
   maintenanceTimer.unref();
+  const roller = startRollupRoller({ pool, log: opts.log });
 
   const quotas = createClusterQuota({ pool, instanceId: s.instanceId, now, log: opts.log, publish: (views) => state.setQuotaViews("quotas", views) });
   const stopCounting = observeDecisions((_operation, _region, provider) => quotas.consume(provider));
@@ -163,6 +165,7 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
       stopCounting();
       quotas.close();
       await decisionLog.close();
+      await roller.close();
       await store?.close();
       await pool.end();
     },

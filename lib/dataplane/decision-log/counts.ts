@@ -75,6 +75,20 @@ const DIMENSIONS: Record<TCountDimension, { rollup: string; raw: string }> = {
 
 type TPlan = { sql: string; params: unknown[] };
 
+/** decision_rollup's key columns after `minute`, and its count. */
+const CELL_COLUMNS = "operation, region, selected_provider, reason_code, policy_version, shadow, stale, degraded, source, shadow_pick, count";
+
+/**
+ * The minute cells: decision_rollup's and those decide's transactions left in
+ * decision_rollup_pending since the last roll. decision_rollup_roll() moves pending cells in one
+ * transaction, so at any snapshot each decision is counted in exactly one of the two.
+ */
+const MINUTE_CELLS = `(select minute, ${CELL_COLUMNS} from decision_rollup union all select minute, ${CELL_COLUMNS} from decision_rollup_pending)`;
+
+/** The tiers' cells, the pending minute cells among them in the 10-minute and hour periods they fall in (see MINUTE_CELLS). */
+const TIER_CELLS = `(select minutes, start, ${CELL_COLUMNS} from decision_rollup_tier union all
+  select w.m, date_bin(w.m * interval '1 minute', minute, timestamptz 'epoch'), ${CELL_COLUMNS} from decision_rollup_pending cross join (values (10), (60)) as w(m))`;
+
 /** decision_rollup_tier's period widths in minutes, coarsest first (its migration writes both). */
 const TIER_MINUTES = [60, 10] as const;
 
@@ -118,9 +132,9 @@ function segmentSql(q: TDecisionCountQuery, s: TRollupSegment, p: (v: unknown) =
   const dims = q.by.map((d, i) => `, ${DIMENSIONS[d].rollup} as d${i}`).join("");
   const shadowed = q.shadowed ? " and shadow <> 'none'" : "";
   if (s.minutes === 1)
-    return `select date_bin($2::interval, minute, timestamptz 'epoch') as b${dims}, count as n from decision_rollup
+    return `select date_bin($2::interval, minute, timestamptz 'epoch') as b${dims}, count as n from ${MINUTE_CELLS} c
       where operation = $1${region} and minute >= ${p(new Date(s.from))} and minute < ${p(new Date(s.to))}${shadowed}`;
-  return `select date_bin($2::interval, start, timestamptz 'epoch') as b${dims}, count as n from decision_rollup_tier
+  return `select date_bin($2::interval, start, timestamptz 'epoch') as b${dims}, count as n from ${TIER_CELLS} c
       where operation = $1${region} and minutes = ${s.minutes} and start >= ${p(new Date(s.from))} and start < ${p(new Date(s.to))}${shadowed}`;
 }
 
@@ -239,10 +253,10 @@ const RAW_RANGES_PER_READ = 250;
  * max() of each picks it. `p` adds a parameter ($1 is the operation).
  */
 function disagreementSegmentSql(s: TRollupSegment, p: (v: unknown) => string): string {
-  const [table, t, width] = s.minutes === 1 ? ["decision_rollup", "minute", ""] : ["decision_rollup_tier", "start", ` and minutes = ${s.minutes}`];
+  const [table, t, width] = s.minutes === 1 ? [MINUTE_CELLS, "minute", ""] : [TIER_CELLS, "start", ` and minutes = ${s.minutes}`];
   return `select region, nullif(selected_provider, '') as actual, nullif(shadow_pick, '') as shadow, sum(count) as n,
       max(${t}) as last_lo, max(${t}) + interval '${s.minutes} minutes' as last_hi, null::timestamptz as last_at
-      from ${table} where operation = $1${width} and ${t} >= ${p(new Date(s.from))} and ${t} < ${p(new Date(s.to))} and shadow = 'disagree' group by 1, 2, 3`;
+      from ${table} c where operation = $1${width} and ${t} >= ${p(new Date(s.from))} and ${t} < ${p(new Date(s.to))} and shadow = 'disagree' group by 1, 2, 3`;
 }
 
 /**
@@ -250,7 +264,7 @@ function disagreementSegmentSql(s: TRollupSegment, p: (v: unknown) => string): s
  * region's cells, by the key's prefix), for each row of `groups` that has a last period.
  */
 const NARROW_SQL = `cross join lateral (
-       select max(minute) as last_minute from decision_rollup r
+       select max(minute) as last_minute from ${MINUTE_CELLS} r
         where g.last_lo is not null and r.operation = $1 and r.region = g.region and r.minute >= g.last_lo and r.minute < g.last_hi
           and r.selected_provider = coalesce(g.actual, '') and r.shadow = 'disagree' and r.shadow_pick = coalesce(g.shadow, '')) m`;
 
@@ -411,7 +425,10 @@ export async function countServedMinutes(
   const parts = [
     `select region, nullif(selected_provider, '') as provider, hour as t, null::bigint as n, array_to_string(minutes, ',') as minutes from decision_served_minutes
       where operation = $1 and hour >= $3 and hour < $4`,
-    `select region, nullif(selected_provider, '') as provider, minute as t, sum(count)::bigint as n, null::text as minutes from decision_rollup
+    // The whole hours' pending cells (MINUTE_CELLS) are not in decision_served_minutes yet.
+    `select region, nullif(selected_provider, '') as provider, minute as t, sum(count)::bigint as n, null::text as minutes from decision_rollup_pending
+      where operation = $1 and minute >= $3 and minute < $4 group by 1, 2, 3`,
+    `select region, nullif(selected_provider, '') as provider, minute as t, sum(count)::bigint as n, null::text as minutes from ${MINUTE_CELLS} c
       where operation = $1 and (minute >= $2 and minute < $3 or minute >= $4 and minute < $5) group by 1, 2, 3`,
   ];
   const edges: TRawRange[] = [

@@ -6,8 +6,9 @@ import { addRollupDeltas, rollupDeltasOf } from "./rollup";
 import { insertDecisions, replayDecisions, type TDecisionRow } from "./rows";
 
 // decision_rollup_tier (10-minute and hour periods) and decision_served_minutes (per hour, region
-// and provider, a count per minute) are kept by triggers on decision_rollup: after any writer's
-// statement each must equal the minute cells summed its way, with no empty cells.
+// and provider, a count per minute) are kept by triggers on decision_rollup, and by the roller
+// (decision_rollup_roll) for the cells decide's insert leaves pending: after any writer's statement
+// and a roll, each must equal the minute cells summed its way, with no empty cells.
 
 let db: TTestDatabase;
 let pool: pg.Pool;
@@ -23,7 +24,7 @@ beforeAll(async () => {
   await maintainPartitions(pool, { now: NOW, daysAhead: 1, retentionDays: 0, from: NOW - 2 * 86_400_000 });
 });
 beforeEach(async () => {
-  await pool.query("truncate decision, decision_rollup");
+  await pool.query("truncate decision, decision_rollup, decision_rollup_pending");
 });
 afterAll(async () => {
   await pool?.end();
@@ -58,8 +59,9 @@ function row(i: number, over: Partial<TDecisionRow> = {}): TDecisionRow {
 
 const DIMS = "operation, region, selected_provider, reason_code, policy_version, shadow, stale, degraded, source, shadow_pick";
 
-/** Rows of the tier that differ from the minute cells summed per period, and the tier's empty cells. */
+/** After a roll: rows of the tier that differ from the minute cells summed per period, and the tier's empty cells. */
 async function tierMismatch(): Promise<{ diff: unknown[]; empty: number; cells: number }> {
+  await pool.query("select decision_rollup_roll()");
   const expected = `select w.m as minutes, date_bin(w.m * interval '1 minute', minute, timestamptz 'epoch') as start, ${DIMS}, sum(count)::bigint as count
       from decision_rollup cross join (values (10), (60)) as w(m) group by 1, 2, ${DIMS}`;
   const actual = `select minutes, start, ${DIMS}, count from decision_rollup_tier`;
@@ -86,7 +88,7 @@ async function withClient<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   }
 }
 
-describe("decision_rollup_tier follows decision_rollup in the same statement", () => {
+describe("decision_rollup_tier follows decision_rollup", () => {
   it("after the insert, the replay, a resent batch, a segment replayed twice and addRollupDeltas", async () => {
     const rows = Array.from({ length: 90 }, (_, i) => row(i));
     await withClient(async (client) => {
@@ -117,16 +119,17 @@ describe("decision_rollup_tier follows decision_rollup in the same statement", (
     expect(widths[1]!.periods).toBeGreaterThan(1);
   });
 
-  it("when the insert adds its own tiers and another writer follows in the same transaction", async () => {
-    // The insert writes the tiers itself and tells the triggers to skip its statement; a writer
+  it("when the roll adds its own tiers and another writer follows in the same transaction", async () => {
+    // The roll writes the tiers itself and tells the triggers to skip its statement; a writer
     // after it in the same transaction must still get its tiers from the triggers.
     const rows = Array.from({ length: 30 }, (_, i) => row(i));
     await withClient(async (client) => {
-      await client.query("begin");
       await insertDecisions(
         client,
         rows.map((r) => ({ row: r, stored: null })),
       );
+      await client.query("begin");
+      expect((await client.query("select decision_rollup_roll() as n")).rows[0].n).not.toBe("0");
       await addRollupDeltas(client, rollupDeltasOf([row(3, { source: "local" })]));
       await client.query("commit");
     });
@@ -145,9 +148,18 @@ describe("decision_rollup_tier follows decision_rollup in the same statement", (
             part.slice(i, i + 20).map((r) => ({ row: r, stored: null })),
           );
       });
-    await Promise.all([write(rows.filter((_, i) => i % 2 === 0)), write(rows.filter((_, i) => i % 2 === 1))]);
+    // Two rollers too, while the writers write: each cell is moved once, by one of them.
+    let writing = true;
+    const roll = async () => {
+      for (let rolls = 0; writing || rolls < 1; rolls++) await pool.query("select decision_rollup_roll()");
+    };
+    const writers = Promise.all([write(rows.filter((_, i) => i % 2 === 0)), write(rows.filter((_, i) => i % 2 === 1))]).finally(() => {
+      writing = false;
+    });
+    await Promise.all([writers, roll(), roll()]);
     expect(await tierMismatch()).toEqual({ diff: [], empty: 0, cells: expect.any(Number) });
     expect((await pool.query("select sum(count)::int as n from decision_rollup_tier where minutes = 60")).rows[0].n).toBe(400);
+    expect((await pool.query("select sum(count)::int as n from decision_rollup")).rows[0].n).toBe(400);
   });
 
   it("after the rebuild, an update and a delete of minute cells, with no empty periods left", async () => {
@@ -157,8 +169,10 @@ describe("decision_rollup_tier follows decision_rollup in the same statement", (
         Array.from({ length: 60 }, (_, i) => ({ row: row(i), stored: null })),
       ),
     );
+    // The rows' cells are still pending: the rebuild recounts the server's rows and drops their pending cells.
     await pool.query("select decision_rollup_rebuild($1, $2)", [new Date(NOW - 2 * HOUR), new Date(NOW + HOUR)]);
     expect(await tierMismatch()).toEqual({ diff: [], empty: 0, cells: expect.any(Number) });
+    expect((await pool.query("select sum(count)::int as n from decision_rollup")).rows[0].n).toBe(60);
     await pool.query("update decision_rollup set count = count + 3 where region = 'EU'");
     await pool.query("delete from decision_rollup where region = 'NA'");
     const m = await tierMismatch();

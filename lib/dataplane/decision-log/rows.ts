@@ -221,8 +221,9 @@ const after = (k: number) => `$${COLUMNS.length + 1 + k}`;
  * Inserts the rows whose (operation, request_id, api_key_id) has no decision within the idempotency window
  * and returns the existing decisions for the others: one statement, one round trip, one
  * transaction for the whole batch (the `decision_log_insert_rolled` function, see its
- * migrations), which also adds the rows it inserted to decision_rollup. Rows for the same key
- * arriving at two instances at once are serialised by a transaction-scoped advisory lock per key.
+ * migrations), which also adds the cells of the rows it inserted to decision_rollup_pending
+ * (roller.ts moves them into the rollups). Rows for the same key arriving at two instances at
+ * once are serialised by a transaction-scoped advisory lock per key.
  * The lookup is one index probe per row (LATERAL ... LIMIT 1), never a scan of the window, and
  * the time bounds prune it to the partitions the window can touch. New candidate lists travel as
  * three more parameters (ids, days, texts).
