@@ -51,6 +51,7 @@ type TOptions = {
   resultName: string;
   closedOnly: boolean;
   fixedRate: number | null;
+  fixedRounds: number;
   cpuProfileDir: string | null;
 };
 /** What the run started, for the cleanup in main's finally. */
@@ -90,6 +91,9 @@ function readOptions(): TOptions {
       "closed-only": { type: "boolean", default: false },
       // With --closed-only: also one open-loop phase at this rate (decides/s), for A/B runs of the tail at a set load.
       "fixed-rate": { type: "string" },
+      // The fixed-rate phases, decide then the reference, this many times in alternation: a single
+      // phase's p99 on a shared 2-core machine moves by 2x between runs minutes apart.
+      "fixed-rounds": { type: "string", default: "3" },
       // The server under --cpu-prof: its profile goes to .data/profiles/ (summarise with bench/api/profile-summary.ts).
       "cpu-prof": { type: "boolean", default: false },
     },
@@ -102,6 +106,7 @@ function readOptions(): TOptions {
     resultName: values["result-name"]!,
     closedOnly: values["closed-only"] === true,
     fixedRate: values["fixed-rate"] === undefined ? null : Number(values["fixed-rate"]),
+    fixedRounds: Math.max(1, Math.floor(Number(values["fixed-rounds"]))),
     cpuProfileDir: values["cpu-prof"] === true ? path.resolve(".data", "profiles") : null,
   };
 }
@@ -171,7 +176,7 @@ async function runDecideClosed(ctx: TContext, child: ChildProcess, port: number)
  * closed-loop maximum (open-loop-load.ts). The closed loop's latency is mostly queueing
  * (connections / throughput); this is what a service with many callers sees.
  */
-async function runFixedRates(ctx: TContext, child: ChildProcess, port: number, maxRate: number): Promise<TFixedRuns> {
+async function runFixedRates(ctx: TContext, child: ChildProcess, port: number, maxRate: number, round = 1): Promise<TFixedRuns> {
   const fixed: TOpenLoopResult[] = [];
   // Per fixed rate, beside its result: the server's commit histograms and CPU per decide over the phase.
   const fixedPhase: TFixedPhase[] = [];
@@ -187,7 +192,7 @@ async function runFixedRates(ctx: TContext, child: ChildProcess, port: number, m
           port,
           path: "/api/v1/decide",
           headers: AUTH,
-          template: `{"operation":"SEND_SMS","region":"{cycle}","requestId":"fixed-${rate}-{i}"}`,
+          template: `{"operation":"SEND_SMS","region":"{cycle}","requestId":"fixed-${rate}-r${round}-{i}"}`,
           cycle: REGIONS,
           collectAfter: '{"decisionId":"',
           rate,
@@ -210,7 +215,7 @@ async function runFixedRates(ctx: TContext, child: ChildProcess, port: number, m
  * The reference at the same rates: on a 2-core machine even a bare handler's tail at a modest
  * rate is far from flat (each request wakes processes that were idle), and this says how far.
  */
-async function runReferenceFixed(ctx: TContext, ref: TReferenceServer, fixed: readonly TOpenLoopResult[]): Promise<TReferenceFixed> {
+async function runReferenceFixed(ctx: TContext, ref: TReferenceServer, fixed: readonly TOpenLoopResult[], round = 1): Promise<TReferenceFixed> {
   const referenceFixed: TReferenceFixed = [];
   for (const f of fixed) {
     console.log(`reference at a fixed ${f.rate}/s (open loop)`);
@@ -221,7 +226,7 @@ async function runReferenceFixed(ctx: TContext, ref: TReferenceServer, fixed: re
           port: ref.port,
           path: "/reference",
           headers: {},
-          template: `{"operation":"SEND_SMS","region":"{cycle}","requestId":"ref-${f.rate}-{i}"}`,
+          template: `{"operation":"SEND_SMS","region":"{cycle}","requestId":"ref-${f.rate}-r${round}-{i}"}`,
           cycle: REGIONS,
           collectAfter: "-",
           rate: f.rate,
@@ -289,8 +294,12 @@ type TRun = {
   decide: TDecideRun;
   fixedRuns: TFixedRuns;
   referenceFixed: TReferenceFixed;
+  /** Every round's fixed-rate p99s (the first is fixedRuns' and referenceFixed's), by rate in fixedRuns' order. */
+  fixedRounds: TFixedRound[];
   check: TRowCheck;
 };
+
+type TFixedRound = { decide: TOpenLoopResult[]; phases: TFixedPhase[]; reference: TOpenLoopResult[] };
 
 const fixedNon2xx = (f: TOpenLoopResult) => Object.entries(f.statuses).reduce((n, [k, v]) => (k === "200" ? n : n + v), 0);
 const perSecondOf = (r: TClosedLoop) => r.ok / r.seconds;
@@ -336,7 +345,37 @@ function printSweep(run: TRun): void {
   }
 }
 
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** Per rate: each round's p99 of decide and of the reference, and the median of the per-round ratios. */
+function fixedRoundSummary(run: TRun): Array<{ rate: number; decide: number[]; reference: number[]; ratio: number }> {
+  return run.fixedRuns.fixed.map((f, i) => {
+    const decide = run.fixedRounds.map((r) => r.decide[i]!.latency.p99);
+    const reference = run.fixedRounds.flatMap((r) => (r.reference[i] ? [r.reference[i].latency.p99] : []));
+    return { rate: f.rate, decide, reference, ratio: reference.length === decide.length ? median(decide.map((d, k) => d / reference[k]!)) : NaN };
+  });
+}
+
 function printFixedRates(run: TRun): void {
+  printFixedRound(run);
+  if (run.fixedRounds.length < 2) return;
+  for (const [k, round] of run.fixedRounds.entries())
+    for (const [i, f] of round.decide.entries()) {
+      const phase = round.phases[i]!;
+      console.log(
+        `round ${k + 1} at ${f.rate}/s  p50 ${f.latency.p50} ms, p99 ${f.latency.p99} ms, max ${f.latency.max} ms; ${phase.serverUs?.toFixed(0) ?? "?"} µs server, ${phase.postgresUs?.toFixed(0) ?? "?"} µs Postgres per decide; durable wait ${describeCommit(phase.commit)}`,
+      );
+    }
+  for (const r of fixedRoundSummary(run))
+    console.log(
+      `p99 at ${r.rate}/s  ${run.fixedRounds.length} rounds: decide ${r.decide.join(", ")} ms (median ${median(r.decide)})${r.reference.length > 0 ? `, reference in alternation ${r.reference.join(", ")} ms (median ${median(r.reference)}); decide over the reference, median of the rounds ${r.ratio.toFixed(2)}×` : ""}`,
+    );
+}
+
+function printFixedRound(run: TRun): void {
   const { fixed, fixedPhase } = run.fixedRuns;
   for (const [i, f] of fixed.entries()) {
     console.log(
@@ -375,7 +414,8 @@ function reportDecide(run: TRun): void {
   console.log(`candidate lists  ${lists} stored once each for the ${rows} rows`);
   console.log(`index reads      ${indexReads.map((r) => `${r.index}: ${r.scans} scans, ${r.tuples} tuples`).join("; ")} (decision partitions, every phase)`);
   if (missing !== 0 || acknowledged > rows || !listsShared) process.exitCode = 1;
-  if (result.non2xx > 0 || result.errors > 0 || run.fixedRuns.fixed.some((f) => fixedNon2xx(f) > 0 || f.errors > 0)) process.exitCode = 1;
+  const everyFixed = run.fixedRounds.flatMap((r) => r.decide);
+  if (result.non2xx > 0 || result.errors > 0 || everyFixed.some((f) => fixedNon2xx(f) > 0 || f.errors > 0)) process.exitCode = 1;
 }
 
 function referenceFigures(run: TRun): TBenchFigure[] {
@@ -433,23 +473,33 @@ function closedLoopFigures(run: TRun): TBenchFigure[] {
 function fixedRateFigures(run: TRun): TBenchFigure[] {
   const { fixed, fixedPhase } = run.fixedRuns;
   const { referenceFixed } = run;
-  return fixed.flatMap((f, i) => [
-    { label: `latency p50 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p50, unit: "ms" },
-    { label: `latency p99 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p99, unit: "ms" },
-    ...(fixedPhase[i]!.serverUs !== null
-      ? [{ label: `server CPU per decide at a fixed ${f.rate}/s`, value: Math.round(fixedPhase[i]!.serverUs!), unit: "µs" }]
-      : []),
-    ...(fixedPhase[i]!.postgresUs !== null
-      ? [{ label: `Postgres CPU per decide at a fixed ${f.rate}/s`, value: Math.round(fixedPhase[i]!.postgresUs!), unit: "µs" }]
-      : []),
-    ...(referenceFixed[i]
-      ? [
-          { label: `reference latency p50 at a fixed ${f.rate}/s`, value: referenceFixed[i]!.result.latency.p50, unit: "ms" },
-          { label: `reference latency p99 at a fixed ${f.rate}/s`, value: referenceFixed[i]!.result.latency.p99, unit: "ms" },
-        ]
-      : []),
-    ...commitFigures(`at ${f.rate}/s`, fixedPhase[i]!.commit),
-  ]);
+  return fixed
+    .flatMap((f, i) => [
+      { label: `latency p50 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p50, unit: "ms" },
+      { label: `latency p99 at a fixed ${f.rate}/s (open loop)`, value: f.latency.p99, unit: "ms" },
+      ...(fixedPhase[i]!.serverUs !== null
+        ? [{ label: `server CPU per decide at a fixed ${f.rate}/s`, value: Math.round(fixedPhase[i]!.serverUs!), unit: "µs" }]
+        : []),
+      ...(fixedPhase[i]!.postgresUs !== null
+        ? [{ label: `Postgres CPU per decide at a fixed ${f.rate}/s`, value: Math.round(fixedPhase[i]!.postgresUs!), unit: "µs" }]
+        : []),
+      ...(referenceFixed[i]
+        ? [
+            { label: `reference latency p50 at a fixed ${f.rate}/s`, value: referenceFixed[i]!.result.latency.p50, unit: "ms" },
+            { label: `reference latency p99 at a fixed ${f.rate}/s`, value: referenceFixed[i]!.result.latency.p99, unit: "ms" },
+          ]
+        : []),
+      ...commitFigures(`at ${f.rate}/s`, fixedPhase[i]!.commit),
+    ])
+    .concat(
+      run.fixedRounds.length < 2
+        ? []
+        : fixedRoundSummary(run).flatMap((r) => [
+            { label: `latency p99 at a fixed ${r.rate}/s, median of ${run.fixedRounds.length} alternating rounds`, value: median(r.decide), unit: "ms" },
+            { label: `reference latency p99 at a fixed ${r.rate}/s, median of the same rounds`, value: median(r.reference), unit: "ms" },
+            { label: `p99 over the reference's at a fixed ${r.rate}/s, median of the rounds`, value: Number(r.ratio.toFixed(2)), unit: "×", target: "≤ 2" },
+          ]),
+    );
 }
 
 /** Prints the outcome figures and writes the result file (a run with outcomes only: --closed-only writes none). */
@@ -527,10 +577,18 @@ async function runBench(opts: TOptions, res: TResources): Promise<void> {
   const started = await startServer(databaseUrl, spoolDir, opts.durability, opts.cpuProfileDir);
   res.child = started.child;
   const decide = await runDecideClosed(ctx, started.child, started.port);
-  const fixedRuns = await runFixedRates(ctx, started.child, started.port, perSecondOf(decide.result));
-  let referenceFixed: TReferenceFixed = [];
+  const maxRate = perSecondOf(decide.result);
+  const fixedRuns = await runFixedRates(ctx, started.child, started.port, maxRate);
+  const referenceFixed: TReferenceFixed = ref ? await runReferenceFixed(ctx, ref, fixedRuns.fixed) : [];
+  const fixedRounds: TFixedRound[] = [{ decide: fixedRuns.fixed, phases: fixedRuns.fixedPhase, reference: referenceFixed.map((r) => r.result) }];
+  for (let round = 2; round <= ctx.fixedRounds && fixedRuns.fixed.length > 0; round++) {
+    console.log(`fixed rates, round ${round} of ${ctx.fixedRounds}`);
+    // New request ids each round: a repeated one is an idempotent replay, which costs more than a decision.
+    const again = await runFixedRates(ctx, started.child, started.port, maxRate, round);
+    const reference = ref ? (await runReferenceFixed(ctx, ref, again.fixed, round)).map((r) => r.result) : [];
+    fixedRounds.push({ decide: again.fixed, phases: again.fixedPhase, reference });
+  }
   if (ref) {
-    referenceFixed = await runReferenceFixed(ctx, ref, fixedRuns.fixed);
     await ref.stop();
     res.stopReference = null;
   }
@@ -542,7 +600,7 @@ async function runBench(opts: TOptions, res: TResources): Promise<void> {
 
   const check = await checkRows(databaseUrl, benchStartedAt, outcomesStartedAt);
   await rm(spoolDir, { recursive: true, force: true });
-  const run: TRun = { ctx, reference, referenceSweep, decide, fixedRuns, referenceFixed, check };
+  const run: TRun = { ctx, reference, referenceSweep, decide, fixedRuns, referenceFixed, fixedRounds, check };
   reportDecide(run);
   if (outcomes) reportOutcomesAndWrite(run, outcomes);
 }
