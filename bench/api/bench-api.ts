@@ -581,8 +581,10 @@ async function runBench(opts: TOptions, res: TResources): Promise<void> {
   const fixedRuns = await runFixedRates(ctx, started.child, started.port, maxRate);
   const referenceFixed: TReferenceFixed = ref ? await runReferenceFixed(ctx, ref, fixedRuns.fixed) : [];
   const fixedRounds: TFixedRound[] = [{ decide: fixedRuns.fixed, phases: fixedRuns.fixedPhase, reference: referenceFixed.map((r) => r.result) }];
-  for (let round = 2; round <= ctx.fixedRounds && fixedRuns.fixed.length > 0; round++) {
-    console.log(`fixed rates, round ${round} of ${ctx.fixedRounds}`);
+  // Rounds need the reference to alternate with, or an explicit --fixed-rate (A/B runs); bench:scale's --use-database runs keep one.
+  const rounds = ref || ctx.fixedRate ? ctx.fixedRounds : 1;
+  for (let round = 2; round <= rounds && fixedRuns.fixed.length > 0; round++) {
+    console.log(`fixed rates, round ${round} of ${rounds}`);
     // New request ids each round: a repeated one is an idempotent replay, which costs more than a decision.
     const again = await runFixedRates(ctx, started.child, started.port, maxRate, round);
     const reference = ref ? (await runReferenceFixed(ctx, ref, again.fixed, round)).map((r) => r.result) : [];
