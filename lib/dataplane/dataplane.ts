@@ -16,6 +16,7 @@ import { createSpool } from "./spool";
 import { observeDecisions } from "./metrics/counters";
 import { createClusterQuota, pruneEndedQuotaWindows } from "./quota/cluster-quota";
 import type { TOpenDecisionStore } from "./decision-log/store";
+import { oneAtATime } from "../runtime";
 
 export type TDataPlaneOptions = {
   databaseUrl: string;
@@ -113,12 +114,13 @@ export async function startDataPlane(opts: TDataPlaneOptions) {
 
   const quotas = createClusterQuota({ pool, instanceId: s.instanceId, now, log: opts.log, publish: (views) => state.setQuotaViews("quotas", views) });
   const stopCounting = observeDecisions((_operation, _region, provider) => quotas.consume(provider));
-  const reloadConfig = async (): Promise<TConfigLoadResult> => {
+  // One at a time: an overlapping poll that read before a change could finish last and put it back.
+  const reloadConfig = oneAtATime(async (): Promise<TConfigLoadResult> => {
     const r = await loadConfig(opts.prisma, state, now());
     quotas.configure(r.quotas);
     for (const e of r.errors) opts.log(`policy ${e.operation} version ${e.versionId} does not parse; keeping the previous one: ${e.message}`);
     return r;
-  };
+  });
   await reloadConfig();
   void decisionLog.replaySpool();
 
