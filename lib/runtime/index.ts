@@ -3,4 +3,4 @@
 export { createInsertionOrderedMap } from "./insertion-ordered-map";
 export { oneAtATime } from "./one-at-a-time";
 export { processSlot, readProcessSlot, writeProcessSlot } from "./process-slots";
-export { API_CSP, applyCommonSecurityHeaders, applyConsoleCsp, commonSecurityHeaders } from "./security-headers";
+export { API_CSP, applyConsoleCsp, commonSecurityHeaders, securityHeaders } from "./security-headers";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders } from "node:http";
 
 /** Request header carrying the page's CSP nonce to the root layout (set here on every request, so a client cannot choose it). */
 export const NONCE_HEADER = "x-switchyard-nonce";
@@ -11,7 +11,7 @@ export type TSecurityHeaderOptions = {
   https: boolean;
 };
 
-/** For everything: JSON, text and HTML alike. Set on the response before any handler runs. */
+/** For everything: JSON, text and HTML alike (securedResponse adds them to every response). */
 export function commonSecurityHeaders(opts: TSecurityHeaderOptions): [string, string][] {
   return [
     ["x-content-type-options", "nosniff"],
@@ -44,8 +44,87 @@ export function consoleCsp(nonce: string, dev: boolean): string {
   ].join("; ");
 }
 
-export function applyCommonSecurityHeaders(res: ServerResponse, headers: readonly [string, string][]): void {
-  for (const [name, value] of headers) res.setHeader(name, value);
+type THeadersArg = OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined;
+
+/**
+ * Whether `key` is one of `names` (lower case) in any case. Only a key as long as one of them is
+ * lower-cased: the others (content-type, content-length…) are told apart by length alone.
+ */
+function isOneOf(key: unknown, names: ReadonlySet<string>, lengths: ReadonlySet<number>): boolean {
+  return typeof key === "string" && lengths.has(key.length) && (names.has(key) || names.has(key.toLowerCase()));
+}
+
+/**
+ * What sets the security headers on a response: called once per request, before the handler. It
+ * puts `headers` on the response as its head is written (an implicit head too: node writes it
+ * through writeHead), except those the handler set itself (the console's per-request CSP). Setting
+ * them with setHeader before the handler, as before, made every head take node's slower path,
+ * which merges a handler's headers one setHeader at a time; a subclass of ServerResponse cost
+ * more still (bench/api/README.md).
+ */
+export function securityHeaders(headers: readonly [string, string][]): (res: ServerResponse) => void {
+  const flat: string[] = headers.flat();
+  const names = new Set(headers.map(([name]) => name));
+  const lengths = new Set(headers.map(([name]) => name.length));
+  // Node's own, called with whichever of its two signatures the handler used.
+  const writeHead = ServerResponse.prototype.writeHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
+
+  /** The handler's headers as a flat list with `headers` added; null when it names one of them (then it keeps its own). */
+  function withAll(given: THeadersArg): OutgoingHttpHeader[] | null {
+    if (!given) return flat;
+    const out: OutgoingHttpHeader[] = [];
+    if (!Array.isArray(given)) {
+      for (const key in given) {
+        if (isOneOf(key, names, lengths)) return null;
+        out.push(key, given[key]!);
+      }
+    } else if (given.length > 0 && Array.isArray(given[0])) {
+      for (const pair of given as unknown as OutgoingHttpHeader[][]) {
+        if (isOneOf(pair[0], names, lengths)) return null;
+        out.push(pair[0]!, pair[1]!);
+      }
+    } else {
+      for (let i = 0; i < given.length; i += 2) if (isOneOf(given[i], names, lengths)) return null;
+      return given.concat(flat);
+    }
+    for (const v of flat) out.push(v);
+    return out;
+  }
+
+  /** Only the ones neither set nor given by the handler, set one at a time (node merges the handler's). */
+  function addMissing(res: ServerResponse, given: THeadersArg): void {
+    const named = (name: string) => {
+      if (!given) return false;
+      if (!Array.isArray(given)) return Object.keys(given).some((key) => key.toLowerCase() === name);
+      const keys =
+        given.length > 0 && Array.isArray(given[0]) ? (given as unknown as OutgoingHttpHeader[][]).map((p) => p[0]) : given.filter((_, i) => i % 2 === 0);
+      return keys.some((key) => String(key).toLowerCase() === name);
+    };
+    for (const [name, value] of headers) if (!res.hasHeader(name) && !named(name)) res.setHeader(name, value);
+  }
+
+  function securedWriteHead(
+    this: ServerResponse,
+    statusCode: number,
+    reason?: string | OutgoingHttpHeaders | OutgoingHttpHeader[],
+    obj?: OutgoingHttpHeaders | OutgoingHttpHeader[],
+  ): ServerResponse {
+    const message = typeof reason === "string" ? reason : undefined;
+    const given = message === undefined ? ((reason as THeadersArg) ?? obj) : obj;
+    let all: THeadersArg = given;
+    // Once sent, the head is node's to refuse (ERR_HTTP_HEADERS_SENT).
+    if (!this.headersSent) {
+      let set = false;
+      for (let i = 0; i < headers.length && !set; i++) set = this.hasHeader(headers[i]![0]);
+      const added = set ? null : withAll(given);
+      if (added) all = added;
+      else addMissing(this, given);
+    }
+    return message === undefined ? writeHead.call(this, statusCode, all) : writeHead.call(this, statusCode, message, all);
+  }
+  return (res) => {
+    res.writeHead = securedWriteHead as ServerResponse["writeHead"];
+  };
 }
 
 /**

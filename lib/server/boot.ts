@@ -9,7 +9,7 @@ import { ensureAdminFromEnv, endExpiredOverrides } from "../controlplane";
 import { trackIncidents } from "../incidents/index";
 import { auditAnchorHealth, startAuditCheckpoints, stopAuditCheckpoints } from "../audit";
 import { consoleGateOptionsFromEnv, gateConsoleRequest } from "./console-gate";
-import { API_CSP, applyCommonSecurityHeaders, applyConsoleCsp, commonSecurityHeaders } from "../runtime";
+import { API_CSP, applyConsoleCsp, commonSecurityHeaders, securityHeaders } from "../runtime";
 import { createFastPath, authenticateRequest, dataPlaneAuthenticator, answerClientError, errorBody, sendJson, serverTimeoutsFromEnv } from "../edge";
 import {
   createHealthCheck,
@@ -149,7 +149,7 @@ async function startServices(opts: TBootOptions, db: TResolvedDatabase, version:
 
 type TServices = Awaited<ReturnType<typeof startServices>>;
 
-/** Every request: security headers, then the /api/v1 fast path, else the console gate and Next. */
+/** Every request (its security headers set by bootSwitchyard's `secure`): the /api/v1 fast path, else the console gate and Next. */
 async function createRequestHandler(opts: TBootOptions, port: number, db: TResolvedDatabase, version: string, startedAt: number, services: TServices) {
   const { dp, tel, gw, clientRoutes } = services;
   // SWITCHYARD_DATAPLANE_ONLY=1 serves /api/v1 without Next (no production build needed): multi-instance tests and benchmarks.
@@ -178,13 +178,8 @@ async function createRequestHandler(opts: TBootOptions, port: number, db: TResol
     ...gw.routes,
     ...clientRoutes,
   ]);
-  const securityHeaders = [
-    ...commonSecurityHeaders({ dev: opts.dev, https: publicOrigin()?.startsWith("https://") ?? false }),
-    ["content-security-policy", API_CSP] as [string, string],
-  ];
   const gate = consoleGateOptionsFromEnv(process.env, getPrisma);
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    applyCommonSecurityHeaders(res, securityHeaders);
     if (fastPath(req, res)) return;
     if (!nextHandler) {
       sendJson(res, 404, errorBody("not_found", "this instance serves only the data-plane API (SWITCHYARD_DATAPLANE_ONLY=1)"));
@@ -226,7 +221,13 @@ export async function bootSwitchyard(opts: TBootOptions): Promise<TRunningServer
   const version = (JSON.parse(readFileSync(path.join(opts.dir, "package.json"), "utf8")) as { version: string }).version;
   const startedAt = Date.now();
   let handler: ((req: http.IncomingMessage, res: http.ServerResponse) => void) | null = null;
+  // Security headers on every answer: the console's own CSP where it sets one, API_CSP elsewhere.
+  const secure = securityHeaders([
+    ...commonSecurityHeaders({ dev: opts.dev, https: publicOrigin()?.startsWith("https://") ?? false }),
+    ["content-security-policy", API_CSP],
+  ]);
   const server = http.createServer(serverTimeoutsFromEnv(process.env), (req, res) => {
+    secure(res);
     if (handler) handler(req, res);
     else sendJson(res, 503, errorBody("starting", "Switchyard is starting"), { "retry-after": "1" });
   });
