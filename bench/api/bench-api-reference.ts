@@ -74,12 +74,20 @@ async function serve(databaseUrl: string): Promise<void> {
     });
   });
   server.keepAliveTimeout = 65_000;
+  // An exit rather than death by the signal, so node writes a --cpu-prof profile.
+  process.once("SIGTERM", () => process.exit(0));
   await announcePort(server);
 }
 
-/** Starts the reference server in a process of its own; `stop` ends it and drops its table. */
-export async function startReferenceServer(databaseUrl: string): Promise<{ child: ChildProcess; port: number; stop(): Promise<void> }> {
-  const { child, port } = await startServerChild(fileURLToPath(import.meta.url), ["--reference-server", databaseUrl], "the reference server");
+/**
+ * Starts the reference server in a process of its own (`nodeArgs`: node's flags for it, such as
+ * bench:api's --cpu-prof); `stop` ends it and drops its table.
+ */
+export async function startReferenceServer(
+  databaseUrl: string,
+  nodeArgs: readonly string[] = [],
+): Promise<{ child: ChildProcess; port: number; stop(): Promise<void> }> {
+  const { child, port } = await startServerChild(fileURLToPath(import.meta.url), ["--reference-server", databaseUrl], "the reference server", nodeArgs);
   const stop = async () => {
     await stopChild(child);
     const client = new pg.Client({ connectionString: databaseUrl });

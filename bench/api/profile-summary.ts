@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 
 type TCallFrame = { functionName: string; url: string; lineNumber: number };
 type TNode = { id: number; callFrame: TCallFrame; children?: number[] };
-type TProfile = { nodes: TNode[]; samples: number[]; timeDeltas: number[] };
+export type TProfile = { nodes: TNode[]; samples: number[]; timeDeltas: number[]; startTime: number };
 
 /** Stages in match order: the first whose pattern matches a frame's path (relative to the repo) names it. */
 const STAGES: Array<[string, RegExp]> = [
@@ -27,6 +27,7 @@ const STAGES: Array<[string, RegExp]> = [
   ["metrics and telemetry", /^lib\/dataplane\/(metrics|telemetry)\/|^lib\/dataplane\/event-loop-delay\.ts/],
   ["handler and routing", /^lib\/dataplane\/decide\/handler\.ts|^lib\/edge\//],
   ["other project code", /^lib\/|^server\.ts/],
+  ["the reference's handler", /^bench\/api\/bench-api-reference\.ts/],
   ["Prisma (background queries: refresh, controller)", /^node_modules\/@prisma\/|^wasm:\/\//],
   ["node: http, sockets, streams", /^node:/],
   ["other packages", /^node_modules\//],
@@ -64,7 +65,14 @@ export type TProfileSummary = {
   top: Array<{ fn: string; where: string; stage: string; ms: number }>;
 };
 
-export function summarise(profile: TProfile, root: string, decides: number | null, topN: number): TProfileSummary {
+/**
+ * What to count: from the first sample under a frame of `start` (a path the frame's file ends
+ * with; decide's handler by default), and only samples taken within `window` when given (µs on
+ * the monotonic clock the profile's startTime uses, which is process.hrtime's on Linux).
+ */
+export type TSummaryScope = { start?: string; window?: { fromUs: number; toUs: number } };
+
+export function summarise(profile: TProfile, root: string, decides: number | null, topN: number, scope: TSummaryScope = {}): TProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -81,10 +89,11 @@ export function summarise(profile: TProfile, root: string, decides: number | nul
     stageOf.set(id, stage);
     return stage;
   };
-  // Under the decide handler: the first sample whose stack holds handler.ts starts the count.
+  // Under the handler: the first sample whose stack holds its file starts the count.
+  const handlerFile = scope.start ?? "lib/dataplane/decide/handler.ts";
   const underHandler = (id: number): boolean => {
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
-      if (byId.get(cur)!.callFrame.url.endsWith("lib/dataplane/decide/handler.ts")) return true;
+      if (byId.get(cur)!.callFrame.url.endsWith(handlerFile)) return true;
     }
     return false;
   };
@@ -92,7 +101,12 @@ export function summarise(profile: TProfile, root: string, decides: number | nul
   const stageUs = new Map<string, number>();
   const nodeUs = new Map<number, number>();
   let totalUs = 0;
+  // Each sample's time: the profile's start plus the deltas so far.
+  let at = profile.startTime;
+  for (let i = 0; i < Math.max(0, start); i++) at += profile.timeDeltas[i] ?? 0;
   for (let i = Math.max(0, start); i < profile.samples.length; i++) {
+    at += profile.timeDeltas[i] ?? 0;
+    if (scope.window && (at < scope.window.fromUs || at > scope.window.toUs)) continue;
     const id = profile.samples[i]!;
     const dt = profile.timeDeltas[i + 1] ?? 0;
     totalUs += dt;

@@ -7,8 +7,11 @@ import { createInterface } from "node:readline";
  * a TypeScript file run through tsx in a process of its own, so it never shares an event loop
  * with what it measures or serves.
  */
-function spawnTsx(file: string, args: string[]): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", file, ...args], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NODE_ENV: "production" } });
+function spawnTsx(file: string, args: string[], nodeArgs: readonly string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs, "--import", "tsx", file, ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, NODE_ENV: "production" },
+  });
 }
 
 /** Runs `file` with `args` to its end and resolves with the JSON it printed. */
@@ -33,9 +36,9 @@ export function exitWithError(err: unknown): void {
   process.exit(1);
 }
 
-/** Starts a server child; resolves once it printed its `{port}` line (announcePort). */
-export function startServerChild(file: string, args: string[], what: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawnTsx(file, args);
+/** Starts a server child (`nodeArgs`: node's own flags, e.g. --cpu-prof); resolves once it printed its `{port}` line (announcePort). */
+export function startServerChild(file: string, args: string[], what: string, nodeArgs: readonly string[] = []): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawnTsx(file, args, nodeArgs);
   return new Promise((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`${what} exited with code ${code} before it was ready`)));
     createInterface({ input: child.stdout! }).once("line", (line) => {
