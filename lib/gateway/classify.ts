@@ -85,35 +85,46 @@ export function malformedBody(detail: string, status: number): AttemptError {
  * anthropic-ratelimit-requests-remaining / -reset (RFC 3339). null when there are none.
  */
 export function parseRateLimit(headers: IncomingHttpHeaders, now: number): TRateLimitHint | null {
+  // Module-level helpers, not closures: tsx wraps each arrow it can name in a defineProperty call
+  // per creation, and this runs on every provider answer (lib/gateway/README.md).
   let retry: number | null = null;
-  const take = (s: number | null) => {
-    if (s !== null && Number.isFinite(s) && s >= 0) retry = retry === null ? s : Math.max(retry, s);
-  };
-  const h = (name: string): string | undefined => {
-    const v = headers[name];
-    return Array.isArray(v) ? v[0] : v;
-  };
-  const ms = h("retry-after-ms");
-  if (ms !== undefined && ms.trim() !== "" && Number.isFinite(Number(ms))) take(Number(ms) / 1000);
+  const ms = header(headers, "retry-after-ms");
+  if (ms !== undefined && ms.trim() !== "" && Number.isFinite(Number(ms))) retry = later(retry, Number(ms) / 1000);
   else {
-    const ra = h("retry-after");
-    if (ra !== undefined) take(parseSecondsOrDate(ra, now));
+    const ra = header(headers, "retry-after");
+    if (ra !== undefined) retry = later(retry, parseSecondsOrDate(ra, now));
   }
-  const remaining = firstNumber(h("x-ratelimit-remaining-requests"), h("x-ratelimit-remaining"), h("anthropic-ratelimit-requests-remaining"));
+  const remaining = firstNumber(
+    header(headers, "x-ratelimit-remaining-requests"),
+    header(headers, "x-ratelimit-remaining"),
+    header(headers, "anthropic-ratelimit-requests-remaining"),
+  );
   const exhausted = remaining !== null && remaining <= 0;
   if (exhausted) {
-    take(parseDuration(h("x-ratelimit-reset-requests")));
-    const reset = h("x-ratelimit-reset");
+    retry = later(retry, parseDuration(header(headers, "x-ratelimit-reset-requests")));
+    const reset = header(headers, "x-ratelimit-reset");
     if (reset !== undefined) {
       const n = Number(reset);
       // Some providers send an epoch (seconds), others seconds from now.
-      if (Number.isFinite(n)) take(n > 1e9 ? n - now / 1000 : n);
+      if (Number.isFinite(n)) retry = later(retry, n > 1e9 ? n - now / 1000 : n);
     }
-    const anthropic = h("anthropic-ratelimit-requests-reset");
-    if (anthropic !== undefined) take(parseSecondsOrDate(anthropic, now));
+    const anthropic = header(headers, "anthropic-ratelimit-requests-reset");
+    if (anthropic !== undefined) retry = later(retry, parseSecondsOrDate(anthropic, now));
   }
   if (retry === null && !exhausted) return null;
   return { retryAfterSeconds: retry === null ? null : Math.ceil(retry * 1000) / 1000, exhausted };
+}
+
+/** A header's (first) value. */
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The later of a wait so far and another hint (seconds); a hint that is not a finite, non-negative number is ignored. */
+function later(retry: number | null, s: number | null): number | null {
+  if (s === null || !Number.isFinite(s) || s < 0) return retry;
+  return retry === null ? s : Math.max(retry, s);
 }
 
 function firstNumber(...values: Array<string | undefined>): number | null {

@@ -470,48 +470,75 @@ function requestText(req: THttp1Request, path: string, hostHeader: string): stri
   return req.body === null ? `${head}\r\n` : `${head}content-length: ${Buffer.byteLength(req.body)}\r\n\r\n${req.body}`;
 }
 
+/**
+ * One request's wait for its answer: settles once, with the answer, a failure or the timeout. A
+ * class rather than closures made per request: tsx wraps each arrow it can name in a
+ * defineProperty call per creation (lib/gateway/README.md, "Closures on the hot path").
+ */
+class Exchange implements TExchange {
+  readonly parser: Http1ResponseParser;
+  private settled = false;
+  private conn: Connection | null = null;
+  /** Timed out before a connection came free: the connection goes back unused. */
+  private abandoned = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly cl: TClient,
+    private readonly pool: TPool,
+    private readonly text: string,
+    head: boolean,
+    timeoutMs: number,
+    private readonly onTimeout: () => Error,
+    private readonly done: (res: THttp1Response) => void,
+    private readonly failed: (err: Error) => void,
+  ) {
+    this.parser = new Http1ResponseParser(head, cl.maxBodyBytes);
+    this.timer = setTimeout(() => this.timeout(), timeoutMs);
+  }
+
+  private timeout(): void {
+    if (this.settled) return;
+    this.settled = true;
+    const err = this.onTimeout();
+    this.failed(err);
+    // The answer may still be on its way: this connection cannot serve another request.
+    if (this.conn) this.conn.fail(err);
+    else this.abandoned = true;
+  }
+
+  resolve(res: THttp1Response): void {
+    clearTimeout(this.timer);
+    if (this.settled) return;
+    this.settled = true;
+    this.done(res);
+  }
+
+  reject(err: Error): void {
+    clearTimeout(this.timer);
+    if (this.settled) return;
+    this.settled = true;
+    this.failed(err);
+  }
+
+  /** Writes the request on `c`, or gives `c` back when the wait already timed out. */
+  start(c: Connection): void {
+    if (this.abandoned) {
+      freed(this.cl, this.pool, c, !c.socket.destroyed);
+      return;
+    }
+    this.conn = c;
+    c.send(this.text, this);
+  }
+}
+
 /** Sends `text` on a connection of the pool and settles with its answer, or on the timeout. */
 function exchange(cl: TClient, pool: TPool, req: THttp1Request, text: string, timeoutMs: number, onTimeout: () => Error): Promise<THttp1Response> {
   return new Promise<THttp1Response>((resolve, reject) => {
-    let settled = false;
-    let conn: Connection | null = null;
-    /** Timed out before a connection came free: the connection goes back unused. */
-    let abandoned = false;
-    const timer = setTimeout(() => {
-      if (settled) return;
-      settled = true;
-      const err = onTimeout();
-      reject(err);
-      // The answer may still be on its way: this connection cannot serve another request.
-      if (conn) conn.fail(err);
-      else abandoned = true;
-    }, timeoutMs);
-    const x: TExchange = {
-      parser: new Http1ResponseParser(req.method === "HEAD", cl.maxBodyBytes),
-      resolve: (res) => {
-        clearTimeout(timer);
-        if (settled) return;
-        settled = true;
-        resolve(res);
-      },
-      reject: (err) => {
-        clearTimeout(timer);
-        if (settled) return;
-        settled = true;
-        reject(err);
-      },
-    };
-    const start = (c: Connection) => {
-      if (abandoned) {
-        freed(cl, pool, c, !c.socket.destroyed);
-        return;
-      }
-      conn = c;
-      c.send(text, x);
-    };
+    const x = new Exchange(cl, pool, text, req.method === "HEAD", timeoutMs, onTimeout, resolve, reject);
     const got = acquire(cl, pool);
-    if (got instanceof Connection) start(got);
-    else void got.then(start);
+    if (got instanceof Connection) x.start(got);
+    else void got.then((c) => x.start(c));
   });
 }
 
