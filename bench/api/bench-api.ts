@@ -5,7 +5,8 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { createScratchDatabase, type TScratchDatabase } from "../../lib/db/drift";
-import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../../lib/db/embedded";
+import type { TEmbeddedDatabase } from "../../lib/db/embedded";
+import { benchPostgresServer } from "../lib/bench-postgres";
 import { applyMigrations } from "../../lib/db/migrate";
 import { writeBenchResult, type TBenchFigure, type TBenchInvariant } from "../lib/bench-results";
 import { postgresServerPid, withCpuPerUnit } from "../lib/process-cpu";
@@ -114,14 +115,9 @@ function readOptions(): TOptions {
 /** The database under load: an existing one as it is, or a scratch database on DATABASE_URL's server or a throwaway cluster. */
 async function openDatabase(opts: TOptions, res: TResources): Promise<string> {
   if (opts.existing) return opts.existing;
-  const serverUrl = process.env.DATABASE_URL
-    ? process.env.DATABASE_URL
-    : (res.cluster = await startEmbeddedPostgres({
-        dataDir: path.resolve(".data", "postgres-bench"),
-        port: Number(process.env.EMBEDDED_BENCH_PG_PORT ?? 54331),
-        ephemeral: true,
-      })).adminUrl;
-  res.scratch = await createScratchDatabase(serverUrl, "switchyard_bench");
+  const server = await benchPostgresServer(path.resolve(".data", "postgres-bench"), 54331);
+  res.cluster = server.cluster;
+  res.scratch = await createScratchDatabase(server.url, "switchyard_bench");
   return res.scratch.url;
 }
 

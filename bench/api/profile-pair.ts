@@ -3,8 +3,9 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { createScratchDatabase, type TScratchDatabase } from "../../lib/db/drift";
-import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../../lib/db/embedded";
+import type { TEmbeddedDatabase } from "../../lib/db/embedded";
 import { applyMigrations } from "../../lib/db/migrate";
+import { benchPostgresServer } from "../lib/bench-postgres";
 import { stopChild } from "../lib/child-process";
 import { postgresServerPid, withCpuPerUnit } from "../lib/process-cpu";
 import { startReferenceServer } from "./bench-api-reference";
@@ -84,14 +85,9 @@ async function main(): Promise<void> {
   let cluster: TEmbeddedDatabase | null = null;
   let scratch: TScratchDatabase | null = null;
   try {
-    const serverUrl =
-      process.env.DATABASE_URL ??
-      (cluster = await startEmbeddedPostgres({
-        dataDir: path.resolve(".data", "postgres-bench"),
-        port: Number(process.env.EMBEDDED_BENCH_PG_PORT ?? 54331),
-        ephemeral: true,
-      })).adminUrl;
-    scratch = await createScratchDatabase(serverUrl, "switchyard_bench");
+    const server = await benchPostgresServer(path.resolve(".data", "postgres-bench"), 54331);
+    cluster = server.cluster;
+    scratch = await createScratchDatabase(server.url, "switchyard_bench");
     await applyMigrations(scratch.url);
     const client = new pg.Client({ connectionString: scratch.url });
     await client.connect();

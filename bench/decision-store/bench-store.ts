@@ -6,7 +6,8 @@ import { parseArgs } from "node:util";
 import { createClient } from "@clickhouse/client";
 import pg from "pg";
 import { createScratchDatabase } from "../../lib/db/drift";
-import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../../lib/db/embedded";
+import type { TEmbeddedDatabase } from "../../lib/db/embedded";
+import { benchPostgresServer } from "../lib/bench-postgres";
 import { startClickHouseShim, type ClickHouseShim } from "../../test/support/clickhouse-shim";
 import { commitBetween, scrapeCommit, type TCommitPhase } from "../api/commit-histograms";
 import { acknowledgedIds, AUTH, load, startServer, type TClosedLoop } from "../api/decide-load";
@@ -250,13 +251,9 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), "sy-bench-store-"));
   let cluster: TEmbeddedDatabase | null = null;
   try {
-    const serverUrl =
-      process.env.DATABASE_URL ??
-      (cluster = await startEmbeddedPostgres({
-        dataDir: path.resolve(".data", "postgres-bench"),
-        port: Number(process.env.EMBEDDED_BENCH_PG_PORT ?? 54331),
-        ephemeral: true,
-      })).adminUrl;
+    const server = await benchPostgresServer(path.resolve(".data", "postgres-bench"), 54331);
+    cluster = server.cluster;
+    const serverUrl = server.url;
     const runs = [await runMode("postgres", serverUrl, opts, dir), await runMode("clickhouse", serverUrl, opts, dir)];
     report(runs, opts);
   } finally {

@@ -3,7 +3,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { createScratchDatabase } from "../../lib/db/drift";
-import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../../lib/db/embedded";
+import { benchPostgresServer } from "../lib/bench-postgres";
 import { applyMigrations } from "../../lib/db/migrate";
 import { addRollupDeltas, rollupDeltasOf, type TDecisionRow } from "../../lib/dataplane";
 import { uuidV7At } from "../../lib/dataplane/decision-id";
@@ -159,14 +159,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seconds: { type: "string", default: "5" }, batches: { type: "string", default: "50,500" } } });
   const seconds = Number(values.seconds);
   const batches = values.batches.split(",").map(Number);
-  let cluster: TEmbeddedDatabase | null = null;
-  const serverUrl =
-    process.env.DATABASE_URL ??
-    (cluster = await startEmbeddedPostgres({
-      dataDir: path.resolve(".data", "postgres-bench-claims"),
-      port: Number(process.env.EMBEDDED_BENCH_PG_PORT ?? 54333),
-      ephemeral: true,
-    })).adminUrl;
+  const { url: serverUrl, cluster } = await benchPostgresServer(path.resolve(".data", "postgres-bench-claims"), 54333);
   const scratch = await createScratchDatabase(serverUrl, "switchyard_claims");
   try {
     await applyMigrations(scratch.url);

@@ -4,7 +4,8 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { createPrisma } from "../../lib/db/client";
 import { createScratchDatabase, type TScratchDatabase } from "../../lib/db/drift";
-import { startEmbeddedPostgres, type TEmbeddedDatabase } from "../../lib/db/embedded";
+import type { TEmbeddedDatabase } from "../../lib/db/embedded";
+import { benchPostgresServer } from "../lib/bench-postgres";
 import { applyMigrations } from "../../lib/db/migrate";
 import { seedLlmChat } from "../../lib/demo/seed-demo";
 import { freePort } from "../../test/support/free-port";
@@ -33,14 +34,9 @@ export async function startSwitchyardTarget(upstreamUrl: string, dataDir: string
     await rm(spoolDir, { recursive: true, force: true });
   };
   try {
-    const serverUrl = process.env.DATABASE_URL
-      ? process.env.DATABASE_URL
-      : (cluster = await startEmbeddedPostgres({
-          dataDir: path.join(dataDir, "postgres-bench-gateway"),
-          port: Number(process.env.EMBEDDED_BENCH_PG_PORT ?? 54333),
-          ephemeral: true,
-        })).adminUrl;
-    scratch = await createScratchDatabase(serverUrl, "switchyard_bench_gateway");
+    const pgServer = await benchPostgresServer(path.join(dataDir, "postgres-bench-gateway"), 54333);
+    cluster = pgServer.cluster;
+    scratch = await createScratchDatabase(pgServer.url, "switchyard_bench_gateway");
     await applyMigrations(scratch.url);
     const prisma = createPrisma(scratch.url);
     let postgresPid: number | null;
