@@ -81,7 +81,7 @@ async function serve(databaseUrl: string): Promise<void> {
 
 /**
  * Starts the reference server in a process of its own (`nodeArgs`: node's flags for it, such as
- * bench:api's --cpu-prof); `stop` ends it and drops its table.
+ * profile-pair.ts's --cpu-prof); `stop` ends it and drops its table.
  */
 export async function startReferenceServer(
   databaseUrl: string,

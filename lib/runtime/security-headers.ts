@@ -11,7 +11,7 @@ export type TSecurityHeaderOptions = {
   https: boolean;
 };
 
-/** For everything: JSON, text and HTML alike (securedResponse adds them to every response). */
+/** For everything: JSON, text and HTML alike (securityHeaders adds them to every response). */
 export function commonSecurityHeaders(opts: TSecurityHeaderOptions): [string, string][] {
   return [
     ["x-content-type-options", "nosniff"],
