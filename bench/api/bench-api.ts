@@ -93,7 +93,7 @@ function readOptions(): TOptions {
       // With --closed-only: also one open-loop phase at this rate (decides/s), for A/B runs of the tail at a set load.
       "fixed-rate": { type: "string" },
       // The fixed-rate phases, decide then the reference, this many times in alternation: a single
-      // phase's p99 on a shared 2-core machine moves by 2x between runs minutes apart.
+      // phase's p99 on a shared machine moves a lot between runs (bench/api/README.md, "Fixed-rate tails").
       "fixed-rounds": { type: "string", default: "3" },
       // The server under --cpu-prof: its profile goes to .data/profiles/ (summarise with bench/api/profile-summary.ts).
       "cpu-prof": { type: "boolean", default: false },

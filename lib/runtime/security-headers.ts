@@ -46,12 +46,17 @@ export function consoleCsp(nonce: string, dev: boolean): string {
 
 type THeadersArg = OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined;
 
-/**
- * Whether `key` is one of `names` (lower case) in any case. Only a key as long as one of them is
- * lower-cased: the others (content-type, content-length…) are told apart by length alone.
- */
-function isOneOf(key: unknown, names: ReadonlySet<string>, lengths: ReadonlySet<number>): boolean {
-  return typeof key === "string" && lengths.has(key.length) && (names.has(key) || names.has(key.toLowerCase()));
+/** Whether any key of a writeHead headers argument passes `test`, in any of node's three shapes. */
+function someKey(given: THeadersArg, test: (key: unknown) => boolean): boolean {
+  if (!given) return false;
+  if (!Array.isArray(given)) {
+    for (const key in given) if (test(key)) return true;
+    return false;
+  }
+  // [[name, value], …] or the flat [name, value, name, value, …].
+  if (given.length > 0 && Array.isArray(given[0])) return (given as unknown as OutgoingHttpHeader[][]).some((pair) => test(pair[0]));
+  for (let i = 0; i < given.length; i += 2) if (test(given[i])) return true;
+  return false;
 }
 
 /**
@@ -66,41 +71,30 @@ export function securityHeaders(headers: readonly [string, string][]): (res: Ser
   const flat: string[] = headers.flat();
   const names = new Set(headers.map(([name]) => name));
   const lengths = new Set(headers.map(([name]) => name.length));
+  /** One of `headers`' names in any case; only a key as long as one of them is lower-cased (content-type and the like differ in length). */
+  const isSecurityHeader = (key: unknown): boolean => typeof key === "string" && lengths.has(key.length) && (names.has(key) || names.has(key.toLowerCase()));
   // Node's own, called with whichever of its two signatures the handler used.
   const writeHead = ServerResponse.prototype.writeHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
 
-  /** The handler's headers as a flat list with `headers` added; null when it names one of them (then it keeps its own). */
-  function withAll(given: THeadersArg): OutgoingHttpHeader[] | null {
+  /** The handler's headers with all of `headers` added, in a shape node takes directly; null when it names one of them. */
+  function withAll(given: THeadersArg): OutgoingHttpHeaders | OutgoingHttpHeader[] | null {
     if (!given) return flat;
-    const out: OutgoingHttpHeader[] = [];
+    if (someKey(given, isSecurityHeader)) return null;
     if (!Array.isArray(given)) {
-      for (const key in given) {
-        if (isOneOf(key, names, lengths)) return null;
-        out.push(key, given[key]!);
-      }
-    } else if (given.length > 0 && Array.isArray(given[0])) {
-      for (const pair of given as unknown as OutgoingHttpHeader[][]) {
-        if (isOneOf(pair[0], names, lengths)) return null;
-        out.push(pair[0]!, pair[1]!);
-      }
-    } else {
-      for (let i = 0; i < given.length; i += 2) if (isOneOf(given[i], names, lengths)) return null;
-      return given.concat(flat);
+      // A flat list built by pushes: Object.entries and spreads cost what skipping setHeader saved.
+      const out: OutgoingHttpHeader[] = [];
+      for (const key in given) out.push(key, given[key]!);
+      for (const v of flat) out.push(v);
+      return out;
     }
-    for (const v of flat) out.push(v);
-    return out;
+    return given.length > 0 && Array.isArray(given[0]) ? [...given, ...headers] : given.concat(flat);
   }
 
   /** Only the ones neither set nor given by the handler, set one at a time (node merges the handler's). */
   function addMissing(res: ServerResponse, given: THeadersArg): void {
-    const named = (name: string) => {
-      if (!given) return false;
-      if (!Array.isArray(given)) return Object.keys(given).some((key) => key.toLowerCase() === name);
-      const keys =
-        given.length > 0 && Array.isArray(given[0]) ? (given as unknown as OutgoingHttpHeader[][]).map((p) => p[0]) : given.filter((_, i) => i % 2 === 0);
-      return keys.some((key) => String(key).toLowerCase() === name);
-    };
-    for (const [name, value] of headers) if (!res.hasHeader(name) && !named(name)) res.setHeader(name, value);
+    for (const [name, value] of headers) {
+      if (!res.hasHeader(name) && !someKey(given, (key) => typeof key === "string" && key.toLowerCase() === name)) res.setHeader(name, value);
+    }
   }
 
   function securedWriteHead(
