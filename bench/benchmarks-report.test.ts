@@ -38,6 +38,31 @@ describe("renderBenchmarks", () => {
     expect(section).not.toContain("No results yet");
   });
 
+  it("shows the last run on another kind of CPU beside this one, figure by figure", () => {
+    const intel: TBenchResult = {
+      ...result("api", 12035),
+      machine: { ...result("api", 0).machine, cpuModel: "Intel(R) Xeon(R) Processor" },
+      figures: [...result("api", 12035).figures, { label: "ratio", value: 5.6, unit: "×", target: "≥ 3777" }],
+    };
+    const amd: TBenchResult = {
+      ...result("api", 10171),
+      date: "2026-12-06T16:50:00.000Z",
+      machine: { ...result("api", 0).machine, cpuModel: "AMD EPYC 7B13", loadAverage: 1.57 },
+      figures: [...result("api", 10171).figures, { label: "only on amd", value: 3, unit: "ms" }, { label: "ratio", value: 4.4, unit: "×", target: "≥ 4520" }],
+    };
+    const md = renderBenchmarks(BENCHMARKS, [intel], [amd, { ...amd, name: "gateway" }]);
+    const section = md.slice(md.indexOf("## Decide over HTTP"), md.indexOf("## Gateway"));
+    expect(section).toContain("The last run of `api` on AMD EPYC 7B13 (`amd-epyc`): 2026-12-06 16:50 UTC");
+    expect(section).toContain("| figure | intel-xeon (above) | amd-epyc | target |");
+    expect(section).toContain("| decisions/s | 12,035 req/s | 10,171 req/s | > 1000 |");
+    expect(section).toContain("| only on amd | – | 3 ms |  |");
+    expect(section).toContain("| ratio | 5.6 × | 4.4 × | ≥ 3777; amd-epyc: ≥ 4520 |");
+    expect(section).toContain("Invariant not held on that run: missing rows (2 of 10).");
+    // A result's other-CPU run shows only under its own name, and never beside a run of the same kind.
+    expect(md.slice(md.indexOf("## Gateway")).includes("The last run of")).toBe(false);
+    expect(renderBenchmarks(BENCHMARKS, [{ ...amd, figures: amd.figures }], [amd])).not.toContain("The last run of");
+  });
+
   it("keeps results no benchmark lists under Other results", () => {
     const md = renderBenchmarks(BENCHMARKS, [result("something-new", 1)]);
     expect(md).toContain("## Other results");

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { benchResultsDir, readBenchResults, type TBenchResult } from "./lib/bench-results";
+import { benchResultsDir, cpuKind, otherCpusDir, readBenchResults, type TBenchResult } from "./lib/bench-results";
 
 // `npm run benchmarks:report [-- --check]`: BENCHMARKS.md from bench-results/*.json. Every number
 // in it comes from a result file a benchmark wrote; a benchmark with no file yet says so.
@@ -125,6 +125,9 @@ const fmtNumber = (v: number | null): string => {
 
 const cell = (v: string | number | boolean | null): string => (typeof v === "number" ? fmtNumber(v) : v === null ? "–" : String(v)).replaceAll("|", "\\|");
 
+const when = (r: TBenchResult): string =>
+  `${r.date.replace("T", " ").slice(0, 16)} UTC, commit \`${r.commit.slice(0, 12)}${r.commit.endsWith("+dirty") ? "+dirty" : ""}\``;
+
 function machine(r: TBenchResult): string {
   const m = r.machine;
   return `${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB RAM, Node ${m.node}, ${m.platform}${m.loadAverage !== undefined ? `, load average ${m.loadAverage} at the end of the run` : ""}`;
@@ -132,9 +135,7 @@ function machine(r: TBenchResult): string {
 
 function renderResult(r: TBenchResult): string[] {
   const out: string[] = [];
-  out.push(
-    `**${r.title}** — \`${r.name}.json\`, ${r.date.replace("T", " ").slice(0, 16)} UTC, commit \`${r.commit.slice(0, 12)}${r.commit.endsWith("+dirty") ? "+dirty" : ""}\`, ${machine(r)}.`,
-  );
+  out.push(`**${r.title}** — \`${r.name}.json\`, ${when(r)}, ${machine(r)}.`);
   out.push("", `Command: \`${r.command}\``);
   const params = Object.entries(r.parameters);
   if (params.length > 0) out.push("", `Parameters: ${params.map(([k, v]) => `${k} = ${typeof v === "string" ? v : JSON.stringify(v)}`).join(", ")}.`);
@@ -154,8 +155,34 @@ function renderResult(r: TBenchResult): string[] {
   return out;
 }
 
+/**
+ * The same benchmark's last run on another kind of CPU, its figures beside this run's: the
+ * machine kind has come with AMD and Intel CPUs of different speeds, and a target is read on each.
+ * Figures only one of the two runs has are listed with a dash for the other.
+ */
+function renderOtherCpu(r: TBenchResult, o: TBenchResult): string[] {
+  const mine = new Map(r.figures.map((f) => [f.label, f]));
+  const theirs = new Map(o.figures.map((f) => [f.label, f]));
+  const labels = [...mine.keys(), ...[...theirs.keys()].filter((l) => !mine.has(l))];
+  const value = (f: TBenchResult["figures"][number] | undefined): string => (f === undefined ? "–" : `${fmtNumber(f.value)} ${cell(f.unit)}`);
+  const out = [
+    `The last run of \`${r.name}\` on ${o.machine.cpuModel} (\`${cpuKind(o.machine.cpuModel)}\`): ${when(o)}, load average ${o.machine.loadAverage ?? "–"} at its end; command \`${o.command}\`.`,
+    "",
+    `| figure | ${cell(cpuKind(r.machine.cpuModel))} (above) | ${cell(cpuKind(o.machine.cpuModel))} | target |`,
+    "| --- | ---: | ---: | --- |",
+  ];
+  // A target computed from its own run (5× that run's Portkey) is shown for each run where they differ.
+  const target = (l: string): string => {
+    const [a, b] = [mine.get(l)?.target, theirs.get(l)?.target];
+    return cell(a === undefined || b === undefined || a === b ? (a ?? b ?? "") : `${a}; ${cpuKind(o.machine.cpuModel)}: ${b}`);
+  };
+  for (const l of labels) out.push(`| ${cell(l)} | ${value(mine.get(l))} | ${value(theirs.get(l))} | ${target(l)} |`);
+  for (const i of o.invariants ?? []) if (!i.ok) out.push("", `Invariant not held on that run: ${cell(i.label)} (${cell(i.detail ?? "")}).`);
+  return out;
+}
+
 /** BENCHMARKS.md for these results: how to run each benchmark, then its latest figures (or that there are none). */
-export function renderBenchmarks(benchmarks: readonly TBenchmark[], results: readonly TBenchResult[]): string {
+export function renderBenchmarks(benchmarks: readonly TBenchmark[], results: readonly TBenchResult[], otherCpus: readonly TBenchResult[] = []): string {
   const byName = new Map(results.map((r) => [r.name, r]));
   const listed = new Set(benchmarks.flatMap((b) => b.results));
   const out: string[] = [
@@ -165,14 +192,20 @@ export function renderBenchmarks(benchmarks: readonly TBenchmark[], results: rea
     "writes its own result file when it runs (`bench/lib/bench-results.ts`), with the date, the commit and",
     "the machine it ran on, so every number below comes from a run, and rerunning a command and then the report",
     "replaces it. Speeds are printed against their targets, never asserted; the invariants (lost decisions, 500s)",
-    "make a benchmark exit non-zero.",
+    "make a benchmark exit non-zero. The machine kind has come with AMD EPYC and Intel Xeon CPUs of different",
+    "speeds: where a benchmark's last run on the other kind is kept (`bench-results/other-cpus/`, moved there",
+    "when a run on another kind replaces it), its figures are shown beside the latest run's.",
     "",
   ];
   for (const b of benchmarks) {
     out.push(`## ${b.title}`, "", b.what, "", "```sh", ...b.commands, "```", "");
     const found = b.results.map((n) => byName.get(n)).filter((r): r is TBenchResult => r !== undefined);
     if (found.length === 0) out.push(`No results yet (\`bench-results/${b.results[0]}.json\` is written by the command above).`, "");
-    for (const r of found) out.push(...renderResult(r), "");
+    for (const r of found) {
+      out.push(...renderResult(r), "");
+      const kind = cpuKind(r.machine.cpuModel);
+      for (const o of otherCpus) if (o.name === r.name && cpuKind(o.machine.cpuModel) !== kind) out.push(...renderOtherCpu(r, o), "");
+    }
   }
   const others = results.filter((r) => !listed.has(r.name));
   if (others.length > 0) {
@@ -185,8 +218,11 @@ export function renderBenchmarks(benchmarks: readonly TBenchmark[], results: rea
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { check: { type: "boolean", default: false } } });
   const { results, invalid } = readBenchResults(benchResultsDir());
+  const other = readBenchResults(otherCpusDir());
   for (const i of invalid) process.stderr.write(`benchmarks:report: bench-results/${i.file} is not a benchmark result: ${i.error}\n`);
-  const text = renderBenchmarks(BENCHMARKS, results);
+  for (const i of other.invalid) process.stderr.write(`benchmarks:report: bench-results/other-cpus/${i.file} is not a benchmark result: ${i.error}\n`);
+  invalid.push(...other.invalid);
+  const text = renderBenchmarks(BENCHMARKS, results, other.results);
   const file = path.join(path.dirname(benchResultsDir()), "BENCHMARKS.md");
   if (values.check) {
     if ((existsSync(file) ? readFileSync(file, "utf8") : "") !== text) {

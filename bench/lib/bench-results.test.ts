@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { quantile, readBenchResults, writeBenchResult } from "./bench-results";
+import { cpuKind, otherCpusDir, quantile, readBenchResults, writeBenchResult, type TBenchMachine } from "./bench-results";
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -49,6 +49,32 @@ describe("bench results", () => {
     expect(results).toEqual([]);
     expect(invalid.map((i) => i.file)).toEqual(["broken.json", "garbage.json"]);
     expect(invalid[0]!.error).toMatch(/title/);
+  });
+
+  it("names the CPU kinds the machine has come as, and others by their model", () => {
+    expect(cpuKind("AMD EPYC 7B13")).toBe("amd-epyc");
+    expect(cpuKind("AMD EPYC Processor (with IBPB)")).toBe("amd-epyc");
+    expect(cpuKind("Intel(R) Xeon(R) Processor")).toBe("intel-xeon");
+    expect(cpuKind("Intel(R) Xeon(R) CPU @ 2.20GHz")).toBe("intel-xeon");
+    expect(cpuKind("Apple M2 (Virtual)")).toBe("apple-m2");
+    expect(cpuKind("")).toBe("unknown");
+  });
+
+  it("keeps the replaced run of another CPU kind in other-cpus/, and drops this kind's once superseded", () => {
+    const dir = tempDir();
+    const on = (cpuModel: string): TBenchMachine => ({ cores: 2, cpuModel, memoryGiB: 23.5, node: "v20.20.2", platform: "linux x64" });
+    const run = (value: number, cpuModel: string) =>
+      writeBenchResult({ ...input, figures: [{ label: "decide", value, unit: "req/s" }] }, { dir, commit: "c", machine: on(cpuModel) });
+    const others = () => readBenchResults(otherCpusDir(dir)).results.map((r) => [r.machine.cpuModel, r.figures[0]!.value]);
+    run(1, "AMD EPYC 7B13");
+    run(2, "AMD EPYC 7B13");
+    expect(others()).toEqual([]);
+    run(3, "Intel(R) Xeon(R) Processor");
+    expect(readBenchResults(dir).results.map((r) => r.figures[0]!.value)).toEqual([3]);
+    expect(others()).toEqual([["AMD EPYC 7B13", 2]]);
+    run(4, "AMD EPYC 7B13");
+    expect(readBenchResults(dir).results.map((r) => r.figures[0]!.value)).toEqual([4]);
+    expect(others()).toEqual([["Intel(R) Xeon(R) Processor", 3]]);
   });
 
   it("takes nearest-rank quantiles", () => {
