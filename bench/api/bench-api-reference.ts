@@ -1,8 +1,17 @@
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
+import os from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { uuidV7At } from "../../lib/dataplane/decision-id";
+import { startRollupRoller } from "../../lib/dataplane/decision-log/roller";
+import type { TDecisionRow } from "../../lib/dataplane/decision-log/rows";
+import { createDecisionLog } from "../../lib/dataplane/decision-log/writer";
+import { dataPlaneSettings } from "../../lib/dataplane/settings";
+import { createSpool } from "../../lib/dataplane/spool";
 import { announcePort, exitWithError, startServerChild, stopChild } from "../lib/child-process";
 
 /**
@@ -120,5 +129,128 @@ export async function settleAfterReference(databaseUrl: string): Promise<void> {
   }
 }
 
+/**
+ * The second yardstick: the same bare handler, writing instead the row decide writes, through the
+ * product's own decision log (lib/dataplane/decision-log: its group commit with the data plane's
+ * settings, the insert function with its idempotency probe, indexes, stored record and pending
+ * rollup cells, and the roller). Every column but the id, time, region and requestId comes from
+ * the newest row decide wrote (`instance`'s rows are left out), so the row is decide's to the
+ * byte. Between the reference and decide, it separates what the decision row costs from what the
+ * rest of decide costs; its rows carry instance id ROW_REFERENCE_INSTANCE.
+ */
+export const ROW_REFERENCE_INSTANCE = "bench-row-reference";
+
+/** The columns of decide's row the copies keep, as node-pg reads them. */
+type TTemplateRow = {
+  operation: string;
+  policy_version: string | null;
+  shadow_version: string | null;
+  selected_provider: string | null;
+  reason_code: string;
+  shadow_pick: string | null;
+  shadow_agrees: boolean | null;
+  score_margin: number | null;
+  stale: boolean;
+  metric_age_ms: number | null;
+  fallback_action: string | null;
+  api_key_id: string | null;
+  offered_providers: string | null;
+  candidates_id: string;
+  record_text: string;
+  list_json: string;
+};
+
+async function serveDecisionRows(databaseUrl: string): Promise<void> {
+  const settings = dataPlaneSettings(process.env, process.cwd());
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: settings.logConcurrency + 3 });
+  const t = (
+    await pool.query<TTemplateRow>(
+      `select d.*, d.record::text as record_text, c.body::text as list_json
+         from decision d join decision_candidates c on c.id = d.candidates_id and c.day = (d.created_at at time zone 'UTC')::date
+        where d.instance_id <> $1 and d.source = 'server' order by d.created_at desc limit 1`,
+      [ROW_REFERENCE_INSTANCE],
+    )
+  ).rows[0];
+  if (!t) throw new Error("the row reference needs a decision decide wrote, with its candidate list, to copy");
+  const spoolDir = mkdtempSync(path.join(os.tmpdir(), "bench-row-reference-"));
+  const log = createDecisionLog({
+    pool,
+    spool: createSpool<TDecisionRow>({ dir: spoolDir, name: "decisions", maxBytes: settings.spoolMaxBytes }),
+    durability: "sync",
+    maxBuffered: settings.maxBuffered,
+    concurrency: settings.logConcurrency,
+    maxBatch: settings.logMaxBatch,
+    lingerMs: settings.logLingerMs,
+    partitions: { daysAhead: settings.partitionDaysAhead, retentionDays: settings.retentionDays },
+    backlog: { announce: async () => {}, withdraw: async () => {} },
+    log: (line) => process.stderr.write(`row reference: ${line}\n`),
+  });
+  startRollupRoller({ pool, log: (line) => process.stderr.write(`row reference: ${line}\n`) });
+  const stored = { text: t.record_text, list: { id: t.candidates_id, json: t.list_json } };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      let body: { region: string; requestId: string };
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { region: string; requestId: string };
+      } catch {
+        res.writeHead(400, { "content-type": "application/json" }).end('{"error":"invalid JSON"}');
+        return;
+      }
+      const now = Date.now();
+      const id = uuidV7At(now);
+      const row: TDecisionRow = {
+        id,
+        createdAt: now,
+        operation: t.operation,
+        region: body.region,
+        requestId: body.requestId,
+        policyVersion: t.policy_version,
+        shadowVersion: t.shadow_version,
+        selectedProvider: t.selected_provider,
+        reasonCode: t.reason_code,
+        shadowPick: t.shadow_pick,
+        shadowAgrees: t.shadow_agrees,
+        scoreMargin: t.score_margin,
+        stale: t.stale,
+        metricAgeMs: t.metric_age_ms,
+        fallbackAction: t.fallback_action,
+        degraded: false,
+        body: "",
+        durability: "sync",
+        instanceId: ROW_REFERENCE_INSTANCE,
+        apiKeyId: t.api_key_id,
+        offeredProviders: t.offered_providers,
+        source: "server",
+      };
+      log.submit(row, stored).then(
+        () => {
+          const text = `{"decisionId":"${id}"}`;
+          res.writeHead(200, { "content-type": "application/json", "content-length": text.length }).end(text);
+        },
+        (err: Error) => {
+          const text = JSON.stringify({ error: err.message });
+          res.writeHead(503, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
+        },
+      );
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  process.once("SIGTERM", () => {
+    rmSync(spoolDir, { recursive: true, force: true });
+    process.exit(0);
+  });
+  await announcePort(server);
+}
+
+/** Starts the row reference (above) in a process of its own, once decide has written a row it can copy. */
+export async function startRowReferenceServer(databaseUrl: string): Promise<{ child: ChildProcess; port: number; stop(): Promise<void> }> {
+  const { child, port } = await startServerChild(fileURLToPath(import.meta.url), ["--row-reference-server", databaseUrl], "the row reference server");
+  return { child, port, stop: () => stopChild(child) };
+}
+
 const flag = process.argv.indexOf("--reference-server");
 if (flag !== -1) serve(process.argv[flag + 1]!).catch(exitWithError);
+const rowFlag = process.argv.indexOf("--row-reference-server");
+if (rowFlag !== -1) serveDecisionRows(process.argv[rowFlag + 1]!).catch(exitWithError);

@@ -12,7 +12,7 @@ import { writeBenchResult, type TBenchFigure, type TBenchInvariant } from "../li
 import { postgresServerPid, withCpuPerUnit } from "../lib/process-cpu";
 import { stopChild } from "../lib/child-process";
 import { openLoopInChild, type TOpenLoopResult } from "../lib/open-loop-load";
-import { settleAfterReference, startReferenceServer } from "./bench-api-reference";
+import { ROW_REFERENCE_INSTANCE, settleAfterReference, startReferenceServer, startRowReferenceServer } from "./bench-api-reference";
 import { commitBetween, commitFigures, describeCommit, scrapeCommit, type TCommitPhase } from "./commit-histograms";
 import {
   AUTH,
@@ -150,6 +150,28 @@ async function runReference(ctx: TContext, ref: TReferenceServer): Promise<{ ref
   return { reference: { result: m.result, cpuUs: m.cpuUsPerUnit, pgCpuUs: m.postgresCpuUsPerUnit }, referenceSweep };
 }
 
+/**
+ * The reference writing decide's own row through the product's decision log (bench-api-reference.ts,
+ * the row reference), right after decide's closed loop, at the same concurrency: the throughput a
+ * decide with no cost but its row would have on this machine today.
+ */
+async function runRowReference(ctx: TContext): Promise<TReferenceRun> {
+  const ref = await startRowReferenceServer(ctx.databaseUrl);
+  try {
+    console.log(`row reference: bare node:http + decide's row through the decision log, ${ctx.connections} connections, 127.0.0.1:${ref.port}`);
+    await load(ref.port, 3, ctx.connections, "row-warm", false);
+    const m = await withCpuPerUnit(
+      ref.child.pid,
+      () => load(ref.port, ctx.duration, ctx.connections, "row", false),
+      (r) => r.ok,
+      ctx.pgPid,
+    );
+    return { result: m.result, cpuUs: m.cpuUsPerUnit, pgCpuUs: m.postgresCpuUsPerUnit };
+  } finally {
+    await ref.stop();
+  }
+}
+
 /** Decide in a closed loop at the run's concurrency, then the sweep; the server's own CPU per answered decide is what the data plane costs. */
 async function runDecideClosed(ctx: TContext, child: ChildProcess, port: number): Promise<TDecideRun> {
   console.log(`decide, ${ctx.durability} durability, ${ctx.connections} connections, 127.0.0.1:${port}`);
@@ -256,9 +278,15 @@ async function checkRows(databaseUrl: string, benchStartedAt: Date, outcomesStar
   await client.connect();
   try {
     // Rows this run wrote (an existing database holds others too).
-    const rows = await countOf(client, "select count(*) as n from decision where created_at >= $1", [benchStartedAt]);
+    const rows = await countOf(client, "select count(*) as n from decision where created_at >= $1 and instance_id <> $2", [
+      benchStartedAt,
+      ROW_REFERENCE_INSTANCE,
+    ]);
     // Candidate lists stored for this run's decisions: one per distinct list per day (decision_candidates).
-    const lists = await countOf(client, "select count(distinct candidates_id) as n from decision where created_at >= $1", [benchStartedAt]);
+    const lists = await countOf(client, "select count(distinct candidates_id) as n from decision where created_at >= $1 and instance_id <> $2", [
+      benchStartedAt,
+      ROW_REFERENCE_INSTANCE,
+    ]);
     // Index tuples read per row written: the idempotency probe reads about none. A plan that walks a
     // time index through the idempotency window instead (prisma/migrations/*_decision_probe_plan)
     // reads thousands per row, and that is the first thing to look at when a run is slow.
@@ -286,6 +314,8 @@ async function checkRows(databaseUrl: string, benchStartedAt: Date, outcomesStar
 type TRun = {
   ctx: TContext;
   reference: TReferenceRun | null;
+  /** The reference writing decide's row (runRowReference); only beside the reference. */
+  rowReference: TReferenceRun | null;
   referenceSweep: TSweepPoint[];
   decide: TDecideRun;
   fixedRuns: TFixedRuns;
@@ -311,8 +341,16 @@ function printClosedLoop(run: TRun): void {
       `reference        ${referencePerSecond.toFixed(0)}/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${reference.cpuUs === null ? "" : `, ${reference.cpuUs.toFixed(0)} µs server CPU per insert`}${reference.pgCpuUs === null ? "" : `, ${reference.pgCpuUs.toFixed(0)} µs Postgres CPU`}, ${r.generatorCpuUs.toFixed(0)} µs load generator CPU (bare node:http + group-committed insert)`,
     );
   }
+  const row = run.rowReference;
+  const rowPerSecond = row ? perSecondOf(row.result) : null;
+  if (row && rowPerSecond !== null) {
+    const r = row.result;
+    console.log(
+      `row reference    ${rowPerSecond.toFixed(0)}/s${referencePerSecond ? ` (${((100 * rowPerSecond) / referencePerSecond).toFixed(0)}% of the reference)` : ""}, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms${row.cpuUs === null ? "" : `, ${row.cpuUs.toFixed(0)} µs server CPU per row`}${row.pgCpuUs === null ? "" : `, ${row.pgCpuUs.toFixed(0)} µs Postgres CPU`}, ${r.generatorCpuUs.toFixed(0)} µs load generator CPU (bare node:http + decide's row through the decision log)`,
+    );
+  }
   console.log(
-    `decisions/s      ${perSecond.toFixed(0)}${referencePerSecond ? ` (${((100 * perSecond) / referencePerSecond).toFixed(0)}% of the reference)` : ""}`,
+    `decisions/s      ${perSecond.toFixed(0)}${referencePerSecond ? ` (${((100 * perSecond) / referencePerSecond).toFixed(0)}% of the reference${rowPerSecond ? `, ${((100 * perSecond) / rowPerSecond).toFixed(0)}% of the row reference` : ""})` : ""}`,
   );
   console.log(`latency p50      ${result.latency.p50} ms`);
   console.log(`latency p99      ${result.latency.p99} ms`);
@@ -425,6 +463,22 @@ function referenceFigures(run: TRun): TBenchFigure[] {
     ...(reference.cpuUs === null ? [] : [{ label: "reference server CPU per insert", value: Math.round(reference.cpuUs), unit: "µs" }]),
     ...(reference.pgCpuUs === null ? [] : [{ label: "reference Postgres CPU per insert", value: Math.round(reference.pgCpuUs), unit: "µs" }]),
     { label: "decide throughput as a share of the reference's", value: Math.round((100 * perSecondOf(run.decide.result)) / referencePerSecond), unit: "%" },
+    ...rowReferenceFigures(run, referencePerSecond),
+  ];
+}
+
+/** The row reference's figures (runRowReference): what decide's row alone leaves of the reference's throughput, and decide's share of it. */
+function rowReferenceFigures(run: TRun, referencePerSecond: number): TBenchFigure[] {
+  const row = run.rowReference;
+  if (!row) return [];
+  const rowPerSecond = perSecondOf(row.result);
+  return [
+    { label: "row reference: bare node:http + decide's row through the decision log, rows/s", value: Math.round(rowPerSecond), unit: "req/s" },
+    { label: "row reference throughput as a share of the reference's", value: Math.round((100 * rowPerSecond) / referencePerSecond), unit: "%" },
+    { label: "row reference latency p99", value: row.result.latency.p99, unit: "ms" },
+    ...(row.cpuUs === null ? [] : [{ label: "row reference server CPU per row", value: Math.round(row.cpuUs), unit: "µs" }]),
+    ...(row.pgCpuUs === null ? [] : [{ label: "row reference Postgres CPU per row", value: Math.round(row.pgCpuUs), unit: "µs" }]),
+    { label: "decide throughput as a share of the row reference's", value: Math.round((100 * perSecondOf(run.decide.result)) / rowPerSecond), unit: "%" },
   ];
 }
 
@@ -573,6 +627,7 @@ async function runBench(opts: TOptions, res: TResources): Promise<void> {
   const started = await startServer(databaseUrl, spoolDir, opts.durability, opts.cpuProfileDir);
   res.child = started.child;
   const decide = await runDecideClosed(ctx, started.child, started.port);
+  const rowReference = ref ? await runRowReference(ctx) : null;
   const maxRate = perSecondOf(decide.result);
   const fixedRuns = await runFixedRates(ctx, started.child, started.port, maxRate);
   const referenceFixed: TReferenceFixed = ref ? await runReferenceFixed(ctx, ref, fixedRuns.fixed) : [];
@@ -598,7 +653,7 @@ async function runBench(opts: TOptions, res: TResources): Promise<void> {
 
   const check = await checkRows(databaseUrl, benchStartedAt, outcomesStartedAt);
   await rm(spoolDir, { recursive: true, force: true });
-  const run: TRun = { ctx, reference, referenceSweep, decide, fixedRuns, referenceFixed, fixedRounds, check };
+  const run: TRun = { ctx, reference, rowReference, referenceSweep, decide, fixedRuns, referenceFixed, fixedRounds, check };
   reportDecide(run);
   if (outcomes) reportOutcomesAndWrite(run, outcomes);
 }
