@@ -138,16 +138,22 @@ async function postgresPid(databaseUrl: string): Promise<number | null> {
  */
 async function runReference(ctx: TContext, ref: TReferenceServer): Promise<{ reference: TReferenceRun; referenceSweep: TSweepPoint[] }> {
   console.log(`reference: bare node:http + group-committed insert, ${ctx.connections} connections, 127.0.0.1:${ref.port}`);
-  await load(ref.port, 3, ctx.connections, "ref-warm", false);
+  const reference = await measureReference(ctx, ref, "ref");
+  const referenceSweep = await sweep(ref.port, ctx.sweepSeconds, sweepPoint(ctx.connections, reference.result), "ref-sweep", false);
+  await settleAfterReference(ctx.databaseUrl);
+  return { reference, referenceSweep };
+}
+
+/** A reference server's closed loop at the run's concurrency after 3 s of warm-up, with its and Postgres's CPU per answer. */
+async function measureReference(ctx: TContext, ref: { child: ChildProcess; port: number }, prefix: string): Promise<TReferenceRun> {
+  await load(ref.port, 3, ctx.connections, `${prefix}-warm`, false);
   const m = await withCpuPerUnit(
     ref.child.pid,
-    () => load(ref.port, ctx.duration, ctx.connections, "ref", false),
+    () => load(ref.port, ctx.duration, ctx.connections, prefix, false),
     (r) => r.ok,
     ctx.pgPid,
   );
-  const referenceSweep = await sweep(ref.port, ctx.sweepSeconds, sweepPoint(ctx.connections, m.result), "ref-sweep", false);
-  await settleAfterReference(ctx.databaseUrl);
-  return { reference: { result: m.result, cpuUs: m.cpuUsPerUnit, pgCpuUs: m.postgresCpuUsPerUnit }, referenceSweep };
+  return { result: m.result, cpuUs: m.cpuUsPerUnit, pgCpuUs: m.postgresCpuUsPerUnit };
 }
 
 /**
@@ -159,14 +165,7 @@ async function runRowReference(ctx: TContext): Promise<TReferenceRun> {
   const ref = await startRowReferenceServer(ctx.databaseUrl);
   try {
     console.log(`row reference: bare node:http + decide's row through the decision log, ${ctx.connections} connections, 127.0.0.1:${ref.port}`);
-    await load(ref.port, 3, ctx.connections, "row-warm", false);
-    const m = await withCpuPerUnit(
-      ref.child.pid,
-      () => load(ref.port, ctx.duration, ctx.connections, "row", false),
-      (r) => r.ok,
-      ctx.pgPid,
-    );
-    return { result: m.result, cpuUs: m.cpuUsPerUnit, pgCpuUs: m.postgresCpuUsPerUnit };
+    return await measureReference(ctx, ref, "row");
   } finally {
     await ref.stop();
   }
