@@ -171,7 +171,7 @@ function renderOtherCpu(r: TBenchResult, o: TBenchResult): string[] {
     `| figure | ${cell(cpuKind(r.machine.cpuModel))} (above) | ${cell(cpuKind(o.machine.cpuModel))} | target |`,
     "| --- | ---: | ---: | --- |",
   ];
-  // A target computed from its own run (5× that run's Portkey) is shown for each run where they differ.
+  // A target computed from its own run (a multiple of that run's Portkey) is shown for each run where they differ.
   const target = (l: string): string => {
     const [a, b] = [mine.get(l)?.target, theirs.get(l)?.target];
     return cell(a === undefined || b === undefined || a === b ? (a ?? b ?? "") : `${a}; ${cpuKind(o.machine.cpuModel)}: ${b}`);

@@ -165,7 +165,9 @@ async function serveDecisionRows(databaseUrl: string): Promise<void> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: settings.logConcurrency + 3 });
   const t = (
     await pool.query<TTemplateRow>(
-      `select d.*, d.record::text as record_text, c.body::text as list_json
+      `select d.operation, d.policy_version, d.shadow_version, d.selected_provider, d.reason_code, d.shadow_pick, d.shadow_agrees,
+              d.score_margin, d.stale, d.metric_age_ms, d.fallback_action, d.api_key_id, d.offered_providers, d.candidates_id,
+              d.record::text as record_text, c.body::text as list_json
          from decision d join decision_candidates c on c.id = d.candidates_id and c.day = (d.created_at at time zone 'UTC')::date
         where d.instance_id <> $1 and d.source = 'server' order by d.created_at desc limit 1`,
       [ROW_REFERENCE_INSTANCE],

@@ -128,8 +128,8 @@ export function gitCommit(root: string = ROOT): string {
 
 /**
  * The kind of CPU a run had, as a file-name part: the same 2-core machine has come as an AMD EPYC
- * and an Intel Xeon VM, one up to 2.3 times faster than the other, so a figure is read against
- * runs on its own kind.
+ * and an Intel Xeon VM of different speeds (bench/README.md), so a figure is read against runs on
+ * its own kind.
  */
 export function cpuKind(cpuModel: string): string {
   if (/\bAMD EPYC\b/i.test(cpuModel)) return "amd-epyc";
