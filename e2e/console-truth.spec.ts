@@ -6,6 +6,7 @@ import { createSimulator, type Simulator } from "../lib/demo/simulator";
 import { ensureAccounts, originOf } from "./support/accounts";
 import { activateShortTimings, as, restoreFirstVersion } from "./support/short-timings";
 import { controllerTrail } from "./support/controller-trail";
+import { endOpenFaults } from "./support/faults";
 
 /**
  * Issue #29: the overview plots what was served, read from the decision log, not the plan. During
@@ -82,6 +83,7 @@ const settle = () => new Promise((r) => setTimeout(r, 5_000));
 
 test.afterAll(async ({ browser }) => {
   await sim?.stop();
+  await endOpenFaults(prisma, "e2e: console truth cleanup");
   await restoreFirstVersion(browser, prisma, OPERATION, "e2e: restore Listing 1");
   await prisma.$disconnect();
 });

@@ -7,6 +7,7 @@ import type { TOverview } from "../lib/console/types";
 import { ensureAccounts, originOf } from "./support/accounts";
 import { activateShortTimings, as, restoreFirstVersion } from "./support/short-timings";
 import { controllerTrail } from "./support/controller-trail";
+import { endOpenFaults } from "./support/faults";
 
 /**
  * The demo's promise, end to end (issue #9): simulated services send SEND_SMS traffic through
@@ -80,6 +81,7 @@ const prisma = createPrisma(process.env.E2E_DATABASE_URL ?? "postgres://unset");
 
 test.afterAll(async ({ browser }) => {
   await sim?.stop();
+  await endOpenFaults(prisma, "e2e: outage demo cleanup");
   await restoreFirstVersion(browser, prisma, OPERATION, "e2e: restore Listing 1 after the outage demo");
   await prisma.$disconnect();
 });

@@ -9,6 +9,7 @@ import { closeIncident } from "../lib/incidents";
 import { activateShortTimings, as, restoreFirstVersion } from "./support/short-timings";
 import { addChannel, deleteChannels, secretFile } from "./support/notify-channels";
 import { startReceiver, type Receiver } from "../test/support/notify-receiver";
+import { endOpenFaults } from "./support/faults";
 
 /**
  * Issue #38: a chaos outage of provider_A on SEND_SMS·EU is one stored incident whose fields are
@@ -41,6 +42,7 @@ const INCIDENT_KINDS = ["incident.opened", "incident.updated", "incident.resolve
 
 test.afterAll(async ({ browser }) => {
   await sim?.stop();
+  await endOpenFaults(prisma, "e2e: incident chaos cleanup");
   await receiver?.close();
   await restoreFirstVersion(browser, prisma, OPERATION, "e2e: restore Listing 1 after the incident chaos test");
   await prisma.$disconnect();

@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { ensureAccounts, signIn } from "./support/accounts";
+import { ensureAccounts, originOf, signIn } from "./support/accounts";
 
 /**
  * An operator pins a provider from the Providers page, the next decision through the data-plane
@@ -23,6 +23,16 @@ async function decide(request: APIRequestContext, tag: string): Promise<TDecisio
 
 test.beforeAll(async ({ request }) => {
   await ensureAccounts(request);
+});
+
+// A failure midway would leave the pin or the kill in force for the specs after this one.
+test.afterAll(async ({ request }) => {
+  await signIn(request, "on_call");
+  const res = await request.get("/api/control/overrides");
+  const { overrides } = (await res.json()) as { overrides: { id: string; providerKey: string; reason: string }[] };
+  for (const o of overrides.filter((o) => o.providerKey === PROVIDER && o.reason.startsWith("e2e: "))) {
+    await request.post(`/api/control/overrides/${o.id}/end`, { headers: { origin: originOf() }, data: { reason: "e2e: cleanup after a failed run" } });
+  }
 });
 
 test("on-call pins then kills a provider from the Providers page and the next decisions show it", async ({ page, request }) => {

@@ -6,6 +6,7 @@ import { createSimulator, type Simulator } from "../lib/demo/simulator";
 import { restoreControllerState } from "../router-core/index";
 import { ensureAccounts, originOf } from "./support/accounts";
 import { activateShortTimings, as, restoreFirstVersion } from "./support/short-timings";
+import { endOpenFaults } from "./support/faults";
 
 /**
  * A recovered primary on its way back (issues 28 and 42): provider_A goes down in EU, traffic
@@ -36,6 +37,7 @@ async function storedRegain() {
 
 test.afterAll(async ({ browser }) => {
   await sim?.stop();
+  await endOpenFaults(prisma, "e2e: recovery cleanup");
   await restoreFirstVersion(browser, prisma, OPERATION, "e2e: restore Listing 1 after the hysteresis demo");
   await prisma.$disconnect();
 });
