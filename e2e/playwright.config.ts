@@ -12,7 +12,7 @@ export default defineConfig({
   forbidOnly: true,
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  reporter: [["list"]],
+  reporter: [["list"], ["./support/failure-summary.ts"]],
   // Every console page in both themes, after the journeys, as CI artifacts (e2e/output/screenshots/pages).
   globalTeardown: "./support/page-screenshots.ts",
   use: {
