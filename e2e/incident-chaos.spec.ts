@@ -39,10 +39,23 @@ const prisma = createPrisma(process.env.E2E_DATABASE_URL ?? "postgres://unset");
 let sim: Simulator | null = null;
 let receiver: Receiver | null = null;
 const INCIDENT_KINDS = ["incident.opened", "incident.updated", "incident.resolved"];
+const CHANNELS = ["e2e-incident-slack", "e2e-incident-pd"];
 
 test.afterAll(async ({ browser }) => {
   await sim?.stop();
   await endOpenFaults(prisma, "e2e: incident chaos cleanup");
+  // Channels a failed run left would page a closed receiver for the rest of the run.
+  const left = await prisma.notificationChannel.findMany({ where: { name: { in: CHANNELS } }, select: { name: true } });
+  if (left.length > 0) {
+    const page = await browser.newPage();
+    await as(page, "admin");
+    await page.goto("/notifications");
+    await deleteChannels(
+      page,
+      left.map((c) => c.name),
+    );
+    await page.close();
+  }
   await receiver?.close();
   await restoreFirstVersion(browser, prisma, OPERATION, "e2e: restore Listing 1 after the incident chaos test");
   await prisma.$disconnect();
@@ -232,5 +245,5 @@ test("a chaos outage of provider_A in EU is one stored incident with the true ca
   expect(paged().length + slack.length).toBeLessThan(ticks);
   await as(page, "admin");
   await page.goto("/notifications");
-  await deleteChannels(page, ["e2e-incident-slack", "e2e-incident-pd"]);
+  await deleteChannels(page, CHANNELS);
 });
