@@ -7,7 +7,7 @@ import type { TEmbeddedDatabase } from "../../lib/db/embedded";
 import { applyMigrations } from "../../lib/db/migrate";
 import { benchPostgresServer } from "../lib/bench-postgres";
 import { stopChild } from "../lib/child-process";
-import { postgresServerPid, withCpuPerUnit } from "../lib/process-cpu";
+import { postgresServerPid, threadCpuSeconds, withCpuPerUnit } from "../lib/process-cpu";
 import { startReferenceServer } from "./bench-api-reference";
 import { load, startServer, WARM_SECONDS } from "./decide-load";
 import { summarise, type TProfile, type TProfileSummary } from "./profile-summary";
@@ -21,7 +21,9 @@ import { summarise, type TProfile, type TProfileSummary } from "./profile-summar
  * throwaway embedded cluster. Findings: bench/api/README.md.
  */
 
-type TSide = { label: string; perSecond: number; cpuUs: number | null; summary: TProfileSummary; profile: string };
+/** threads: CPU µs per answer of the main thread and of the others (V8's collector helpers, mostly). */
+type TThreads = { main: number; others: number } | null;
+type TSide = { label: string; perSecond: number; cpuUs: number | null; threads: TThreads; summary: TProfileSummary; profile: string };
 
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 
@@ -36,32 +38,39 @@ function mainThreadProfile(dir: string, pid: number): string {
 async function measure(pid: number, port: number, opts: { seconds: number; connections: number; pgPid: number | null }, prefix: string) {
   await load(port, WARM_SECONDS, opts.connections, `${prefix}-warm`, false);
   const fromUs = nowUs();
+  const threadsBefore = threadCpuSeconds(pid);
   const m = await withCpuPerUnit(
     pid,
     () => load(port, opts.seconds, opts.connections, prefix, false),
     (r) => r.ok,
     opts.pgPid,
   );
-  return { answers: m.result.ok, perSecond: m.result.ok / m.result.seconds, cpuUs: m.cpuUsPerUnit, window: { fromUs, toUs: nowUs() } };
+  const threadsAfter = threadCpuSeconds(pid);
+  const perAnswer = (a: number, b: number) => ((b - a) * 1e6) / m.result.ok;
+  const threads: TThreads =
+    threadsBefore && threadsAfter && m.result.ok > 0
+      ? { main: perAnswer(threadsBefore.main, threadsAfter.main), others: perAnswer(threadsBefore.others, threadsAfter.others) }
+      : null;
+  return { answers: m.result.ok, perSecond: m.result.ok / m.result.seconds, cpuUs: m.cpuUsPerUnit, threads, window: { fromUs, toUs: nowUs() } };
 }
 
 async function side(
   label: string,
   dir: string,
   start: string,
-  run: () => Promise<{ pid: number; answers: number; perSecond: number; cpuUs: number | null; window: { fromUs: number; toUs: number } }>,
+  run: () => Promise<{ pid: number; answers: number; perSecond: number; cpuUs: number | null; threads: TThreads; window: { fromUs: number; toUs: number } }>,
 ): Promise<TSide> {
   const r = await run();
   const profile = mainThreadProfile(dir, r.pid);
   const summary = summarise(JSON.parse(readFileSync(profile, "utf8")) as TProfile, process.cwd(), r.answers, 12, { start, window: r.window });
-  return { label, perSecond: r.perSecond, cpuUs: r.cpuUs, summary, profile };
+  return { label, perSecond: r.perSecond, cpuUs: r.cpuUs, threads: r.threads, summary, profile };
 }
 
 function print(ref: TSide, dec: TSide): void {
   const fmt = (x: number | null | undefined) => (x == null ? "–" : x.toFixed(1));
   for (const s of [ref, dec]) {
     console.log(
-      `${s.label.padEnd(9)} ${Math.round(s.perSecond)}/s, ${fmt(s.cpuUs)} µs server CPU per answer; profile ${path.relative(process.cwd(), s.profile)}`,
+      `${s.label.padEnd(9)} ${Math.round(s.perSecond)}/s, ${fmt(s.cpuUs)} µs server CPU per answer (main thread ${fmt(s.threads?.main)}, other threads ${fmt(s.threads?.others)}); profile ${path.relative(process.cwd(), s.profile)}`,
     );
   }
   const us = (s: TSide, stage: string) => s.summary.stages.find((x) => x.stage === stage)?.usPerDecide ?? 0;

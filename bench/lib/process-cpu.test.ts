@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
-import { processCpuSeconds, processTreeCpuSeconds, withCpuPerUnit } from "./process-cpu";
+import { processCpuSeconds, processTreeCpuSeconds, threadCpuSeconds, withCpuPerUnit } from "./process-cpu";
 
 /**
  * A shell whose child burns `ms` of its own CPU (not of wall time: on a loaded machine the wall
@@ -52,5 +52,32 @@ describe("process CPU", () => {
     // 200 ms over 4 units: about 50,000 µs each (ticks are 10 ms).
     expect(m.cpuUsPerUnit!).toBeGreaterThan(40_000);
     expect(m.postgresCpuUsPerUnit!).toBeGreaterThanOrEqual(m.cpuUsPerUnit! - 5_000);
+  });
+
+  it("splits a process's CPU between its main thread and the others", async () => {
+    // A worker thread burns 400 ms of CPU and stays (an ended thread's CPU leaves /proc/<pid>/task)
+    // while the main thread waits for it.
+    const worker =
+      'const s = process.cpuUsage(); while (process.cpuUsage(s).user + process.cpuUsage(s).system < 400000) {} require("node:worker_threads").parentPort.postMessage("done"); setInterval(() => {}, 1000);';
+    const child = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const w = new (require("node:worker_threads").Worker)(${JSON.stringify(worker)}, { eval: true });
+         w.on("message", () => console.log("done"));
+         process.stdin.once("data", () => process.exit(0));`,
+      ],
+      { stdio: ["pipe", "pipe", "inherit"] },
+    );
+    try {
+      await once(child.stdout!, "data");
+      const cpu = threadCpuSeconds(child.pid)!;
+      expect(cpu.others).toBeGreaterThanOrEqual(0.3);
+      expect(cpu.main).toBeLessThan(cpu.others);
+    } finally {
+      child.stdin!.end("\n");
+      await once(child, "exit");
+    }
+    expect(threadCpuSeconds(2 ** 22 + 12345)).toBeNull();
   });
 });

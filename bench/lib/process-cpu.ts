@@ -88,3 +88,31 @@ export async function postgresServerPid(query: (sql: string) => Promise<{ rows: 
   const f = statFields(rows[0]!.pid);
   return f === null ? null : Number(f[1]);
 }
+
+/**
+ * CPU seconds used so far by a process's main thread and by all its other threads together (for
+ * node: V8's helpers, where most of the garbage collector's parallel and concurrent work runs,
+ * libuv's pool, the profiler). The process's total hides whether a server's CPU is its JavaScript
+ * or the collector beside it. Null where there is no /proc (or no such process).
+ */
+export function threadCpuSeconds(pid: number | undefined): { main: number; others: number } | null {
+  if (pid === undefined) return null;
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return null;
+  }
+  const cpu = { main: 0, others: 0 };
+  for (const tid of tids) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    } catch {
+      continue; // the thread ended since the listing
+    }
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    cpu[Number(tid) === pid ? "main" : "others"] += (Number(fields[11]) + Number(fields[12])) / 100;
+  }
+  return cpu;
+}
