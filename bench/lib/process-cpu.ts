@@ -6,14 +6,8 @@ import { readdirSync, readFileSync } from "node:fs";
  * answered: a cost per request that, unlike throughput, hardly depends on what else the machine runs.
  */
 export function processCpuSeconds(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
+  const f = pid === undefined ? null : statFields(pid);
+  return f === null ? null : cpuTicks(f) / 100;
 }
 
 /**
@@ -37,14 +31,18 @@ export async function withCpuPerUnit<T>(
   return { result, cpuUsPerUnit: perUnit(before, after), postgresCpuUsPerUnit: perUnit(pgBefore, pgAfter) };
 }
 
-function statFields(pid: number): string[] | null {
+/** The fields of /proc/<pid>/stat (or of one thread's, /proc/<pid>/task/<tid>/stat) after the command's name; null when it is gone. */
+function statFields(pid: number, tid?: string): string[] | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, "utf8");
     return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   } catch {
     return null;
   }
 }
+
+/** utime + stime, in clock ticks (1/100 s). */
+const cpuTicks = (f: string[]): number => Number(f[11]) + Number(f[12]);
 
 /**
  * CPU seconds used so far by a process and all its descendants: its own, its reaped children's
@@ -63,12 +61,12 @@ export function processTreeCpuSeconds(rootPid: number | null | undefined): numbe
     const f = statFields(pid);
     if (f === null) continue;
     const ppid = Number(f[1]);
-    own.set(pid, Number(f[11]) + Number(f[12]));
+    own.set(pid, cpuTicks(f));
     const siblings = children.get(ppid);
     if (siblings) siblings.push(pid);
     else children.set(ppid, [pid]);
   }
-  let ticks = Number(root[11]) + Number(root[12]) + Number(root[13]) + Number(root[14]);
+  let ticks = cpuTicks(root) + Number(root[13]) + Number(root[14]);
   const stack = [...(children.get(rootPid) ?? [])];
   while (stack.length > 0) {
     const pid = stack.pop()!;
@@ -105,14 +103,9 @@ export function threadCpuSeconds(pid: number | undefined): { main: number; other
   }
   const cpu = { main: 0, others: 0 };
   for (const tid of tids) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-    } catch {
-      continue; // the thread ended since the listing
-    }
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    cpu[Number(tid) === pid ? "main" : "others"] += (Number(fields[11]) + Number(fields[12])) / 100;
+    const f = statFields(pid, tid);
+    // null: the thread ended since the listing.
+    if (f !== null) cpu[Number(tid) === pid ? "main" : "others"] += cpuTicks(f) / 100;
   }
   return cpu;
 }
