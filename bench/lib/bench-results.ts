@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -149,12 +149,14 @@ export function otherCpusDir(dir: string = benchResultsDir()): string {
   return path.join(dir, "other-cpus");
 }
 
-function readResult(file: string): TBenchResult | null {
+/** A result file's result, or why it is none (unreadable, not JSON, not a result). */
+function readResultFile(file: string): { result: TBenchResult } | { error: string } {
   try {
     const parsed = ZBenchResult.safeParse(JSON.parse(readFileSync(file, "utf8")));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
+    if (parsed.success) return { result: parsed.data };
+    return { error: parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ") };
+  } catch (error) {
+    return { error: (error as Error).message };
   }
 }
 
@@ -183,7 +185,8 @@ export function writeBenchResult(input: TBenchResultInput, options: { dir?: stri
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${result.name}.json`);
   const kind = cpuKind(result.machine.cpuModel);
-  const previous = existsSync(file) ? readResult(file) : null;
+  const read = readResultFile(file);
+  const previous = "result" in read ? read.result : null;
   const others = otherCpusDir(dir);
   if (previous !== null && cpuKind(previous.machine.cpuModel) !== kind) {
     mkdirSync(others, { recursive: true });
@@ -207,13 +210,9 @@ export function readBenchResults(dir: string = benchResultsDir()): { results: TB
   const results: TBenchResult[] = [];
   const invalid: { file: string; error: string }[] = [];
   for (const file of files) {
-    try {
-      const parsed = ZBenchResult.safeParse(JSON.parse(readFileSync(path.join(dir, file), "utf8")));
-      if (parsed.success) results.push(parsed.data);
-      else invalid.push({ file, error: parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ") });
-    } catch (error) {
-      invalid.push({ file, error: (error as Error).message });
-    }
+    const read = readResultFile(path.join(dir, file));
+    if ("result" in read) results.push(read.result);
+    else invalid.push({ file, error: read.error });
   }
   return { results, invalid };
 }
