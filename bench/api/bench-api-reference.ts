@@ -26,6 +26,28 @@ import { announcePort, exitWithError, startServerChild, stopChild } from "../lib
 const TABLE = "bench_reference";
 const MAX_IN_FLIGHT = 3;
 
+/** Both bare handlers' reading: the POST's body as JSON to `then`, or a 400. */
+function onJsonBody(req: http.IncomingMessage, res: http.ServerResponse, then: (body: unknown) => void): void {
+  const chunks: Buffer[] = [];
+  req.on("data", (c: Buffer) => chunks.push(c));
+  req.on("end", () => {
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    } catch {
+      res.writeHead(400, { "content-type": "application/json" }).end('{"error":"invalid JSON"}');
+      return;
+    }
+    then(body);
+  });
+}
+
+/** Both bare handlers' answer once their row is committed (`ok`), or 503 with why not. */
+function answerCommitted(res: http.ServerResponse, ok: string, err: Error | null): void {
+  const text = err ? JSON.stringify({ error: err.message }) : ok;
+  res.writeHead(err ? 503 : 200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
+}
+
 async function serve(databaseUrl: string): Promise<void> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: MAX_IN_FLIGHT });
   await pool.query(`create table if not exists ${TABLE} (id uuid primary key, created_at timestamptz not null, body jsonb not null)`);
@@ -55,33 +77,16 @@ async function serve(databaseUrl: string): Promise<void> {
         });
     }
   };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      let body: string;
-      try {
-        body = JSON.stringify(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-      } catch {
-        res.writeHead(400, { "content-type": "application/json" }).end('{"error":"invalid JSON"}');
-        return;
-      }
+  const server = http.createServer((req, res) =>
+    onJsonBody(req, res, (body) => {
       const id = randomUUID();
-      queue.push({
-        id,
-        at: new Date().toISOString(),
-        body,
-        done: (err) => {
-          const text = err ? JSON.stringify({ error: err.message }) : `{"id":"${id}"}`;
-          res.writeHead(err ? 503 : 200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
-        },
-      });
+      queue.push({ id, at: new Date().toISOString(), body: JSON.stringify(body), done: (err) => answerCommitted(res, `{"id":"${id}"}`, err) });
       if (!scheduled) {
         scheduled = true;
         setImmediate(flush);
       }
-    });
-  });
+    }),
+  );
   server.keepAliveTimeout = 65_000;
   // An exit rather than death by the signal, so node writes a --cpu-prof profile.
   process.once("SIGTERM", () => process.exit(0));
@@ -175,7 +180,8 @@ async function serveDecisionRows(databaseUrl: string): Promise<void> {
   ).rows[0];
   if (!t) throw new Error("the row reference needs a decision decide wrote, with its candidate list, to copy");
   const spoolDir = mkdtempSync(path.join(os.tmpdir(), "bench-row-reference-"));
-  const log = createDecisionLog({
+  const log = (line: string) => process.stderr.write(`row reference: ${line}\n`);
+  const decisionLog = createDecisionLog({
     pool,
     spool: createSpool<TDecisionRow>({ dir: spoolDir, name: "decisions", maxBytes: settings.spoolMaxBytes }),
     durability: "sync",
@@ -185,21 +191,13 @@ async function serveDecisionRows(databaseUrl: string): Promise<void> {
     lingerMs: settings.logLingerMs,
     partitions: { daysAhead: settings.partitionDaysAhead, retentionDays: settings.retentionDays },
     backlog: { announce: async () => {}, withdraw: async () => {} },
-    log: (line) => process.stderr.write(`row reference: ${line}\n`),
+    log,
   });
-  startRollupRoller({ pool, log: (line) => process.stderr.write(`row reference: ${line}\n`) });
+  startRollupRoller({ pool, log });
   const stored = { text: t.record_text, list: { id: t.candidates_id, json: t.list_json } };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      let body: { region: string; requestId: string };
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { region: string; requestId: string };
-      } catch {
-        res.writeHead(400, { "content-type": "application/json" }).end('{"error":"invalid JSON"}');
-        return;
-      }
+  const server = http.createServer((req, res) =>
+    onJsonBody(req, res, (parsed) => {
+      const body = parsed as { region: string; requestId: string };
       const now = Date.now();
       const id = uuidV7At(now);
       const row: TDecisionRow = {
@@ -226,18 +224,13 @@ async function serveDecisionRows(databaseUrl: string): Promise<void> {
         offeredProviders: t.offered_providers,
         source: "server",
       };
-      log.submit(row, stored).then(
-        () => {
-          const text = `{"decisionId":"${id}"}`;
-          res.writeHead(200, { "content-type": "application/json", "content-length": text.length }).end(text);
-        },
-        (err: Error) => {
-          const text = JSON.stringify({ error: err.message });
-          res.writeHead(503, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
-        },
+      const ok = `{"decisionId":"${id}"}`;
+      decisionLog.submit(row, stored).then(
+        () => answerCommitted(res, ok, null),
+        (err: Error) => answerCommitted(res, ok, err),
       );
-    });
-  });
+    }),
+  );
   server.keepAliveTimeout = 65_000;
   process.once("SIGTERM", () => {
     rmSync(spoolDir, { recursive: true, force: true });

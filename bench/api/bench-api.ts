@@ -276,16 +276,11 @@ async function checkRows(databaseUrl: string, benchStartedAt: Date, outcomesStar
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    // Rows this run wrote (an existing database holds others too).
-    const rows = await countOf(client, "select count(*) as n from decision where created_at >= $1 and instance_id <> $2", [
-      benchStartedAt,
-      ROW_REFERENCE_INSTANCE,
-    ]);
+    // Rows this run wrote (an existing database holds others too), the row reference's left out.
+    const thisRun = "from decision where created_at >= $1 and instance_id <> $2";
+    const rows = await countOf(client, `select count(*) as n ${thisRun}`, [benchStartedAt, ROW_REFERENCE_INSTANCE]);
     // Candidate lists stored for this run's decisions: one per distinct list per day (decision_candidates).
-    const lists = await countOf(client, "select count(distinct candidates_id) as n from decision where created_at >= $1 and instance_id <> $2", [
-      benchStartedAt,
-      ROW_REFERENCE_INSTANCE,
-    ]);
+    const lists = await countOf(client, `select count(distinct candidates_id) as n ${thisRun}`, [benchStartedAt, ROW_REFERENCE_INSTANCE]);
     // Index tuples read per row written: the idempotency probe reads about none. A plan that walks a
     // time index through the idempotency window instead (prisma/migrations/*_decision_probe_plan)
     // reads thousands per row, and that is the first thing to look at when a run is slow.
