@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { createScratchDatabase, type TScratchDatabase } from "../../lib/db/drift";
+import { withScratchDatabase } from "../../lib/db/drift";
 import { applyMigrations } from "../../lib/db/migrate";
 import { uuidV7At } from "../../lib/dataplane/decision-id";
 import { maintainPartitions } from "../../lib/dataplane/decision-log/partitions";
@@ -198,7 +198,6 @@ async function main(): Promise<void> {
   const names = values.variants.split(",");
   for (const name of names) if (!VARIANTS[name]) throw new Error(`unknown variant ${name} (known: ${Object.keys(VARIANTS).join(", ")})`);
   const server = await benchPostgresServer(path.resolve(".data", "postgres-bench"), 54331);
-  const scratches: TScratchDatabase[] = [];
   const figures = new Map<string, { backend: number; server: number }[]>();
   try {
     const admin = new pg.Client({ connectionString: server.url });
@@ -213,18 +212,17 @@ async function main(): Promise<void> {
       // Rotated each round, so no variant always runs first (or last) on the server.
       const order = names.map((_, i) => names[(i + round) % names.length]!);
       for (const name of order) {
-        const scratch = await createScratchDatabase(server.url, "switchyard_row_cost");
-        scratches.push(scratch);
-        await applyMigrations(scratch.url);
-        const pool = new pg.Pool({ connectionString: scratch.url, max: 1 });
-        await maintainPartitions(pool, { now: Date.now(), daysAhead: 1, retentionDays: 30 }).finally(() => pool.end());
-        const client = new pg.Client({ connectionString: scratch.url });
-        await client.connect();
-        await VARIANTS[name]!.apply(client).finally(() => client.end());
-        const m = await measure(scratch.url, serverPid, size, recordChars, transactions);
+        const m = await withScratchDatabase(server.url, async (url) => {
+          await applyMigrations(url);
+          const pool = new pg.Pool({ connectionString: url, max: 1 });
+          await maintainPartitions(pool, { now: Date.now(), daysAhead: 1, retentionDays: 30 }).finally(() => pool.end());
+          const client = new pg.Client({ connectionString: url });
+          await client.connect();
+          await VARIANTS[name]!.apply(client).finally(() => client.end());
+          return measure(url, serverPid, size, recordChars, transactions);
+        });
         figures.set(name, [...(figures.get(name) ?? []), m]);
         console.log(`round ${round + 1} ${name}: backend ${m.backend.toFixed(1)} µs per row, whole server ${m.server.toFixed(1)}`);
-        await scratch.drop();
       }
     }
     console.log("\n| variant | backend CPU per row, each round (µs) | whole server, each round (µs) |\n| --- | --- | --- |");
@@ -235,7 +233,6 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    for (const s of scratches) await s.drop().catch(() => {});
     await server.cluster?.stop();
   }
 }
